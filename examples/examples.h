@@ -1,0 +1,31 @@
+/*
+** The built-in C examples: each builds a hydae_model with the C API and
+** names the experiment it is meant for. `hydae run --example NAME` runs
+** them; the tests use them too.
+*/
+#ifndef HYDAE_EXAMPLES_H
+#define HYDAE_EXAMPLES_H
+
+#include "hydae.h"
+
+typedef struct hydae_example {
+    const char *name;
+    const char *summary;
+    hydae_model *(*build)(void);
+    double t_end;       /* suggested experiment */
+    double dt_out;
+    double rtol, atol;
+} hydae_example;
+
+extern const hydae_example hydae_examples[];
+extern const int hydae_n_examples;
+
+/* The example called name, or NULL. */
+const hydae_example *hydae_example_find(const char *name);
+
+hydae_model *example_string_pendulum(void);
+hydae_model *example_bouncing_ball(void);
+hydae_model *example_relay(void);
+hydae_model *example_algebraic_loop(void);
+
+#endif

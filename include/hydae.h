@@ -1,0 +1,267 @@
+/*
+** hydae: simulation of hybrid dynamic systems whose equations change at
+** events. This is the only header a user includes.
+**
+** A model is a set of statecharts running in parallel. Each chart has
+** modes; each mode is a DAE F(t, y, y', p) = 0 of its own size, with its
+** own variables, guards (event variables) and output equations. The
+** continuous system of a configuration (one active mode per chart) is the
+** concatenation of the active modes' systems. Transitions fire on guard
+** crossings, time events, sample clocks or named events; their actions
+** read the old values by name and write the new mode's initial values.
+**
+** Parameters and discrete variables belong to the model and are visible in
+** every mode's functions through the array p (index returned when they are
+** added); actions may change them.
+**
+** Conventions: functions returning int give 0 on success and a negative
+** hydae_status on error; the message is then on the model or the sim
+** (hydae_model_errmsg, hydae_sim_errmsg). Every *_free accepts NULL.
+** Callbacks return 0 on success, > 0 for a recoverable failure (the
+** integrator retries with a smaller step) and < 0 to stop the run.
+*/
+#ifndef HYDAE_H
+#define HYDAE_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HYDAE_NODISCARD __attribute__((warn_unused_result))
+#else
+#define HYDAE_NODISCARD
+#endif
+
+/* Status codes: 0 success, positive information, negative errors.
+** X(name, value, message) */
+#define HYDAE_STATUS_LIST(X)                                                 \
+    X(HYDAE_OK, 0, "success")                                                \
+    X(HYDAE_ERR_NOMEM, -1, "out of memory")                                  \
+    X(HYDAE_ERR_ARG, -2, "invalid argument")                                 \
+    X(HYDAE_ERR_MODEL, -3, "invalid model")                                  \
+    X(HYDAE_ERR_RESIDUAL, -4, "residual evaluation failed")                  \
+    X(HYDAE_ERR_CONV, -5, "corrector failed to converge")                    \
+    X(HYDAE_ERR_ERRTEST, -6, "repeated local error test failures")           \
+    X(HYDAE_ERR_HMIN, -7, "step size below minimum")                         \
+    X(HYDAE_ERR_SINGULAR, -8, "singular iteration matrix")                   \
+    X(HYDAE_ERR_INIT, -9, "no consistent initial values")                    \
+    X(HYDAE_ERR_CASCADE, -10, "event cascade limit reached")                 \
+    X(HYDAE_ERR_ACTION, -11, "transition action failed")                     \
+    X(HYDAE_ERR_IO, -12, "input/output error")                               \
+    X(HYDAE_ERR_GUARD, -13, "guard evaluation failed")                       \
+    X(HYDAE_ERR_CALLBACK, -14, "user callback stopped the run")
+
+typedef enum hydae_status {
+#define HYDAE_STATUS_ENUM_(name, value, msg) name = value,
+    HYDAE_STATUS_LIST(HYDAE_STATUS_ENUM_)
+#undef HYDAE_STATUS_ENUM_
+} hydae_status;
+
+/* A static message for a status code; never NULL. */
+const char *hydae_status_string(int status);
+/* The library version, e.g. "0.1.0". */
+const char *hydae_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Model construction                                                  */
+
+typedef struct hydae_model hydae_model;
+typedef struct hydae_chart hydae_chart;
+typedef struct hydae_mode hydae_mode;
+typedef struct hydae_transition hydae_transition;
+typedef struct hydae_action hydae_action;
+
+typedef enum hydae_var_kind {
+    HYDAE_DIFFERENTIAL, /* y'_i appears in the mode's equations */
+    HYDAE_ALGEBRAIC     /* y'_i does not appear */
+} hydae_var_kind;
+
+typedef enum hydae_direction {
+    HYDAE_RISING = 1,   /* guard goes from < 0 to >= 0 */
+    HYDAE_FALLING = -1, /* guard goes from > 0 to <= 0 */
+    HYDAE_BOTH = 0
+} hydae_direction;
+
+/* Residual of a mode: res[i] = F_i(t, y, y', p), i < n_equations. */
+typedef int (*hydae_residual_fn)(double t, const double *y, const double *yp,
+                                 const double *p, double *res, void *user);
+/* Explicit ODE of a mode: ydot = f(t, y, p); every variable differential. */
+typedef int (*hydae_rhs_fn)(double t, const double *y, const double *p,
+                            double *ydot, void *user);
+/* Jacobian J = dF/dy + cj dF/dy', column-major n x n (J[i + j*n]). For an
+** explicit ODE mode it is df/dy, column-major. */
+typedef int (*hydae_jacobian_fn)(double t, double cj, const double *y,
+                                 const double *yp, const double *p,
+                                 double *jac, void *user);
+/* Guards (event variables) g[k], k < n_guards; also output equations
+** out[k] for the mode's output variables. */
+typedef int (*hydae_eval_fn)(double t, const double *y, const double *yp,
+                             const double *p, double *out, void *user);
+/* Transition action and condition: read and write values by name. */
+typedef int (*hydae_action_fn)(hydae_action *a, void *user);
+typedef int (*hydae_condition_fn)(const hydae_action *a, void *user);
+
+/* NULL only when out of memory. */
+hydae_model *hydae_model_create(const char *name);
+void hydae_model_free(hydae_model *m);
+/* The last error message on the model ("" if none). */
+const char *hydae_model_errmsg(const hydae_model *m);
+
+/* Parameters and discrete variables: their index into p, or < 0. A
+** discrete variable is written to the results; a parameter is not. */
+HYDAE_NODISCARD int hydae_model_add_param(hydae_model *m, const char *name,
+                                          double value);
+HYDAE_NODISCARD int hydae_model_add_discrete(hydae_model *m,
+                                             const char *name, double start);
+/* Set a parameter or discrete variable's value by name (e.g. --set). */
+HYDAE_NODISCARD int hydae_model_set_param(hydae_model *m, const char *name,
+                                          double value);
+
+/* A statechart; its first mode is its initial mode unless set. */
+hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name);
+hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name);
+HYDAE_NODISCARD int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode);
+
+/* Variables of a mode, in the order of y; returns the index or < 0. */
+HYDAE_NODISCARD int hydae_mode_add_var(hydae_mode *mode, const char *name,
+                                       hydae_var_kind kind, double start);
+/* Output variables (values shown for names that are not unknowns here),
+** in the order of out[] of the output function. Index or < 0. */
+HYDAE_NODISCARD int hydae_mode_add_output(hydae_mode *mode, const char *name);
+/* Exactly one of residual or rhs. n_equations must equal the number of
+** variables; a mismatch is reported when the model is checked. */
+HYDAE_NODISCARD int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
+                                            hydae_residual_fn res, void *user);
+HYDAE_NODISCARD int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs,
+                                       void *user);
+HYDAE_NODISCARD int hydae_mode_set_jacobian(hydae_mode *mode,
+                                            hydae_jacobian_fn jac);
+HYDAE_NODISCARD int hydae_mode_set_guards(hydae_mode *mode, int n_guards,
+                                          hydae_eval_fn guards);
+HYDAE_NODISCARD int hydae_mode_set_outputs(hydae_mode *mode,
+                                           hydae_eval_fn outputs);
+
+/* A transition of chart c from one of its modes to another (or itself).
+** Give it exactly one trigger with one of the hydae_transition_on_*. */
+hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
+                                             hydae_mode *from, hydae_mode *to);
+/* Fires when guard number `guard` of the from-mode crosses zero. */
+HYDAE_NODISCARD int hydae_transition_on_guard(hydae_transition *tr, int guard,
+                                              hydae_direction dir);
+/* Fires once at time t_event if the from-mode is active then. */
+HYDAE_NODISCARD int hydae_transition_on_time(hydae_transition *tr,
+                                             double t_event);
+/* Fires at t_start + k * period, k = 0, 1, ..., while the from-mode is
+** active. */
+HYDAE_NODISCARD int hydae_transition_on_sample(hydae_transition *tr,
+                                               double t_start, double period);
+/* Fires when an action raises the named event. */
+HYDAE_NODISCARD int hydae_transition_on_event(hydae_transition *tr,
+                                              const char *event);
+HYDAE_NODISCARD int hydae_transition_set_condition(hydae_transition *tr,
+                                                   hydae_condition_fn cond,
+                                                   void *user);
+HYDAE_NODISCARD int hydae_transition_set_action(hydae_transition *tr,
+                                                hydae_action_fn action,
+                                                void *user);
+
+/* Check counts, triggers and names; 0 or HYDAE_ERR_MODEL with a message
+** naming the mode or transition. hydae_sim_create checks too. */
+HYDAE_NODISCARD int hydae_model_check(hydae_model *m);
+
+/* ------------------------------------------------------------------ */
+/* Inside actions and conditions                                       */
+
+/* Current time of the discrete phase. */
+double hydae_action_time(const hydae_action *a);
+/* Value of a variable, output, parameter or discrete variable by name, as
+** it stands now in the discrete phase (left limit, updated by the actions
+** fired before). NaN if the name is unknown or has no value now. */
+double hydae_get(const hydae_action *a, const char *name);
+/* Set the value a variable of the target mode starts with, or a parameter
+** or discrete variable. HYDAE_ERR_ACTION if the name is none of these (the
+** run then stops with a message naming the transition and the name). */
+int hydae_set(hydae_action *a, const char *name, double value);
+/* Raise a named event: it is handled in the next update of this same
+** discrete phase (time does not advance). */
+int hydae_raise(hydae_action *a, const char *event);
+
+/* ------------------------------------------------------------------ */
+/* Simulation                                                          */
+
+typedef struct hydae_sim hydae_sim;
+
+typedef enum hydae_row_kind {
+    HYDAE_ROW_GRID,        /* a point of the uniform output grid */
+    HYDAE_ROW_EVENT_LEFT,  /* left limit at an event time */
+    HYDAE_ROW_EVENT_RIGHT  /* right limit at an event time */
+} hydae_row_kind;
+
+/* Called for every result row. values[c] for column c (see
+** hydae_model_n_columns), NaN where a variable has no value in the active
+** configuration. Non-zero return stops the run (HYDAE_ERR_CALLBACK). */
+typedef int (*hydae_row_fn)(void *user, hydae_row_kind kind, double t,
+                            const double *values);
+
+typedef struct hydae_stats {
+    long n_steps;          /* accepted integration steps */
+    long n_rejected;       /* rejected: error test and convergence failures */
+    long n_res_evals;      /* residual evaluations (FD Jacobians included) */
+    long n_jac_evals;      /* Jacobian evaluations */
+    long n_lu;             /* LU factorisations */
+    long n_events;         /* event instants with at least one transition */
+    long n_transitions;    /* transitions fired */
+    long n_mode_switches;  /* changes of the active configuration */
+    long n_restarts;       /* integrator restarts */
+    double wall_seconds;   /* wall time of hydae_sim_run */
+} hydae_stats;
+
+/* Result columns after time: the discrete variables, then every distinct
+** variable and output name of every mode, in order of first declaration. */
+int hydae_model_n_columns(const hydae_model *m);
+const char *hydae_model_column_name(const hydae_model *m, int column);
+
+/* Checks the model; NULL on failure with the reason in *status and the
+** model's message. The model must outlive the sim and not change. */
+hydae_sim *hydae_sim_create(hydae_model *m, int *status);
+void hydae_sim_free(hydae_sim *s);
+const char *hydae_sim_errmsg(const hydae_sim *s);
+
+/* Settings. Defaults: t0 = 0, t_end = 10, output interval (t_end-t0)/500,
+** rtol = 1e-6, atol = 1e-8, h_max = inf, h_min = 0, h0 = 0 (automatic),
+** max_order = 5, cascade limit 100. */
+HYDAE_NODISCARD int hydae_sim_set_time(hydae_sim *s, double t0, double t_end);
+HYDAE_NODISCARD int hydae_sim_set_output_interval(hydae_sim *s, double dt);
+HYDAE_NODISCARD int hydae_sim_set_tolerances(hydae_sim *s, double rtol,
+                                             double atol);
+HYDAE_NODISCARD int hydae_sim_set_step_limits(hydae_sim *s, double h_min,
+                                              double h_max, double h0);
+HYDAE_NODISCARD int hydae_sim_set_max_order(hydae_sim *s, int max_order);
+HYDAE_NODISCARD int hydae_sim_set_cascade_limit(hydae_sim *s, int limit);
+/* Where result rows go. Several sinks may be added. */
+HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
+                                           void *user);
+/* Write results as CSV to an open stream (header first). If the run
+** fails, a last line "# hydae: stopped early at t = ...: <reason>" is
+** written. */
+HYDAE_NODISCARD int hydae_sim_add_csv(hydae_sim *s, FILE *out);
+
+/* Run from t0 to t_end. 0, or a negative status with hydae_sim_errmsg
+** naming time, mode and variable. */
+HYDAE_NODISCARD int hydae_sim_run(hydae_sim *s);
+
+void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out);
+void hydae_sim_print_stats(const hydae_sim *s, FILE *out);
+/* Time reached by the last run (t_end on success). */
+double hydae_sim_time(const hydae_sim *s);
+/* Name of the active mode of chart `chart` (0-based), or NULL. */
+const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

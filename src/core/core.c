@@ -1,0 +1,66 @@
+/*
+** Core utilities: the status message table (generated from the X-macro in
+** hydae.h), checked growth of arrays, string duplication.
+*/
+#include "core.h"
+
+#include "hydae.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef HYDAE_VERSION_STRING
+#define HYDAE_VERSION_STRING "0.0.0"
+#endif
+
+const char *hydae_version(void)
+{
+    return HYDAE_VERSION_STRING;
+}
+
+const char *hydae_status_string(int status)
+{
+    switch (status) {
+#define HY_STATUS_CASE_(name, value, msg) \
+    case value:                           \
+        return msg;
+        HYDAE_STATUS_LIST(HY_STATUS_CASE_)
+#undef HY_STATUS_CASE_
+    default:
+        return "unknown status";
+    }
+}
+
+int hy_reserve(void **items, int *cap, int need, size_t elem_size)
+{
+    if (need <= *cap)
+        return 0;
+    int new_cap = *cap > 0 ? *cap : 4;
+    while (new_cap < need)
+        new_cap *= 2;
+    void *grown = realloc(*items, (size_t)new_cap * elem_size);
+    if (!grown)
+        return -1;
+    *items = grown;
+    *cap = new_cap;
+    return 0;
+}
+
+char *hy_strdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *copy = malloc(len);
+    if (copy)
+        memcpy(copy, s, len);
+    return copy;
+}
+
+void hy_format(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(buf, size, fmt, args);
+    va_end(args);
+}

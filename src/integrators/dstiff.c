@@ -1,0 +1,915 @@
+/*
+** DSTIFF: variable-order (1-5), variable-step BDF integrator for fully
+** implicit DAEs F(t, y, y') = 0 of index <= 1.
+**
+** The method is DASSL's fixed-leading-coefficient BDF in modified divided
+** difference form, written from the published description:
+**
+**   [BCP] K.E. Brenan, S.L. Campbell, L.R. Petzold, "Numerical Solution of
+**         Initial-Value Problems in Differential-Algebraic Equations",
+**         SIAM Classics in Applied Mathematics 14, 1996, chapter 5:
+**         5.2.1 basic formulas (phi, psi, alpha, beta, gamma, sigma;
+**         predictor, fixed-leading-coefficient corrector, cj = -alpha_s/h),
+**         5.2.2 nonlinear system solution (modified Newton, iteration
+**         matrix dF/dy + cj dF/dy', its reuse, the convergence rate test,
+**         finite-difference iteration matrix),
+**         5.2.3 step size and order selection (error estimates at orders
+**         k-2..k+1, the order raising/lowering rules, step ratios, the
+**         initial phase of doubling), 5.3 practical use (initial step,
+**         error weights, interpolation).
+**   [P82] L.R. Petzold, "A description of DASSL: a differential/algebraic
+**         system solver", Sandia report SAND82-8637, 1982.
+**
+** The numbers below (0.33 convergence constant, rate limit 0.9, at most 4
+** corrector iterations, the cj band [0.6, 1.67] = [(1-r)/(1+r), (1+r)/(1-r)]
+** for r = 0.25, factor 0.25 after failures, 10 convergence failures) are the
+** published DASSL strategy constants. No source code of DASSL, DASPK or IDA
+** was used; the code is written for this project.
+**
+** Notation: indices below are 0-based. phi[j] (j = 0..k) holds the modified
+** divided differences of the solution, phi[j] = psi_0 ... psi_{j-1} times
+** the j-th divided difference, with phi[0] = y_n; phi[k+1] holds the last
+** correction E for the error estimate at order k+1. psi[j] = t_{n+1} -
+** t_{n-j} after the coefficient update of a step (psi[0] = h).
+**
+** Deviations, all documented where they occur: the roundoff floor for |h|
+** is 4 uround |t| (DASSL uses max(|t|, |tout|), which for t_stop = 1e11
+** forbids the steps Robertson needs near t = 0); at most 10 error test
+** failures per step (as IDA's default) so h cannot creep to zero when
+** t = 0 makes the roundoff floor vanish; a NaN or Inf in F counts as a
+** recoverable residual failure.
+*/
+#include "integrators/integrator.h"
+
+#include "linalg/dense.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DSTIFF_MAX_ORDER 5
+/* phi[0..k+1] with k <= 5. */
+#define DSTIFF_N_PHI (DSTIFF_MAX_ORDER + 2)
+
+/* DASSL strategy constants ([BCP] 5.2.2, 5.2.3; [P82]). */
+#define DSTIFF_MAX_NEWTON_ITERS 4       /* corrector iterations per attempt */
+#define DSTIFF_NEWTON_TOL 0.33          /* S * ||delta|| <= 0.33 converged */
+#define DSTIFF_MAX_RATE 0.9             /* rate above this: divergence */
+#define DSTIFF_CJ_RATE 0.25             /* cj band (1-r)/(1+r) .. inverse */
+#define DSTIFF_MAX_CONV_FAILS 10        /* per step */
+#define DSTIFF_MAX_SINGULAR_FAILS 3     /* per step */
+#define DSTIFF_MAX_ERR_FAILS 10         /* per step (IDA's MXNEF) */
+#define DSTIFF_FAIL_FACTOR 0.25         /* h reduction after failures */
+
+/* Iteration matrix status, DASSL's JCALC. */
+enum { JAC_NEEDED = -1, JAC_FRESH = 0, JAC_OLD = 1 };
+
+/* Outcome of one corrector solve. */
+enum {
+    CORR_OK = 0,
+    CORR_NEWTON_FAIL,       /* no convergence with a fresh iteration matrix */
+    CORR_RES_FAIL,          /* residual > 0, or NaN/Inf in F */
+    CORR_JAC_FAIL,          /* Jacobian function returned > 0 */
+    CORR_SINGULAR,          /* exactly singular iteration matrix */
+    CORR_RES_FATAL,         /* residual < 0 */
+    CORR_JAC_FATAL          /* Jacobian function < 0 */
+};
+
+/* Outcome of one residual evaluation. */
+enum { RES_OK = 0, RES_RECOVERABLE, RES_FATAL };
+
+typedef struct dstiff_mem {
+    int n;
+    int initialized;
+
+    /* Problem and options, copied at init(). */
+    hy_dae dae;
+    double rtol;
+    double *atol;               /* per component */
+    unsigned char *in_err_test; /* 1: component takes part in the error test */
+    int suppress_alg;
+    double h_user;              /* opt->h0, 0 = automatic */
+    double h_min;               /* 0 = none */
+    double h_max;               /* +inf = none */
+    int max_order;
+
+    /* Integration state. */
+    double t;                   /* t_n, time of the last accepted point */
+    double t_prev;              /* start of the last accepted step */
+    double h;                   /* step size to try next */
+    double h_old;               /* last accepted step size (HOLD) */
+    int h_chosen;               /* 0 until the first step() chose h */
+    int order;                  /* order to try next (K) */
+    int order_old;              /* order of the last accepted step (KOLD) */
+    int n_const;                /* steps taken with constant h and order (NS) */
+    int initial_phase;          /* 1: raise order, double h each step */
+    long n_steps_since_init;
+
+    /* Coefficients of the current step ([BCP] 5.2.1). */
+    double psi[DSTIFF_N_PHI];
+    double psi_saved[DSTIFF_N_PHI];   /* psi before the current attempt */
+    double alpha[DSTIFF_N_PHI];
+    double beta[DSTIFF_N_PHI];
+    double gamma[DSTIFF_N_PHI];
+    double sigma[DSTIFF_N_PHI];
+    double cj;                  /* leading coefficient -alpha_s / h */
+    double cj_old;              /* cj at the last iteration matrix */
+    double ck;                  /* error constant of the current step */
+    double conv_rate_factor;    /* S = rate / (1 - rate), kept across steps */
+    int jac_state;
+
+    /* Vectors, all of length n except phi (N_PHI n) and the matrix. */
+    double *phi;
+    double *y;                  /* iterate / corrected solution at t_n */
+    double *yp;                 /* its derivative */
+    double *yp_init;            /* y'(t0) as given to init() */
+    double *delta;              /* residual, then Newton update */
+    double *corr;               /* accumulated correction E = y - y_pred */
+    double *ewt;                /* inverse error weights, 1/(rtol|y|+atol) */
+    double *ewt_err;            /* ewt, or 0 for suppressed components */
+    double *res_pert;           /* residual at a perturbed point (FD) */
+    double *iter_matrix;        /* J = dF/dy + cj dF/dy', then its LU */
+    int *pivot;
+
+    hy_stats stats;
+    int worst;
+} dstiff_mem;
+
+#define PHI(d, j) ((d)->phi + (size_t)(j) * (size_t)(d)->n)
+
+/* ------------------------------------------------------------------------
+** Norms and weights
+*/
+
+/* Weighted RMS norm sqrt(sum (v_i w_i)^2 / n) ([BCP] 5.3, DASSL's norm).
+** NaN propagates. */
+static double wrms_norm(int n, const double *v, const double *w)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double scaled = v[i] * w[i];
+        sum += scaled * scaled;
+    }
+    return sqrt(sum / n);
+}
+
+/* w_i = 1 / (rtol |y_i| + atol_i). At init (keep_old == 0) returns -1 if
+** some weight is not positive and finite; during the integration a
+** component with atol_i = 0 that is exactly 0 keeps its previous weight. */
+static int set_weights(dstiff_mem *d, const double *y, int keep_old)
+{
+    int n = d->n;
+    for (int i = 0; i < n; i++) {
+        double tol_i = d->rtol * fabs(y[i]) + d->atol[i];
+        if (tol_i > 0.0 && isfinite(tol_i))
+            d->ewt[i] = 1.0 / tol_i;
+        else if (!keep_old)
+            return -1;
+    }
+    if (d->suppress_alg)
+        for (int i = 0; i < n; i++)
+            d->ewt_err[i] = d->in_err_test[i] ? d->ewt[i] : 0.0;
+    return 0;
+}
+
+/* Index of the largest |v_i w_i|, -1 if all are zero. NaN ranks first. */
+static int argmax_weighted(int n, const double *v, const double *w)
+{
+    int worst = -1;
+    double worst_val = 0.0;
+    for (int i = 0; i < n; i++) {
+        double val = fabs(v[i] * w[i]);
+        if (isnan(val))
+            return i;
+        if (val > worst_val) {
+            worst_val = val;
+            worst = i;
+        }
+    }
+    return worst;
+}
+
+/* Smallest |h| that still moves t by a few units of roundoff. */
+static double roundoff_floor(double t)
+{
+    return 4.0 * DBL_EPSILON * fabs(t);
+}
+
+/* ------------------------------------------------------------------------
+** Residual and iteration matrix
+*/
+
+static int eval_res(dstiff_mem *d, double t, const double *y,
+                    const double *yp, double *res)
+{
+    d->stats.n_res_evals++;
+    int status = d->dae.res(t, y, yp, res, d->dae.ctx);
+    if (status < 0)
+        return RES_FATAL;
+    if (status > 0)
+        return RES_RECOVERABLE;
+    for (int i = 0; i < d->n; i++)
+        if (!isfinite(res[i])) {
+            d->worst = i;
+            return RES_RECOVERABLE;
+        }
+    return RES_OK;
+}
+
+/* J = dF/dy + cj dF/dy' at (t, y, yp), analytic or by forward differences
+** ([BCP] 5.2.2): column j uses del = sqrt(uround) max(|y_j|, |h y'_j|,
+** 1/w_j) with the sign of h y'_j, y_j += del, y'_j += cj del, so that one
+** residual gives the whole column of the combined matrix. res0 holds
+** F(t, y, yp). Returns CORR_OK or a failure code. */
+static int eval_iter_matrix(dstiff_mem *d, double t, double h,
+                            const double *res0)
+{
+    int n = d->n;
+    double *jac = d->iter_matrix;
+    d->stats.n_jac_evals++;
+    if (d->dae.jac != NULL) {
+        int status = d->dae.jac(t, d->cj, d->y, d->yp, jac, d->dae.ctx);
+        if (status < 0)
+            return CORR_JAC_FATAL;
+        if (status > 0)
+            return CORR_JAC_FAIL;
+        for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+            if (!isfinite(jac[i]))
+                return CORR_JAC_FAIL;
+        return CORR_OK;
+    }
+    double sqrt_uround = sqrt(DBL_EPSILON);
+    for (int j = 0; j < n; j++) {
+        double y_save = d->y[j], yp_save = d->yp[j];
+        double h_yp = h * yp_save;
+        double del = sqrt_uround
+            * fmax(fmax(fabs(y_save), fabs(h_yp)), 1.0 / d->ewt[j]);
+        if (h_yp < 0.0)
+            del = -del;
+        /* Make del exactly representable as a difference of y values. */
+        del = (y_save + del) - y_save;
+        if (del == 0.0)
+            del = sqrt_uround;
+        d->y[j] = y_save + del;
+        d->yp[j] = yp_save + d->cj * del;
+        int status = eval_res(d, t, d->y, d->yp, d->res_pert);
+        d->y[j] = y_save;
+        d->yp[j] = yp_save;
+        if (status == RES_FATAL)
+            return CORR_RES_FATAL;
+        if (status == RES_RECOVERABLE)
+            return CORR_RES_FAIL;
+        double inv_del = 1.0 / del;
+        double *col = jac + (size_t)j * (size_t)n;
+        for (int i = 0; i < n; i++)
+            col[i] = (d->res_pert[i] - res0[i]) * inv_del;
+    }
+    return CORR_OK;
+}
+
+/* ------------------------------------------------------------------------
+** One step attempt: coefficients, predictor, corrector
+*/
+
+/* Coefficients of the step from t_n to t_n + h at order k and the
+** predicted differences phi* = beta phi ([BCP] 5.2.1). Recomputed only
+** when h or k changed within the last k+1 steps (n_const <= k+1). */
+static void set_coefficients(dstiff_mem *d)
+{
+    int k = d->order;
+    double h = d->h;
+    memcpy(d->psi_saved, d->psi, sizeof d->psi);
+    if (h != d->h_old || k != d->order_old)
+        d->n_const = 0;
+    d->n_const = d->n_const + 1 < d->order_old + 2 ? d->n_const + 1
+                                                   : d->order_old + 2;
+    if (k + 1 >= d->n_const) {
+        /* beta_j = prod psi_i(n+1)/psi_i(n), alpha_j = h / psi_j,
+        ** sigma_j = j! h^j / prod psi_i, gamma_j = gamma_{j-1} +
+        ** alpha_{j-1}/h, with psi_j(n+1) = psi_{j-1}(n) + h. */
+        d->beta[0] = 1.0;
+        d->alpha[0] = 1.0;
+        d->gamma[0] = 0.0;
+        d->sigma[0] = 1.0;
+        double psi_new = h;
+        for (int j = 1; j <= k; j++) {
+            double psi_prev = d->psi[j - 1];
+            d->psi[j - 1] = psi_new;
+            d->beta[j] = d->beta[j - 1] * d->psi[j - 1] / psi_prev;
+            psi_new = psi_prev + h;
+            d->alpha[j] = h / psi_new;
+            d->sigma[j] = j * d->sigma[j - 1] * d->alpha[j];
+            d->gamma[j] = d->gamma[j - 1] + d->alpha[j - 1] / h;
+        }
+        d->psi[k] = psi_new;
+    }
+    /* alpha_s = -sum 1/j (fixed leading coefficient), alpha_0 = -sum
+    ** alpha_j; cj = -alpha_s / h; error constant
+    ** ck = max(|alpha_{k} + alpha_s - alpha_0|, alpha_k) ([BCP] 5.2.1). */
+    double alpha_s = 0.0, alpha_0 = 0.0;
+    for (int j = 1; j <= k; j++) {
+        alpha_s -= 1.0 / j;
+        alpha_0 -= d->alpha[j - 1];
+    }
+    double cj_last = d->cj;
+    d->cj = -alpha_s / h;
+    d->ck = fmax(fabs(d->alpha[k] + alpha_s - alpha_0), d->alpha[k]);
+    /* Reuse the iteration matrix while cj/cj_old stays in
+    ** [(1-r)/(1+r), (1+r)/(1-r)] = [0.6, 1.67] ([BCP] 5.2.2). */
+    double cj_ratio_min = (1.0 - DSTIFF_CJ_RATE) / (1.0 + DSTIFF_CJ_RATE);
+    double cj_ratio = d->cj / d->cj_old;
+    if (!(cj_ratio >= cj_ratio_min && cj_ratio <= 1.0 / cj_ratio_min))
+        d->jac_state = JAC_NEEDED;
+    if (d->cj != cj_last)
+        d->conv_rate_factor = 100.0;
+    /* phi*_j = beta_j phi_j for the differences whose beta is not 1. */
+    int n = d->n;
+    for (int j = d->n_const; j <= k; j++) {
+        double *phi_j = PHI(d, j);
+        double beta_j = d->beta[j];
+        for (int i = 0; i < n; i++)
+            phi_j[i] *= beta_j;
+    }
+}
+
+/* Undo set_coefficients after a failed attempt with step h ([BCP] 5.2.3). */
+static void restore_history(dstiff_mem *d)
+{
+    int k = d->order, n = d->n;
+    for (int j = d->n_const; j <= k; j++) {
+        double *phi_j = PHI(d, j);
+        double inv_beta = 1.0 / d->beta[j];
+        for (int i = 0; i < n; i++)
+            phi_j[i] *= inv_beta;
+    }
+    /* psi_{j-1}(n) = psi_j(n+1) - h; kept as a copy, which is exact. */
+    memcpy(d->psi, d->psi_saved, sizeof d->psi);
+}
+
+/* Predictor y = sum_{j<=k} phi*_j, y' = sum_{j=1..k} gamma_j phi*_j
+** ([BCP] 5.2.1). */
+static void predict(dstiff_mem *d)
+{
+    int n = d->n, k = d->order;
+    memcpy(d->y, PHI(d, 0), (size_t)n * sizeof(double));
+    memset(d->yp, 0, (size_t)n * sizeof(double));
+    for (int j = 1; j <= k; j++) {
+        const double *phi_j = PHI(d, j);
+        double gamma_j = d->gamma[j];
+        for (int i = 0; i < n; i++) {
+            d->y[i] += phi_j[i];
+            d->yp[i] += gamma_j * phi_j[i];
+        }
+    }
+}
+
+/* Modified Newton on G(y) = F(t, y, y'_pred + cj (y - y_pred)) = 0 with
+** the iteration matrix J = dF/dy + cj dF/dy' ([BCP] 5.2.2). On CORR_OK,
+** y, yp hold the corrected values and corr = y - y_pred. */
+static int solve_corrector(dstiff_mem *d, double t_new)
+{
+    int n = d->n;
+    for (;;) {
+        predict(d);
+        double pred_norm = wrms_norm(n, d->y, d->ewt);
+        int status = eval_res(d, t_new, d->y, d->yp, d->delta);
+        if (status == RES_FATAL)
+            return CORR_RES_FATAL;
+        if (status == RES_RECOVERABLE)
+            return CORR_RES_FAIL;
+        if (d->jac_state == JAC_NEEDED) {
+            d->jac_state = JAC_FRESH;
+            int jac_status = eval_iter_matrix(d, t_new, d->h, d->delta);
+            d->cj_old = d->cj;
+            d->conv_rate_factor = 100.0;
+            if (jac_status != CORR_OK) {
+                d->jac_state = JAC_NEEDED;
+                return jac_status;
+            }
+            d->stats.n_lu++;
+            if (hy_lu_factor(n, d->iter_matrix, d->pivot) != 0) {
+                d->jac_state = JAC_NEEDED;
+                return CORR_SINGULAR;
+            }
+        }
+        memset(d->corr, 0, (size_t)n * sizeof(double));
+        /* A matrix built with cj_old solves for the cj update scaled by
+        ** about (1 + cj/cj_old)/2; undo that on the residual. */
+        double res_scale = 2.0 / (1.0 + d->cj / d->cj_old);
+        double first_norm = 0.0;
+        int converged = 0;
+        for (int iter = 0;;) {
+            if (res_scale != 1.0)
+                for (int i = 0; i < n; i++)
+                    d->delta[i] *= res_scale;
+            hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
+            d->stats.n_newton_iters++;
+            double sum = 0.0;
+            for (int i = 0; i < n; i++) {
+                double update = d->delta[i];
+                d->y[i] -= update;
+                d->corr[i] -= update;
+                d->yp[i] -= d->cj * update;
+                double scaled = update * d->ewt[i];
+                sum += scaled * scaled;
+            }
+            double update_norm = sqrt(sum / n);
+            if (!isfinite(update_norm))
+                break;
+            if (update_norm <= 100.0 * DBL_EPSILON * pred_norm) {
+                converged = 1;
+                break;
+            }
+            /* rate = (||delta_m|| / ||delta_0||)^(1/m), S = rate/(1-rate),
+            ** converged when S ||delta_m|| <= 0.33 ([BCP] 5.2.2). */
+            if (iter == 0) {
+                first_norm = update_norm;
+            } else {
+                double rate = pow(update_norm / first_norm, 1.0 / iter);
+                if (!(rate <= DSTIFF_MAX_RATE))
+                    break;
+                d->conv_rate_factor = rate / (1.0 - rate);
+            }
+            if (d->conv_rate_factor * update_norm <= DSTIFF_NEWTON_TOL) {
+                converged = 1;
+                break;
+            }
+            iter++;
+            if (iter >= DSTIFF_MAX_NEWTON_ITERS)
+                break;
+            status = eval_res(d, t_new, d->y, d->yp, d->delta);
+            if (status == RES_FATAL)
+                return CORR_RES_FATAL;
+            if (status == RES_RECOVERABLE)
+                return CORR_RES_FAIL;
+        }
+        if (converged) {
+            d->jac_state = JAC_OLD;
+            return CORR_OK;
+        }
+        d->worst = argmax_weighted(n, d->delta, d->ewt);
+        if (d->jac_state == JAC_FRESH) {
+            d->jac_state = JAC_OLD;
+            return CORR_NEWTON_FAIL;
+        }
+        /* The matrix was stale: retry the step with a new one. */
+        d->jac_state = JAC_NEEDED;
+    }
+}
+
+/* ------------------------------------------------------------------------
+** The descriptor's functions
+*/
+
+static void dstiff_destroy(void *mem);
+
+static void *dstiff_create(int n)
+{
+    if (n <= 0)
+        return NULL;
+    dstiff_mem *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    size_t len = (size_t)n;
+    d->n = n;
+    d->atol = malloc(len * sizeof(double));
+    d->in_err_test = malloc(len);
+    d->phi = calloc(DSTIFF_N_PHI * len, sizeof(double));
+    d->y = malloc(len * sizeof(double));
+    d->yp = malloc(len * sizeof(double));
+    d->yp_init = malloc(len * sizeof(double));
+    d->delta = malloc(len * sizeof(double));
+    d->corr = malloc(len * sizeof(double));
+    d->ewt = malloc(len * sizeof(double));
+    d->ewt_err = malloc(len * sizeof(double));
+    d->res_pert = malloc(len * sizeof(double));
+    d->iter_matrix = malloc(len * len * sizeof(double));
+    d->pivot = malloc(len * sizeof(int));
+    if (!d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
+        || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err
+        || !d->res_pert || !d->iter_matrix || !d->pivot) {
+        dstiff_destroy(d);
+        return NULL;
+    }
+    d->worst = -1;
+    return d;
+}
+
+static void dstiff_destroy(void *mem)
+{
+    dstiff_mem *d = mem;
+    if (d == NULL)
+        return;
+    free(d->atol);
+    free(d->in_err_test);
+    free(d->phi);
+    free(d->y);
+    free(d->yp);
+    free(d->yp_init);
+    free(d->delta);
+    free(d->corr);
+    free(d->ewt);
+    free(d->ewt_err);
+    free(d->res_pert);
+    free(d->iter_matrix);
+    free(d->pivot);
+    free(d);
+}
+
+static int dstiff_init(void *mem, const hy_dae *dae, double t0,
+                       const double *y0, const double *yp0,
+                       const hy_options *opt)
+{
+    dstiff_mem *d = mem;
+    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL || yp0 == NULL)
+        return HY_ERR_ARG;
+    d->initialized = 0;
+    int n = d->n;
+    if (dae->n != n || dae->res == NULL || !isfinite(t0))
+        return HY_ERR_ARG;
+    if (!(opt->rtol >= 0.0) || !isfinite(opt->rtol))
+        return HY_ERR_ARG;
+    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0))
+        return HY_ERR_ARG;
+    if (opt->max_order < 0 || opt->max_order > DSTIFF_MAX_ORDER)
+        return HY_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
+        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !isfinite(y0[i])
+            || !isfinite(yp0[i]))
+            return HY_ERR_ARG;
+        d->atol[i] = atol_i;
+        d->in_err_test[i] =
+            (dae->is_algebraic != NULL && dae->is_algebraic[i]) ? 0 : 1;
+    }
+    d->dae = *dae;
+    d->rtol = opt->rtol;
+    d->suppress_alg = opt->suppress_alg && dae->is_algebraic != NULL;
+    d->h_user = opt->h0;
+    d->h_min = opt->h_min;
+    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
+    d->max_order = opt->max_order > 0 ? opt->max_order : DSTIFF_MAX_ORDER;
+    if (d->h_min > d->h_max)
+        return HY_ERR_ARG;
+    if (set_weights(d, y0, 0) != 0)
+        return HY_ERR_ARG;
+
+    /* Step history: order 1, nothing accepted yet ([BCP] 5.2.3). */
+    d->t = t0;
+    d->t_prev = t0;
+    d->h = 0.0;
+    d->h_old = 0.0;
+    d->h_chosen = 0;
+    d->order = 1;
+    d->order_old = 0;
+    d->n_const = 0;
+    d->initial_phase = 1;
+    d->n_steps_since_init = 0;
+    d->cj = 0.0;
+    d->cj_old = 1.0;
+    d->conv_rate_factor = 100.0;
+    d->jac_state = JAC_NEEDED;
+    d->worst = -1;
+    memset(d->psi, 0, sizeof d->psi);
+    memcpy(PHI(d, 0), y0, (size_t)n * sizeof(double));
+    memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
+    memcpy(d->y, y0, (size_t)n * sizeof(double));
+    memcpy(d->yp, yp0, (size_t)n * sizeof(double));
+    d->stats.h_last = 0.0;
+    d->stats.order_last = 0;
+    d->initialized = 1;
+    return HY_OK;
+}
+
+/* First step size when opt->h0 == 0 ([P82], DASSL's driver):
+** h = 0.001 |t_stop - t0|, reduced so that h ||y'0||_w <= 0.5, and by
+** h_max; then phi_1 = h y'0 starts the difference table. */
+static void choose_initial_step(dstiff_mem *d, double t_stop)
+{
+    int n = d->n;
+    double h = d->h_user;
+    if (h == 0.0) {
+        h = 0.001 * fabs(t_stop - d->t);
+        double yp_norm = wrms_norm(n, d->yp_init, d->ewt);
+        if (yp_norm > 0.5 / h)
+            h = 0.5 / yp_norm;
+    }
+    if (h > d->h_max)
+        h = d->h_max;
+    double floor_h = roundoff_floor(d->t);
+    if (h < floor_h)
+        h = floor_h;
+    if (h < d->h_min)
+        h = d->h_min;
+    d->h = h;
+    d->psi[0] = h;
+    d->cj_old = 1.0 / h;
+    d->cj = d->cj_old;
+    double *phi_1 = PHI(d, 1);
+    for (int i = 0; i < n; i++)
+        phi_1[i] = h * d->yp_init[i];
+    d->h_chosen = 1;
+}
+
+/* Error estimates and order choice after a converged corrector
+** ([BCP] 5.2.3). Fills the estimates for orders k-1, k (and k-2), and
+** returns the order the error-test failure path or the next step would
+** use ("knew": k or k-1) with its estimate in *est. */
+typedef struct err_estimates {
+    double err_norm;        /* ck ||E||, the local error test quantity */
+    double term_k;          /* (k+1) sigma_{k} ||E|| */
+    double term_km1;        /* k sigma_{k-1} ||phi_k + E|| */
+    double est_k, est_km1;
+    int order_new;          /* k or k-1 */
+    double est;             /* estimate belonging to order_new */
+} err_estimates;
+
+static void estimate_errors(dstiff_mem *d, err_estimates *e)
+{
+    int n = d->n, k = d->order;
+    const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+    double corr_norm = wrms_norm(n, d->corr, w);
+    e->est_k = d->sigma[k] * corr_norm;
+    e->term_k = (k + 1) * e->est_k;
+    e->est = e->est_k;
+    e->order_new = k;
+    e->est_km1 = 0.0;
+    e->term_km1 = 0.0;
+    if (k > 1) {
+        /* E + phi_k ~ k-th difference, E + phi_k + phi_{k-1} the
+        ** (k-1)-th: estimates at orders k-1 and k-2. */
+        const double *phi_k = PHI(d, k), *phi_km1 = PHI(d, k - 1);
+        double sum_km1 = 0.0, sum_km2 = 0.0;
+        for (int i = 0; i < n; i++) {
+            double diff_km1 = phi_k[i] + d->corr[i];
+            double diff_km2 = diff_km1 + phi_km1[i];
+            sum_km1 += (diff_km1 * w[i]) * (diff_km1 * w[i]);
+            sum_km2 += (diff_km2 * w[i]) * (diff_km2 * w[i]);
+        }
+        e->est_km1 = d->sigma[k - 1] * sqrt(sum_km1 / n);
+        e->term_km1 = k * e->est_km1;
+        int lower;
+        if (k > 2) {
+            double est_km2 = d->sigma[k - 2] * sqrt(sum_km2 / n);
+            double term_km2 = (k - 1) * est_km2;
+            lower = fmax(e->term_km1, term_km2) <= e->term_k;
+        } else {
+            lower = e->term_km1 <= 0.5 * e->term_k;
+        }
+        if (lower) {
+            e->order_new = k - 1;
+            e->est = e->est_km1;
+        }
+    }
+    e->err_norm = d->ck * corr_norm;
+}
+
+/* After an accepted step: choose order and h for the next step, then
+** update the difference table ([BCP] 5.2.3). */
+static void accept_step(dstiff_mem *d, const err_estimates *e, double t_new)
+{
+    int n = d->n;
+    int k_step = d->order;
+    double h_step = d->h;
+    int order_change = k_step - d->order_old;
+    d->order_old = k_step;
+    d->h_old = h_step;
+    d->stats.n_steps++;
+    d->n_steps_since_init++;
+    d->stats.h_last = h_step;
+    d->stats.order_last = k_step;
+
+    int k_next = k_step;
+    double est = e->est;
+    double h_next;
+    if (e->order_new == k_step - 1 || k_step == d->max_order)
+        d->initial_phase = 0;
+    if (d->initial_phase) {
+        /* Initial phase: raise the order by one and double h. */
+        k_next = k_step + 1;
+        h_next = 2.0 * h_step;
+    } else {
+        if (e->order_new == k_step - 1) {
+            k_next = k_step - 1;
+            est = e->est_km1;
+        } else if (k_step != d->max_order && k_step + 1 < d->n_const
+                   && order_change != 1) {
+            /* Estimate at order k+1 from E - phi_{k+1}: only after k+1
+            ** steps of constant h and order. */
+            const double *phi_kp1 = PHI(d, k_step + 1);
+            const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+            double sum = 0.0;
+            for (int i = 0; i < n; i++) {
+                double diff = (d->corr[i] - phi_kp1[i]) * w[i];
+                sum += diff * diff;
+            }
+            double est_kp1 = sqrt(sum / n) / (k_step + 2);
+            double term_kp1 = (k_step + 2) * est_kp1;
+            if (k_step == 1) {
+                if (term_kp1 < 0.5 * e->term_k) {
+                    k_next = 2;
+                    est = est_kp1;
+                }
+            } else if (e->term_km1 <= fmin(e->term_k, term_kp1)) {
+                k_next = k_step - 1;
+                est = e->est_km1;
+            } else if (term_kp1 < e->term_k) {
+                k_next = k_step + 1;
+                est = est_kp1;
+            }
+        }
+        /* r = (2 est + 1e-4)^(-1/(k+1)): double if r >= 2, keep if
+        ** r > 1, else r clamped to [0.5, 0.9]. */
+        double ratio = pow(2.0 * est + 1e-4, -1.0 / (k_next + 1));
+        if (ratio >= 2.0)
+            h_next = 2.0 * h_step;
+        else if (ratio > 1.0)
+            h_next = h_step;
+        else
+            h_next = h_step * fmax(0.5, fmin(0.9, ratio));
+    }
+    if (h_next < d->h_min)
+        h_next = d->h_min;
+    d->order = k_next;
+    d->h = h_next;
+
+    /* New differences: phi_{k+1} = E, phi_k += E, phi_j += phi_{j+1}. */
+    if (k_step != d->max_order)
+        memcpy(PHI(d, k_step + 1), d->corr, (size_t)n * sizeof(double));
+    double *phi_k = PHI(d, k_step);
+    for (int i = 0; i < n; i++)
+        phi_k[i] += d->corr[i];
+    for (int j = k_step - 1; j >= 0; j--) {
+        double *phi_j = PHI(d, j);
+        const double *phi_jp1 = PHI(d, j + 1);
+        for (int i = 0; i < n; i++)
+            phi_j[i] += phi_jp1[i];
+    }
+    d->t_prev = d->t;
+    d->t = t_new;
+}
+
+static int dstiff_step(void *mem, double t_stop, double *t_new)
+{
+    dstiff_mem *d = mem;
+    if (d == NULL || t_new == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    *t_new = d->t;
+    if (!(t_stop >= d->t) || !isfinite(t_stop))
+        return HY_ERR_ARG;
+    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+        /* t_stop equals t up to roundoff: arrive without a step (a step
+        ** of a few ulps would carry no information). */
+        d->t = t_stop;
+        if (d->t_prev > d->t)
+            d->t_prev = d->t;
+        *t_new = t_stop;
+        return HY_TSTOP;
+    }
+    if (!d->h_chosen)
+        choose_initial_step(d, t_stop);
+
+    int n_conv_fails = 0, n_err_fails = 0, n_singular_fails = 0;
+    for (;;) {
+        /* Bound h: h_max, then land on t_stop if the step would pass it or
+        ** stop just short of it. */
+        if (d->h > d->h_max)
+            d->h = d->h_max;
+        double dist = t_stop - d->t;
+        double margin = fmax(100.0 * DBL_EPSILON * fabs(t_stop), 1e-3 * d->h);
+        int lands = d->h >= dist - margin;
+        if (lands)
+            d->h = dist;
+        double t_try = lands ? t_stop : d->t + d->h;
+        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+
+        set_coefficients(d);
+        int status = solve_corrector(d, t_try);
+        if (status == CORR_OK) {
+            err_estimates est;
+            estimate_errors(d, &est);
+            if (est.err_norm <= 1.0) {
+                accept_step(d, &est, t_try);
+                set_weights(d, d->y, 1);
+                *t_new = d->t;
+                return lands ? HY_TSTOP : HY_OK;
+            }
+            /* Error test failure ([BCP] 5.2.3): first r = 0.9 (2 est +
+            ** 1e-4)^(-1/(k+1)) in [0.25, 0.9] at order knew; second
+            ** r = 0.25 at knew; later order 1 and r = 0.25. */
+            const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+            d->worst = argmax_weighted(d->n, d->corr, w);
+            d->stats.n_err_fails++;
+            n_err_fails++;
+            restore_history(d);
+            d->initial_phase = 0;
+            if (n_err_fails == 1) {
+                d->order = est.order_new;
+                double ratio =
+                    0.9 * pow(2.0 * est.est + 1e-4, -1.0 / (d->order + 1));
+                d->h *= fmax(0.25, fmin(0.9, ratio));
+            } else if (n_err_fails == 2) {
+                d->order = est.order_new;
+                d->h *= DSTIFF_FAIL_FACTOR;
+            } else {
+                d->order = 1;
+                d->h *= DSTIFF_FAIL_FACTOR;
+            }
+            if (d->h < h_floor || d->t + d->h == d->t)
+                return n_err_fails >= 3 ? HY_ERR_ERRTEST : HY_ERR_HMIN;
+            if (n_err_fails >= DSTIFF_MAX_ERR_FAILS)
+                return HY_ERR_ERRTEST;
+            continue;
+        }
+        /* Corrector failure ([BCP] 5.2.2): restore, then h *= 0.25. */
+        restore_history(d);
+        if (status == CORR_RES_FATAL)
+            return HY_ERR_RES;
+        if (status == CORR_JAC_FATAL)
+            return HY_ERR_JAC;
+        d->stats.n_conv_fails++;
+        d->initial_phase = 0;
+        d->h *= DSTIFF_FAIL_FACTOR;
+        int too_small = d->h < h_floor || d->t + d->h == d->t;
+        if (status == CORR_SINGULAR) {
+            n_singular_fails++;
+            if (n_singular_fails >= DSTIFF_MAX_SINGULAR_FAILS || too_small)
+                return HY_ERR_SINGULAR;
+            continue;
+        }
+        n_conv_fails++;
+        if (n_conv_fails >= DSTIFF_MAX_CONV_FAILS || too_small) {
+            if (status == CORR_RES_FAIL)
+                return HY_ERR_RES;
+            if (status == CORR_JAC_FAIL)
+                return HY_ERR_JAC;
+            return too_small ? HY_ERR_HMIN : HY_ERR_CONV;
+        }
+    }
+}
+
+/* y and y' at t from the difference table of the last step, order
+** k_old ([BCP] 5.3, DASSL's interpolation): with s = t - t_n,
+** c_1 = 1, c_j = c_{j-1} (s + psi_{j-2}) / psi_{j-1},
+** y(t) = sum_j c_j phi_j, y'(t) = sum_j c_j' phi_j. */
+static int dstiff_dense(void *mem, double t, double *y, double *yp)
+{
+    dstiff_mem *d = mem;
+    if (d == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    int n = d->n;
+    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
+    if (!(t >= d->t_prev - slack && t <= d->t + slack))
+        return HY_ERR_ARG;
+    if (d->n_steps_since_init == 0) {
+        if (y)
+            memcpy(y, PHI(d, 0), (size_t)n * sizeof(double));
+        if (yp)
+            memcpy(yp, d->yp_init, (size_t)n * sizeof(double));
+        return HY_OK;
+    }
+    double s = t - d->t;
+    double coef_y = 1.0, coef_yp = 0.0;
+    double factor = s / d->psi[0];
+    if (y)
+        memcpy(y, PHI(d, 0), (size_t)n * sizeof(double));
+    if (yp)
+        memset(yp, 0, (size_t)n * sizeof(double));
+    for (int j = 1; j <= d->order_old; j++) {
+        coef_yp = coef_yp * factor + coef_y / d->psi[j - 1];
+        coef_y *= factor;
+        factor = (s + d->psi[j - 1]) / d->psi[j];
+        const double *phi_j = PHI(d, j);
+        if (y)
+            for (int i = 0; i < n; i++)
+                y[i] += coef_y * phi_j[i];
+        if (yp)
+            for (int i = 0; i < n; i++)
+                yp[i] += coef_yp * phi_j[i];
+    }
+    return HY_OK;
+}
+
+static void dstiff_get_stats(const void *mem, hy_stats *out)
+{
+    const dstiff_mem *d = mem;
+    if (out == NULL)
+        return;
+    if (d == NULL) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = d->stats;
+}
+
+static int dstiff_worst_component(const void *mem)
+{
+    const dstiff_mem *d = mem;
+    return d == NULL ? -1 : d->worst;
+}
+
+const hy_integrator_ops hy_dstiff = {
+    "DSTIFF", dstiff_create, dstiff_init, dstiff_step, dstiff_dense,
+    dstiff_get_stats, dstiff_worst_component, dstiff_destroy
+};

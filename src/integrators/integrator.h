@@ -1,0 +1,94 @@
+/*
+** Integrator interface: one descriptor per method (GSL ode-initval2 style),
+** so adding an integrator touches no existing file. The hybrid loop (sim/)
+** drives every integrator through this table only.
+**
+** The problem is always posed as a DAE F(t, y, y') = 0 of size n; explicit
+** ODEs are wrapped by the caller as y' - f(t, y) = 0.
+*/
+#ifndef HY_INTEGRATOR_H
+#define HY_INTEGRATOR_H
+
+#include <stddef.h>
+
+/* Result of a call into the problem's functions: 0 success, > 0 recoverable
+** (the integrator retries with a smaller step), < 0 unrecoverable. */
+typedef int (*hy_res_fn)(double t, const double *y, const double *yp,
+                         double *res, void *ctx);
+/* J = dF/dy + cj * dF/dy', dense, column-major: J[i + j*n] = dF_i/dy_j. */
+typedef int (*hy_jac_fn)(double t, double cj, const double *y,
+                         const double *yp, double *jac, void *ctx);
+
+typedef struct hy_dae {
+    int n;
+    hy_res_fn res;
+    hy_jac_fn jac;          /* NULL: finite differences */
+    void *ctx;
+    /* Per-component 1 if algebraic (y'_i does not appear in F), else 0.
+    ** NULL means every component is differential. Used to exclude
+    ** algebraic components from the local error test when asked. */
+    const unsigned char *is_algebraic;
+} hy_dae;
+
+typedef struct hy_options {
+    double rtol;            /* scalar relative tolerance, > 0 */
+    double atol;            /* scalar absolute tolerance, used if atol_vec NULL */
+    const double *atol_vec; /* per-component absolute tolerance, or NULL */
+    double h0;              /* first step; 0 = automatic */
+    double h_min;           /* smallest |h| allowed; 0 = none */
+    double h_max;           /* largest |h| allowed; 0 or inf = none */
+    int max_order;          /* 1..5 for BDF; 0 = method default */
+    long max_steps;         /* per call of step(); unused by one-step mode */
+    int suppress_alg;       /* 1: algebraic components out of the error test */
+} hy_options;
+
+typedef struct hy_stats {
+    long n_steps;           /* accepted steps */
+    long n_err_fails;       /* steps rejected by the local error test */
+    long n_conv_fails;      /* corrector (Newton) convergence failures */
+    long n_res_evals;       /* residual evaluations, finite differences included */
+    long n_jac_evals;       /* Jacobian evaluations (analytic or FD) */
+    long n_lu;              /* LU factorisations */
+    long n_newton_iters;    /* corrector iterations */
+    double h_last;          /* last step size taken */
+    int order_last;         /* order of the last step */
+} hy_stats;
+
+/* Return codes of init()/step(). */
+enum {
+    HY_OK = 0,
+    HY_TSTOP = 1,           /* the step landed exactly on t_stop */
+    HY_ERR_NOMEM = -1,
+    HY_ERR_ARG = -2,
+    HY_ERR_RES = -3,        /* residual returned < 0, or kept returning > 0 */
+    HY_ERR_CONV = -4,       /* repeated corrector convergence failure */
+    HY_ERR_ERRTEST = -5,    /* repeated error test failure */
+    HY_ERR_HMIN = -6,       /* step size fell below h_min or roundoff level */
+    HY_ERR_SINGULAR = -7,   /* iteration matrix singular, repeatedly */
+    HY_ERR_JAC = -8         /* Jacobian function failed */
+};
+
+typedef struct hy_integrator_ops {
+    const char *name;
+    /* Allocate for problem size n. NULL on out of memory. */
+    void *(*create)(int n);
+    /* Start at t0 with consistent (y0, yp0). Resets statistics' step
+    ** history but not the counters (counters accumulate over restarts). */
+    int (*init)(void *mem, const hy_dae *dae, double t0, const double *y0,
+                const double *yp0, const hy_options *opt);
+    /* Take one successful step towards t_stop, never past it. On return
+    ** *t_new is the time reached; HY_TSTOP when *t_new == t_stop exactly. */
+    int (*step)(void *mem, double t_stop, double *t_new);
+    /* y and y' at t in [t_prev, t_new] of the last step (dense output of
+    ** the order used). Either output may be NULL. */
+    int (*dense)(void *mem, double t, double *y, double *yp);
+    void (*get_stats)(const void *mem, hy_stats *out);
+    /* Index of the component with the largest weighted local error (or
+    ** Newton correction) in the last failed step; -1 if unknown. */
+    int (*worst_component)(const void *mem);
+    void (*destroy)(void *mem);
+} hy_integrator_ops;
+
+extern const hy_integrator_ops hy_dstiff;
+
+#endif

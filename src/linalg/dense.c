@@ -1,0 +1,76 @@
+/*
+** Dense LU with partial pivoting (Golub & Van Loan, Matrix Computations,
+** 4th ed., Algorithm 3.4.1, the column-oriented "gaxpy" kji form so the
+** inner loops run down contiguous columns).
+*/
+#include "dense.h"
+
+#include <math.h>
+
+int hy_lu_factor(int n, double *a, int *pivot)
+{
+    for (int k = 0; k < n; k++) {
+        double *col_k = a + (long)k * n;
+        int p = k;
+        double max_abs = fabs(col_k[k]);
+        for (int i = k + 1; i < n; i++) {
+            double v = fabs(col_k[i]);
+            if (v > max_abs) {
+                max_abs = v;
+                p = i;
+            }
+        }
+        pivot[k] = p;
+        if (max_abs == 0.0)
+            return k + 1;
+        if (p != k) {
+            for (int j = 0; j < n; j++) {
+                double *col = a + (long)j * n;
+                double swap = col[k];
+                col[k] = col[p];
+                col[p] = swap;
+            }
+        }
+        double inv_pivot = 1.0 / col_k[k];
+        for (int i = k + 1; i < n; i++)
+            col_k[i] *= inv_pivot;
+        for (int j = k + 1; j < n; j++) {
+            double *col_j = a + (long)j * n;
+            double u_kj = col_j[k];
+            if (u_kj == 0.0)
+                continue;
+            for (int i = k + 1; i < n; i++)
+                col_j[i] -= col_k[i] * u_kj;
+        }
+    }
+    return 0;
+}
+
+void hy_lu_solve(int n, const double *lu, const int *pivot, double *b)
+{
+    for (int k = 0; k < n; k++) {
+        int p = pivot[k];
+        if (p != k) {
+            double swap = b[k];
+            b[k] = b[p];
+            b[p] = swap;
+        }
+    }
+    /* L y = P b, unit lower triangular, column by column. */
+    for (int j = 0; j < n; j++) {
+        const double *col = lu + (long)j * n;
+        double y_j = b[j];
+        if (y_j != 0.0)
+            for (int i = j + 1; i < n; i++)
+                b[i] -= col[i] * y_j;
+    }
+    /* U x = y, backward, column by column. */
+    for (int j = n - 1; j >= 0; j--) {
+        const double *col = lu + (long)j * n;
+        b[j] /= col[j];
+        double x_j = b[j];
+        if (x_j != 0.0)
+            for (int i = 0; i < j; i++)
+                b[i] -= col[i] * x_j;
+    }
+}

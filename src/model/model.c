@@ -1,0 +1,658 @@
+/*
+** Model construction and validation: charts, modes, variables, transitions,
+** and the name -> store-slot layout shared by the simulator and results.
+*/
+#include "model.h"
+
+#include "core/core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Record the first construction error on the model; later errors do not
+** overwrite it, and hydae_model_check reports it even if the caller ignored
+** the return value (a sticky error, as SQLite keeps on its handle). */
+static int model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3, 4);
+static int model_fail(hydae_model *m, int status, const char *fmt, ...)
+{
+    if (m->build_error == 0) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(m->errmsg, sizeof m->errmsg, fmt, args);
+        va_end(args);
+        m->build_error = status;
+    }
+    return status;
+}
+
+#define HY_MODEL_ERROR(m, ...) model_fail((m), HYDAE_ERR_MODEL, __VA_ARGS__)
+
+hydae_model *hydae_model_create(const char *name)
+{
+    hydae_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->name = hy_strdup(name ? name : "model");
+    if (!m->name) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void free_mode(hydae_mode *mode)
+{
+    for (int i = 0; i < mode->n_vars; i++)
+        free(mode->var_names[i]);
+    for (int i = 0; i < mode->n_outputs; i++)
+        free(mode->output_names[i]);
+    free(mode->var_names);
+    free(mode->var_kinds);
+    free(mode->var_start);
+    free(mode->var_slot);
+    free(mode->output_names);
+    free(mode->output_slot);
+    free(mode->name);
+    free(mode);
+}
+
+void hydae_model_free(hydae_model *m)
+{
+    if (!m)
+        return;
+    for (int c = 0; c < m->n_charts; c++) {
+        hydae_chart *chart = m->charts[c];
+        for (int i = 0; i < chart->n_modes; i++)
+            free_mode(chart->modes[i]);
+        for (int i = 0; i < chart->n_transitions; i++) {
+            free(chart->transitions[i]->name);
+            free(chart->transitions[i]->event_name);
+            free(chart->transitions[i]);
+        }
+        free(chart->modes);
+        free(chart->transitions);
+        free(chart->name);
+        free(chart);
+    }
+    for (int i = 0; i < m->n_globals; i++)
+        free(m->global_names[i]);
+    free(m->global_names);
+    free(m->global_values);
+    free(m->global_is_discrete);
+    free(m->charts);
+    free(m->slot_names);
+    free(m->column_slot);
+    free(m->event_names);
+    free(m->name);
+    free(m);
+}
+
+const char *hydae_model_errmsg(const hydae_model *m)
+{
+    return m ? m->errmsg : "no model";
+}
+
+static int valid_name(const char *name)
+{
+    return name && name[0] != '\0';
+}
+
+static int find_global(const hydae_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_globals; i++)
+        if (strcmp(m->global_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int add_global(hydae_model *m, const char *name, double value,
+                      int is_discrete)
+{
+    if (!m || !valid_name(name))
+        return HYDAE_ERR_ARG;
+    if (m->checked) {
+        HY_MODEL_ERROR(m, "cannot add '%s': the model is already in use", name);
+        return HYDAE_ERR_ARG;
+    }
+    if (find_global(m, name) >= 0) {
+        HY_MODEL_ERROR(m, "'%s' is declared twice", name);
+        return HYDAE_ERR_MODEL;
+    }
+    int cap = m->cap_globals;
+    if (hy_reserve((void **)&m->global_names, &cap, m->n_globals + 1, sizeof(char *)))
+        return HYDAE_ERR_NOMEM;
+    cap = m->cap_globals;
+    if (hy_reserve((void **)&m->global_values, &cap, m->n_globals + 1, sizeof(double)))
+        return HYDAE_ERR_NOMEM;
+    cap = m->cap_globals;
+    if (hy_reserve((void **)&m->global_is_discrete, &cap, m->n_globals + 1, 1))
+        return HYDAE_ERR_NOMEM;
+    m->cap_globals = cap;
+    char *copy = hy_strdup(name);
+    if (!copy)
+        return HYDAE_ERR_NOMEM;
+    m->global_names[m->n_globals] = copy;
+    m->global_values[m->n_globals] = value;
+    m->global_is_discrete[m->n_globals] = (unsigned char)is_discrete;
+    return m->n_globals++;
+}
+
+int hydae_model_add_param(hydae_model *m, const char *name, double value)
+{
+    return add_global(m, name, value, 0);
+}
+
+int hydae_model_add_discrete(hydae_model *m, const char *name, double start)
+{
+    return add_global(m, name, start, 1);
+}
+
+int hydae_model_set_param(hydae_model *m, const char *name, double value)
+{
+    if (!m || !name)
+        return HYDAE_ERR_ARG;
+    int i = find_global(m, name);
+    if (i < 0) {
+        HY_MODEL_ERROR(m, "no parameter or discrete variable named '%s'", name);
+        return HYDAE_ERR_ARG;
+    }
+    m->global_values[i] = value;
+    return 0;
+}
+
+hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name)
+{
+    if (!m)
+        return NULL;
+    if (!valid_name(name) || m->checked) {
+        model_fail(m, HYDAE_ERR_ARG, "a chart needs a non-empty name and an unused model");
+        return NULL;
+    }
+    hydae_chart *c = NULL;
+    if (hy_reserve((void **)&m->charts, &m->cap_charts, m->n_charts + 1, sizeof(hydae_chart *))
+        || !(c = calloc(1, sizeof *c)) || !(c->name = hy_strdup(name))) {
+        free(c);
+        model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding chart '%s'", name);
+        return NULL;
+    }
+    c->model = m;
+    c->index = m->n_charts;
+    m->charts[m->n_charts++] = c;
+    return c;
+}
+
+hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
+{
+    if (!c)
+        return NULL;
+    if (!valid_name(name) || c->model->checked) {
+        model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a mode needs a non-empty name "
+                   "and an unused model", c->name);
+        return NULL;
+    }
+    for (int i = 0; i < c->n_modes; i++)
+        if (strcmp(c->modes[i]->name, name) == 0) {
+            HY_MODEL_ERROR(c->model, "chart '%s': mode '%s' is declared twice",
+                           c->name, name);
+            return NULL;
+        }
+    hydae_mode *mode = NULL;
+    if (hy_reserve((void **)&c->modes, &c->cap_modes, c->n_modes + 1, sizeof(hydae_mode *))
+        || !(mode = calloc(1, sizeof *mode)) || !(mode->name = hy_strdup(name))) {
+        free(mode);
+        model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding mode '%s'", name);
+        return NULL;
+    }
+    mode->chart = c;
+    mode->index = c->n_modes;
+    mode->n_equations = -1;
+    c->modes[c->n_modes++] = mode;
+    if (!c->initial)
+        c->initial = mode;
+    return mode;
+}
+
+int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
+{
+    if (!c || !mode || mode->chart != c)
+        return HYDAE_ERR_ARG;
+    c->initial = mode;
+    return 0;
+}
+
+int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
+{
+    for (int i = 0; i < mode->n_vars; i++)
+        if (strcmp(mode->var_names[i], name) == 0) {
+            if (var_index)
+                *var_index = i;
+            return 1;
+        }
+    return 0;
+}
+
+static int mode_has_name(const hydae_mode *mode, const char *name)
+{
+    if (hy_mode_find_var(mode, name, NULL))
+        return 1;
+    for (int i = 0; i < mode->n_outputs; i++)
+        if (strcmp(mode->output_names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int hydae_mode_add_var(hydae_mode *mode, const char *name, hydae_var_kind kind,
+                       double start)
+{
+    if (!mode || !valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC))
+        return HYDAE_ERR_ARG;
+    hydae_model *m = mode->chart->model;
+    if (m->checked)
+        return HYDAE_ERR_ARG;
+    if (mode_has_name(mode, name)) {
+        HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
+        return HYDAE_ERR_MODEL;
+    }
+    int n = mode->n_vars, cap;
+    cap = mode->cap_vars;
+    if (hy_reserve((void **)&mode->var_names, &cap, n + 1, sizeof(char *)))
+        return HYDAE_ERR_NOMEM;
+    cap = mode->cap_vars;
+    if (hy_reserve((void **)&mode->var_kinds, &cap, n + 1, sizeof(hydae_var_kind)))
+        return HYDAE_ERR_NOMEM;
+    cap = mode->cap_vars;
+    if (hy_reserve((void **)&mode->var_start, &cap, n + 1, sizeof(double)))
+        return HYDAE_ERR_NOMEM;
+    cap = mode->cap_vars;
+    if (hy_reserve((void **)&mode->var_slot, &cap, n + 1, sizeof(int)))
+        return HYDAE_ERR_NOMEM;
+    mode->cap_vars = cap;
+    if (!(mode->var_names[n] = hy_strdup(name)))
+        return HYDAE_ERR_NOMEM;
+    mode->var_kinds[n] = kind;
+    mode->var_start[n] = start;
+    mode->var_slot[n] = -1;
+    return mode->n_vars++;
+}
+
+int hydae_mode_add_output(hydae_mode *mode, const char *name)
+{
+    if (!mode || !valid_name(name))
+        return HYDAE_ERR_ARG;
+    hydae_model *m = mode->chart->model;
+    if (m->checked)
+        return HYDAE_ERR_ARG;
+    if (mode_has_name(mode, name)) {
+        HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
+        return HYDAE_ERR_MODEL;
+    }
+    int n = mode->n_outputs, cap = mode->cap_outputs;
+    if (hy_reserve((void **)&mode->output_names, &cap, n + 1, sizeof(char *)))
+        return HYDAE_ERR_NOMEM;
+    cap = mode->cap_outputs;
+    if (hy_reserve((void **)&mode->output_slot, &cap, n + 1, sizeof(int)))
+        return HYDAE_ERR_NOMEM;
+    mode->cap_outputs = cap;
+    if (!(mode->output_names[n] = hy_strdup(name)))
+        return HYDAE_ERR_NOMEM;
+    mode->output_slot[n] = -1;
+    return mode->n_outputs++;
+}
+
+int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
+                            hydae_residual_fn res, void *user)
+{
+    if (!mode || !res || n_equations < 0)
+        return HYDAE_ERR_ARG;
+    mode->residual = res;
+    mode->rhs = NULL;
+    mode->n_equations = n_equations;
+    mode->user = user;
+    return 0;
+}
+
+int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs, void *user)
+{
+    if (!mode || !rhs)
+        return HYDAE_ERR_ARG;
+    mode->rhs = rhs;
+    mode->residual = NULL;
+    mode->n_equations = -2; /* one per variable, fixed by check */
+    mode->user = user;
+    return 0;
+}
+
+int hydae_mode_set_jacobian(hydae_mode *mode, hydae_jacobian_fn jac)
+{
+    if (!mode || !jac)
+        return HYDAE_ERR_ARG;
+    mode->jacobian = jac;
+    return 0;
+}
+
+int hydae_mode_set_guards(hydae_mode *mode, int n_guards, hydae_eval_fn guards)
+{
+    if (!mode || n_guards < 0 || (n_guards > 0 && !guards))
+        return HYDAE_ERR_ARG;
+    mode->n_guards = n_guards;
+    mode->guards = guards;
+    return 0;
+}
+
+int hydae_mode_set_outputs(hydae_mode *mode, hydae_eval_fn outputs)
+{
+    if (!mode || !outputs)
+        return HYDAE_ERR_ARG;
+    mode->outputs = outputs;
+    return 0;
+}
+
+hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
+                                             hydae_mode *from, hydae_mode *to)
+{
+    if (!c)
+        return NULL;
+    if (!valid_name(name) || c->model->checked) {
+        model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a transition needs a non-empty "
+                   "name and an unused model", c->name);
+        return NULL;
+    }
+    if (!from || !to || from->chart != c || to->chart != c) {
+        int bad_from = !from || from->chart != c;
+        const hydae_mode *bad = bad_from ? from : to;
+        HY_MODEL_ERROR(c->model, "transition '%s' of chart '%s': %s mode %s%s%s is not "
+                       "defined in this chart", name, c->name, bad_from ? "source" : "target",
+                       bad ? "'" : "", bad ? bad->name : "(undefined)", bad ? "'" : "");
+        return NULL;
+    }
+    hydae_transition *tr = NULL;
+    if (hy_reserve((void **)&c->transitions, &c->cap_transitions, c->n_transitions + 1,
+                   sizeof(hydae_transition *))
+        || !(tr = calloc(1, sizeof *tr)) || !(tr->name = hy_strdup(name))) {
+        free(tr);
+        model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding transition '%s'", name);
+        return NULL;
+    }
+    tr->chart = c;
+    tr->from = from;
+    tr->to = to;
+    tr->index = c->n_transitions;
+    tr->event_id = -1;
+    c->transitions[c->n_transitions++] = tr;
+    return tr;
+}
+
+static int set_trigger(hydae_transition *tr, hy_trigger_kind kind)
+{
+    if (tr->trigger != HY_TRIGGER_NONE) {
+        HY_MODEL_ERROR(tr->chart->model, "transition '%s' has a trigger already", tr->name);
+        return HYDAE_ERR_MODEL;
+    }
+    tr->trigger = kind;
+    return 0;
+}
+
+int hydae_transition_on_guard(hydae_transition *tr, int guard, hydae_direction dir)
+{
+    if (!tr || guard < 0 || (dir != HYDAE_RISING && dir != HYDAE_FALLING && dir != HYDAE_BOTH))
+        return HYDAE_ERR_ARG;
+    int status = set_trigger(tr, HY_TRIGGER_GUARD);
+    tr->guard = guard;
+    tr->direction = dir;
+    return status;
+}
+
+int hydae_transition_on_time(hydae_transition *tr, double t_event)
+{
+    if (!tr || !isfinite(t_event))
+        return HYDAE_ERR_ARG;
+    int status = set_trigger(tr, HY_TRIGGER_TIME);
+    tr->t_event = t_event;
+    return status;
+}
+
+int hydae_transition_on_sample(hydae_transition *tr, double t_start, double period)
+{
+    if (!tr || !isfinite(t_start) || !(period > 0.0) || !isfinite(period))
+        return HYDAE_ERR_ARG;
+    int status = set_trigger(tr, HY_TRIGGER_SAMPLE);
+    tr->t_start = t_start;
+    tr->period = period;
+    return status;
+}
+
+int hydae_transition_on_event(hydae_transition *tr, const char *event)
+{
+    if (!tr || !valid_name(event))
+        return HYDAE_ERR_ARG;
+    int status = set_trigger(tr, HY_TRIGGER_EVENT);
+    if (status)
+        return status;
+    if (!(tr->event_name = hy_strdup(event)))
+        return HYDAE_ERR_NOMEM;
+    return 0;
+}
+
+int hydae_transition_set_condition(hydae_transition *tr, hydae_condition_fn cond, void *user)
+{
+    if (!tr || !cond)
+        return HYDAE_ERR_ARG;
+    tr->condition = cond;
+    tr->condition_user = user;
+    return 0;
+}
+
+int hydae_transition_set_action(hydae_transition *tr, hydae_action_fn action, void *user)
+{
+    if (!tr || !action)
+        return HYDAE_ERR_ARG;
+    tr->action = action;
+    tr->action_user = user;
+    return 0;
+}
+
+/* ---- validation and layout ---- */
+
+int hy_model_find_slot(const hydae_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_slots; i++)
+        if (strcmp(m->slot_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+int hy_model_find_event(const hydae_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_events; i++)
+        if (strcmp(m->event_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Slot for a mode-level name, adding it if new. -1 on out of memory. */
+static int intern_slot(hydae_model *m, const char *name, int *cap_slots)
+{
+    int slot = hy_model_find_slot(m, name);
+    if (slot >= 0)
+        return slot;
+    if (hy_reserve((void **)&m->slot_names, cap_slots, m->n_slots + 1, sizeof(char *)))
+        return -1;
+    m->slot_names[m->n_slots] = name;
+    return m->n_slots++;
+}
+
+static int check_mode(hydae_model *m, const hydae_mode *mode)
+{
+    const char *chart = mode->chart->name;
+    if (mode->n_equations == -1 && mode->n_vars > 0) {
+        HY_MODEL_ERROR(m, "mode '%s' (chart '%s') has %d unknowns but no equations "
+                       "(set a residual or a right-hand side)", mode->name, chart, mode->n_vars);
+        return HYDAE_ERR_MODEL;
+    }
+    if (mode->n_equations >= 0 && mode->n_equations != mode->n_vars) {
+        HY_MODEL_ERROR(m, "mode '%s' (chart '%s') has %d equations for %d unknowns: "
+                       "the system is %s", mode->name, chart, mode->n_equations,
+                       mode->n_vars,
+                       mode->n_equations < mode->n_vars ? "underdetermined"
+                                                        : "overdetermined");
+        return HYDAE_ERR_MODEL;
+    }
+    if (mode->rhs)
+        for (int i = 0; i < mode->n_vars; i++)
+            if (mode->var_kinds[i] != HYDAE_DIFFERENTIAL) {
+                HY_MODEL_ERROR(m, "mode '%s': variable '%s' is algebraic but the mode is "
+                               "an explicit ODE (use a residual)", mode->name,
+                               mode->var_names[i]);
+                return HYDAE_ERR_MODEL;
+            }
+    if (mode->n_outputs > 0 && !mode->outputs) {
+        HY_MODEL_ERROR(m, "mode '%s' declares outputs ('%s', ...) but no output function",
+                       mode->name, mode->output_names[0]);
+        return HYDAE_ERR_MODEL;
+    }
+    for (int i = 0; i < mode->n_vars; i++)
+        if (find_global(m, mode->var_names[i]) >= 0) {
+            HY_MODEL_ERROR(m, "mode '%s': variable '%s' has the name of a parameter "
+                           "or discrete variable", mode->name, mode->var_names[i]);
+            return HYDAE_ERR_MODEL;
+        }
+    return 0;
+}
+
+static int check_transition(hydae_model *m, const hydae_transition *tr)
+{
+    switch (tr->trigger) {
+    case HY_TRIGGER_NONE:
+        HY_MODEL_ERROR(m, "transition '%s' (%s -> %s) has no trigger", tr->name,
+                       tr->from->name, tr->to->name);
+        return HYDAE_ERR_MODEL;
+    case HY_TRIGGER_GUARD:
+        if (tr->guard >= tr->from->n_guards) {
+            HY_MODEL_ERROR(m, "transition '%s' uses guard %d of mode '%s', which has %d "
+                           "guard%s", tr->name, tr->guard, tr->from->name,
+                           tr->from->n_guards, tr->from->n_guards == 1 ? "" : "s");
+            return HYDAE_ERR_MODEL;
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* A name may be an unknown or output in modes of one chart only: modes of
+** different charts can be active together and would both claim the slot. */
+static int check_slot_owners(hydae_model *m)
+{
+    for (int a = 0; a < m->n_charts; a++)
+        for (int b = a + 1; b < m->n_charts; b++)
+            for (int i = 0; i < m->charts[a]->n_modes; i++)
+                for (int j = 0; j < m->charts[b]->n_modes; j++) {
+                    const hydae_mode *ma = m->charts[a]->modes[i];
+                    const hydae_mode *mb = m->charts[b]->modes[j];
+                    for (int v = 0; v < ma->n_vars; v++)
+                        if (mode_has_name(mb, ma->var_names[v])) {
+                            HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart '%s') and "
+                                           "in mode '%s' (chart '%s'), which can be active "
+                                           "together", ma->var_names[v], ma->name,
+                                           m->charts[a]->name, mb->name, m->charts[b]->name);
+                            return HYDAE_ERR_MODEL;
+                        }
+                }
+    return 0;
+}
+
+int hydae_model_check(hydae_model *m)
+{
+    if (!m)
+        return HYDAE_ERR_ARG;
+    if (m->checked)
+        return 0;
+    if (m->build_error)
+        return m->build_error;
+    if (m->n_charts == 0) {
+        HY_MODEL_ERROR(m, "model '%s' has no statechart", m->name);
+        return HYDAE_ERR_MODEL;
+    }
+    for (int c = 0; c < m->n_charts; c++) {
+        hydae_chart *chart = m->charts[c];
+        if (chart->n_modes == 0) {
+            HY_MODEL_ERROR(m, "chart '%s' has no mode", chart->name);
+            return HYDAE_ERR_MODEL;
+        }
+        for (int i = 0; i < chart->n_modes; i++) {
+            int status = check_mode(m, chart->modes[i]);
+            if (status)
+                return status;
+        }
+        for (int i = 0; i < chart->n_transitions; i++) {
+            int status = check_transition(m, chart->transitions[i]);
+            if (status)
+                return status;
+        }
+    }
+    int status = check_slot_owners(m);
+    if (status)
+        return status;
+
+    /* Slots: globals first, then every mode name in order of declaration. */
+    int cap_slots = 0;
+    m->n_slots = 0;
+    for (int i = 0; i < m->n_globals; i++)
+        if (intern_slot(m, m->global_names[i], &cap_slots) < 0)
+            return HYDAE_ERR_NOMEM;
+    for (int c = 0; c < m->n_charts; c++)
+        for (int i = 0; i < m->charts[c]->n_modes; i++) {
+            hydae_mode *mode = m->charts[c]->modes[i];
+            if (mode->n_equations == -2)
+                mode->n_equations = mode->n_vars;
+            for (int v = 0; v < mode->n_vars; v++)
+                if ((mode->var_slot[v] = intern_slot(m, mode->var_names[v], &cap_slots)) < 0)
+                    return HYDAE_ERR_NOMEM;
+            for (int o = 0; o < mode->n_outputs; o++)
+                if ((mode->output_slot[o] = intern_slot(m, mode->output_names[o], &cap_slots)) < 0)
+                    return HYDAE_ERR_NOMEM;
+        }
+    /* Columns: discrete variables, then all mode names. */
+    m->column_slot = malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
+    if (!m->column_slot)
+        return HYDAE_ERR_NOMEM;
+    m->n_columns = 0;
+    for (int i = 0; i < m->n_slots; i++)
+        if (i >= m->n_globals || m->global_is_discrete[i])
+            m->column_slot[m->n_columns++] = i;
+    /* Named events. */
+    int cap_events = 0;
+    for (int c = 0; c < m->n_charts; c++)
+        for (int i = 0; i < m->charts[c]->n_transitions; i++) {
+            hydae_transition *tr = m->charts[c]->transitions[i];
+            if (tr->trigger != HY_TRIGGER_EVENT)
+                continue;
+            tr->event_id = hy_model_find_event(m, tr->event_name);
+            if (tr->event_id < 0) {
+                if (hy_reserve((void **)&m->event_names, &cap_events, m->n_events + 1,
+                               sizeof(char *)))
+                    return HYDAE_ERR_NOMEM;
+                m->event_names[m->n_events] = tr->event_name;
+                tr->event_id = m->n_events++;
+            }
+        }
+    m->checked = 1;
+    return 0;
+}
+
+int hydae_model_n_columns(const hydae_model *m)
+{
+    return m && m->checked ? m->n_columns : 0;
+}
+
+const char *hydae_model_column_name(const hydae_model *m, int column)
+{
+    if (!m || !m->checked || column < 0 || column >= m->n_columns)
+        return NULL;
+    return m->slot_names[m->column_slot[column]];
+}

@@ -1,0 +1,102 @@
+/*
+** The model: statecharts, modes, transitions, and the value store layout
+** that maps every name to one slot. Internal to the library.
+**
+** Store layout (built by hydae_model_check): slots [0, n_globals) hold the
+** parameters and discrete variables (this prefix is the p array passed to
+** every mode function); slots [n_globals, n_slots) hold every distinct
+** name that is a variable or an output of some mode. Mapping values from an
+** old mode to a new one "by name" is reading and writing the same slot.
+*/
+#ifndef HY_MODEL_H
+#define HY_MODEL_H
+
+#include "hydae.h"
+
+typedef enum hy_trigger_kind {
+    HY_TRIGGER_NONE,
+    HY_TRIGGER_GUARD,
+    HY_TRIGGER_TIME,
+    HY_TRIGGER_SAMPLE,
+    HY_TRIGGER_EVENT
+} hy_trigger_kind;
+
+struct hydae_transition {
+    char *name;
+    hydae_chart *chart;
+    hydae_mode *from, *to;
+    int index;                  /* in its chart */
+    hy_trigger_kind trigger;
+    int guard;                  /* HY_TRIGGER_GUARD: guard of `from` */
+    hydae_direction direction;
+    double t_event;             /* HY_TRIGGER_TIME */
+    double t_start, period;     /* HY_TRIGGER_SAMPLE */
+    char *event_name;           /* HY_TRIGGER_EVENT */
+    int event_id;               /* interned by check */
+    hydae_condition_fn condition;
+    void *condition_user;
+    hydae_action_fn action;
+    void *action_user;
+};
+
+struct hydae_mode {
+    char *name;
+    hydae_chart *chart;
+    int index;                  /* in its chart */
+    int n_vars, cap_vars;
+    char **var_names;
+    hydae_var_kind *var_kinds;
+    double *var_start;
+    int *var_slot;              /* store slot of each variable (by check) */
+    int n_outputs, cap_outputs;
+    char **output_names;
+    int *output_slot;
+    int n_equations;            /* -1 until a residual or rhs is set */
+    hydae_residual_fn residual;
+    hydae_rhs_fn rhs;
+    hydae_jacobian_fn jacobian;
+    void *user;
+    int n_guards;
+    hydae_eval_fn guards;
+    hydae_eval_fn outputs;
+};
+
+struct hydae_chart {
+    char *name;
+    hydae_model *model;
+    int index;
+    int n_modes, cap_modes;
+    hydae_mode **modes;
+    hydae_mode *initial;
+    int n_transitions, cap_transitions;
+    hydae_transition **transitions;
+};
+
+struct hydae_model {
+    char *name;
+    char errmsg[1024];
+    int build_error;            /* first construction error, sticky */
+    int n_globals, cap_globals;
+    char **global_names;
+    double *global_values;
+    unsigned char *global_is_discrete;
+    int n_charts, cap_charts;
+    hydae_chart **charts;
+    /* Built by hydae_model_check. */
+    int checked;
+    int n_slots;
+    const char **slot_names;    /* borrowed from globals and modes */
+    int n_columns;
+    int *column_slot;           /* result column -> slot */
+    int n_events;
+    const char **event_names;   /* borrowed from transitions */
+};
+
+/* Slot of a name, or -1. Valid after a successful check. */
+int hy_model_find_slot(const hydae_model *m, const char *name);
+/* Id of a named event, or -1. */
+int hy_model_find_event(const hydae_model *m, const char *name);
+/* 1 if `name` is a variable of mode (sets *var_index), else 0. */
+int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+** The discrete phase (Enge-Rosenblatt et al., sec. 4.2, Fig. 6): time is
+** frozen; one update fires, in every chart in declaration order, the first
+** transition of its active mode whose trigger is among the active events
+** and whose condition holds. Events raised by actions are collected as
+** waiting events; while any are waiting they become the active events of
+** another update. The number of updates is bounded by the cascade limit,
+** beyond which the run stops with the transitions that kept firing.
+**
+** Actions read and write values by name through the value store, so
+** mapping the old mode's values onto the new mode is reading the same slot.
+*/
+#include "sim.h"
+
+#include <math.h>
+#include <string.h>
+
+double hydae_action_time(const hydae_action *a)
+{
+    return a ? a->t : NAN;
+}
+
+double hydae_get(const hydae_action *a, const char *name)
+{
+    if (!a || !name)
+        return NAN;
+    int slot = hy_model_find_slot(a->sim->model, name);
+    return slot < 0 ? NAN : a->sim->store[slot];
+}
+
+static int action_error(hydae_action *a, int status, const char *what, const char *name)
+{
+    const hydae_transition *tr = a->tr;
+    hy_sim_fail(a->sim, "transition '%s' (%s -> %s) at t = %.17g: %s '%s'", tr->name,
+                tr->from->name, tr->to->name, a->t, what, name ? name : "(null)");
+    if (a->status == 0)
+        a->status = status;
+    return status;
+}
+
+int hydae_set(hydae_action *a, const char *name, double value)
+{
+    if (!a)
+        return HYDAE_ERR_ARG;
+    if (!name)
+        return action_error(a, HYDAE_ERR_ACTION, "cannot set", name);
+    const hydae_model *m = a->sim->model;
+    int slot = hy_model_find_slot(m, name);
+    int is_global = slot >= 0 && slot < m->n_globals;
+    if (!is_global && !hy_mode_find_var(a->tr->to, name, NULL)) {
+        char what[200];
+        hy_format(what, sizeof what, "cannot set a name that is neither a variable of mode "
+                  "'%s' nor a parameter or discrete variable:", a->tr->to->name);
+        return action_error(a, HYDAE_ERR_ACTION, what, name);
+    }
+    if (!isfinite(value))
+        return action_error(a, HYDAE_ERR_ACTION, "a value that is not finite was set for",
+                            name);
+    a->sim->store[slot] = value;
+    return 0;
+}
+
+int hydae_raise(hydae_action *a, const char *event)
+{
+    if (!a)
+        return HYDAE_ERR_ARG;
+    int id = event ? hy_model_find_event(a->sim->model, event) : -1;
+    if (id < 0)
+        return action_error(a, HYDAE_ERR_ACTION, "no transition listens to the raised event",
+                            event);
+    a->sim->event_waiting[id] = 1;
+    return 0;
+}
+
+/* Is transition tr (from the active mode of its chart) triggered? */
+static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, double t)
+{
+    switch (tr->trigger) {
+    case HY_TRIGGER_GUARD: {
+        if (round > 0)
+            return 0;
+        int dir = s->g_crossed[s->guard_offset[tr->chart->index] + tr->guard];
+        return dir != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == dir);
+    }
+    case HY_TRIGGER_TIME:
+    case HY_TRIGGER_SAMPLE:
+        return round == 0 && hy_time_event_due(tr, t);
+    case HY_TRIGGER_EVENT:
+        return s->event_active[tr->event_id];
+    default:
+        return 0;
+    }
+}
+
+static int log_fired(hydae_sim *s, const hydae_transition *tr)
+{
+    if (hy_reserve((void **)&s->fired_log, &s->cap_fired_log, s->n_fired_log + 1,
+                   sizeof(hydae_transition *)))
+        return HYDAE_ERR_NOMEM;
+    s->fired_log[s->n_fired_log++] = tr;
+    return 0;
+}
+
+static int cascade_failure(hydae_sim *s, double t, int first_of_last_round)
+{
+    char cycle[640] = "";
+    size_t used = 0;
+    for (int i = first_of_last_round; i < s->n_fired_log && used < sizeof cycle - 1; i++) {
+        const hydae_transition *tr = s->fired_log[i];
+        int written = snprintf(cycle + used, sizeof cycle - used, "%s'%s' (%s -> %s)",
+                               i > first_of_last_round ? ", " : "", tr->name, tr->from->name,
+                               tr->to->name);
+        if (written < 0)
+            break;
+        used += (size_t)written;
+    }
+    hy_sim_fail(s, "event cascade limit (%d updates) reached at t = %.17g: the transitions "
+                "%s keep raising events for each other", s->cascade_limit, t, cycle);
+    return HYDAE_ERR_CASCADE;
+}
+
+int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
+{
+    const hydae_model *m = s->model;
+    size_t n_event_bytes = (size_t)(m->n_events > 0 ? m->n_events : 1);
+    memset(s->event_active, 0, n_event_bytes);
+    memset(s->event_waiting, 0, n_event_bytes);
+    s->n_fired_log = 0;
+    *n_fired = 0;
+    for (int round = 0;; round++) {
+        int first_of_round = s->n_fired_log;
+        for (int c = 0; c < m->n_charts; c++) {
+            const hydae_chart *chart = m->charts[c];
+            const hydae_mode *mode = s->active[c];
+            for (int i = 0; i < chart->n_transitions; i++) {
+                const hydae_transition *tr = chart->transitions[i];
+                if (tr->from != mode || !triggered(s, tr, round, t))
+                    continue;
+                hydae_action ctx = { s, tr, t, 0 };
+                if (tr->condition) {
+                    int holds = tr->condition(&ctx, tr->condition_user);
+                    if (ctx.status)
+                        return ctx.status;
+                    if (!holds)
+                        continue;
+                }
+                if (tr->action) {
+                    int status = tr->action(&ctx, tr->action_user);
+                    if (ctx.status)
+                        return ctx.status;
+                    if (status < 0) {
+                        hy_sim_fail(s, "transition '%s' (%s -> %s) at t = %.17g: the action "
+                                    "returned %d", tr->name, tr->from->name, tr->to->name, t,
+                                    status);
+                        return HYDAE_ERR_ACTION;
+                    }
+                }
+                s->active[c] = tr->to;
+                s->stats.n_transitions++;
+                (*n_fired)++;
+                if (log_fired(s, tr))
+                    return HYDAE_ERR_NOMEM;
+                break; /* one transition per chart per update */
+            }
+        }
+        int any_waiting = 0;
+        for (int e = 0; e < m->n_events; e++) {
+            s->event_active[e] = s->event_waiting[e];
+            any_waiting |= s->event_waiting[e];
+            s->event_waiting[e] = 0;
+        }
+        if (!any_waiting)
+            return 0;
+        if (round + 1 >= s->cascade_limit)
+            return cascade_failure(s, t, first_of_round);
+    }
+}

@@ -1,0 +1,272 @@
+/*
+** Event variables (guards) and time events.
+**
+** A guard triggers on a sign change in its direction between the start and
+** the end of an accepted step; the crossing is then located on the step's
+** dense output by the Illinois variant of regula falsi (Dahlquist & Bjorck,
+** Numerical Methods, 1974, sec. 6.2.2) to a bracket of width
+** 1e-12 * max(1, |t|), and the event time is the bracket's right end, where
+** the condition holds. The earliest crossing wins; guards whose crossing
+** lies within the tolerance of it fire together.
+**
+** Arming: right after a (re)start a guard often sits at zero up to
+** round-off (r - L when the thread has just gone slack, h := 0 after a
+** bounce), and its sign there is noise. So a guard arms only once its value
+** leaves the band |g| <= 10 atol; from then on it follows its sign. A guard
+** that is zero, or nearly, right after a reset therefore does not fire
+** again. (Guards are assumed scaled like the unknowns, as atol is.)
+*/
+#include "sim.h"
+
+#include <math.h>
+#include <string.h>
+
+int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
+{
+    if (s->n == 0)
+        return 0;
+    if (!s->integ_started || t == s->t) {
+        if (y != s->y)
+            memcpy(y, s->y, sizeof(double) * (size_t)s->n);
+        if (yp != s->yp)
+            memcpy(yp, s->yp, sizeof(double) * (size_t)s->n);
+        return 0;
+    }
+    int code = s->method->dense(s->integ, t, y, yp);
+    if (code) {
+        hy_sim_fail(s, "dense output failed at t = %.17g (status %d)", t, code);
+        return HYDAE_ERR_ARG;
+    }
+    return 0;
+}
+
+int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, double *g)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        if (mode->n_guards == 0)
+            continue;
+        int off = s->var_offset[c], goff = s->guard_offset[c];
+        int status = mode->guards(t, y + off, yp + off, s->store, g + goff, mode->user);
+        for (int k = 0; status == 0 && k < mode->n_guards; k++)
+            if (isnan(g[goff + k]))
+                status = -1;
+        if (status != 0) {
+            hy_sim_fail(s, "guard evaluation of mode '%s' failed at t = %.17g%s", mode->name,
+                        t, status == -1 ? " (a guard is NaN)" : "");
+            return HYDAE_ERR_GUARD;
+        }
+    }
+    return 0;
+}
+
+static signed char sign_of(double v)
+{
+    return v > 0.0 ? 1 : (v < 0.0 ? -1 : 0);
+}
+
+/* Half-width of the band around zero inside which a guard does not arm. */
+static double arming_band(const hydae_sim *s)
+{
+    return 10.0 * s->atol;
+}
+
+int hy_guards_arm(hydae_sim *s)
+{
+    if (s->n_guards == 0)
+        return 0;
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
+    if (status)
+        return status;
+    double band = arming_band(s);
+    for (int k = 0; k < s->n_guards; k++)
+        s->g_sign[k] = fabs(s->g_start[k]) > band ? sign_of(s->g_start[k]) : 0;
+    return 0;
+}
+
+/* Direction of a crossing of guard k whose value is now g (0 if none). */
+static int crossing(const hydae_sim *s, int k, double g)
+{
+    if (s->g_sign[k] < 0 && g >= 0.0)
+        return 1;
+    if (s->g_sign[k] > 0 && g <= 0.0)
+        return -1;
+    return 0;
+}
+
+/* Does a transition of the active mode listen to guard k crossing in dir? */
+static int crossing_is_relevant(const hydae_sim *s, int k, int dir)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        int goff = s->guard_offset[c];
+        const hydae_mode *mode = s->active[c];
+        if (k < goff || k >= goff + mode->n_guards)
+            continue;
+        const hydae_chart *chart = mode->chart;
+        for (int i = 0; i < chart->n_transitions; i++) {
+            const hydae_transition *tr = chart->transitions[i];
+            if (tr->from == mode && tr->trigger == HY_TRIGGER_GUARD && tr->guard == k - goff
+                && (tr->direction == HYDAE_BOTH || (int)tr->direction == dir))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static int guards_at(hydae_sim *s, double t, double *g)
+{
+    int status = hy_interpolate(s, t, s->y_work, s->yp_work);
+    if (status)
+        return status;
+    return hy_guards_eval(s, t, s->y_work, s->yp_work, g);
+}
+
+/* Illinois iteration on guard k over [t_lo, t_hi]; returns the right end
+** of the final bracket (where the guard has crossed) in *t_root. */
+static int locate_one(hydae_sim *s, int k, int dir, double t_lo, double g_lo, double t_hi,
+                      double g_hi, double *t_root)
+{
+    int side = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        double width = t_hi - t_lo;
+        double tol = hy_time_tol(t_hi);
+        if (width <= tol)
+            break;
+        double t_mid;
+        if (g_hi != g_lo)
+            t_mid = t_hi - g_hi * width / (g_hi - g_lo);
+        else
+            t_mid = t_lo + 0.5 * width;
+        /* Keep the trial strictly inside, at least tol/2 from either end. */
+        double margin = 0.5 * tol;
+        if (!(t_mid > t_lo + margin))
+            t_mid = t_lo + margin;
+        if (!(t_mid < t_hi - margin))
+            t_mid = t_hi - margin;
+        int status = guards_at(s, t_mid, s->g_work);
+        if (status)
+            return status;
+        double g_mid = s->g_work[k];
+        int crossed = dir > 0 ? g_mid >= 0.0 : g_mid <= 0.0;
+        if (crossed) {
+            t_hi = t_mid;
+            g_hi = g_mid;
+            if (side == -1)
+                g_lo *= 0.5;
+            side = -1;
+        } else {
+            t_lo = t_mid;
+            g_lo = g_mid;
+            if (side == 1)
+                g_hi *= 0.5;
+            side = 1;
+        }
+    }
+    *t_root = t_hi;
+    return 0;
+}
+
+int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
+{
+    if (s->n_guards == 0)
+        return 0;
+    int status = guards_at(s, t_new, s->g_end);
+    if (status)
+        return status;
+    double t_first = INFINITY;
+    int any = 0;
+    double *roots = s->g_root;
+    for (int k = 0; k < s->n_guards; k++) {
+        int dir = crossing(s, k, s->g_end[k]);
+        roots[k] = INFINITY;
+        if (dir == 0 || !crossing_is_relevant(s, k, dir))
+            continue;
+        double t_root;
+        status = locate_one(s, k, dir, s->t, s->g_start[k], t_new, s->g_end[k], &t_root);
+        if (status)
+            return status;
+        roots[k] = t_root;
+        if (t_root < t_first)
+            t_first = t_root;
+        any = 1;
+    }
+    if (!any)
+        return 0;
+    /* Which guards have crossed by t_first (or within tolerance of it). */
+    status = guards_at(s, t_first, s->g_work);
+    if (status)
+        return status;
+    double tol = hy_time_tol(t_first);
+    for (int k = 0; k < s->n_guards; k++) {
+        int dir = crossing(s, k, s->g_work[k]);
+        if (dir == 0 && roots[k] <= t_first + tol)
+            dir = crossing(s, k, s->g_end[k]);
+        s->g_crossed[k] = (signed char)(dir != 0 && crossing_is_relevant(s, k, dir) ? dir : 0);
+    }
+    *t_event = t_first;
+    return 1;
+}
+
+void hy_guards_advance(hydae_sim *s)
+{
+    double band = arming_band(s);
+    for (int k = 0; k < s->n_guards; k++) {
+        s->g_start[k] = s->g_end[k];
+        signed char sg = sign_of(s->g_end[k]);
+        /* An armed guard follows its sign; an unarmed one arms outside the band. */
+        if (sg != 0 && (s->g_sign[k] != 0 || fabs(s->g_end[k]) > band))
+            s->g_sign[k] = sg;
+    }
+}
+
+/* ---- time events ---- */
+
+/* The first tick of a sample clock strictly after t (+ tolerance). */
+static double next_tick(const hydae_transition *tr, double t)
+{
+    double tol = hy_time_tol(t);
+    if (tr->t_start > t + tol)
+        return tr->t_start;
+    double k = floor((t - tr->t_start) / tr->period);
+    double tick = tr->t_start + k * tr->period;
+    while (tick <= t + tol)
+        tick = tr->t_start + (++k) * tr->period;
+    return tick;
+}
+
+int hy_time_event_due(const hydae_transition *tr, double t)
+{
+    double tol = hy_time_tol(t);
+    if (tr->trigger == HY_TRIGGER_TIME)
+        return fabs(t - tr->t_event) <= tol;
+    if (tr->trigger == HY_TRIGGER_SAMPLE) {
+        if (t < tr->t_start - tol)
+            return 0;
+        double k = nearbyint((t - tr->t_start) / tr->period);
+        return fabs(tr->t_start + k * tr->period - t) <= tol;
+    }
+    return 0;
+}
+
+double hy_next_time_event(const hydae_sim *s, double t)
+{
+    double t_next = s->t_end;
+    double tol = hy_time_tol(t);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        const hydae_chart *chart = mode->chart;
+        for (int i = 0; i < chart->n_transitions; i++) {
+            const hydae_transition *tr = chart->transitions[i];
+            if (tr->from != mode)
+                continue;
+            double te = INFINITY;
+            if (tr->trigger == HY_TRIGGER_TIME && tr->t_event > t + tol)
+                te = tr->t_event;
+            else if (tr->trigger == HY_TRIGGER_SAMPLE)
+                te = next_tick(tr, t);
+            if (te < t_next)
+                t_next = te;
+        }
+    }
+    return t_next;
+}

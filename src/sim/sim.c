@@ -1,0 +1,905 @@
+/*
+** The hybrid loop (Enge-Rosenblatt, Bastian, Clauss, Schwarz, "Numerical
+** simulation of continuous systems with structural dynamics", sec. 4,
+** Figs. 5-7): a discrete phase at frozen time fires transitions until no
+** event is waiting; a continuous phase builds the active configuration's
+** DAE, finds consistent initial values, and integrates it, checking the
+** guards after every accepted step and locating the first crossing on the
+** step's dense output, so that no step is ever accepted past an event.
+*/
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "sim.h"
+
+#include "io/csv.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- creation and settings ---- */
+
+hydae_sim *hydae_sim_create(hydae_model *m, int *status)
+{
+    int st = m ? hydae_model_check(m) : HYDAE_ERR_ARG;
+    if (status)
+        *status = st;
+    if (st)
+        return NULL;
+    hydae_sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (status)
+            *status = HYDAE_ERR_NOMEM;
+        return NULL;
+    }
+    s->model = m;
+    s->method = &hy_dstiff;
+    s->t0 = 0.0;
+    s->t_end = 10.0;
+    s->dt_out = 0.0;
+    s->rtol = 1e-6;
+    s->atol = 1e-8;
+    s->h_max = INFINITY;
+    s->max_order = 5;
+    s->cascade_limit = 100;
+    s->max_steps = 1000000;
+    int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
+    int n_cols = m->n_columns > 0 ? m->n_columns : 1;
+    int n_events = m->n_events > 0 ? m->n_events : 1;
+    s->store = malloc(sizeof(double) * (size_t)n_slots);
+    s->active = calloc((size_t)n_charts, sizeof(hydae_mode *));
+    s->var_offset = calloc((size_t)n_charts + 1, sizeof(int));
+    s->guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
+    s->row = malloc(sizeof(double) * (size_t)n_cols);
+    s->row_left = malloc(sizeof(double) * (size_t)n_cols);
+    s->event_active = calloc((size_t)n_events, 1);
+    s->event_waiting = calloc((size_t)n_events, 1);
+    if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
+        || !s->row_left || !s->event_active || !s->event_waiting) {
+        hydae_sim_free(s);
+        if (status)
+            *status = HYDAE_ERR_NOMEM;
+        return NULL;
+    }
+    return s;
+}
+
+static void free_run_arrays(hydae_sim *s)
+{
+    free(s->y);
+    free(s->yp);
+    free(s->y_work);
+    free(s->yp_work);
+    free(s->is_algebraic);
+    free(s->res_work);
+    free(s->init_matrix);
+    free(s->init_pivot);
+    free(s->init_work);
+    free(s->g_start);
+    free(s->g_end);
+    free(s->g_work);
+    free(s->g_root);
+    free(s->g_sign);
+    free(s->g_crossed);
+    s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
+    s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
+    s->is_algebraic = NULL;
+    s->init_pivot = NULL;
+    s->g_sign = s->g_crossed = NULL;
+    s->cap_n = s->cap_guards = 0;
+}
+
+void hydae_sim_free(hydae_sim *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_sinks; i++)
+        if (s->sinks[i].release)
+            s->sinks[i].release(s->sinks[i].user);
+    free(s->sinks);
+    if (s->integ)
+        s->method->destroy(s->integ);
+    free_run_arrays(s);
+    free(s->jac_block);
+    free(s->out_work);
+    free(s->store);
+    free(s->active);
+    free(s->var_offset);
+    free(s->guard_offset);
+    free(s->row);
+    free(s->row_left);
+    free(s->event_active);
+    free(s->event_waiting);
+    free(s->fired_log);
+    free(s);
+}
+
+const char *hydae_sim_errmsg(const hydae_sim *s)
+{
+    return s ? s->errmsg : "no simulation";
+}
+
+void hy_sim_fail(hydae_sim *s, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, args);
+    va_end(args);
+}
+
+#define HY_SETTING_ERROR(s, ...) (hy_sim_fail((s), __VA_ARGS__), HYDAE_ERR_ARG)
+
+int hydae_sim_set_time(hydae_sim *s, double t0, double t_end)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!isfinite(t0) || !isfinite(t_end) || !(t_end > t0))
+        return HY_SETTING_ERROR(s, "t_end (%g) must be finite and greater than t0 (%g)",
+                                t_end, t0);
+    s->t0 = t0;
+    s->t_end = t_end;
+    return 0;
+}
+
+int hydae_sim_set_output_interval(hydae_sim *s, double dt)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(dt > 0.0) || !isfinite(dt))
+        return HY_SETTING_ERROR(s, "output interval (%g) must be positive and finite", dt);
+    s->dt_out = dt;
+    return 0;
+}
+
+int hydae_sim_set_tolerances(hydae_sim *s, double rtol, double atol)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(rtol > 0.0) || !(rtol < 1.0))
+        return HY_SETTING_ERROR(s, "rtol (%g) must be in (0, 1)", rtol);
+    if (!(atol > 0.0) || !isfinite(atol))
+        return HY_SETTING_ERROR(s, "atol (%g) must be positive and finite", atol);
+    s->rtol = rtol;
+    s->atol = atol;
+    return 0;
+}
+
+int hydae_sim_set_step_limits(hydae_sim *s, double h_min, double h_max, double h0)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(h_min >= 0.0) || !isfinite(h_min))
+        return HY_SETTING_ERROR(s, "h_min (%g) must be >= 0 and finite", h_min);
+    if (!(h_max > 0.0))
+        return HY_SETTING_ERROR(s, "h_max (%g) must be positive", h_max);
+    if (!(h_max >= h_min))
+        return HY_SETTING_ERROR(s, "h_max (%g) must not be below h_min (%g)", h_max, h_min);
+    if (!(h0 >= 0.0) || !isfinite(h0))
+        return HY_SETTING_ERROR(s, "h0 (%g) must be >= 0 (0: automatic)", h0);
+    s->h_min = h_min;
+    s->h_max = h_max;
+    s->h0 = h0;
+    return 0;
+}
+
+int hydae_sim_set_max_order(hydae_sim *s, int max_order)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (max_order < 1 || max_order > 5)
+        return HY_SETTING_ERROR(s, "max_order (%d) must be 1 to 5", max_order);
+    s->max_order = max_order;
+    return 0;
+}
+
+int hydae_sim_set_cascade_limit(hydae_sim *s, int limit)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (limit < 1)
+        return HY_SETTING_ERROR(s, "cascade limit (%d) must be at least 1", limit);
+    s->cascade_limit = limit;
+    return 0;
+}
+
+static int add_sink(hydae_sim *s, const hy_sink *sink)
+{
+    if (hy_reserve((void **)&s->sinks, &s->cap_sinks, s->n_sinks + 1, sizeof(hy_sink)))
+        return HYDAE_ERR_NOMEM;
+    s->sinks[s->n_sinks++] = *sink;
+    return 0;
+}
+
+int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
+{
+    if (!s || !fn)
+        return HYDAE_ERR_ARG;
+    hy_sink sink = { NULL, fn, NULL, NULL, user };
+    return add_sink(s, &sink);
+}
+
+int hydae_sim_add_csv(hydae_sim *s, FILE *out)
+{
+    if (!s || !out)
+        return HYDAE_ERR_ARG;
+    hy_csv *csv = hy_csv_create(out);
+    if (!csv)
+        return HYDAE_ERR_NOMEM;
+    hy_sink sink = { hy_csv_begin, hy_csv_row, hy_csv_finish, hy_csv_release, csv };
+    int status = add_sink(s, &sink);
+    if (status)
+        hy_csv_release(csv);
+    return status;
+}
+
+double hydae_sim_time(const hydae_sim *s)
+{
+    return s ? s->t : NAN;
+}
+
+const char *hydae_sim_mode_name(const hydae_sim *s, int chart)
+{
+    if (!s || chart < 0 || chart >= s->model->n_charts || !s->active[chart])
+        return NULL;
+    return s->active[chart]->name;
+}
+
+/* ---- the configuration's DAE ---- */
+
+double hy_time_tol(double t)
+{
+    return 1e-12 * fmax(1.0, fabs(t));
+}
+
+const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode)
+{
+    const hydae_model *m = s->model;
+    for (int c = 0; c < m->n_charts; c++) {
+        int off = s->var_offset[c];
+        if (i >= off && i < off + s->active[c]->n_vars) {
+            if (mode)
+                *mode = s->active[c];
+            return s->active[c]->var_names[i - off];
+        }
+    }
+    if (mode)
+        *mode = NULL;
+    return "?";
+}
+
+int hy_config_residual(double t, const double *y, const double *yp, double *res, void *ctx)
+{
+    hydae_sim *s = ctx;
+    const double *p = s->store;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        int off = s->var_offset[c], n_vars = mode->n_vars;
+        if (n_vars == 0)
+            continue;
+        int status;
+        if (mode->residual) {
+            status = mode->residual(t, y + off, yp + off, p, res + off, mode->user);
+        } else {
+            status = mode->rhs(t, y + off, p, res + off, mode->user);
+            for (int i = 0; i < n_vars; i++)
+                res[off + i] = yp[off + i] - res[off + i];
+        }
+        if (status != 0) {
+            s->bad_chart = c;
+            s->bad_equation = -1;
+            s->bad_t = t;
+            s->bad_is_nan = 0;
+            return status;
+        }
+        for (int i = 0; i < n_vars; i++)
+            if (!isfinite(res[off + i])) {
+                s->bad_chart = c;
+                s->bad_equation = i;
+                s->bad_t = t;
+                s->bad_is_nan = 1;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* Block-diagonal Jacobian from the modes' own Jacobians (only used when
+** every active mode with unknowns has one). */
+static int config_jacobian(double t, double cj, const double *y, const double *yp,
+                           double *jac, void *ctx)
+{
+    hydae_sim *s = ctx;
+    int n = s->n;
+    memset(jac, 0, sizeof(double) * (size_t)n * (size_t)n);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        int off = s->var_offset[c], nb = mode->n_vars;
+        if (nb == 0)
+            continue;
+        double *block = s->jac_block;
+        int status = mode->jacobian(t, cj, y + off, yp + off, s->store, block, mode->user);
+        if (status != 0)
+            return status;
+        for (int j = 0; j < nb; j++)
+            for (int i = 0; i < nb; i++) {
+                double v = block[i + j * nb];
+                if (mode->rhs) /* d(y' - f)/dy + cj I */
+                    v = (i == j ? cj : 0.0) - v;
+                jac[(off + i) + (long)(off + j) * n] = v;
+            }
+    }
+    return 0;
+}
+
+static int all_modes_have_jacobian(const hydae_sim *s)
+{
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->active[c]->n_vars > 0 && !s->active[c]->jacobian)
+            return 0;
+    return 1;
+}
+
+static int grow_doubles(double **p, int n)
+{
+    double *grown = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!grown)
+        return -1;
+    *p = grown;
+    return 0;
+}
+
+/* Size the work arrays for the current configuration. */
+static int reserve_config(hydae_sim *s)
+{
+    int n = s->n, ng = s->n_guards;
+    if (n > s->cap_n) {
+        double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work };
+        for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+            if (grow_doubles(vecs[i], n))
+                return HYDAE_ERR_NOMEM;
+        if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 3 * n))
+            return HYDAE_ERR_NOMEM;
+        int *pivot = realloc(s->init_pivot, sizeof(int) * (size_t)n);
+        unsigned char *alg = realloc(s->is_algebraic, (size_t)n);
+        if (pivot)
+            s->init_pivot = pivot;
+        if (alg)
+            s->is_algebraic = alg;
+        if (!pivot || !alg)
+            return HYDAE_ERR_NOMEM;
+        s->cap_n = n;
+    }
+    if (ng > s->cap_guards) {
+        if (grow_doubles(&s->g_start, ng) || grow_doubles(&s->g_end, ng)
+            || grow_doubles(&s->g_work, ng) || grow_doubles(&s->g_root, ng))
+            return HYDAE_ERR_NOMEM;
+        signed char *sign = realloc(s->g_sign, (size_t)ng);
+        if (sign)
+            s->g_sign = sign;
+        signed char *crossed = realloc(s->g_crossed, (size_t)ng);
+        if (crossed)
+            s->g_crossed = crossed;
+        if (!sign || !crossed)
+            return HYDAE_ERR_NOMEM;
+        s->cap_guards = ng;
+    }
+    int max_block = 0, max_out = 0;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        if (s->active[c]->n_vars > max_block)
+            max_block = s->active[c]->n_vars;
+        if (s->active[c]->n_outputs > max_out)
+            max_out = s->active[c]->n_outputs;
+    }
+    if (max_block * max_block > s->cap_jac_block) {
+        if (grow_doubles(&s->jac_block, max_block * max_block))
+            return HYDAE_ERR_NOMEM;
+        s->cap_jac_block = max_block * max_block;
+    }
+    if (max_out > s->cap_out_work) {
+        if (grow_doubles(&s->out_work, max_out))
+            return HYDAE_ERR_NOMEM;
+        s->cap_out_work = max_out;
+    }
+    return 0;
+}
+
+/* Lay out the active configuration and load y from the store by name (a
+** variable with no value there takes its start value). Slots of names that
+** are not in the configuration are cleared to NaN afterwards. */
+static int build_config(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    int n = 0, ng = 0;
+    for (int c = 0; c < m->n_charts; c++) {
+        s->var_offset[c] = n;
+        s->guard_offset[c] = ng;
+        n += s->active[c]->n_vars;
+        ng += s->active[c]->n_guards;
+    }
+    s->var_offset[m->n_charts] = n;
+    s->guard_offset[m->n_charts] = ng;
+    s->n = n;
+    s->n_guards = ng;
+    int status = reserve_config(s);
+    if (status)
+        return status;
+    for (int c = 0; c < m->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        for (int i = 0; i < mode->n_vars; i++) {
+            double v = s->store[mode->var_slot[i]];
+            s->y[s->var_offset[c] + i] = isnan(v) ? mode->var_start[i] : v;
+            s->yp[s->var_offset[c] + i] = 0.0;
+            s->is_algebraic[s->var_offset[c] + i] = mode->var_kinds[i] == HYDAE_ALGEBRAIC;
+        }
+    }
+    for (int i = m->n_globals; i < m->n_slots; i++)
+        s->store[i] = NAN;
+    return 0;
+}
+
+int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
+{
+    const hydae_model *m = s->model;
+    for (int c = 0; c < m->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        int off = s->var_offset[c];
+        for (int i = 0; i < mode->n_vars; i++)
+            s->store[mode->var_slot[i]] = y[off + i];
+        if (mode->n_outputs == 0)
+            continue;
+        int status = mode->outputs(t, y + off, yp + off, s->store, s->out_work, mode->user);
+        if (status < 0) {
+            hy_sim_fail(s, "output equations of mode '%s' failed (status %d) at t = %.17g",
+                        mode->name, status, t);
+            return HYDAE_ERR_CALLBACK;
+        }
+        for (int o = 0; o < mode->n_outputs; o++)
+            s->store[mode->output_slot[o]] = s->out_work[o];
+    }
+    return 0;
+}
+
+/* ---- result rows ---- */
+
+static void gather_row(const hydae_sim *s, double *row)
+{
+    const hydae_model *m = s->model;
+    for (int c = 0; c < m->n_columns; c++)
+        row[c] = s->store[m->column_slot[c]];
+}
+
+static int send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row)
+{
+    for (int i = 0; i < s->n_sinks; i++)
+        if (s->sinks[i].row(s->sinks[i].user, kind, t, row) != 0) {
+            hy_sim_fail(s, "a result sink stopped the run at t = %.17g", t);
+            return HYDAE_ERR_CALLBACK;
+        }
+    return 0;
+}
+
+static int emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const double *y,
+                          const double *yp)
+{
+    int status = hy_store_state(s, t, y, yp);
+    if (status)
+        return status;
+    gather_row(s, s->row);
+    return send_row(s, kind, t, s->row);
+}
+
+static double grid_time(const hydae_sim *s, int k)
+{
+    return k >= s->n_out ? s->t_end : s->t0 + k * s->dt_out;
+}
+
+/* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
+** last step's dense output. */
+static int emit_grid_until(hydae_sim *s, double t_limit, int inclusive)
+{
+    while (s->k_out <= s->n_out) {
+        double tg = grid_time(s, s->k_out);
+        if (inclusive ? tg > t_limit : tg >= t_limit)
+            break;
+        int status = hy_interpolate(s, tg, s->y_work, s->yp_work);
+        if (status)
+            return status;
+        status = emit_state_row(s, HYDAE_ROW_GRID, tg, s->y_work, s->yp_work);
+        if (status)
+            return status;
+        s->k_out++;
+    }
+    return 0;
+}
+
+/* Grid rows that fall on the current time, from the current state. */
+static int emit_grid_at_current(hydae_sim *s)
+{
+    while (s->k_out <= s->n_out && grid_time(s, s->k_out) <= s->t + hy_time_tol(s->t)) {
+        int status = emit_state_row(s, HYDAE_ROW_GRID, s->t, s->y, s->yp);
+        if (status)
+            return status;
+        s->k_out++;
+    }
+    return 0;
+}
+
+/* ---- integrator management ---- */
+
+static void accumulate_stats(hy_stats *into, const hy_stats *from)
+{
+    into->n_steps += from->n_steps;
+    into->n_err_fails += from->n_err_fails;
+    into->n_conv_fails += from->n_conv_fails;
+    into->n_res_evals += from->n_res_evals;
+    into->n_jac_evals += from->n_jac_evals;
+    into->n_lu += from->n_lu;
+    into->n_newton_iters += from->n_newton_iters;
+}
+
+static void current_integ_stats(const hydae_sim *s, hy_stats *out)
+{
+    *out = s->integ_base;
+    if (s->integ) {
+        hy_stats now;
+        s->method->get_stats(s->integ, &now);
+        accumulate_stats(out, &now);
+        out->h_last = now.h_last;
+        out->order_last = now.order_last;
+    }
+}
+
+static hy_dae config_dae(hydae_sim *s)
+{
+    hy_dae dae;
+    dae.n = s->n;
+    dae.res = hy_config_residual;
+    dae.jac = all_modes_have_jacobian(s) ? config_jacobian : NULL;
+    dae.ctx = s;
+    dae.is_algebraic = s->is_algebraic;
+    return dae;
+}
+
+static int restart_integrator(hydae_sim *s)
+{
+    s->stats.n_restarts++;
+    s->integ_started = 0;
+    if (s->n == 0)
+        return 0;
+    if (s->integ && s->integ_n != s->n) {
+        hy_stats old;
+        s->method->get_stats(s->integ, &old);
+        accumulate_stats(&s->integ_base, &old);
+        s->method->destroy(s->integ);
+        s->integ = NULL;
+    }
+    if (!s->integ) {
+        s->integ = s->method->create(s->n);
+        if (!s->integ)
+            return HYDAE_ERR_NOMEM;
+        s->integ_n = s->n;
+    }
+    hy_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.rtol = s->rtol;
+    opt.atol = s->atol;
+    opt.h0 = s->h0;
+    opt.h_min = s->h_min;
+    opt.h_max = s->h_max;
+    opt.max_order = s->max_order;
+    hy_dae dae = config_dae(s);
+    int status = s->method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
+    if (status) {
+        hy_sim_fail(s, "%s could not start at t = %.17g (status %d)", s->method->name, s->t,
+                    status);
+        return HYDAE_ERR_ARG;
+    }
+    return 0;
+}
+
+/* A message for an integrator failure: time, step, order, mode and the
+** worst variable by name. */
+static int integrator_failure(hydae_sim *s, int code)
+{
+    static const struct { int code; int status; const char *what; } table[] = {
+        { HY_ERR_NOMEM, HYDAE_ERR_NOMEM, "out of memory" },
+        { HY_ERR_RES, HYDAE_ERR_RESIDUAL, "the residual could not be evaluated" },
+        { HY_ERR_CONV, HYDAE_ERR_CONV, "the corrector failed to converge repeatedly" },
+        { HY_ERR_ERRTEST, HYDAE_ERR_ERRTEST, "the local error test failed repeatedly" },
+        { HY_ERR_HMIN, HYDAE_ERR_HMIN, "the step size fell below its minimum" },
+        { HY_ERR_SINGULAR, HYDAE_ERR_SINGULAR, "the iteration matrix is singular" },
+        { HY_ERR_JAC, HYDAE_ERR_RESIDUAL, "the Jacobian function failed" },
+    };
+    int status = HYDAE_ERR_CONV;
+    const char *what = "unknown failure";
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].code == code) {
+            status = table[i].status;
+            what = table[i].what;
+        }
+    hy_stats st;
+    current_integ_stats(s, &st);
+    char detail[512] = "";
+    if (s->bad_chart >= 0) {
+        const hydae_mode *mode = s->active[s->bad_chart];
+        if (s->bad_is_nan)
+            hy_format(detail, sizeof detail,
+                      "; residual equation %d of mode '%s' (paired with variable '%s') was "
+                      "not finite at t = %.17g", s->bad_equation, mode->name,
+                      mode->var_names[s->bad_equation], s->bad_t);
+        else
+            hy_format(detail, sizeof detail, "; the residual of mode '%s' returned an error "
+                      "at t = %.17g", mode->name, s->bad_t);
+        if (s->bad_is_nan)
+            status = HYDAE_ERR_RESIDUAL;
+    } else {
+        int worst = s->method->worst_component(s->integ);
+        if (worst >= 0) {
+            const hydae_mode *mode = NULL;
+            const char *name = hy_component_name(s, worst, &mode);
+            hy_format(detail, sizeof detail, "; worst variable '%s' of mode '%s' = %.10g", name,
+                      mode ? mode->name : "?", s->y_work[worst]);
+        }
+    }
+    char modes[256] = "";
+    size_t used = 0;
+    for (int c = 0; c < s->model->n_charts && used < sizeof modes; c++)
+        used += (size_t)snprintf(modes + used, sizeof modes - used, "%s'%s'", c ? ", " : "",
+                                 s->active[c]->name);
+    hy_sim_fail(s, "%s failed at t = %.17g (h = %.3g, order %d) in mode %s: %s%s",
+                s->method->name, s->t, st.h_last, st.order_last, modes, what, detail);
+    return status;
+}
+
+/* ---- the run ---- */
+
+static int begin_sinks(hydae_sim *s)
+{
+    for (int i = 0; i < s->n_sinks; i++)
+        if (s->sinks[i].begin && s->sinks[i].begin(s->sinks[i].user, s->model) != 0) {
+            hy_sim_fail(s, "could not write the results header");
+            return HYDAE_ERR_IO;
+        }
+    return 0;
+}
+
+static void finish_sinks(hydae_sim *s, int status)
+{
+    for (int i = 0; i < s->n_sinks; i++)
+        if (s->sinks[i].finish)
+            s->sinks[i].finish(s->sinks[i].user, status, s->t, s->errmsg);
+}
+
+/* After transitions fired at s->t: snapshot the left limit, rebuild the
+** configuration, find consistent values, emit both rows, restart. */
+static int settle_after_event(hydae_sim *s, const double *left_row, int config_changed)
+{
+    if (config_changed)
+        s->stats.n_mode_switches++;
+    int status = send_row(s, HYDAE_ROW_EVENT_LEFT, s->t, left_row);
+    if (status)
+        return status;
+    status = build_config(s);
+    if (status)
+        return status;
+    status = hy_consistent_init(s, s->t);
+    if (status)
+        return status;
+    status = emit_state_row(s, HYDAE_ROW_EVENT_RIGHT, s->t, s->y, s->yp);
+    if (status)
+        return status;
+    status = emit_grid_at_current(s);
+    if (status)
+        return status;
+    status = restart_integrator(s);
+    if (status)
+        return status;
+    return hy_guards_arm(s);
+}
+
+static int same_configuration(const hydae_sim *s, hydae_mode *const *before)
+{
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->active[c] != before[c])
+            return 0;
+    return 1;
+}
+
+/* Discrete phase at s->t with the state (s->y, s->yp) as left limit. */
+static int event_instant(hydae_sim *s, int *n_fired)
+{
+    int status = hy_store_state(s, s->t, s->y, s->yp);
+    if (status)
+        return status;
+    gather_row(s, s->row_left);
+    hydae_mode *before[64];
+    hydae_mode **saved = s->model->n_charts <= 64 ? before
+        : malloc(sizeof(hydae_mode *) * (size_t)s->model->n_charts);
+    if (!saved)
+        return HYDAE_ERR_NOMEM;
+    memcpy(saved, s->active, sizeof(hydae_mode *) * (size_t)s->model->n_charts);
+    status = hy_discrete_phase(s, s->t, n_fired);
+    int changed = !same_configuration(s, saved);
+    if (saved != before)
+        free(saved);
+    if (status || *n_fired == 0)
+        return status;
+    s->stats.n_events++;
+    return settle_after_event(s, s->row_left, changed);
+}
+
+static int run(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    if (s->dt_out <= 0.0)
+        s->dt_out = (s->t_end - s->t0) / 500.0;
+    s->n_out = (int)ceil((s->t_end - s->t0) / s->dt_out - 1e-9);
+    if (s->n_out < 1)
+        s->n_out = 1;
+    s->k_out = 0;
+    s->t = s->t0;
+    s->bad_chart = -1;
+    s->n_fired_log = 0;
+    memset(&s->integ_base, 0, sizeof s->integ_base);
+    if (s->integ) {
+        s->method->destroy(s->integ);
+        s->integ = NULL;
+    }
+    for (int i = 0; i < m->n_globals; i++)
+        s->store[i] = m->global_values[i];
+    for (int i = m->n_globals; i < m->n_slots; i++)
+        s->store[i] = NAN;
+    for (int c = 0; c < m->n_charts; c++)
+        s->active[c] = m->charts[c]->initial;
+    int status = begin_sinks(s);
+    if (!status)
+        status = build_config(s);
+    if (!status)
+        status = hy_consistent_init(s, s->t);
+    if (status)
+        return status;
+    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    int n_fired = 0;
+    status = event_instant(s, &n_fired);
+    if (status)
+        return status;
+    if (n_fired == 0) {
+        status = emit_grid_at_current(s);
+        if (!status)
+            status = restart_integrator(s);
+        if (!status)
+            status = hy_guards_arm(s);
+        if (status)
+            return status;
+    }
+    long n_steps_run = 0;
+    double last_event_t = -INFINITY;
+    int n_events_same_t = 0;
+    while (s->t < s->t_end) {
+        double t_stop = hy_next_time_event(s, s->t);
+        double t_new;
+        if (s->n == 0) {
+            t_new = t_stop;
+        } else {
+            int code = s->method->step(s->integ, t_stop, &t_new);
+            if (code < 0)
+                return integrator_failure(s, code);
+            s->bad_chart = -1;
+            if (code == HY_TSTOP)
+                t_new = t_stop;
+        }
+        s->integ_started = 1;
+        if (++n_steps_run > s->max_steps) {
+            hy_sim_fail(s, "more than %ld steps before t_end; stopped at t = %.17g",
+                        s->max_steps, s->t);
+            return HYDAE_ERR_CONV;
+        }
+        double t_event = t_new;
+        memset(s->g_crossed, 0, (size_t)s->n_guards);
+        int found = hy_guards_locate(s, t_new, &t_event);
+        if (found < 0)
+            return found;
+        /* A crossing within tolerance of a time event is that instant. */
+        if (found && t_stop < s->t_end + 1.0 && fabs(t_event - t_stop) <= 2.0 * hy_time_tol(t_stop)
+            && t_stop != s->t_end)
+            t_event = t_stop;
+        if (found && fabs(t_event - s->t_end) <= 2.0 * hy_time_tol(s->t_end))
+            t_event = s->t_end;
+        int at_time_event = !found ? (t_new == t_stop && t_stop < s->t_end)
+                                   : (t_event == t_stop);
+        double t_reached = found ? t_event : t_new;
+        status = emit_grid_until(s, t_reached, !(found || at_time_event));
+        if (status)
+            return status;
+        status = hy_interpolate(s, t_reached, s->y, s->yp);
+        if (status)
+            return status;
+        s->t = t_reached;
+        if (found || at_time_event || t_reached == s->t_end) {
+            n_fired = 0;
+            status = event_instant(s, &n_fired);
+            if (status)
+                return status;
+            if (n_fired > 0) {
+                if (fabs(s->t - last_event_t) <= hy_time_tol(s->t)) {
+                    if (++n_events_same_t > s->cascade_limit) {
+                        hy_sim_fail(s, "events keep firing at t = %.17g (%d event instants "
+                                    "without time advancing): the model chatters",
+                                    s->t, n_events_same_t);
+                        return HYDAE_ERR_CASCADE;
+                    }
+                } else {
+                    n_events_same_t = 0;
+                }
+                last_event_t = s->t;
+                continue;
+            }
+            if (found && t_event < t_new) {
+                /* A crossing no transition took: carry on from the step's end. */
+                status = emit_grid_until(s, t_new, 1);
+                if (status)
+                    return status;
+                status = hy_interpolate(s, t_new, s->y, s->yp);
+                if (status)
+                    return status;
+                s->t = t_new;
+            }
+            status = emit_grid_at_current(s);
+            if (status)
+                return status;
+        }
+        hy_guards_advance(s);
+    }
+    return emit_grid_at_current(s);
+}
+
+int hydae_sim_run(hydae_sim *s)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    memset(&s->stats, 0, sizeof s->stats);
+    s->errmsg[0] = '\0';
+    int status = run(s);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    hy_stats st;
+    current_integ_stats(s, &st);
+    s->stats.n_steps = st.n_steps;
+    s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
+    s->stats.n_res_evals += st.n_res_evals;
+    s->stats.n_jac_evals = st.n_jac_evals;
+    s->stats.n_lu = st.n_lu;
+    s->stats.wall_seconds = (double)(end.tv_sec - start.tv_sec)
+                            + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    if (status && s->errmsg[0] == '\0')
+        hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
+    finish_sinks(s, status);
+    return status;
+}
+
+void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)
+{
+    if (s && out)
+        *out = s->stats;
+}
+
+void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
+{
+    if (!s || !out)
+        return;
+    const hydae_stats *st = &s->stats;
+    fprintf(out, "%-24s %12ld\n", "steps", st->n_steps);
+    fprintf(out, "%-24s %12ld\n", "rejected steps", st->n_rejected);
+    fprintf(out, "%-24s %12ld\n", "residual evaluations", st->n_res_evals);
+    fprintf(out, "%-24s %12ld\n", "Jacobian evaluations", st->n_jac_evals);
+    fprintf(out, "%-24s %12ld\n", "LU factorisations", st->n_lu);
+    fprintf(out, "%-24s %12ld\n", "events", st->n_events);
+    fprintf(out, "%-24s %12ld\n", "transitions fired", st->n_transitions);
+    fprintf(out, "%-24s %12ld\n", "mode switches", st->n_mode_switches);
+    fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
+    fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
+}

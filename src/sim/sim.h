@@ -1,0 +1,123 @@
+/*
+** The simulator's state, shared by the files of sim/: the hybrid loop
+** (sim.c), guards and event location (events.c), the discrete phase
+** (discrete.c) and consistent initial values (init.c).
+*/
+#ifndef HY_SIM_H
+#define HY_SIM_H
+
+#include "core/core.h"
+#include "integrators/integrator.h"
+#include "model/model.h"
+
+typedef struct hy_sink {
+    int (*begin)(void *user, const hydae_model *m);
+    hydae_row_fn row;
+    void (*finish)(void *user, int status, double t, const char *message);
+    void (*release)(void *user);
+    void *user;
+} hy_sink;
+
+struct hydae_action {
+    hydae_sim *sim;
+    const hydae_transition *tr;
+    double t;
+    int status;
+};
+
+struct hydae_sim {
+    hydae_model *model;
+    const hy_integrator_ops *method;
+    /* Settings. */
+    double t0, t_end, dt_out;
+    double rtol, atol, h_min, h_max, h0;
+    int max_order, cascade_limit;
+    long max_steps;
+    /* Sinks. */
+    int n_sinks, cap_sinks;
+    hy_sink *sinks;
+    char errmsg[1024];
+    hydae_stats stats;
+
+    /* ---- run state ---- */
+    double t;                   /* time of the current state */
+    double *store;              /* one value per slot of the model */
+    hydae_mode **active;        /* active mode per chart */
+    int *var_offset;            /* per chart: first index in y */
+    int *guard_offset;          /* per chart: first index in g */
+    int n;                      /* unknowns of the configuration */
+    int n_guards;
+    int cap_n, cap_guards;
+    double *y, *yp;             /* current state at t */
+    double *y_work, *yp_work;   /* interpolated states */
+    unsigned char *is_algebraic;
+    double *res_work;           /* n */
+    double *jac_block;          /* largest block squared, for Jacobians */
+    int cap_jac_block;
+    double *init_matrix;        /* n * n, consistent initialisation */
+    int *init_pivot;
+    double *init_work;          /* 3 n */
+    /* Guards of the configuration. */
+    double *g_start, *g_end, *g_work;
+    double *g_root;             /* located crossing time per guard */
+    signed char *g_sign;        /* last non-zero sign; 0 = not armed */
+    signed char *g_crossed;     /* crossing direction at the event */
+    double *out_work;           /* largest output count */
+    int cap_out_work;
+    /* Result rows. */
+    double *row;
+    double *row_left;
+    int k_out, n_out;           /* next grid index, index of t_end */
+    /* The integrator. */
+    void *integ;
+    int integ_n;
+    int integ_started;          /* a step has been taken since init */
+    hy_stats integ_base;        /* statistics of destroyed integrators */
+    /* Named events. */
+    unsigned char *event_active, *event_waiting;
+    /* Last bad residual seen (for failure messages). */
+    int bad_chart, bad_equation;
+    double bad_t;
+    int bad_is_nan;
+    /* Discrete-phase log for cascade reports. */
+    const hydae_transition **fired_log;
+    int n_fired_log, cap_fired_log;
+};
+
+/* sim.c */
+void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
+double hy_time_tol(double t);
+int hy_config_residual(double t, const double *y, const double *yp,
+                       double *res, void *ctx);
+/* Values of the active configuration at (t, y, yp) into the store
+** (variables and outputs). */
+int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
+/* Name of component i of y in the configuration. */
+const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
+
+/* events.c */
+int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
+                   double *g);
+int hy_guards_arm(hydae_sim *s);
+/* After a step from s->t to t_new (integrator dense output valid): find
+** the first relevant crossing. Returns 1 with *t_event and s->g_crossed
+** set, 0 if none, < 0 on error. */
+int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
+void hy_guards_advance(hydae_sim *s);
+int hy_interpolate(hydae_sim *s, double t, double *y, double *yp);
+/* Next time event strictly after t (or t_end). */
+double hy_next_time_event(const hydae_sim *s, double t);
+int hy_time_event_due(const hydae_transition *tr, double t);
+
+/* discrete.c */
+/* Fire transitions at time t: round 0 takes guard crossings (s->g_crossed)
+** and due time events; later rounds take raised events. *n_fired gets the
+** count. 0 or a negative status. */
+int hy_discrete_phase(hydae_sim *s, double t, int *n_fired);
+
+/* init.c */
+/* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',
+** differential components of y fixed. 0 or HYDAE_ERR_INIT. */
+int hy_consistent_init(hydae_sim *s, double t);
+
+#endif
