@@ -413,19 +413,19 @@ static void csv_row(FILE *f, const run_spec *rs, int solver,
 ** points; outside the range, linear extrapolation from the end segment and
 ** *extrap set. */
 static double interp_log_work(const double *scd, const double *lw, int n,
-                             double x, int *extrap)
+                              double x, int *extrap)
 {
     *extrap = (x < scd[0] || x > scd[n - 1]);
     if (n == 1)
-        return lcpu[0];
+        return lw[0];
     int k = 0;
     while (k < n - 2 && x > scd[k + 1])
         k++;
     double dx = scd[k + 1] - scd[k];
     if (dx == 0.0)
-        return 0.5 * (lcpu[k] + lcpu[k + 1]);
+        return 0.5 * (lw[k] + lw[k + 1]);
     double w = (x - scd[k]) / dx;
-    return lcpu[k] + w * (lcpu[k + 1] - lcpu[k]);
+    return lw[k] + w * (lw[k + 1] - lw[k]);
 }
 
 /* ------------------------------------------------------------------------ */

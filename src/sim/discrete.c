@@ -101,15 +101,22 @@ static int log_fired(hydae_sim *s, const hydae_transition *tr)
     return 0;
 }
 
-static int cascade_failure(hydae_sim *s, double t, int first_of_last_round)
+/* The cycle: the distinct transitions among the last firings. */
+static int cascade_failure(hydae_sim *s, double t)
 {
+    enum { CYCLE_WINDOW = 16 };
+    int first = s->n_fired_log > CYCLE_WINDOW ? s->n_fired_log - CYCLE_WINDOW : 0;
     char cycle[640] = "";
     size_t used = 0;
-    for (int i = first_of_last_round; i < s->n_fired_log && used < sizeof cycle - 1; i++) {
+    for (int i = first; i < s->n_fired_log && used < sizeof cycle - 1; i++) {
         const hydae_transition *tr = s->fired_log[i];
+        int seen = 0;
+        for (int j = first; j < i; j++)
+            seen |= s->fired_log[j] == tr;
+        if (seen)
+            continue;
         int written = snprintf(cycle + used, sizeof cycle - used, "%s'%s' (%s -> %s)",
-                               i > first_of_last_round ? ", " : "", tr->name, tr->from->name,
-                               tr->to->name);
+                               used ? ", " : "", tr->name, tr->from->name, tr->to->name);
         if (written < 0)
             break;
         used += (size_t)written;
@@ -128,7 +135,6 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
     s->n_fired_log = 0;
     *n_fired = 0;
     for (int round = 0;; round++) {
-        int first_of_round = s->n_fired_log;
         for (int c = 0; c < m->n_charts; c++) {
             const hydae_chart *chart = m->charts[c];
             const hydae_mode *mode = s->active[c];
@@ -172,6 +178,6 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
         if (!any_waiting)
             return 0;
         if (round + 1 >= s->cascade_limit)
-            return cascade_failure(s, t, first_of_round);
+            return cascade_failure(s, t);
     }
 }

@@ -355,15 +355,16 @@ static int grow_doubles(double **p, int n)
 static int reserve_config(hydae_sim *s)
 {
     int n = s->n, ng = s->n_guards;
-    if (n > s->cap_n) {
+    if (n > s->cap_n || !s->y) {
         double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work };
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
         if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 3 * n))
             return HYDAE_ERR_NOMEM;
-        int *pivot = realloc(s->init_pivot, sizeof(int) * (size_t)n);
-        unsigned char *alg = realloc(s->is_algebraic, (size_t)n);
+        size_t n_alloc = (size_t)(n > 0 ? n : 1);
+        int *pivot = realloc(s->init_pivot, sizeof(int) * n_alloc);
+        unsigned char *alg = realloc(s->is_algebraic, n_alloc);
         if (pivot)
             s->init_pivot = pivot;
         if (alg)
@@ -372,14 +373,15 @@ static int reserve_config(hydae_sim *s)
             return HYDAE_ERR_NOMEM;
         s->cap_n = n;
     }
-    if (ng > s->cap_guards) {
+    if (ng > s->cap_guards || !s->g_sign) {
         if (grow_doubles(&s->g_start, ng) || grow_doubles(&s->g_end, ng)
             || grow_doubles(&s->g_work, ng) || grow_doubles(&s->g_root, ng))
             return HYDAE_ERR_NOMEM;
-        signed char *sign = realloc(s->g_sign, (size_t)ng);
+        size_t ng_alloc = (size_t)(ng > 0 ? ng : 1);
+        signed char *sign = realloc(s->g_sign, ng_alloc);
         if (sign)
             s->g_sign = sign;
-        signed char *crossed = realloc(s->g_crossed, (size_t)ng);
+        signed char *crossed = realloc(s->g_crossed, ng_alloc);
         if (crossed)
             s->g_crossed = crossed;
         if (!sign || !crossed)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The `hydae` command: help, version, exit codes 0 / 1 / 2, the CSV it
+# writes, --stats, --set, and a failure that leaves a CSV marked as stopped
+# early. Usage: cli_basic.sh PATH_TO_HYDAE
+set -u
+hydae=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+passed=0
+failed=0
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+    local what=$1
+    shift
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+
+check "--version prints the version" grep -q '^hydae [0-9]' <("$hydae" --version)
+check "--help exits 0" test "$(status_of "$hydae" --help)" = 0
+check "--help shows usage" grep -q 'usage: hydae' "$work/out"
+check "no arguments: exit 2" test "$(status_of "$hydae")" = 2
+check "unknown command: exit 2" test "$(status_of "$hydae" frobnicate)" = 2
+check "unknown example: exit 2" test "$(status_of "$hydae" run --example nope)" = 2
+check "unknown example: message" grep -q "no built-in example 'nope'" "$work/err"
+check "bad number: exit 2" test "$(status_of "$hydae" run --example relay --tend abc)" = 2
+check "bad number: message" grep -q -- "--tend needs a finite number, not 'abc'" "$work/err"
+check "unknown parameter: exit 2" test "$(status_of "$hydae" run --example relay --set nope=1)" = 2
+check "bad rtol: exit 2" test "$(status_of "$hydae" run --example relay --rtol -1)" = 2
+check "examples lists the pendulum" grep -q '^string_pendulum' <("$hydae" examples)
+
+# A successful run: default output file, header, results path printed, stats.
+check "pendulum: exit 0" test "$(status_of "$hydae" run --example string_pendulum --stats)" = 0
+check "pendulum: says where the results are" grep -q "results in $work/string_pendulum.csv" "$work/out"
+check "pendulum: CSV header" grep -q '^time,phi,omega,x,y,F,r,vx,vy$' string_pendulum.csv
+check "pendulum: 4 mode switches in --stats" grep -Eq '^mode switches +4$' "$work/err"
+check "pendulum: rows up to t_end" grep -q '^12,' string_pendulum.csv
+check "pendulum: no stop marker" test -z "$(grep '^#' string_pendulum.csv)"
+check "-o - writes CSV to stdout" grep -q '^time,h,v$' <("$hydae" run --example bouncing_ball -o - --tend 0.1)
+
+# A failing run: L = 0 makes g/L infinite, the residual NaN.
+check "failure: exit 1" test "$(status_of "$hydae" run --example string_pendulum --set L=0 -o bad.csv)" = 1
+check "failure: names mode, variable and time" grep -q "mode 'bound' (paired with variable 'omega') is not finite at t = 0" "$work/err"
+check "failure: CSV marked stopped early" grep -q '^# hydae: stopped early at t = 0' bad.csv
+
+echo "$passed passed, $failed failed"
+test "$failed" = 0

@@ -1,0 +1,73 @@
+/*
+** Test helper: a result sink that keeps every row in memory, and lookups
+** of columns by name.
+*/
+#ifndef HY_TEST_ROWS_H
+#define HY_TEST_ROWS_H
+
+#include "hydae.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct test_rows {
+    int n_columns;
+    int n_rows, cap_rows;
+    hydae_row_kind *kind;
+    double *t;
+    double *values; /* n_rows x n_columns */
+} test_rows;
+
+static int test_rows_sink(void *user, hydae_row_kind kind, double t, const double *values)
+{
+    test_rows *r = user;
+    if (r->n_rows == r->cap_rows) {
+        int cap = r->cap_rows ? 2 * r->cap_rows : 256;
+        hydae_row_kind *k = realloc(r->kind, sizeof *k * (size_t)cap);
+        if (k)
+            r->kind = k;
+        double *tt = realloc(r->t, sizeof *tt * (size_t)cap);
+        if (tt)
+            r->t = tt;
+        double *v = realloc(r->values, sizeof *v * (size_t)cap * (size_t)(r->n_columns + 1));
+        if (v)
+            r->values = v;
+        if (!k || !tt || !v)
+            return -1;
+        r->cap_rows = cap;
+    }
+    r->kind[r->n_rows] = kind;
+    r->t[r->n_rows] = t;
+    memcpy(r->values + (size_t)r->n_rows * (size_t)r->n_columns, values,
+           sizeof(double) * (size_t)r->n_columns);
+    r->n_rows++;
+    return 0;
+}
+
+static void test_rows_init(test_rows *r, const hydae_model *m)
+{
+    memset(r, 0, sizeof *r);
+    r->n_columns = hydae_model_n_columns(m);
+}
+
+static void test_rows_free(test_rows *r)
+{
+    free(r->kind);
+    free(r->t);
+    free(r->values);
+}
+
+static int test_column(const hydae_model *m, const char *name)
+{
+    for (int c = 0; c < hydae_model_n_columns(m); c++)
+        if (strcmp(hydae_model_column_name(m, c), name) == 0)
+            return c;
+    return -1;
+}
+
+static double test_value(const test_rows *r, int row, int column)
+{
+    return r->values[(size_t)row * (size_t)r->n_columns + (size_t)column];
+}
+
+#endif
