@@ -15,10 +15,11 @@
 **         finite-difference iteration matrix),
 **         5.2.3 step size and order selection (error estimates at orders
 **         k-2..k+1, the order raising/lowering rules, step ratios, the
-**         initial phase of doubling), 5.3 practical use (initial step,
-**         error weights, interpolation).
+**         initial phase of doubling).
 **   [P82] L.R. Petzold, "A description of DASSL: a differential/algebraic
-**         system solver", Sandia report SAND82-8637, 1982.
+**         system solver", Sandia report SAND82-8637, 1982: the driver
+**         level (error weights and norm, initial step, h_min, t_stop) and
+**         the interpolation of the difference table for dense output.
 **
 ** The numbers below (0.33 convergence constant, rate limit 0.9, at most 4
 ** corrector iterations, the cj band [0.6, 1.67] = [(1-r)/(1+r), (1+r)/(1-r)]
@@ -142,8 +143,7 @@ typedef struct dstiff_mem {
 ** Norms and weights
 */
 
-/* Weighted RMS norm sqrt(sum (v_i w_i)^2 / n) ([BCP] 5.3, DASSL's norm).
-** NaN propagates. */
+/* Weighted RMS norm sqrt(sum (v_i w_i)^2 / n) ([P82]). NaN propagates. */
 static double wrms_norm(int n, const double *v, const double *w)
 {
     double sum = 0.0;
@@ -394,8 +394,8 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             }
         }
         memset(d->corr, 0, (size_t)n * sizeof(double));
-        /* A matrix built with cj_old solves for the cj update scaled by
-        ** about (1 + cj/cj_old)/2; undo that on the residual. */
+        /* J was formed with cj_old; scaling the residual by
+        ** 2 / (1 + cj/cj_old) compensates the stale cj ([BCP] 5.2.2). */
         double res_scale = 2.0 / (1.0 + d->cj / d->cj_old);
         double first_norm = 0.0;
         int converged = 0;
@@ -530,7 +530,8 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     if (!(opt->rtol >= 0.0) || !isfinite(opt->rtol))
         return HY_ERR_ARG;
-    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0))
+    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
+        || !isfinite(opt->h0) || !isfinite(opt->h_min))
         return HY_ERR_ARG;
     if (opt->max_order < 0 || opt->max_order > DSTIFF_MAX_ORDER)
         return HY_ERR_ARG;
@@ -612,10 +613,10 @@ static void choose_initial_step(dstiff_mem *d, double t_stop)
     d->h_chosen = 1;
 }
 
-/* Error estimates and order choice after a converged corrector
-** ([BCP] 5.2.3). Fills the estimates for orders k-1, k (and k-2), and
-** returns the order the error-test failure path or the next step would
-** use ("knew": k or k-1) with its estimate in *est. */
+/* Error estimates after a converged corrector ([BCP] 5.2.3): the local
+** error test quantity ck ||E|| and the estimates at orders k, k-1, k-2 as
+** if the steps had been constant, which decide whether to keep k or lower
+** it (DASSL's "knew"; e->order_new with its estimate e->est). */
 typedef struct err_estimates {
     double err_norm;        /* ck ||E||, the local error test quantity */
     double term_k;          /* (k+1) sigma_{k} ||E|| */
@@ -637,8 +638,8 @@ static void estimate_errors(dstiff_mem *d, err_estimates *e)
     e->est_km1 = 0.0;
     e->term_km1 = 0.0;
     if (k > 1) {
-        /* E + phi_k ~ k-th difference, E + phi_k + phi_{k-1} the
-        ** (k-1)-th: estimates at orders k-1 and k-2. */
+        /* sigma_{k-1} ||phi*_k + E|| estimates the error at order k-1,
+        ** sigma_{k-2} ||phi*_{k-1} + phi*_k + E|| the one at order k-2. */
         const double *phi_k = PHI(d, k), *phi_km1 = PHI(d, k - 1);
         double sum_km1 = 0.0, sum_km2 = 0.0;
         for (int i = 0; i < n; i++) {
@@ -762,8 +763,6 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps would carry no information). */
         d->t = t_stop;
-        if (d->t_prev > d->t)
-            d->t_prev = d->t;
         *t_new = t_stop;
         return HY_TSTOP;
     }
@@ -850,7 +849,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
 }
 
 /* y and y' at t from the difference table of the last step, order
-** k_old ([BCP] 5.3, DASSL's interpolation): with s = t - t_n,
+** k_old ([P82], DASSL's interpolation): with s = t - t_n,
 ** c_1 = 1, c_j = c_{j-1} (s + psi_{j-2}) / psi_{j-1},
 ** y(t) = sum_j c_j phi_j, y'(t) = sum_j c_j' phi_j. */
 static int dstiff_dense(void *mem, double t, double *y, double *yp)

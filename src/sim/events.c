@@ -14,7 +14,10 @@
 ** bounce), and its sign there is noise. So a guard arms only once its value
 ** leaves the band |g| <= 10 atol; from then on it follows its sign. A guard
 ** that is zero, or nearly, right after a reset therefore does not fire
-** again. (Guards are assumed scaled like the unknowns, as atol is.)
+** again on noise. An unarmed guard that leaves the band on the side a
+** directional trigger fires into has crossed all the same (a ball whose
+** bounces are smaller than the band still meets the floor): it is located
+** at the band's edge. (Guards are assumed scaled like the unknowns.)
 */
 #include "sim.h"
 
@@ -84,18 +87,10 @@ int hy_guards_arm(hydae_sim *s)
     return 0;
 }
 
-/* Direction of a crossing of guard k whose value is now g (0 if none). */
-static int crossing(const hydae_sim *s, int k, double g)
-{
-    if (s->g_sign[k] < 0 && g >= 0.0)
-        return 1;
-    if (s->g_sign[k] > 0 && g <= 0.0)
-        return -1;
-    return 0;
-}
-
-/* Does a transition of the active mode listen to guard k crossing in dir? */
-static int crossing_is_relevant(const hydae_sim *s, int k, int dir)
+/* Does a transition of the active mode listen to guard k crossing in
+** direction dir? With directional_only, transitions on HYDAE_BOTH do not
+** count. */
+static int listens(const hydae_sim *s, int k, int dir, int directional_only)
 {
     for (int c = 0; c < s->model->n_charts; c++) {
         int goff = s->guard_offset[c];
@@ -105,10 +100,32 @@ static int crossing_is_relevant(const hydae_sim *s, int k, int dir)
         const hydae_chart *chart = mode->chart;
         for (int i = 0; i < chart->n_transitions; i++) {
             const hydae_transition *tr = chart->transitions[i];
-            if (tr->from == mode && tr->trigger == HY_TRIGGER_GUARD && tr->guard == k - goff
-                && (tr->direction == HYDAE_BOTH || (int)tr->direction == dir))
+            if (tr->from != mode || tr->trigger != HY_TRIGGER_GUARD || tr->guard != k - goff)
+                continue;
+            if ((int)tr->direction == dir || (tr->direction == HYDAE_BOTH && !directional_only))
                 return 1;
         }
+    }
+    return 0;
+}
+
+/* Direction of a relevant crossing of guard k whose value is now g, or 0.
+** An armed guard crosses when its sign changes (reaching zero counts). An
+** unarmed guard crosses when it leaves the band on the side a directional
+** trigger fires into: it came from zero and went decisively there (a ball
+** whose bounces have become smaller than the band still hits the floor). */
+static int crossing(const hydae_sim *s, int k, double g)
+{
+    int dir = 0;
+    if (s->g_sign[k] < 0 && g >= 0.0)
+        dir = 1;
+    else if (s->g_sign[k] > 0 && g <= 0.0)
+        dir = -1;
+    if (dir != 0)
+        return listens(s, k, dir, 0) ? dir : 0;
+    if (s->g_sign[k] == 0 && fabs(g) > arming_band(s)) {
+        dir = g > 0.0 ? 1 : -1;
+        return listens(s, k, dir, 1) ? dir : 0;
     }
     return 0;
 }
@@ -121,10 +138,11 @@ static int guards_at(hydae_sim *s, double t, double *g)
     return hy_guards_eval(s, t, s->y_work, s->yp_work, g);
 }
 
-/* Illinois iteration on guard k over [t_lo, t_hi]; returns the right end
-** of the final bracket (where the guard has crossed) in *t_root. */
-static int locate_one(hydae_sim *s, int k, int dir, double t_lo, double g_lo, double t_hi,
-                      double g_hi, double *t_root)
+/* Illinois iteration on g_k - level over [t_lo, t_hi] (g_lo, g_hi already
+** shifted by level); returns the right end of the final bracket (where the
+** guard has crossed) in *t_root. */
+static int locate_one(hydae_sim *s, int k, int dir, double level, double t_lo, double g_lo,
+                      double t_hi, double g_hi, double *t_root)
 {
     int side = 0;
     for (int iter = 0; iter < 200; iter++) {
@@ -146,7 +164,7 @@ static int locate_one(hydae_sim *s, int k, int dir, double t_lo, double g_lo, do
         int status = guards_at(s, t_mid, s->g_work);
         if (status)
             return status;
-        double g_mid = s->g_work[k];
+        double g_mid = s->g_work[k] - level;
         int crossed = dir > 0 ? g_mid >= 0.0 : g_mid <= 0.0;
         if (crossed) {
             t_hi = t_mid;
@@ -179,10 +197,14 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     for (int k = 0; k < s->n_guards; k++) {
         int dir = crossing(s, k, s->g_end[k]);
         roots[k] = INFINITY;
-        if (dir == 0 || !crossing_is_relevant(s, k, dir))
+        if (dir == 0)
             continue;
+        /* The zero crossing, unless the step started on the crossed side
+        ** (an unarmed guard inside the band): then the band's edge. */
+        double level = dir * s->g_start[k] < 0.0 ? 0.0 : dir * arming_band(s);
         double t_root;
-        status = locate_one(s, k, dir, s->t, s->g_start[k], t_new, s->g_end[k], &t_root);
+        status = locate_one(s, k, dir, level, s->t, s->g_start[k] - level, t_new,
+                            s->g_end[k] - level, &t_root);
         if (status)
             return status;
         roots[k] = t_root;
@@ -201,7 +223,7 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
         int dir = crossing(s, k, s->g_work[k]);
         if (dir == 0 && roots[k] <= t_first + tol)
             dir = crossing(s, k, s->g_end[k]);
-        s->g_crossed[k] = (signed char)(dir != 0 && crossing_is_relevant(s, k, dir) ? dir : 0);
+        s->g_crossed[k] = (signed char)dir;
     }
     *t_event = t_first;
     return 1;
