@@ -167,9 +167,86 @@ static void sample_clock(void)
     hydae_model_free(m);
 }
 
+/* Two charts whose guards cross at the same instant t = 1 (y = t and
+** z = 2t reach 1 and 2): one event instant, both transitions fired, and
+** the order of the charts is the order of firing. */
+static int ramp_double(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t;
+    (void)y;
+    (void)p;
+    (void)user;
+    ydot[0] = 2.0;
+    return 0;
+}
+
+static int double_guard(double t, const double *y, const double *yp, const double *p, double *g,
+                        void *user)
+{
+    (void)t;
+    (void)yp;
+    (void)p;
+    (void)user;
+    g[0] = y[0] - 2.0;
+    return 0;
+}
+
+static int append_order(hydae_action *a, void *user)
+{
+    /* order := 10 order + chart number: reads which fired first. */
+    return hydae_set(a, "order", 10.0 * hydae_get(a, "order") + *(const double *)user);
+}
+
+static int read_order(void *user, hydae_row_kind kind, double t, const double *values)
+{
+    (void)kind;
+    (void)t;
+    *(double *)user = values[0];
+    return 0;
+}
+
+static void simultaneous_guards(void)
+{
+    static const double one = 1.0, two = 2.0;
+    hydae_model *m = hydae_model_create("two_guards");
+    int ok = hydae_model_add_discrete(m, "order", 0.0) == 0;
+    hydae_chart *ca = hydae_model_add_chart(m, "a");
+    hydae_mode *a0 = hydae_chart_add_mode(ca, "a0"), *a1 = hydae_chart_add_mode(ca, "a1");
+    hydae_chart *cb = hydae_model_add_chart(m, "b");
+    hydae_mode *b0 = hydae_chart_add_mode(cb, "b0"), *b1 = hydae_chart_add_mode(cb, "b1");
+    ok = ok && hydae_mode_add_var(a0, "y", HYDAE_DIFFERENTIAL, 0.0) == 0
+         && hydae_mode_set_rhs(a0, ramp, NULL) == 0 && hydae_mode_set_guards(a0, 1, ramp_guard) == 0
+         && hydae_mode_add_var(b0, "z", HYDAE_DIFFERENTIAL, 0.0) == 0
+         && hydae_mode_set_rhs(b0, ramp_double, NULL) == 0
+         && hydae_mode_set_guards(b0, 1, double_guard) == 0;
+    hydae_transition *ta = hydae_chart_add_transition(ca, "ya", a0, a1);
+    hydae_transition *tb = hydae_chart_add_transition(cb, "zb", b0, b1);
+    ok = ok && hydae_transition_on_guard(ta, 0, HYDAE_RISING) == 0
+         && hydae_transition_set_action(ta, append_order, (void *)&one) == 0
+         && hydae_transition_on_guard(tb, 0, HYDAE_RISING) == 0
+         && hydae_transition_set_action(tb, append_order, (void *)&two) == 0;
+    CHECK(ok, "building: %s", hydae_model_errmsg(m));
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    double order = -1.0;
+    CHECK(s && hydae_sim_set_time(s, 0.0, 2.0) == 0
+              && hydae_sim_add_row_sink(s, read_order, &order) == 0,
+          "setup");
+    status = hydae_sim_run(s);
+    CHECK(status == 0, "run: %s", hydae_sim_errmsg(s));
+    hydae_stats st;
+    hydae_sim_get_stats(s, &st);
+    CHECK(st.n_events == 1 && st.n_transitions == 2,
+          "%ld event instants and %ld transitions, want 1 and 2", st.n_events, st.n_transitions);
+    CHECK(order == 12.0, "firing order %g, want 12 (chart a, then chart b)", order);
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
     simultaneous_time_and_state_event();
+    simultaneous_guards();
     raised_events_and_cascade_limit();
     sample_clock();
     return CHECK_DONE();
