@@ -47,15 +47,11 @@ hydae_model *hydae_model_create(const char *name)
 static void free_mode(hydae_mode *mode)
 {
     for (int i = 0; i < mode->n_vars; i++)
-        free(mode->var_names[i]);
+        free(mode->vars[i].name);
     for (int i = 0; i < mode->n_outputs; i++)
-        free(mode->output_names[i]);
-    free(mode->var_names);
-    free(mode->var_kinds);
-    free(mode->var_start);
-    free(mode->var_slot);
-    free(mode->output_names);
-    free(mode->output_slot);
+        free(mode->out_vars[i].name);
+    free(mode->vars);
+    free(mode->out_vars);
     free(mode->name);
     free(mode);
 }
@@ -79,10 +75,8 @@ void hydae_model_free(hydae_model *m)
         free(chart);
     }
     for (int i = 0; i < m->n_globals; i++)
-        free(m->global_names[i]);
-    free(m->global_names);
-    free(m->global_values);
-    free(m->global_is_discrete);
+        free(m->globals[i].name);
+    free(m->globals);
     free(m->charts);
     free(m->slot_names);
     free(m->column_slot);
@@ -104,7 +98,7 @@ static int valid_name(const char *name)
 static int find_global(const hydae_model *m, const char *name)
 {
     for (int i = 0; i < m->n_globals; i++)
-        if (strcmp(m->global_names[i], name) == 0)
+        if (strcmp(m->globals[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -122,22 +116,13 @@ static int add_global(hydae_model *m, const char *name, double value,
         HY_MODEL_ERROR(m, "'%s' is declared twice", name);
         return HYDAE_ERR_MODEL;
     }
-    int cap = m->cap_globals;
-    if (hy_reserve((void **)&m->global_names, &cap, m->n_globals + 1, sizeof(char *)))
-        return HYDAE_ERR_NOMEM;
-    cap = m->cap_globals;
-    if (hy_reserve((void **)&m->global_values, &cap, m->n_globals + 1, sizeof(double)))
-        return HYDAE_ERR_NOMEM;
-    cap = m->cap_globals;
-    if (hy_reserve((void **)&m->global_is_discrete, &cap, m->n_globals + 1, 1))
-        return HYDAE_ERR_NOMEM;
-    m->cap_globals = cap;
     char *copy = hy_strdup(name);
-    if (!copy)
+    if (!copy || hy_reserve((void **)&m->globals, &m->cap_globals, m->n_globals + 1,
+                            sizeof(hy_global))) {
+        free(copy);
         return HYDAE_ERR_NOMEM;
-    m->global_names[m->n_globals] = copy;
-    m->global_values[m->n_globals] = value;
-    m->global_is_discrete[m->n_globals] = (unsigned char)is_discrete;
+    }
+    m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
     return m->n_globals++;
 }
 
@@ -160,7 +145,7 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
         HY_MODEL_ERROR(m, "no parameter or discrete variable named '%s'", name);
         return HYDAE_ERR_ARG;
     }
-    m->global_values[i] = value;
+    m->globals[i].value = value;
     return 0;
 }
 
@@ -227,7 +212,7 @@ int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
 {
     for (int i = 0; i < mode->n_vars; i++)
-        if (strcmp(mode->var_names[i], name) == 0) {
+        if (strcmp(mode->vars[i].name, name) == 0) {
             if (var_index)
                 *var_index = i;
             return 1;
@@ -240,9 +225,29 @@ static int mode_has_name(const hydae_mode *mode, const char *name)
     if (hy_mode_find_var(mode, name, NULL))
         return 1;
     for (int i = 0; i < mode->n_outputs; i++)
-        if (strcmp(mode->output_names[i], name) == 0)
+        if (strcmp(mode->out_vars[i].name, name) == 0)
             return 1;
     return 0;
+}
+
+/* Append a name to one of the mode's lists (variables or outputs); its
+** index, or < 0. Names are unique within the mode. */
+static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const char *name,
+                       hydae_var_kind kind, double start)
+{
+    hydae_model *m = mode->chart->model;
+    if (m->checked)
+        return model_fail(m, HYDAE_ERR_ARG, "mode '%s': cannot add '%s' to a model in use",
+                          mode->name, name);
+    if (mode_has_name(mode, name))
+        return HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
+    char *copy = hy_strdup(name);
+    if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))) {
+        free(copy);
+        return model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
+    }
+    (*list)[*n] = (hy_var){ copy, kind, start, -1 };
+    return (*n)++;
 }
 
 int hydae_mode_add_var(hydae_mode *mode, const char *name, hydae_var_kind kind,
@@ -250,57 +255,15 @@ int hydae_mode_add_var(hydae_mode *mode, const char *name, hydae_var_kind kind,
 {
     if (!mode || !valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC))
         return HYDAE_ERR_ARG;
-    hydae_model *m = mode->chart->model;
-    if (m->checked)
-        return HYDAE_ERR_ARG;
-    if (mode_has_name(mode, name)) {
-        HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
-        return HYDAE_ERR_MODEL;
-    }
-    int n = mode->n_vars, cap;
-    cap = mode->cap_vars;
-    if (hy_reserve((void **)&mode->var_names, &cap, n + 1, sizeof(char *)))
-        return HYDAE_ERR_NOMEM;
-    cap = mode->cap_vars;
-    if (hy_reserve((void **)&mode->var_kinds, &cap, n + 1, sizeof(hydae_var_kind)))
-        return HYDAE_ERR_NOMEM;
-    cap = mode->cap_vars;
-    if (hy_reserve((void **)&mode->var_start, &cap, n + 1, sizeof(double)))
-        return HYDAE_ERR_NOMEM;
-    cap = mode->cap_vars;
-    if (hy_reserve((void **)&mode->var_slot, &cap, n + 1, sizeof(int)))
-        return HYDAE_ERR_NOMEM;
-    mode->cap_vars = cap;
-    if (!(mode->var_names[n] = hy_strdup(name)))
-        return HYDAE_ERR_NOMEM;
-    mode->var_kinds[n] = kind;
-    mode->var_start[n] = start;
-    mode->var_slot[n] = -1;
-    return mode->n_vars++;
+    return append_name(mode, &mode->vars, &mode->n_vars, &mode->cap_vars, name, kind, start);
 }
 
 int hydae_mode_add_output(hydae_mode *mode, const char *name)
 {
     if (!mode || !valid_name(name))
         return HYDAE_ERR_ARG;
-    hydae_model *m = mode->chart->model;
-    if (m->checked)
-        return HYDAE_ERR_ARG;
-    if (mode_has_name(mode, name)) {
-        HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
-        return HYDAE_ERR_MODEL;
-    }
-    int n = mode->n_outputs, cap = mode->cap_outputs;
-    if (hy_reserve((void **)&mode->output_names, &cap, n + 1, sizeof(char *)))
-        return HYDAE_ERR_NOMEM;
-    cap = mode->cap_outputs;
-    if (hy_reserve((void **)&mode->output_slot, &cap, n + 1, sizeof(int)))
-        return HYDAE_ERR_NOMEM;
-    mode->cap_outputs = cap;
-    if (!(mode->output_names[n] = hy_strdup(name)))
-        return HYDAE_ERR_NOMEM;
-    mode->output_slot[n] = -1;
-    return mode->n_outputs++;
+    return append_name(mode, &mode->out_vars, &mode->n_outputs, &mode->cap_outputs, name,
+                       HYDAE_ALGEBRAIC, 0.0);
 }
 
 int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
@@ -503,21 +466,21 @@ static int check_mode(hydae_model *m, const hydae_mode *mode)
     }
     if (mode->rhs)
         for (int i = 0; i < mode->n_vars; i++)
-            if (mode->var_kinds[i] != HYDAE_DIFFERENTIAL) {
+            if (mode->vars[i].kind != HYDAE_DIFFERENTIAL) {
                 HY_MODEL_ERROR(m, "mode '%s': variable '%s' is algebraic but the mode is "
                                "an explicit ODE (use a residual)", mode->name,
-                               mode->var_names[i]);
+                               mode->vars[i].name);
                 return HYDAE_ERR_MODEL;
             }
     if (mode->n_outputs > 0 && !mode->outputs) {
         HY_MODEL_ERROR(m, "mode '%s' declares outputs ('%s', ...) but no output function",
-                       mode->name, mode->output_names[0]);
+                       mode->name, mode->out_vars[0].name);
         return HYDAE_ERR_MODEL;
     }
     for (int i = 0; i < mode->n_vars; i++)
-        if (find_global(m, mode->var_names[i]) >= 0) {
+        if (find_global(m, mode->vars[i].name) >= 0) {
             HY_MODEL_ERROR(m, "mode '%s': variable '%s' has the name of a parameter "
-                           "or discrete variable", mode->name, mode->var_names[i]);
+                           "or discrete variable", mode->name, mode->vars[i].name);
             return HYDAE_ERR_MODEL;
         }
     return 0;
@@ -555,10 +518,10 @@ static int check_slot_owners(hydae_model *m)
                     const hydae_mode *ma = m->charts[a]->modes[i];
                     const hydae_mode *mb = m->charts[b]->modes[j];
                     for (int v = 0; v < ma->n_vars; v++)
-                        if (mode_has_name(mb, ma->var_names[v])) {
+                        if (mode_has_name(mb, ma->vars[v].name)) {
                             HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart '%s') and "
                                            "in mode '%s' (chart '%s'), which can be active "
-                                           "together", ma->var_names[v], ma->name,
+                                           "together", ma->vars[v].name, ma->name,
                                            m->charts[a]->name, mb->name, m->charts[b]->name);
                             return HYDAE_ERR_MODEL;
                         }
@@ -603,7 +566,7 @@ int hydae_model_check(hydae_model *m)
     int cap_slots = 0;
     m->n_slots = 0;
     for (int i = 0; i < m->n_globals; i++)
-        if (intern_slot(m, m->global_names[i], &cap_slots) < 0)
+        if (intern_slot(m, m->globals[i].name, &cap_slots) < 0)
             return HYDAE_ERR_NOMEM;
     for (int c = 0; c < m->n_charts; c++)
         for (int i = 0; i < m->charts[c]->n_modes; i++) {
@@ -611,10 +574,10 @@ int hydae_model_check(hydae_model *m)
             if (mode->n_equations == -2)
                 mode->n_equations = mode->n_vars;
             for (int v = 0; v < mode->n_vars; v++)
-                if ((mode->var_slot[v] = intern_slot(m, mode->var_names[v], &cap_slots)) < 0)
+                if ((mode->vars[v].slot = intern_slot(m, mode->vars[v].name, &cap_slots)) < 0)
                     return HYDAE_ERR_NOMEM;
             for (int o = 0; o < mode->n_outputs; o++)
-                if ((mode->output_slot[o] = intern_slot(m, mode->output_names[o], &cap_slots)) < 0)
+                if ((mode->out_vars[o].slot = intern_slot(m, mode->out_vars[o].name, &cap_slots)) < 0)
                     return HYDAE_ERR_NOMEM;
         }
     /* Columns: discrete variables, then all mode names. */
@@ -623,7 +586,7 @@ int hydae_model_check(hydae_model *m)
         return HYDAE_ERR_NOMEM;
     m->n_columns = 0;
     for (int i = 0; i < m->n_slots; i++)
-        if (i >= m->n_globals || m->global_is_discrete[i])
+        if (i >= m->n_globals || m->globals[i].is_discrete)
             m->column_slot[m->n_columns++] = i;
     /* Named events. */
     int cap_events = 0;

@@ -39,18 +39,29 @@ struct hydae_transition {
     void *action_user;
 };
 
+/* A named value of a mode (variable or output) or of the model (parameter
+** or discrete variable), with its slot in the value store. */
+typedef struct hy_var {
+    char *name;
+    hydae_var_kind kind;        /* variables */
+    double start;               /* variables: start value */
+    int slot;                   /* store slot, set by check */
+} hy_var;
+
+typedef struct hy_global {
+    char *name;
+    double value;
+    unsigned char is_discrete;
+} hy_global;
+
 struct hydae_mode {
     char *name;
     hydae_chart *chart;
     int index;                  /* in its chart */
     int n_vars, cap_vars;
-    char **var_names;
-    hydae_var_kind *var_kinds;
-    double *var_start;
-    int *var_slot;              /* store slot of each variable (by check) */
+    hy_var *vars;
     int n_outputs, cap_outputs;
-    char **output_names;
-    int *output_slot;
+    hy_var *out_vars;
     int n_equations;            /* -1 until a residual or rhs is set */
     hydae_residual_fn residual;
     hydae_rhs_fn rhs;
@@ -77,9 +88,7 @@ struct hydae_model {
     char errmsg[1024];
     int build_error;            /* first construction error, sticky */
     int n_globals, cap_globals;
-    char **global_names;
-    double *global_values;
-    unsigned char *global_is_discrete;
+    hy_global *globals;
     int n_charts, cap_charts;
     hydae_chart **charts;
     /* Built by hydae_model_check. */

@@ -65,7 +65,7 @@ static int residual_failure(hydae_sim *s, double t)
         const hydae_mode *mode = s->active[s->bad_chart];
         hy_sim_fail(s, "residual equation %d of mode '%s' (paired with variable '%s') is not "
                     "finite at t = %.17g", s->bad_equation, mode->name,
-                    mode->var_names[s->bad_equation], t);
+                    mode->vars[s->bad_equation].name, t);
         return HYDAE_ERR_RESIDUAL;
     }
     if (s->bad_chart >= 0) {

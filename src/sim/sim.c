@@ -262,7 +262,7 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
         if (i >= off && i < off + s->active[c]->n_vars) {
             if (mode)
                 *mode = s->active[c];
-            return s->active[c]->var_names[i - off];
+            return s->active[c]->vars[i - off].name;
         }
     }
     if (mode)
@@ -431,10 +431,10 @@ static int build_config(hydae_sim *s)
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         for (int i = 0; i < mode->n_vars; i++) {
-            double v = s->store[mode->var_slot[i]];
-            s->y[s->var_offset[c] + i] = isnan(v) ? mode->var_start[i] : v;
+            double v = s->store[mode->vars[i].slot];
+            s->y[s->var_offset[c] + i] = isnan(v) ? mode->vars[i].start : v;
             s->yp[s->var_offset[c] + i] = 0.0;
-            s->is_algebraic[s->var_offset[c] + i] = mode->var_kinds[i] == HYDAE_ALGEBRAIC;
+            s->is_algebraic[s->var_offset[c] + i] = mode->vars[i].kind == HYDAE_ALGEBRAIC;
         }
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
@@ -449,7 +449,7 @@ int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
         const hydae_mode *mode = s->active[c];
         int off = s->var_offset[c];
         for (int i = 0; i < mode->n_vars; i++)
-            s->store[mode->var_slot[i]] = y[off + i];
+            s->store[mode->vars[i].slot] = y[off + i];
         if (mode->n_outputs == 0)
             continue;
         int status = mode->outputs(t, y + off, yp + off, s->store, s->out_work, mode->user);
@@ -459,7 +459,7 @@ int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
             return HYDAE_ERR_CALLBACK;
         }
         for (int o = 0; o < mode->n_outputs; o++)
-            s->store[mode->output_slot[o]] = s->out_work[o];
+            s->store[mode->out_vars[o].slot] = s->out_work[o];
     }
     return 0;
 }
@@ -631,7 +631,7 @@ static int integrator_failure(hydae_sim *s, int code)
             hy_format(detail, sizeof detail,
                       "; residual equation %d of mode '%s' (paired with variable '%s') was "
                       "not finite at t = %.17g", s->bad_equation, mode->name,
-                      mode->var_names[s->bad_equation], s->bad_t);
+                      mode->vars[s->bad_equation].name, s->bad_t);
         else
             hy_format(detail, sizeof detail, "; the residual of mode '%s' returned an error "
                       "at t = %.17g", mode->name, s->bad_t);
@@ -751,7 +751,7 @@ static int run(hydae_sim *s)
         s->integ = NULL;
     }
     for (int i = 0; i < m->n_globals; i++)
-        s->store[i] = m->global_values[i];
+        s->store[i] = m->globals[i].value;
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
     for (int c = 0; c < m->n_charts; c++)
