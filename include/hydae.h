@@ -128,6 +128,10 @@ HYDAE_NODISCARD int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode);
 /* Variables of a mode, in the order of y; returns the index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_var(hydae_mode *mode, const char *name,
                                        hydae_var_kind kind, double start);
+/* Tolerances of one variable (index from hydae_mode_add_var) in the local
+** error test: rtol |y| + atol. A value of 0 keeps the run's setting. */
+HYDAE_NODISCARD int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol,
+                                              double atol);
 /* Output variables (values shown for names that are not unknowns here),
 ** in the order of out[] of the output function. Index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_output(hydae_mode *mode, const char *name);

@@ -18,7 +18,7 @@ typedef struct test_rows {
     double *values; /* n_rows x n_columns */
 } test_rows;
 
-static int test_rows_sink(void *user, hydae_row_kind kind, double t, const double *values)
+static inline int test_rows_sink(void *user, hydae_row_kind kind, double t, const double *values)
 {
     test_rows *r = user;
     if (r->n_rows == r->cap_rows) {
@@ -44,20 +44,20 @@ static int test_rows_sink(void *user, hydae_row_kind kind, double t, const doubl
     return 0;
 }
 
-static void test_rows_init(test_rows *r, const hydae_model *m)
+static inline void test_rows_init(test_rows *r, const hydae_model *m)
 {
     memset(r, 0, sizeof *r);
     r->n_columns = hydae_model_n_columns(m);
 }
 
-static void test_rows_free(test_rows *r)
+static inline void test_rows_free(test_rows *r)
 {
     free(r->kind);
     free(r->t);
     free(r->values);
 }
 
-static int test_column(const hydae_model *m, const char *name)
+static inline int test_column(const hydae_model *m, const char *name)
 {
     for (int c = 0; c < hydae_model_n_columns(m); c++)
         if (strcmp(hydae_model_column_name(m, c), name) == 0)
@@ -65,7 +65,7 @@ static int test_column(const hydae_model *m, const char *name)
     return -1;
 }
 
-static double test_value(const test_rows *r, int row, int column)
+static inline double test_value(const test_rows *r, int row, int column)
 {
     return r->values[(size_t)row * (size_t)r->n_columns + (size_t)column];
 }

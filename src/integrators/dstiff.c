@@ -86,7 +86,7 @@ typedef struct dstiff_mem {
 
     /* Problem and options, copied at init(). */
     hy_dae dae;
-    double rtol;
+    double *rtol;               /* per component */
     double *atol;               /* per component */
     unsigned char *in_err_test; /* 1: component takes part in the error test */
     int suppress_alg;
@@ -154,14 +154,14 @@ static double wrms_norm(int n, const double *v, const double *w)
     return sqrt(sum / n);
 }
 
-/* w_i = 1 / (rtol |y_i| + atol_i). At init (keep_old == 0) returns -1 if
+/* w_i = 1 / (rtol_i |y_i| + atol_i). At init (keep_old == 0) returns -1 if
 ** some weight is not positive and finite; during the integration a
 ** component with atol_i = 0 that is exactly 0 keeps its previous weight. */
 static int set_weights(dstiff_mem *d, const double *y, int keep_old)
 {
     int n = d->n;
     for (int i = 0; i < n; i++) {
-        double tol_i = d->rtol * fabs(y[i]) + d->atol[i];
+        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
         if (tol_i > 0.0 && isfinite(tol_i))
             d->ewt[i] = 1.0 / tol_i;
         else if (!keep_old)
@@ -473,6 +473,7 @@ static void *dstiff_create(int n)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
+    d->rtol = malloc(len * sizeof(double));
     d->atol = malloc(len * sizeof(double));
     d->in_err_test = malloc(len);
     d->phi = calloc(DSTIFF_N_PHI * len, sizeof(double));
@@ -486,7 +487,7 @@ static void *dstiff_create(int n)
     d->res_pert = malloc(len * sizeof(double));
     d->iter_matrix = malloc(len * len * sizeof(double));
     d->pivot = malloc(len * sizeof(int));
-    if (!d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
+    if (!d->rtol || !d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
         || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err
         || !d->res_pert || !d->iter_matrix || !d->pivot) {
         dstiff_destroy(d);
@@ -501,6 +502,7 @@ static void dstiff_destroy(void *mem)
     dstiff_mem *d = mem;
     if (d == NULL)
         return;
+    free(d->rtol);
     free(d->atol);
     free(d->in_err_test);
     free(d->phi);
@@ -528,8 +530,6 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     int n = d->n;
     if (dae->n != n || dae->res == NULL || !isfinite(t0))
         return HY_ERR_ARG;
-    if (!(opt->rtol >= 0.0) || !isfinite(opt->rtol))
-        return HY_ERR_ARG;
     if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
         || !isfinite(opt->h0) || !isfinite(opt->h_min))
         return HY_ERR_ARG;
@@ -537,15 +537,16 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     for (int i = 0; i < n; i++) {
         double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
-        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !isfinite(y0[i])
-            || !isfinite(yp0[i]))
+        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
+        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !(rtol_i >= 0.0)
+            || !isfinite(rtol_i) || !isfinite(y0[i]) || !isfinite(yp0[i]))
             return HY_ERR_ARG;
         d->atol[i] = atol_i;
+        d->rtol[i] = rtol_i;
         d->in_err_test[i] =
             (dae->is_algebraic != NULL && dae->is_algebraic[i]) ? 0 : 1;
     }
     d->dae = *dae;
-    d->rtol = opt->rtol;
     d->suppress_alg = opt->suppress_alg && dae->is_algebraic != NULL;
     d->h_user = opt->h0;
     d->h_min = opt->h_min;

@@ -31,7 +31,8 @@ typedef struct hy_dae {
 } hy_dae;
 
 typedef struct hy_options {
-    double rtol;            /* scalar relative tolerance, > 0 */
+    double rtol;            /* relative tolerance, used if rtol_vec NULL */
+    const double *rtol_vec; /* per-component relative tolerance, or NULL */
     double atol;            /* scalar absolute tolerance, used if atol_vec NULL */
     const double *atol_vec; /* per-component absolute tolerance, or NULL */
     double h0;              /* first step; 0 = automatic */

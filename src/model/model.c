@@ -246,7 +246,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
         free(copy);
         return model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
-    (*list)[*n] = (hy_var){ copy, kind, start, -1 };
+    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1 };
     return (*n)++;
 }
 
@@ -264,6 +264,19 @@ int hydae_mode_add_output(hydae_mode *mode, const char *name)
         return HYDAE_ERR_ARG;
     return append_name(mode, &mode->out_vars, &mode->n_outputs, &mode->cap_outputs, name,
                        HYDAE_ALGEBRAIC, 0.0);
+}
+
+int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double atol)
+{
+    if (!mode || var < 0 || var >= mode->n_vars)
+        return HYDAE_ERR_ARG;
+    if (!(rtol >= 0.0 && rtol < 1.0) || !(atol >= 0.0) || !isfinite(atol))
+        return model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
+                          "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
+                          mode->name, mode->vars[var].name, rtol, atol);
+    mode->vars[var].rtol = rtol;
+    mode->vars[var].atol = atol;
+    return 0;
 }
 
 int hydae_mode_set_residual(hydae_mode *mode, int n_equations,

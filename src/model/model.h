@@ -45,6 +45,7 @@ typedef struct hy_var {
     char *name;
     hydae_var_kind kind;        /* variables */
     double start;               /* variables: start value */
+    double rtol, atol;          /* variables: 0 = the run's setting */
     int slot;                   /* store slot, set by check */
 } hy_var;
 

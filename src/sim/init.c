@@ -35,7 +35,7 @@ static double weighted_norm(hydae_sim *s, const double *change)
 {
     double sum = 0.0;
     for (int i = 0; i < s->n; i++) {
-        double ratio = change[i] / (s->rtol * fabs(*unknown(s, i)) + s->atol);
+        double ratio = change[i] / (s->rtol_vec[i] * fabs(*unknown(s, i)) + s->atol_vec[i]);
         sum += ratio * ratio;
     }
     return sqrt(sum / s->n);

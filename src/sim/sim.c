@@ -74,6 +74,8 @@ static void free_run_arrays(hydae_sim *s)
     free(s->y_work);
     free(s->yp_work);
     free(s->is_algebraic);
+    free(s->rtol_vec);
+    free(s->atol_vec);
     free(s->res_work);
     free(s->init_matrix);
     free(s->init_pivot);
@@ -85,6 +87,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->g_sign);
     free(s->g_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
+    s->rtol_vec = s->atol_vec = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
@@ -356,7 +359,8 @@ static int reserve_config(hydae_sim *s)
 {
     int n = s->n, ng = s->n_guards;
     if (n > s->cap_n || !s->y) {
-        double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work };
+        double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work,
+                            &s->rtol_vec, &s->atol_vec };
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
@@ -435,6 +439,10 @@ static int build_config(hydae_sim *s)
             s->y[s->var_offset[c] + i] = isnan(v) ? mode->vars[i].start : v;
             s->yp[s->var_offset[c] + i] = 0.0;
             s->is_algebraic[s->var_offset[c] + i] = mode->vars[i].kind == HYDAE_ALGEBRAIC;
+            s->rtol_vec[s->var_offset[c] + i] = mode->vars[i].rtol > 0.0 ? mode->vars[i].rtol
+                                                                          : s->rtol;
+            s->atol_vec[s->var_offset[c] + i] = mode->vars[i].atol > 0.0 ? mode->vars[i].atol
+                                                                          : s->atol;
         }
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
@@ -588,6 +596,8 @@ static int restart_integrator(hydae_sim *s)
     memset(&opt, 0, sizeof opt);
     opt.rtol = s->rtol;
     opt.atol = s->atol;
+    opt.rtol_vec = s->rtol_vec;
+    opt.atol_vec = s->atol_vec;
     opt.h0 = s->h0;
     opt.h_min = s->h_min;
     opt.h_max = s->h_max;

@@ -51,6 +51,7 @@ struct hydae_sim {
     double *y, *yp;             /* current state at t */
     double *y_work, *yp_work;   /* interpolated states */
     unsigned char *is_algebraic;
+    double *rtol_vec, *atol_vec;  /* per component, from the variables */
     double *res_work;           /* n */
     double *jac_block;          /* largest block squared, for Jacobians */
     int cap_jac_block;
