@@ -52,7 +52,9 @@ extern "C" {
     X(HYDAE_ERR_ACTION, -11, "transition action failed")                     \
     X(HYDAE_ERR_IO, -12, "input/output error")                               \
     X(HYDAE_ERR_GUARD, -13, "guard evaluation failed")                       \
-    X(HYDAE_ERR_CALLBACK, -14, "user callback stopped the run")
+    X(HYDAE_ERR_CALLBACK, -14, "user callback stopped the run")                \
+    X(HYDAE_ERR_MAXSTEPS, -15, "maximum number of steps reached")               \
+    X(HYDAE_ERR_ZENO, -16, "events accumulate (chattering or Zeno behaviour)")
 
 typedef enum hydae_status {
 #define HYDAE_STATUS_ENUM_(name, value, msg) name = value,
@@ -245,6 +247,9 @@ HYDAE_NODISCARD int hydae_sim_set_step_limits(hydae_sim *s, double h_min,
                                               double h_max, double h0);
 HYDAE_NODISCARD int hydae_sim_set_max_order(hydae_sim *s, int max_order);
 HYDAE_NODISCARD int hydae_sim_set_cascade_limit(hydae_sim *s, int limit);
+/* The most integration steps (and time-event stops) a run may take
+** (default 5e7); beyond, HYDAE_ERR_MAXSTEPS. */
+HYDAE_NODISCARD int hydae_sim_set_max_steps(hydae_sim *s, long max_steps);
 /* Where result rows go. Several sinks may be added. */
 HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
                                            void *user);

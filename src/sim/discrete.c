@@ -162,6 +162,7 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
                     }
                 }
                 s->active[c] = tr->to;
+                s->chart_fired[c] = 1;
                 s->stats.n_transitions++;
                 (*n_fired)++;
                 if (log_fired(s, tr))

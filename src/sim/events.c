@@ -9,15 +9,21 @@
 ** the condition holds. The earliest crossing wins; guards whose crossing
 ** lies within the tolerance of it fire together.
 **
-** Arming: right after a (re)start a guard often sits at zero up to
+** Arming. Right after a (re)start a guard often sits at zero up to
 ** round-off (r - L when the thread has just gone slack, h := 0 after a
-** bounce), and its sign there is noise. So a guard arms only once its value
-** leaves the band |g| <= 10 atol; from then on it follows its sign. A guard
-** that is zero, or nearly, right after a reset therefore does not fire
-** again on noise. An unarmed guard that leaves the band on the side a
-** directional trigger fires into has crossed all the same (a ball whose
-** bounces are smaller than the band still meets the floor): it is located
-** at the band's edge. (Guards are assumed scaled like the unknowns.)
+** bounce), and its sign there is noise. After a discrete phase:
+**  - the guards of a chart that took no transition keep their signs;
+**  - a guard with |g| > 10 atol (the band) takes its sign;
+**  - a guard that crossed at this instant, in a chart that stayed in its
+**    mode, takes its sign from where it is going (along y + delta y'):
+**    still moving across, it has crossed already (no second firing);
+**    turned back by the reset (a bouncing ball), it is on the side it came
+**    from, so its next crossing is found at zero;
+**  - any other guard is unarmed until it leaves the band.
+** An unarmed guard that leaves the band on the side a rising or falling
+** trigger fires into has crossed all the same (a mode entered with its
+** guard at zero that then goes decisively past it): it is located at the
+** band's edge. (Guards are assumed scaled like the unknowns.)
 */
 #include "sim.h"
 
@@ -51,14 +57,16 @@ int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, do
             continue;
         int off = s->var_offset[c], goff = s->guard_offset[c];
         int status = mode->guards(t, y + off, yp + off, s->store, g + goff, mode->user);
-        for (int k = 0; status == 0 && k < mode->n_guards; k++)
-            if (isnan(g[goff + k]))
-                status = -1;
         if (status != 0) {
-            hy_sim_fail(s, "guard evaluation of mode '%s' failed at t = %.17g%s", mode->name,
-                        t, status == -1 ? " (a guard is NaN)" : "");
+            hy_sim_fail(s, "the guard function of mode '%s' returned %d at t = %.17g",
+                        mode->name, status, t);
             return HYDAE_ERR_GUARD;
         }
+        for (int k = 0; k < mode->n_guards; k++)
+            if (isnan(g[goff + k])) {
+                hy_sim_fail(s, "guard %d of mode '%s' is NaN at t = %.17g", k, mode->name, t);
+                return HYDAE_ERR_GUARD;
+            }
     }
     return 0;
 }
@@ -74,16 +82,63 @@ static double arming_band(const hydae_sim *s)
     return 10.0 * s->atol;
 }
 
+/* Sign of guard k (chart c, its j-th) after a discrete phase, when a
+** reference from before it exists (see the head comment). 2 means "decide
+** from the guard's motion". */
+static int sign_after_event(const hydae_sim *s, int c, int j, double g)
+{
+    int prev_k = s->prev_guard_offset[c] + j;
+    int same_mode = s->prev_active[c] == s->active[c];
+    if (same_mode && !s->chart_fired[c])
+        return s->prev_sign[prev_k];
+    if (fabs(g) > arming_band(s))
+        return sign_of(g);
+    if (same_mode && s->prev_crossed[prev_k] != 0)
+        return 2;
+    return 0;
+}
+
 int hy_guards_arm(hydae_sim *s)
 {
+    s->guards_armed = 1;
     if (s->n_guards == 0)
         return 0;
     int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
     if (status)
         return status;
-    double band = arming_band(s);
-    for (int k = 0; k < s->n_guards; k++)
-        s->g_sign[k] = fabs(s->g_start[k]) > band ? sign_of(s->g_start[k]) : 0;
+    int any_undecided = 0;
+    for (int c = 0; c < s->model->n_charts; c++)
+        for (int j = 0; j < s->active[c]->n_guards; j++) {
+            int k = s->guard_offset[c] + j;
+            double g = s->g_start[k];
+            int sign = s->have_prev ? sign_after_event(s, c, j, g)
+                                    : (fabs(g) > arming_band(s) ? sign_of(g) : 0);
+            s->g_sign[k] = (signed char)sign;
+            any_undecided |= sign == 2;
+        }
+    if (!any_undecided)
+        return 0;
+    /* A guard that crossed at this instant and still sits at zero: where is
+    ** it going? Along y + delta y', a tiny step ahead. */
+    double delta = 1e-8 * fmax(1.0, fabs(s->t));
+    for (int i = 0; i < s->n; i++)
+        s->y_work[i] = s->y[i] + delta * s->yp[i];
+    status = hy_guards_eval(s, s->t + delta, s->y_work, s->yp, s->g_work);
+    if (status)
+        return status;
+    for (int c = 0; c < s->model->n_charts; c++)
+        for (int j = 0; j < s->active[c]->n_guards; j++) {
+            int k = s->guard_offset[c] + j;
+            if (s->g_sign[k] != 2)
+                continue;
+            int crossed_dir = s->prev_crossed[s->prev_guard_offset[c] + j];
+            double slope = s->g_work[k] - s->g_start[k];
+            /* Still moving across: it has crossed already. Turned back (a
+            ** reset reversed it): it is on the side it crossed from. */
+            s->g_sign[k] = (signed char)(slope * crossed_dir > 0.0   ? crossed_dir
+                                         : slope * crossed_dir < 0.0 ? -crossed_dir
+                                                                     : 0);
+        }
     return 0;
 }
 
@@ -229,16 +284,36 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     return 1;
 }
 
-void hy_guards_advance(hydae_sim *s)
+/* After an examined interval ending at s->t with guard values g: crossed
+** guards take their crossing's sign; an armed guard follows its sign; an
+** unarmed one arms outside the band. */
+static void follow_signs(hydae_sim *s, const double *g)
 {
     double band = arming_band(s);
     for (int k = 0; k < s->n_guards; k++) {
-        s->g_start[k] = s->g_end[k];
-        signed char sg = sign_of(s->g_end[k]);
-        /* An armed guard follows its sign; an unarmed one arms outside the band. */
-        if (sg != 0 && (s->g_sign[k] != 0 || fabs(s->g_end[k]) > band))
+        signed char sg = sign_of(g[k]);
+        if (s->g_crossed[k] != 0)
+            s->g_sign[k] = s->g_crossed[k];
+        else if (sg != 0 && (s->g_sign[k] != 0 || fabs(g[k]) > band))
             s->g_sign[k] = sg;
     }
+}
+
+void hy_guards_advance(hydae_sim *s)
+{
+    follow_signs(s, s->g_end);
+    memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
+}
+
+int hy_guards_restart_scan(hydae_sim *s)
+{
+    if (s->n_guards == 0)
+        return 0;
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
+    if (status)
+        return status;
+    follow_signs(s, s->g_start);
+    return 0;
 }
 
 /* ---- time events ---- */
@@ -266,6 +341,19 @@ int hy_time_event_due(const hydae_transition *tr, double t)
             return 0;
         double k = nearbyint((t - tr->t_start) / tr->period);
         return fabs(tr->t_start + k * tr->period - t) <= tol;
+    }
+    return 0;
+}
+
+int hy_time_event_pending(const hydae_sim *s, double t)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        for (int i = 0; i < mode->chart->n_transitions; i++) {
+            const hydae_transition *tr = mode->chart->transitions[i];
+            if (tr->from == mode && hy_time_event_due(tr, t))
+                return 1;
+        }
     }
     return 0;
 }

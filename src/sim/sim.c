@@ -45,7 +45,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->h_max = INFINITY;
     s->max_order = 5;
     s->cascade_limit = 100;
-    s->max_steps = 1000000;
+    s->max_steps = 50000000;
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
     int n_events = m->n_events > 0 ? m->n_events : 1;
@@ -55,10 +55,14 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
     s->row = malloc(sizeof(double) * (size_t)n_cols);
     s->row_left = malloc(sizeof(double) * (size_t)n_cols);
+    s->prev_active = calloc((size_t)n_charts, sizeof(hydae_mode *));
+    s->prev_guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
+    s->chart_fired = calloc((size_t)n_charts, 1);
     s->event_active = calloc((size_t)n_events, 1);
     s->event_waiting = calloc((size_t)n_events, 1);
     if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
-        || !s->row_left || !s->event_active || !s->event_waiting) {
+        || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
+        || !s->prev_guard_offset || !s->chart_fired) {
         hydae_sim_free(s);
         if (status)
             *status = HYDAE_ERR_NOMEM;
@@ -86,12 +90,14 @@ static void free_run_arrays(hydae_sim *s)
     free(s->g_root);
     free(s->g_sign);
     free(s->g_crossed);
+    free(s->prev_sign);
+    free(s->prev_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
     s->rtol_vec = s->atol_vec = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
-    s->g_sign = s->g_crossed = NULL;
+    s->g_sign = s->g_crossed = s->prev_sign = s->prev_crossed = NULL;
     s->cap_n = s->cap_guards = 0;
 }
 
@@ -116,6 +122,9 @@ void hydae_sim_free(hydae_sim *s)
     free(s->row_left);
     free(s->event_active);
     free(s->event_waiting);
+    free(s->prev_active);
+    free(s->prev_guard_offset);
+    free(s->chart_fired);
     free(s->fired_log);
     free(s);
 }
@@ -205,6 +214,16 @@ int hydae_sim_set_cascade_limit(hydae_sim *s, int limit)
     if (limit < 1)
         return HY_SETTING_ERROR(s, "cascade limit (%d) must be at least 1", limit);
     s->cascade_limit = limit;
+    return 0;
+}
+
+int hydae_sim_set_max_steps(hydae_sim *s, long max_steps)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (max_steps < 1)
+        return HY_SETTING_ERROR(s, "max_steps (%ld) must be at least 1", max_steps);
+    s->max_steps = max_steps;
     return 0;
 }
 
@@ -388,7 +407,13 @@ static int reserve_config(hydae_sim *s)
         signed char *crossed = realloc(s->g_crossed, ng_alloc);
         if (crossed)
             s->g_crossed = crossed;
-        if (!sign || !crossed)
+        signed char *prev_sign = realloc(s->prev_sign, ng_alloc);
+        if (prev_sign)
+            s->prev_sign = prev_sign;
+        signed char *prev_crossed = realloc(s->prev_crossed, ng_alloc);
+        if (prev_crossed)
+            s->prev_crossed = prev_crossed;
+        if (!sign || !crossed || !prev_sign || !prev_crossed)
             return HYDAE_ERR_NOMEM;
         s->cap_guards = ng;
     }
@@ -461,7 +486,7 @@ int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
         if (mode->n_outputs == 0)
             continue;
         int status = mode->outputs(t, y + off, yp + off, s->store, s->out_work, mode->user);
-        if (status < 0) {
+        if (status != 0) {
             hy_sim_fail(s, "output equations of mode '%s' failed (status %d) at t = %.17g",
                         mode->name, status, t);
             return HYDAE_ERR_CALLBACK;
@@ -501,9 +526,9 @@ static int emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const dou
     return send_row(s, kind, t, s->row);
 }
 
-static double grid_time(const hydae_sim *s, int k)
+static double grid_time(const hydae_sim *s, long k)
 {
-    return k >= s->n_out ? s->t_end : s->t0 + k * s->dt_out;
+    return k >= s->n_out ? s->t_end : s->t0 + (double)k * s->dt_grid;
 }
 
 /* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
@@ -652,8 +677,8 @@ static int integrator_failure(hydae_sim *s, int code)
         if (worst >= 0) {
             const hydae_mode *mode = NULL;
             const char *name = hy_component_name(s, worst, &mode);
-            hy_format(detail, sizeof detail, "; worst variable '%s' of mode '%s' = %.10g", name,
-                      mode ? mode->name : "?", s->y_work[worst]);
+            hy_format(detail, sizeof detail, "; worst variable '%s' of mode '%s' (= %.10g at "
+                      "the last accepted step)", name, mode ? mode->name : "?", s->y[worst]);
         }
     }
     char modes[256] = "";
@@ -712,49 +737,53 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
     return hy_guards_arm(s);
 }
 
-static int same_configuration(const hydae_sim *s, hydae_mode *const *before)
-{
-    for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c] != before[c])
-            return 0;
-    return 1;
-}
-
-/* Discrete phase at s->t with the state (s->y, s->yp) as left limit. */
+/* Discrete phase at s->t with the state (s->y, s->yp) as left limit. The
+** layout and guard signs before it are kept for re-arming (events.c). */
 static int event_instant(hydae_sim *s, int *n_fired)
 {
+    const hydae_model *m = s->model;
     int status = hy_store_state(s, s->t, s->y, s->yp);
     if (status)
         return status;
     gather_row(s, s->row_left);
-    hydae_mode *before[64];
-    hydae_mode **saved = s->model->n_charts <= 64 ? before
-        : malloc(sizeof(hydae_mode *) * (size_t)s->model->n_charts);
-    if (!saved)
-        return HYDAE_ERR_NOMEM;
-    memcpy(saved, s->active, sizeof(hydae_mode *) * (size_t)s->model->n_charts);
+    memcpy(s->prev_active, s->active, sizeof(hydae_mode *) * (size_t)m->n_charts);
+    memcpy(s->prev_guard_offset, s->guard_offset, sizeof(int) * ((size_t)m->n_charts + 1));
+    memcpy(s->prev_sign, s->g_sign, (size_t)s->n_guards);
+    memcpy(s->prev_crossed, s->g_crossed, (size_t)s->n_guards);
+    s->have_prev = s->guards_armed;
+    memset(s->chart_fired, 0, (size_t)m->n_charts);
     status = hy_discrete_phase(s, s->t, n_fired);
-    int changed = !same_configuration(s, saved);
-    if (saved != before)
-        free(saved);
     if (status || *n_fired == 0)
         return status;
+    int changed = 0;
+    for (int c = 0; c < m->n_charts; c++)
+        changed |= s->active[c] != s->prev_active[c];
     s->stats.n_events++;
     return settle_after_event(s, s->row_left, changed);
 }
 
-static int run(hydae_sim *s)
+static int setup_grid(hydae_sim *s)
+{
+    s->dt_grid = s->dt_out > 0.0 ? s->dt_out : (s->t_end - s->t0) / 500.0;
+    double n_intervals = ceil((s->t_end - s->t0) / s->dt_grid - 1e-9);
+    if (!(n_intervals <= 1e9)) {
+        hy_sim_fail(s, "the output interval %g over [%g, %g] asks for %.3g rows; at most 1e9",
+                    s->dt_grid, s->t0, s->t_end, n_intervals);
+        return HYDAE_ERR_ARG;
+    }
+    s->n_out = n_intervals < 1.0 ? 1 : (long)n_intervals;
+    s->k_out = 0;
+    return 0;
+}
+
+static int start_run(hydae_sim *s)
 {
     const hydae_model *m = s->model;
-    if (s->dt_out <= 0.0)
-        s->dt_out = (s->t_end - s->t0) / 500.0;
-    s->n_out = (int)ceil((s->t_end - s->t0) / s->dt_out - 1e-9);
-    if (s->n_out < 1)
-        s->n_out = 1;
-    s->k_out = 0;
     s->t = s->t0;
     s->bad_chart = -1;
     s->n_fired_log = 0;
+    s->guards_armed = 0;
+    s->have_prev = 0;
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
         s->method->destroy(s->integ);
@@ -766,7 +795,9 @@ static int run(hydae_sim *s)
         s->store[i] = NAN;
     for (int c = 0; c < m->n_charts; c++)
         s->active[c] = m->charts[c]->initial;
-    int status = begin_sinks(s);
+    int status = setup_grid(s);
+    if (!status)
+        status = begin_sinks(s);
     if (!status)
         status = build_config(s);
     if (!status)
@@ -776,26 +807,104 @@ static int run(hydae_sim *s)
     memset(s->g_crossed, 0, (size_t)s->n_guards);
     int n_fired = 0;
     status = event_instant(s, &n_fired);
-    if (status)
+    if (status || n_fired > 0)
         return status;
-    if (n_fired == 0) {
+    status = emit_grid_at_current(s);
+    if (!status)
+        status = restart_integrator(s);
+    if (!status)
+        status = hy_guards_arm(s);
+    return status;
+}
+
+/* Chattering and Zeno behaviour: more than cascade_limit event instants
+** inside a window of 1e-9 max(1, |t|) (the same instant included). The
+** run stops there instead of creeping; issue-level policies (a resting
+** mode) come later. */
+static int check_accumulation(hydae_sim *s, double *window_start, int *n_in_window)
+{
+    double width = 1e-9 * fmax(1.0, fabs(s->t));
+    if (s->t - *window_start <= width) {
+        if (++*n_in_window > s->cascade_limit) {
+            hy_sim_fail(s, "events accumulate: %d event instants within %.3g s up to t = %.17g "
+                        "(chattering or Zeno behaviour); the last transition fired was '%s' "
+                        "of chart '%s'", *n_in_window, s->t - *window_start, s->t,
+                        s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1]->name : "?",
+                        s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1]->chart->name
+                                           : "?");
+            return HYDAE_ERR_ZENO;
+        }
+    } else {
+        *window_start = s->t;
+        *n_in_window = 0;
+    }
+    return 0;
+}
+
+/* Examine the step that ended at t_new for events, from s->t on. A crossing
+** that no transition takes moves the scan to it, and the rest of the step
+** is examined again, so a later crossing or a time event at the step's end
+** is not lost. Sets *restarted when transitions fired (the integrator was
+** restarted at the event). */
+static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
+{
+    *restarted = 0;
+    for (;;) {
+        double t_event = t_new;
+        memset(s->g_crossed, 0, (size_t)s->n_guards);
+        int found = hy_guards_locate(s, t_new, &t_event);
+        if (found < 0)
+            return found;
+        /* A crossing within tolerance of a time event the step reached is
+        ** that instant. */
+        if (found && t_new == t_stop && fabs(t_event - t_stop) <= 2.0 * hy_time_tol(t_stop))
+            t_event = t_stop;
+        double t_reached = found ? t_event : t_new;
+        int at_time_event = t_reached == t_stop && t_new == t_stop
+                            && hy_time_event_pending(s, t_stop);
+        int status = emit_grid_until(s, t_reached, !(found || at_time_event));
+        if (!status)
+            status = hy_interpolate(s, t_reached, s->y, s->yp);
+        if (status)
+            return status;
+        s->t = t_reached;
+        if (!found && !at_time_event) {
+            hy_guards_advance(s);
+            return 0;
+        }
+        int n_fired = 0;
+        status = event_instant(s, &n_fired);
+        if (status)
+            return status;
+        if (n_fired > 0) {
+            *restarted = 1;
+            return 0;
+        }
         status = emit_grid_at_current(s);
-        if (!status)
-            status = restart_integrator(s);
-        if (!status)
-            status = hy_guards_arm(s);
+        if (status)
+            return status;
+        if (t_reached == t_new) {
+            hy_guards_advance(s);
+            return 0;
+        }
+        status = hy_guards_restart_scan(s);
         if (status)
             return status;
     }
+}
+
+static int run(hydae_sim *s)
+{
+    int status = start_run(s);
+    if (status)
+        return status;
     long n_steps_run = 0;
-    double last_event_t = -INFINITY;
-    int n_events_same_t = 0;
+    double window_start = -INFINITY;
+    int n_in_window = 0;
     while (s->t < s->t_end) {
         double t_stop = hy_next_time_event(s, s->t);
-        double t_new;
-        if (s->n == 0) {
-            t_new = t_stop;
-        } else {
+        double t_new = t_stop;
+        if (s->n > 0) {
             int code = s->method->step(s->integ, t_stop, &t_new);
             if (code < 0)
                 return integrator_failure(s, code);
@@ -805,65 +914,16 @@ static int run(hydae_sim *s)
         }
         s->integ_started = 1;
         if (++n_steps_run > s->max_steps) {
-            hy_sim_fail(s, "more than %ld steps before t_end; stopped at t = %.17g",
+            hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
                         s->max_steps, s->t);
-            return HYDAE_ERR_CONV;
+            return HYDAE_ERR_MAXSTEPS;
         }
-        double t_event = t_new;
-        memset(s->g_crossed, 0, (size_t)s->n_guards);
-        int found = hy_guards_locate(s, t_new, &t_event);
-        if (found < 0)
-            return found;
-        /* A crossing within tolerance of a time event is that instant. */
-        if (found && t_stop < s->t_end + 1.0 && fabs(t_event - t_stop) <= 2.0 * hy_time_tol(t_stop)
-            && t_stop != s->t_end)
-            t_event = t_stop;
-        if (found && fabs(t_event - s->t_end) <= 2.0 * hy_time_tol(s->t_end))
-            t_event = s->t_end;
-        int at_time_event = !found ? (t_new == t_stop && t_stop < s->t_end)
-                                   : (t_event == t_stop);
-        double t_reached = found ? t_event : t_new;
-        status = emit_grid_until(s, t_reached, !(found || at_time_event));
+        int restarted = 0;
+        status = scan_step(s, t_new, t_stop, &restarted);
+        if (!status && restarted)
+            status = check_accumulation(s, &window_start, &n_in_window);
         if (status)
             return status;
-        status = hy_interpolate(s, t_reached, s->y, s->yp);
-        if (status)
-            return status;
-        s->t = t_reached;
-        if (found || at_time_event || t_reached == s->t_end) {
-            n_fired = 0;
-            status = event_instant(s, &n_fired);
-            if (status)
-                return status;
-            if (n_fired > 0) {
-                if (fabs(s->t - last_event_t) <= hy_time_tol(s->t)) {
-                    if (++n_events_same_t > s->cascade_limit) {
-                        hy_sim_fail(s, "events keep firing at t = %.17g (%d event instants "
-                                    "without time advancing): the model chatters",
-                                    s->t, n_events_same_t);
-                        return HYDAE_ERR_CASCADE;
-                    }
-                } else {
-                    n_events_same_t = 0;
-                }
-                last_event_t = s->t;
-                continue;
-            }
-            if (found && t_event < t_new) {
-                /* A crossing no transition took: carry on from the step's end. */
-                status = emit_grid_until(s, t_new, 1);
-                if (status)
-                    return status;
-                status = hy_interpolate(s, t_new, s->y, s->yp);
-                if (status)
-                    return status;
-                s->t = t_new;
-            }
-            status = emit_grid_at_current(s);
-            if (status)
-                return status;
-        }
-        hy_guards_advance(s);
     }
     return emit_grid_at_current(s);
 }

@@ -33,6 +33,7 @@ struct hydae_sim {
     double rtol, atol, h_min, h_max, h0;
     int max_order, cascade_limit;
     long max_steps;
+    double dt_grid;             /* output interval in effect for a run */
     /* Sinks. */
     int n_sinks, cap_sinks;
     hy_sink *sinks;
@@ -68,12 +69,20 @@ struct hydae_sim {
     /* Result rows. */
     double *row;
     double *row_left;
-    int k_out, n_out;           /* next grid index, index of t_end */
+    long k_out, n_out;          /* next grid index, index of t_end */
     /* The integrator. */
     void *integ;
     int integ_n;
     int integ_started;          /* a step has been taken since init */
     hy_stats integ_base;        /* statistics of destroyed integrators */
+    /* The configuration before the current discrete phase, for re-arming
+    ** the guards after it (see events.c). */
+    int guards_armed;           /* g_sign is meaningful */
+    int have_prev;              /* the prev_* arrays describe the last layout */
+    hydae_mode **prev_active;
+    int *prev_guard_offset;
+    signed char *prev_sign, *prev_crossed;
+    unsigned char *chart_fired; /* per chart: a transition fired this instant */
     /* Named events. */
     unsigned char *event_active, *event_waiting;
     /* Last bad residual seen (for failure messages). */
@@ -99,16 +108,22 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
 /* events.c */
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
                    double *g);
+/* Reference signs of the guards after a (re)start at s->t; see events.c. */
 int hy_guards_arm(hydae_sim *s);
 /* After a step from s->t to t_new (integrator dense output valid): find
 ** the first relevant crossing. Returns 1 with *t_event and s->g_crossed
 ** set, 0 if none, < 0 on error. */
 int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
+/* The scan moves to the end of the located interval (s->t): guards that
+** crossed there take their crossing's sign, the others follow theirs. */
+int hy_guards_restart_scan(hydae_sim *s);
 void hy_guards_advance(hydae_sim *s);
 int hy_interpolate(hydae_sim *s, double t, double *y, double *yp);
 /* Next time event strictly after t (or t_end). */
 double hy_next_time_event(const hydae_sim *s, double t);
 int hy_time_event_due(const hydae_transition *tr, double t);
+/* Is a time or sample event of an active mode due at t? */
+int hy_time_event_pending(const hydae_sim *s, double t);
 
 /* discrete.c */
 /* Fire transitions at time t: round 0 takes guard crossings (s->g_crossed)
