@@ -43,5 +43,16 @@ check "failure: exit 1" test "$(status_of "$hydae" run --example string_pendulum
 check "failure: names mode, variable and time" grep -q "mode 'bound' (paired with variable 'omega') is not finite at t = 0" "$work/err"
 check "failure: CSV marked stopped early" grep -q '^# hydae: stopped early at t = 0' bad.csv
 
+# Writing to a full device is a failure, not a success.
+check "full device: exit 1" test "$(status_of "$hydae" run --example relay --tend 0.01 -o /dev/full)" = 1
+check "full device: message" grep -q "error writing the results to '/dev/full'" "$work/err"
+check "full device, long run: exit 1" test "$(status_of "$hydae" run --example relay --tend 100 --dt 0.001 -o /dev/full)" = 1
+# An output grid too large to write is refused, not silently shortened.
+check "huge grid: exit 1" test "$(status_of "$hydae" run --example algebraic_loop --tend 1e7 --dt 1e-4 -o big.csv)" = 1
+check "huge grid: message" grep -q "asks for 1e+11 rows" "$work/err"
+# Past the bouncing ball's Zeno point the run stops with a clear message.
+check "Zeno: exit 1" test "$(status_of "$hydae" run --example bouncing_ball --tend 5 -o zeno.csv)" = 1
+check "Zeno: message" grep -q "events accumulate" "$work/err"
+
 echo "$passed passed, $failed failed"
 test "$failed" = 0

@@ -173,8 +173,78 @@ static void invalid_settings(void)
     hydae_model_free(NULL);
 }
 
+static int out_hundred(double tt, const double *y, const double *yp, const double *p,
+                       double *out, void *user)
+{
+    (void)tt;
+    (void)y;
+    (void)yp;
+    (void)p;
+    (void)user;
+    out[0] = 100.0;
+    return 0;
+}
+
+/* Names that would share a value slot: an output named like a parameter,
+** and the same name in modes of two parallel charts. */
+static void clashing_names(void)
+{
+    hydae_model *m = hydae_model_create("clash");
+    int ok = hydae_model_add_param(m, "c", 1.0) == 0;
+    hydae_chart *ch = hydae_model_add_chart(m, "a");
+    hydae_mode *mode = hydae_chart_add_mode(ch, "a0");
+    ok = ok && hydae_mode_add_output(mode, "c") == 0
+         && hydae_mode_set_outputs(mode, out_hundred) == 0;
+    CHECK(ok, "building");
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    CHECK(!s && status == HYDAE_ERR_MODEL && strstr(hydae_model_errmsg(m), "output 'c'"),
+          "output named like a parameter: %s", hydae_model_errmsg(m));
+    hydae_model_free(m);
+
+    m = hydae_model_create("clash2");
+    hydae_chart *a = hydae_model_add_chart(m, "a"), *b = hydae_model_add_chart(m, "b");
+    hydae_mode *a0 = hydae_chart_add_mode(a, "a0"), *b0 = hydae_chart_add_mode(b, "b0");
+    ok = hydae_mode_add_output(a0, "F") == 0 && hydae_mode_set_outputs(a0, out_hundred) == 0
+         && hydae_mode_add_output(b0, "F") == 0 && hydae_mode_set_outputs(b0, out_hundred) == 0;
+    CHECK(ok, "building 2");
+    s = hydae_sim_create(m, &status);
+    CHECK(!s && strstr(hydae_model_errmsg(m), "'F' is defined in mode 'a0'"),
+          "one output name in two charts: %s", hydae_model_errmsg(m));
+    hydae_model_free(m);
+}
+
+/* A bad argument whose return value is ignored still fails the check. */
+static void sticky_argument_errors(void)
+{
+    hydae_model *m = hydae_model_create("sticky");
+    hydae_chart *c = hydae_model_add_chart(m, "c");
+    hydae_mode *mode = hydae_chart_add_mode(c, "m0");
+    int ignored = hydae_mode_add_var(mode, "", HYDAE_DIFFERENTIAL, 0.0);
+    (void)ignored;
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    CHECK(!s && status == HYDAE_ERR_ARG && strstr(hydae_model_errmsg(m), "'m0'"),
+          "an empty variable name passed the check: status %d, %s", status,
+          hydae_model_errmsg(m));
+    hydae_model_free(m);
+
+    m = hydae_model_create("sticky2");
+    c = hydae_model_add_chart(m, "c");
+    mode = hydae_chart_add_mode(c, "m0");
+    hydae_transition *tr = hydae_chart_add_transition(c, "t0", mode, mode);
+    ignored = hydae_transition_on_time(tr, 1.0);
+    ignored = hydae_transition_set_action(tr, NULL, NULL);
+    s = hydae_sim_create(m, &status);
+    CHECK(!s && strstr(hydae_model_errmsg(m), "'t0'"), "a NULL action passed the check: %s",
+          hydae_model_errmsg(m));
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    clashing_names();
+    sticky_argument_errors();
     underdetermined_mode();
     transition_to_undefined_mode();
     residual_nan();

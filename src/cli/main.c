@@ -243,22 +243,29 @@ static int command_run(int argc, char **argv)
         int run_status = hydae_sim_run(sim);
         if (run_status) {
             fprintf(stderr, "hydae: simulation failed: %s\n", hydae_sim_errmsg(sim));
-            if (!to_stdout)
+            if (!to_stdout && run_status != HYDAE_ERR_IO)
                 fprintf(stderr, "hydae: results up to t = %.17g are in %s (marked as "
                         "stopped early)\n", hydae_sim_time(sim), path);
             status = EXIT_SIM_FAILURE;
-        } else if (!opt.quiet && !to_stdout) {
-            char resolved[PATH_MAX];
-            const char *shown = realpath(path, resolved) ? resolved : path;
-            printf("hydae: %s simulated to t = %g; results in %s\n", ex->name,
-                   hydae_sim_time(sim), shown);
         }
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
     }
-    if (out && !to_stdout && fclose(out) != 0 && !status) {
-        fprintf(stderr, "hydae: error writing '%s'\n", path);
-        status = EXIT_SIM_FAILURE;
+    if (out) {
+        int write_failed = fflush(out) != 0 || ferror(out);
+        if (!to_stdout && fclose(out) != 0)
+            write_failed = 1;
+        if (write_failed && !status) {
+            fprintf(stderr, "hydae: error writing the results to '%s': %s\n", path,
+                    strerror(errno));
+            status = EXIT_SIM_FAILURE;
+        }
+    }
+    if (!status && !opt.quiet && !to_stdout) {
+        char resolved[PATH_MAX];
+        const char *shown = realpath(path, resolved) ? resolved : path;
+        printf("hydae: %s simulated to t = %g; results in %s\n", ex->name, hydae_sim_time(sim),
+               shown);
     }
     hydae_sim_free(sim);
     hydae_model_free(model);

@@ -30,6 +30,9 @@ static int model_fail(hydae_model *m, int status, const char *fmt, ...)
 }
 
 #define HY_MODEL_ERROR(m, ...) model_fail((m), HYDAE_ERR_MODEL, __VA_ARGS__)
+#define HY_ARG_ERROR(m, ...) model_fail((m), HYDAE_ERR_ARG, __VA_ARGS__)
+#define MODE_MODEL(mode) ((mode)->chart->model)
+#define TRANSITION_MODEL(tr) ((tr)->chart->model)
 
 hydae_model *hydae_model_create(const char *name)
 {
@@ -106,12 +109,12 @@ static int find_global(const hydae_model *m, const char *name)
 static int add_global(hydae_model *m, const char *name, double value,
                       int is_discrete)
 {
-    if (!m || !valid_name(name))
+    if (!m)
         return HYDAE_ERR_ARG;
-    if (m->checked) {
-        HY_MODEL_ERROR(m, "cannot add '%s': the model is already in use", name);
-        return HYDAE_ERR_ARG;
-    }
+    if (!valid_name(name))
+        return HY_ARG_ERROR(m, "a parameter or discrete variable needs a non-empty name");
+    if (m->checked)
+        return HY_ARG_ERROR(m, "cannot add '%s': the model is already in use", name);
     if (find_global(m, name) >= 0) {
         HY_MODEL_ERROR(m, "'%s' is declared twice", name);
         return HYDAE_ERR_MODEL;
@@ -142,7 +145,10 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
         return HYDAE_ERR_ARG;
     int i = find_global(m, name);
     if (i < 0) {
-        HY_MODEL_ERROR(m, "no parameter or discrete variable named '%s'", name);
+        /* Not a construction error: the model stays usable. */
+        if (!m->build_error)
+            hy_format(m->errmsg, sizeof m->errmsg, "no parameter or discrete variable named "
+                      "'%s'", name);
         return HYDAE_ERR_ARG;
     }
     m->globals[i].value = value;
@@ -203,8 +209,11 @@ hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
 
 int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
 {
-    if (!c || !mode || mode->chart != c)
+    if (!c)
         return HYDAE_ERR_ARG;
+    if (!mode || mode->chart != c)
+        return HY_ARG_ERROR(c->model, "chart '%s': the initial mode must be one of its modes",
+                            c->name);
     c->initial = mode;
     return 0;
 }
@@ -253,23 +262,32 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
 int hydae_mode_add_var(hydae_mode *mode, const char *name, hydae_var_kind kind,
                        double start)
 {
-    if (!mode || !valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC))
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a variable needs a non-empty name "
+                            "and the kind HYDAE_DIFFERENTIAL or HYDAE_ALGEBRAIC", mode->name);
     return append_name(mode, &mode->vars, &mode->n_vars, &mode->cap_vars, name, kind, start);
 }
 
 int hydae_mode_add_output(hydae_mode *mode, const char *name)
 {
-    if (!mode || !valid_name(name))
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!valid_name(name))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': an output needs a non-empty name",
+                            mode->name);
     return append_name(mode, &mode->out_vars, &mode->n_outputs, &mode->cap_outputs, name,
                        HYDAE_ALGEBRAIC, 0.0);
 }
 
 int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double atol)
 {
-    if (!mode || var < 0 || var >= mode->n_vars)
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (var < 0 || var >= mode->n_vars)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no variable number %d for "
+                            "tolerances", mode->name, var);
     if (!(rtol >= 0.0 && rtol < 1.0) || !(atol >= 0.0) || !isfinite(atol))
         return model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
                           "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
@@ -282,8 +300,11 @@ int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double ato
 int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
                             hydae_residual_fn res, void *user)
 {
-    if (!mode || !res || n_equations < 0)
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!res || n_equations < 0)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a residual needs a function and "
+                            "a count of equations >= 0", mode->name);
     mode->residual = res;
     mode->rhs = NULL;
     mode->n_equations = n_equations;
@@ -293,8 +314,11 @@ int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
 
 int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs, void *user)
 {
-    if (!mode || !rhs)
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!rhs)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no right-hand side function",
+                            mode->name);
     mode->rhs = rhs;
     mode->residual = NULL;
     mode->n_equations = -2; /* one per variable, fixed by check */
@@ -304,16 +328,21 @@ int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs, void *user)
 
 int hydae_mode_set_jacobian(hydae_mode *mode, hydae_jacobian_fn jac)
 {
-    if (!mode || !jac)
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!jac)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no Jacobian function", mode->name);
     mode->jacobian = jac;
     return 0;
 }
 
 int hydae_mode_set_guards(hydae_mode *mode, int n_guards, hydae_eval_fn guards)
 {
-    if (!mode || n_guards < 0 || (n_guards > 0 && !guards))
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (n_guards < 0 || (n_guards > 0 && !guards))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': %d guards with %s function",
+                            mode->name, n_guards, guards ? "a" : "no");
     mode->n_guards = n_guards;
     mode->guards = guards;
     return 0;
@@ -321,8 +350,10 @@ int hydae_mode_set_guards(hydae_mode *mode, int n_guards, hydae_eval_fn guards)
 
 int hydae_mode_set_outputs(hydae_mode *mode, hydae_eval_fn outputs)
 {
-    if (!mode || !outputs)
+    if (!mode)
         return HYDAE_ERR_ARG;
+    if (!outputs)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no output function", mode->name);
     mode->outputs = outputs;
     return 0;
 }
@@ -374,8 +405,12 @@ static int set_trigger(hydae_transition *tr, hy_trigger_kind kind)
 
 int hydae_transition_on_guard(hydae_transition *tr, int guard, hydae_direction dir)
 {
-    if (!tr || guard < 0 || (dir != HYDAE_RISING && dir != HYDAE_FALLING && dir != HYDAE_BOTH))
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (guard < 0 || (dir != HYDAE_RISING && dir != HYDAE_FALLING && dir != HYDAE_BOTH))
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': guard %d, direction %d "
+                            "(want a guard >= 0 and RISING, FALLING or BOTH)", tr->name, guard,
+                            (int)dir);
     int status = set_trigger(tr, HY_TRIGGER_GUARD);
     tr->guard = guard;
     tr->direction = dir;
@@ -384,8 +419,11 @@ int hydae_transition_on_guard(hydae_transition *tr, int guard, hydae_direction d
 
 int hydae_transition_on_time(hydae_transition *tr, double t_event)
 {
-    if (!tr || !isfinite(t_event))
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (!isfinite(t_event))
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': time event at %g",
+                            tr->name, t_event);
     int status = set_trigger(tr, HY_TRIGGER_TIME);
     tr->t_event = t_event;
     return status;
@@ -393,8 +431,12 @@ int hydae_transition_on_time(hydae_transition *tr, double t_event)
 
 int hydae_transition_on_sample(hydae_transition *tr, double t_start, double period)
 {
-    if (!tr || !isfinite(t_start) || !(period > 0.0) || !isfinite(period))
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (!isfinite(t_start) || !(period > 0.0) || !isfinite(period))
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': sample clock from %g "
+                            "with period %g (want finite, period > 0)", tr->name, t_start,
+                            period);
     int status = set_trigger(tr, HY_TRIGGER_SAMPLE);
     tr->t_start = t_start;
     tr->period = period;
@@ -403,8 +445,11 @@ int hydae_transition_on_sample(hydae_transition *tr, double t_start, double peri
 
 int hydae_transition_on_event(hydae_transition *tr, const char *event)
 {
-    if (!tr || !valid_name(event))
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (!valid_name(event))
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': an event needs a "
+                            "non-empty name", tr->name);
     int status = set_trigger(tr, HY_TRIGGER_EVENT);
     if (status)
         return status;
@@ -415,8 +460,11 @@ int hydae_transition_on_event(hydae_transition *tr, const char *event)
 
 int hydae_transition_set_condition(hydae_transition *tr, hydae_condition_fn cond, void *user)
 {
-    if (!tr || !cond)
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (!cond)
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': no condition function",
+                            tr->name);
     tr->condition = cond;
     tr->condition_user = user;
     return 0;
@@ -424,8 +472,11 @@ int hydae_transition_set_condition(hydae_transition *tr, hydae_condition_fn cond
 
 int hydae_transition_set_action(hydae_transition *tr, hydae_action_fn action, void *user)
 {
-    if (!tr || !action)
+    if (!tr)
         return HYDAE_ERR_ARG;
+    if (!action)
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': no action function",
+                            tr->name);
     tr->action = action;
     tr->action_user = user;
     return 0;
@@ -490,12 +541,14 @@ static int check_mode(hydae_model *m, const hydae_mode *mode)
                        mode->name, mode->out_vars[0].name);
         return HYDAE_ERR_MODEL;
     }
-    for (int i = 0; i < mode->n_vars; i++)
-        if (find_global(m, mode->vars[i].name) >= 0) {
-            HY_MODEL_ERROR(m, "mode '%s': variable '%s' has the name of a parameter "
-                           "or discrete variable", mode->name, mode->vars[i].name);
-            return HYDAE_ERR_MODEL;
-        }
+    for (int i = 0; i < mode->n_vars + mode->n_outputs; i++) {
+        const char *name = i < mode->n_vars ? mode->vars[i].name
+                                            : mode->out_vars[i - mode->n_vars].name;
+        if (find_global(m, name) >= 0)
+            return HY_MODEL_ERROR(m, "mode '%s': %s '%s' has the name of a parameter or "
+                                  "discrete variable", mode->name,
+                                  i < mode->n_vars ? "variable" : "output", name);
+    }
     return 0;
 }
 
@@ -530,14 +583,16 @@ static int check_slot_owners(hydae_model *m)
                 for (int j = 0; j < m->charts[b]->n_modes; j++) {
                     const hydae_mode *ma = m->charts[a]->modes[i];
                     const hydae_mode *mb = m->charts[b]->modes[j];
-                    for (int v = 0; v < ma->n_vars; v++)
-                        if (mode_has_name(mb, ma->vars[v].name)) {
-                            HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart '%s') and "
-                                           "in mode '%s' (chart '%s'), which can be active "
-                                           "together", ma->vars[v].name, ma->name,
-                                           m->charts[a]->name, mb->name, m->charts[b]->name);
-                            return HYDAE_ERR_MODEL;
-                        }
+                    for (int v = 0; v < ma->n_vars + ma->n_outputs; v++) {
+                        const char *name = v < ma->n_vars ? ma->vars[v].name
+                                                          : ma->out_vars[v - ma->n_vars].name;
+                        if (mode_has_name(mb, name))
+                            return HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart "
+                                                  "'%s') and in mode '%s' (chart '%s'), which "
+                                                  "can be active together", name, ma->name,
+                                                  m->charts[a]->name, mb->name,
+                                                  m->charts[b]->name);
+                    }
                 }
     return 0;
 }

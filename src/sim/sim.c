@@ -239,7 +239,7 @@ int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
 {
     if (!s || !fn)
         return HYDAE_ERR_ARG;
-    hy_sink sink = { NULL, fn, NULL, NULL, user };
+    hy_sink sink = { NULL, fn, NULL, NULL, user, 0 };
     return add_sink(s, &sink);
 }
 
@@ -250,7 +250,7 @@ int hydae_sim_add_csv(hydae_sim *s, FILE *out)
     hy_csv *csv = hy_csv_create(out);
     if (!csv)
         return HYDAE_ERR_NOMEM;
-    hy_sink sink = { hy_csv_begin, hy_csv_row, hy_csv_finish, hy_csv_release, csv };
+    hy_sink sink = { hy_csv_begin, hy_csv_row, hy_csv_finish, hy_csv_release, csv, 1 };
     int status = add_sink(s, &sink);
     if (status)
         hy_csv_release(csv);
@@ -510,6 +510,10 @@ static int send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *r
 {
     for (int i = 0; i < s->n_sinks; i++)
         if (s->sinks[i].row(s->sinks[i].user, kind, t, row) != 0) {
+            if (s->sinks[i].writes_file) {
+                hy_sim_fail(s, "writing the results failed at t = %.17g", t);
+                return HYDAE_ERR_IO;
+            }
             hy_sim_fail(s, "a result sink stopped the run at t = %.17g", t);
             return HYDAE_ERR_CALLBACK;
         }

@@ -16,6 +16,7 @@ typedef struct hy_sink {
     void (*finish)(void *user, int status, double t, const char *message);
     void (*release)(void *user);
     void *user;
+    int writes_file;            /* a failure is an I/O error, not a user stop */
 } hy_sink;
 
 struct hydae_action {
