@@ -245,7 +245,13 @@ HYDAE_NODISCARD int hydae_sim_set_tolerances(hydae_sim *s, double rtol,
                                              double atol);
 HYDAE_NODISCARD int hydae_sim_set_step_limits(hydae_sim *s, double h_min,
                                               double h_max, double h0);
+/* Largest order: 1-5 for the BDF methods, 1-12 for ABAM (default: the
+** method's largest). */
 HYDAE_NODISCARD int hydae_sim_set_max_order(hydae_sim *s, int max_order);
+/* The integrator, by name (case-insensitive): "DSTIFF" (default; BDF for
+** DAEs), and those registered (see docs/engine.md). Methods for explicit
+** ODEs refuse a mode written as a residual, with a message naming it. */
+HYDAE_NODISCARD int hydae_sim_set_integrator(hydae_sim *s, const char *name);
 HYDAE_NODISCARD int hydae_sim_set_cascade_limit(hydae_sim *s, int limit);
 /* The most integration steps (and time-event stops) a run may take
 ** (default 5e7); beyond, HYDAE_ERR_MAXSTEPS. */

@@ -27,6 +27,9 @@ check "bad number: exit 2" test "$(status_of "$hydae" run --example relay --tend
 check "bad number: message" grep -q -- "--tend needs a finite number, not 'abc'" "$work/err"
 check "unknown parameter: exit 2" test "$(status_of "$hydae" run --example relay --set nope=1)" = 2
 check "bad rtol: exit 2" test "$(status_of "$hydae" run --example relay --rtol -1)" = 2
+check "solvers lists DSTIFF" grep -q '^DSTIFF' <("$hydae" solvers)
+check "unknown solver: exit 2" test "$(status_of "$hydae" run --example relay --solver nope)" = 2
+check "unknown solver: lists the available" grep -q "no integrator 'nope' (available: DSTIFF" "$work/err"
 check "examples lists the pendulum" grep -q '^string_pendulum' <("$hydae" examples)
 
 # A successful run: default output file, header, results path printed, stats.

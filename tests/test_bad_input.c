@@ -165,7 +165,9 @@ static void invalid_settings(void)
     CHECK(strstr(hydae_sim_errmsg(s), "rtol") != NULL, "message: %s", hydae_sim_errmsg(s));
     CHECK(hydae_sim_set_tolerances(s, 1e-6, NAN) == HYDAE_ERR_ARG, "NaN atol accepted");
     CHECK(hydae_sim_set_step_limits(s, 1.0, 0.5, 0.0) == HYDAE_ERR_ARG, "h_max < h_min accepted");
-    CHECK(hydae_sim_set_max_order(s, 6) == HYDAE_ERR_ARG, "order 6 accepted");
+    CHECK(hydae_sim_set_max_order(s, 13) == HYDAE_ERR_ARG, "order 13 accepted");
+    CHECK(hydae_sim_set_integrator(s, "NOPE") == HYDAE_ERR_ARG && strstr(hydae_sim_errmsg(s), "DSTIFF"),
+          "unknown integrator: %s", hydae_sim_errmsg(s));
     CHECK(hydae_sim_set_output_interval(s, 0.0) == HYDAE_ERR_ARG, "dt 0 accepted");
     hydae_sim_free(s);
     hydae_sim_free(NULL);

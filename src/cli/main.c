@@ -8,6 +8,7 @@
 
 #include "examples.h"
 #include "hydae.h"
+#include "integrators/integrator.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,7 @@ static const char usage_text[] =
     "commands:\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  examples                       list the built-in examples\n"
+    "  solvers                        list the integrators\n"
     "  help                           this text\n"
     "\n"
     "options of run:\n"
@@ -38,7 +40,8 @@ static const char usage_text[] =
     "  --h-max H          largest step (default: none)\n"
     "  --h-min H          smallest step (default: 0)\n"
     "  --h0 H             first step (default: automatic)\n"
-    "  --max-order K      largest BDF order, 1 to 5 (default 5)\n"
+    "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
+    "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
     "  --set NAME=VALUE   set a parameter or discrete start value; repeatable\n"
     "  --stats            print run statistics to standard error\n"
     "  --quiet            print nothing but errors\n"
@@ -76,9 +79,19 @@ static int list_examples(void)
     return 0;
 }
 
+static int list_solvers(void)
+{
+    for (int i = 0; hy_integrators[i]; i++)
+        printf("%-8s %s\n", hy_integrators[i]->name,
+               hy_integrators[i]->needs_rhs ? "explicit ODEs y' = f(t, y)"
+                                            : "DAEs F(t, y, y') = 0 of index <= 1, and ODEs");
+    return 0;
+}
+
 typedef struct run_options {
     const char *example;
     const char *output;
+    const char *solver;
     double t0, t_end, dt, rtol, atol, h_max, h_min, h0;
     int have_t_end, have_dt, have_rtol, have_atol;
     int max_order;
@@ -106,6 +119,7 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             return -1;
         }
         int takes_value = strcmp(arg, "--example") == 0 || strcmp(arg, "-o") == 0
+                          || strcmp(arg, "--solver") == 0
                           || strcmp(arg, "--set") == 0 || strcmp(arg, "--max-order") == 0;
         int numeric_index = -1;
         for (int k = 0; k < (int)(sizeof numeric / sizeof numeric[0]); k++)
@@ -118,6 +132,8 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         const char *value = argv[++i];
         if (strcmp(arg, "--example") == 0) {
             opt->example = value;
+        } else if (strcmp(arg, "--solver") == 0) {
+            opt->solver = value;
         } else if (strcmp(arg, "-o") == 0) {
             opt->output = value;
         } else if (strcmp(arg, "--set") == 0) {
@@ -128,8 +144,8 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             double order;
             if (parse_number(arg, value, &order))
                 return EXIT_USAGE;
-            if (order != floor(order) || order < 1 || order > 5)
-                return usage_error("--max-order must be an integer from 1 to 5, not '%s'",
+            if (order != floor(order) || order < 1 || order > 12)
+                return usage_error("--max-order must be an integer from 1 to 12, not '%s'",
                                    value);
             opt->max_order = (int)order;
         } else {
@@ -180,7 +196,8 @@ static int configure(hydae_sim *sim, const run_options *opt, const hydae_example
     if (hydae_sim_set_time(sim, opt->t0, t_end) || hydae_sim_set_output_interval(sim, dt)
         || hydae_sim_set_tolerances(sim, rtol, atol)
         || hydae_sim_set_step_limits(sim, opt->h_min, opt->h_max, opt->h0)
-        || hydae_sim_set_max_order(sim, opt->max_order)) {
+        || (opt->max_order > 0 && hydae_sim_set_max_order(sim, opt->max_order))
+        || (opt->solver && hydae_sim_set_integrator(sim, opt->solver))) {
         fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
         return EXIT_USAGE;
     }
@@ -193,7 +210,6 @@ static int command_run(int argc, char **argv)
     run_options opt;
     memset(&opt, 0, sizeof opt);
     opt.h_max = INFINITY;
-    opt.max_order = 5;
     opt.sets = sets_storage;
     if (argc > (int)(sizeof sets_storage / sizeof sets_storage[0]))
         return usage_error("%s", "too many arguments");
@@ -292,5 +308,7 @@ int main(int argc, char **argv)
         return command_run(argc - 2, argv + 2);
     if (strcmp(command, "examples") == 0)
         return list_examples();
+    if (strcmp(command, "solvers") == 0)
+        return list_solvers();
     return usage_error("unknown command '%s'", command);
 }

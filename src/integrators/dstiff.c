@@ -533,7 +533,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
         || !isfinite(opt->h0) || !isfinite(opt->h_min))
         return HY_ERR_ARG;
-    if (opt->max_order < 0 || opt->max_order > DSTIFF_MAX_ORDER)
+    if (opt->max_order < 0)
         return HY_ERR_ARG;
     for (int i = 0; i < n; i++) {
         double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
@@ -551,7 +551,8 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->h_user = opt->h0;
     d->h_min = opt->h_min;
     d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
-    d->max_order = opt->max_order > 0 ? opt->max_order : DSTIFF_MAX_ORDER;
+    d->max_order = opt->max_order > 0 && opt->max_order < DSTIFF_MAX_ORDER ? opt->max_order
+                                                                           : DSTIFF_MAX_ORDER;
     if (d->h_min > d->h_max)
         return HY_ERR_ARG;
     if (set_weights(d, y0, 0) != 0)
@@ -910,6 +911,14 @@ static int dstiff_worst_component(const void *mem)
 }
 
 const hy_integrator_ops hy_dstiff = {
-    "DSTIFF", dstiff_create, dstiff_init, dstiff_step, dstiff_dense,
-    dstiff_get_stats, dstiff_worst_component, dstiff_destroy
+    .name = "DSTIFF",
+    .create = dstiff_create,
+    .init = dstiff_init,
+    .step = dstiff_step,
+    .dense = dstiff_dense,
+    .get_stats = dstiff_get_stats,
+    .worst_component = dstiff_worst_component,
+    .destroy = dstiff_destroy,
+    .needs_rhs = 0,
+    .fixed_step = 0,
 };

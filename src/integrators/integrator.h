@@ -15,6 +15,8 @@
 ** (the integrator retries with a smaller step), < 0 unrecoverable. */
 typedef int (*hy_res_fn)(double t, const double *y, const double *yp,
                          double *res, void *ctx);
+/* Explicit form y' = f(t, y), when the problem has one. */
+typedef int (*hy_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
 /* J = dF/dy + cj * dF/dy', dense, column-major: J[i + j*n] = dF_i/dy_j. */
 typedef int (*hy_jac_fn)(double t, double cj, const double *y,
                          const double *yp, double *jac, void *ctx);
@@ -28,6 +30,9 @@ typedef struct hy_dae {
     ** NULL means every component is differential. Used to exclude
     ** algebraic components from the local error test when asked. */
     const unsigned char *is_algebraic;
+    /* Non-NULL when the problem is an explicit ODE: then F = y' - f(t, y),
+    ** and df/dy = -(J with cj = 0). Methods for ODEs only require it. */
+    hy_rhs_fn rhs;
 } hy_dae;
 
 typedef struct hy_options {
@@ -38,7 +43,7 @@ typedef struct hy_options {
     double h0;              /* first step; 0 = automatic */
     double h_min;           /* smallest |h| allowed; 0 = none */
     double h_max;           /* largest |h| allowed; 0 or inf = none */
-    int max_order;          /* 1..5 for BDF; 0 = method default */
+    int max_order;          /* 0 = the method's largest; above it: capped */
     long max_steps;         /* per call of step(); unused by one-step mode */
     int suppress_alg;       /* 1: algebraic components out of the error test */
 } hy_options;
@@ -88,8 +93,17 @@ typedef struct hy_integrator_ops {
     ** Newton correction) in the last failed step; -1 if unknown. */
     int (*worst_component)(const void *mem);
     void (*destroy)(void *mem);
+    /* Capabilities. */
+    int needs_rhs;          /* solves explicit ODEs only (dae->rhs required) */
+    int fixed_step;         /* steps of exactly h_max (classic RK4) */
 } hy_integrator_ops;
 
+/* The integrators, one descriptor each (one file each). */
 extern const hy_integrator_ops hy_dstiff;
+
+/* The descriptor called name (case-insensitive), or NULL; and the list of
+** all, NULL-terminated, for messages and help. */
+const hy_integrator_ops *hy_integrator_find(const char *name);
+extern const hy_integrator_ops *const hy_integrators[];
 
 #endif

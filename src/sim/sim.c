@@ -43,7 +43,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->rtol = 1e-6;
     s->atol = 1e-8;
     s->h_max = INFINITY;
-    s->max_order = 5;
+    s->max_order = 0; /* the method's largest */
     s->cascade_limit = 100;
     s->max_steps = 50000000;
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
@@ -201,9 +201,32 @@ int hydae_sim_set_max_order(hydae_sim *s, int max_order)
 {
     if (!s)
         return HYDAE_ERR_ARG;
-    if (max_order < 1 || max_order > 5)
-        return HY_SETTING_ERROR(s, "max_order (%d) must be 1 to 5", max_order);
+    if (max_order < 1 || max_order > 12)
+        return HY_SETTING_ERROR(s, "max_order (%d) must be 1 to 12 (BDF methods use at most 5)",
+                                max_order);
     s->max_order = max_order;
+    return 0;
+}
+
+int hydae_sim_set_integrator(hydae_sim *s, const char *name)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    const hy_integrator_ops *method = hy_integrator_find(name);
+    if (!method) {
+        char known[256] = "";
+        size_t used = 0;
+        for (int i = 0; hy_integrators[i] && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     hy_integrators[i]->name);
+        return HY_SETTING_ERROR(s, "no integrator '%s' (available: %s)", name ? name : "(null)",
+                                known);
+    }
+    if (s->integ && method != s->method) {
+        s->method->destroy(s->integ);
+        s->integ = NULL;
+    }
+    s->method = method;
     return 0;
 }
 
@@ -354,6 +377,45 @@ static int config_jacobian(double t, double cj, const double *y, const double *y
             }
     }
     return 0;
+}
+
+/* y' = f(t, y) of the configuration, when every active mode with unknowns
+** is an explicit ODE. */
+static int config_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    hydae_sim *s = ctx;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        int off = s->var_offset[c];
+        if (mode->n_vars == 0)
+            continue;
+        int status = mode->rhs(t, y + off, s->store, ydot + off, mode->user);
+        if (status != 0) {
+            s->bad_chart = c;
+            s->bad_equation = -1;
+            s->bad_t = t;
+            s->bad_is_nan = 0;
+            return status;
+        }
+        for (int i = 0; i < mode->n_vars; i++)
+            if (!isfinite(ydot[off + i])) {
+                s->bad_chart = c;
+                s->bad_equation = i;
+                s->bad_t = t;
+                s->bad_is_nan = 1;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* The first active mode with unknowns written as a residual, or NULL. */
+static const hydae_mode *first_implicit_mode(const hydae_sim *s)
+{
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->active[c]->n_vars > 0 && !s->active[c]->rhs)
+            return s->active[c];
+    return NULL;
 }
 
 static int all_modes_have_jacobian(const hydae_sim *s)
@@ -599,6 +661,7 @@ static hy_dae config_dae(hydae_sim *s)
     dae.jac = all_modes_have_jacobian(s) ? config_jacobian : NULL;
     dae.ctx = s;
     dae.is_algebraic = s->is_algebraic;
+    dae.rhs = first_implicit_mode(s) ? NULL : config_rhs;
     return dae;
 }
 
@@ -608,6 +671,17 @@ static int restart_integrator(hydae_sim *s)
     s->integ_started = 0;
     if (s->n == 0)
         return 0;
+    const hydae_mode *implicit = first_implicit_mode(s);
+    if (s->method->needs_rhs && implicit) {
+        hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' is written "
+                    "as a residual F(t, y, y') = 0 (at t = %.17g); use DSTIFF for it",
+                    s->method->name, implicit->name, s->t);
+        return HYDAE_ERR_ARG;
+    }
+    if (s->method->fixed_step && !isfinite(s->h_max)) {
+        hy_sim_fail(s, "%s takes fixed steps of length h_max: set h_max", s->method->name);
+        return HYDAE_ERR_ARG;
+    }
     if (s->integ && s->integ_n != s->n) {
         hy_stats old;
         s->method->get_stats(s->integ, &old);
