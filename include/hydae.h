@@ -203,7 +203,8 @@ typedef struct hydae_sim hydae_sim;
 typedef enum hydae_row_kind {
     HYDAE_ROW_GRID,        /* a point of the uniform output grid */
     HYDAE_ROW_EVENT_LEFT,  /* left limit at an event time */
-    HYDAE_ROW_EVENT_RIGHT  /* right limit at an event time */
+    HYDAE_ROW_EVENT_RIGHT, /* right limit at an event time */
+    HYDAE_ROW_STEP         /* the end of an accepted step (output at steps) */
 } hydae_row_kind;
 
 /* Called for every result row. values[c] for column c (see
@@ -256,6 +257,9 @@ HYDAE_NODISCARD int hydae_sim_set_cascade_limit(hydae_sim *s, int limit);
 /* The most integration steps (and time-event stops) a run may take
 ** (default 5e7); beyond, HYDAE_ERR_MAXSTEPS. */
 HYDAE_NODISCARD int hydae_sim_set_max_steps(hydae_sim *s, long max_steps);
+/* Rows at every accepted step instead of the uniform grid (plus t0, t_end
+** and the event rows): 1 on, 0 off (default). */
+HYDAE_NODISCARD int hydae_sim_set_output_steps(hydae_sim *s, int every_step);
 /* Where result rows go. Several sinks may be added. */
 HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
                                            void *user);

@@ -221,8 +221,43 @@ static void default_interval_recomputed(void)
     hydae_model_free(m);
 }
 
+/* Output at steps: one row per accepted step (t0 and t_end as grid rows),
+** strictly increasing in time, as many as the statistics count. */
+static void output_at_steps(void)
+{
+    static levels lv = { 0, { 0.0 } };
+    hydae_chart *c;
+    hydae_mode *run;
+    hydae_model *m = plant(&lv, &c, &run);
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    CHECK(s && hydae_sim_set_output_steps(s, 1) == 0 && hydae_sim_set_time(s, 0.0, 3.0) == 0
+              && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0 && hydae_sim_run(s) == 0,
+          "run");
+    hydae_stats st;
+    hydae_sim_get_stats(s, &st);
+    int n_step_rows = 0, increasing = 1;
+    for (int i = 0; i < rows.n_rows; i++) {
+        n_step_rows += rows.kind[i] == HYDAE_ROW_STEP;
+        if (i > 0 && !(rows.t[i] > rows.t[i - 1]))
+            increasing = 0;
+    }
+    CHECK(rows.n_rows >= 3 && rows.kind[0] == HYDAE_ROW_GRID && rows.t[0] == 0.0
+              && rows.kind[rows.n_rows - 1] == HYDAE_ROW_GRID && rows.t[rows.n_rows - 1] == 3.0,
+          "first and last rows are the grid rows at t0 and t_end");
+    CHECK(n_step_rows == st.n_steps - 1, "%d step rows for %ld steps (the last is t_end)",
+          n_step_rows, st.n_steps);
+    CHECK(increasing, "rows not strictly increasing in time");
+    test_rows_free(&rows);
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    output_at_steps();
     untaken_crossing_hides_nothing();
     monotone_crossing_fires_once();
     parallel_clock_keeps_guards_armed();

@@ -240,6 +240,14 @@ int hydae_sim_set_cascade_limit(hydae_sim *s, int limit)
     return 0;
 }
 
+int hydae_sim_set_output_steps(hydae_sim *s, int every_step)
+{
+    if (!s || (every_step != 0 && every_step != 1))
+        return HYDAE_ERR_ARG;
+    s->output_steps = every_step;
+    return 0;
+}
+
 int hydae_sim_set_max_steps(hydae_sim *s, long max_steps)
 {
     if (!s)
@@ -849,7 +857,7 @@ static int setup_grid(hydae_sim *s)
                     s->dt_grid, s->t0, s->t_end, n_intervals);
         return HYDAE_ERR_ARG;
     }
-    s->n_out = n_intervals < 1.0 ? 1 : (long)n_intervals;
+    s->n_out = n_intervals < 1.0 || s->output_steps ? 1 : (long)n_intervals;
     s->k_out = 0;
     return 0;
 }
@@ -948,6 +956,8 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
         s->t = t_reached;
         if (!found && !at_time_event) {
             hy_guards_advance(s);
+            if (s->output_steps && s->t < s->t_end)
+                return emit_state_row(s, HYDAE_ROW_STEP, s->t, s->y, s->yp);
             return 0;
         }
         int n_fired = 0;

@@ -35,6 +35,7 @@ struct hydae_sim {
     int max_order, cascade_limit;
     long max_steps;
     double dt_grid;             /* output interval in effect for a run */
+    int output_steps;           /* rows at every step instead of the grid */
     /* Sinks. */
     int n_sinks, cap_sinks;
     hy_sink *sinks;
