@@ -78,7 +78,12 @@ typedef struct hydae_action hydae_action;
 
 typedef enum hydae_var_kind {
     HYDAE_DIFFERENTIAL, /* y'_i appears in the mode's equations */
-    HYDAE_ALGEBRAIC     /* y'_i does not appear */
+    HYDAE_ALGEBRAIC,    /* y'_i does not appear */
+    HYDAE_VELOCITY,     /* differential, of the velocity class: its tolerance
+                        ** scales with vel_tol_factor, dae_vel_ctrl can take
+                        ** it out of the error test (seed 002, Table 1) */
+    HYDAE_MULTIPLIER    /* algebraic, a Lagrange multiplier: its tolerance
+                        ** scales with dae_alg_tol_factor */
 } hydae_var_kind;
 
 typedef enum hydae_direction {
@@ -260,6 +265,22 @@ HYDAE_NODISCARD int hydae_sim_set_max_steps(hydae_sim *s, long max_steps);
 /* Rows at every accepted step instead of the uniform grid (plus t0, t_end
 ** and the event rows): 1 on, 0 off (default). */
 HYDAE_NODISCARD int hydae_sim_set_output_steps(hydae_sim *s, int every_step);
+/* Any setting by name, its value as text: the transient-solver settings of
+** Param_Transient (integrator_type, integr_tol, h_max, h_min, h0_max,
+** vel_tol_factor, rel_abs_tol_ratio, max_order, dae_alg_tol_factor,
+** dae_index, dae_constr_tol, dae_corrector_maxit, dae_corrector_minit,
+** dae_vel_ctrl, dae_jacob_eval, dae_eval_expiry, dae_jacob_init,
+** dae_interpolation) and hydae's own (t0, t_end, dt, rtol, atol, h0, output,
+** cascade_limit, max_steps). HYDAE_ERR_ARG with a message naming the
+** setting and the value. docs/solver.md describes each. */
+HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const char *value);
+/* The table of settings: entry i (NULL past the end). */
+const char *hydae_option_name(int i);
+const char *hydae_option_type(int i);
+const char *hydae_option_default(int i);
+const char *hydae_option_meaning(int i);
+/* Print every corrector iteration to out (NULL: off). */
+HYDAE_NODISCARD int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out);
 /* Where result rows go. Several sinks may be added. */
 HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
                                            void *user);

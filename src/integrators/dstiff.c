@@ -89,8 +89,16 @@ typedef struct dstiff_mem {
     double *rtol;               /* per component */
     double *atol;               /* per component */
     unsigned char *in_err_test; /* 1: component takes part in the error test */
-    int suppress_alg;
+    int suppress_alg;           /* some component is out of the error test */
     double h_user;              /* opt->h0, 0 = automatic */
+    double h0_max;              /* cap on the automatic first step, 0 = none */
+    int max_newton_iters;       /* dae_corrector_maxit */
+    int min_newton_iters;       /* dae_corrector_minit */
+    double constr_tol;          /* dae_constr_tol, 0 = off */
+    int jacob_eval, jacob_init; /* refresh pattern, 0 = automatic */
+    long eval_expiry;           /* steps the pattern holds, 0 = always */
+    void (*newton_debug)(void *debug_ctx, const hy_newton_info *info);
+    void *debug_ctx;
     double h_min;               /* 0 = none */
     double h_max;               /* +inf = none */
     int max_order;
@@ -364,6 +372,39 @@ static void predict(dstiff_mem *d)
     }
 }
 
+/* Does the user's pattern ask for a new Jacobian before corrector
+** iteration M (seed 002, Param_Transient: MOD(M, dae_jacob_eval) = 0 or
+** M < dae_jacob_init; 0 and 0 = automatic; ignored after dae_eval_expiry
+** steps since the last init)? */
+static int pattern_wants_jacobian(const dstiff_mem *d, int iter)
+{
+    if (d->jacob_eval == 0 && d->jacob_init == 0)
+        return 0;
+    if (d->eval_expiry > 0 && d->n_steps_since_init >= d->eval_expiry)
+        return 0;
+    return (d->jacob_eval > 0 && iter % d->jacob_eval == 0) || iter < d->jacob_init;
+}
+
+/* A new iteration matrix at the current iterate (d->delta holds the
+** residual there), factored. */
+static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
+{
+    int jac_status = eval_iter_matrix(d, t_new, d->h, d->delta);
+    d->cj_old = d->cj;
+    d->conv_rate_factor = 100.0;
+    d->jac_state = JAC_FRESH;
+    if (jac_status != CORR_OK) {
+        d->jac_state = JAC_NEEDED;
+        return jac_status;
+    }
+    d->stats.n_lu++;
+    if (hy_lu_factor(d->n, d->iter_matrix, d->pivot) != 0) {
+        d->jac_state = JAC_NEEDED;
+        return CORR_SINGULAR;
+    }
+    return CORR_OK;
+}
+
 /* Modified Newton on G(y) = F(t, y, y'_pred + cj (y - y_pred)) = 0 with
 ** the iteration matrix J = dF/dy + cj dF/dy' ([BCP] 5.2.2). On CORR_OK,
 ** y, yp hold the corrected values and corr = y - y_pred. */
@@ -379,27 +420,27 @@ static int solve_corrector(dstiff_mem *d, double t_new)
         if (status == RES_RECOVERABLE)
             return CORR_RES_FAIL;
         if (d->jac_state == JAC_NEEDED) {
-            d->jac_state = JAC_FRESH;
-            int jac_status = eval_iter_matrix(d, t_new, d->h, d->delta);
-            d->cj_old = d->cj;
-            d->conv_rate_factor = 100.0;
-            if (jac_status != CORR_OK) {
-                d->jac_state = JAC_NEEDED;
+            int jac_status = refresh_iteration_matrix(d, t_new);
+            if (jac_status != CORR_OK)
                 return jac_status;
-            }
-            d->stats.n_lu++;
-            if (hy_lu_factor(n, d->iter_matrix, d->pivot) != 0) {
-                d->jac_state = JAC_NEEDED;
-                return CORR_SINGULAR;
-            }
         }
         memset(d->corr, 0, (size_t)n * sizeof(double));
         /* J was formed with cj_old; scaling the residual by
         ** 2 / (1 + cj/cj_old) compensates the stale cj ([BCP] 5.2.2). */
         double res_scale = 2.0 / (1.0 + d->cj / d->cj_old);
         double first_norm = 0.0;
+        int rate_base = 0;          /* iteration the rate is measured from */
         int converged = 0;
-        for (int iter = 0;;) {
+        for (int iter = 0;; iter++) {
+            int refreshed = iter == 0 && d->jac_state == JAC_FRESH;
+            if (pattern_wants_jacobian(d, iter) && !refreshed) {
+                int jac_status = refresh_iteration_matrix(d, t_new);
+                if (jac_status != CORR_OK)
+                    return jac_status;
+                res_scale = 1.0;
+                rate_base = iter;
+                refreshed = 1;
+            }
             if (res_scale != 1.0)
                 for (int i = 0; i < n; i++)
                     d->delta[i] *= res_scale;
@@ -417,32 +458,52 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             double update_norm = sqrt(sum / n);
             if (!isfinite(update_norm))
                 break;
+            double rate = 0.0;
+            int diverging = 0;
             if (update_norm <= 100.0 * DBL_EPSILON * pred_norm) {
                 converged = 1;
-                break;
-            }
-            /* rate = (||delta_m|| / ||delta_0||)^(1/m), S = rate/(1-rate),
-            ** converged when S ||delta_m|| <= 0.33 ([BCP] 5.2.2). */
-            if (iter == 0) {
-                first_norm = update_norm;
             } else {
-                double rate = pow(update_norm / first_norm, 1.0 / iter);
-                if (!(rate <= DSTIFF_MAX_RATE))
-                    break;
-                d->conv_rate_factor = rate / (1.0 - rate);
+                /* rate = (||delta_m|| / ||delta_0||)^(1/m), S = rate/(1-rate),
+                ** converged when S ||delta_m|| <= 0.33 ([BCP] 5.2.2); the
+                ** divergence test waits for dae_corrector_minit iterations. */
+                if (iter == rate_base) {
+                    first_norm = update_norm;
+                } else {
+                    rate = pow(update_norm / first_norm, 1.0 / (iter - rate_base));
+                    if (!(rate <= DSTIFF_MAX_RATE))
+                        diverging = iter >= d->min_newton_iters;
+                    else
+                        d->conv_rate_factor = rate / (1.0 - rate);
+                }
+                converged = !diverging && d->conv_rate_factor * update_norm <= DSTIFF_NEWTON_TOL;
             }
-            if (d->conv_rate_factor * update_norm <= DSTIFF_NEWTON_TOL) {
-                converged = 1;
-                break;
+            int have_residual = 0;
+            if (converged && d->constr_tol > 0.0 && d->dae.is_algebraic != NULL) {
+                /* dae_constr_tol: the algebraic equations must hold to it. */
+                status = eval_res(d, t_new, d->y, d->yp, d->delta);
+                if (status == RES_FATAL)
+                    return CORR_RES_FATAL;
+                if (status == RES_RECOVERABLE)
+                    return CORR_RES_FAIL;
+                have_residual = 1;
+                for (int i = 0; i < n; i++)
+                    if (d->dae.is_algebraic[i] && fabs(d->delta[i]) > d->constr_tol)
+                        converged = 0;
             }
-            iter++;
-            if (iter >= DSTIFF_MAX_NEWTON_ITERS)
+            if (d->newton_debug) {
+                hy_newton_info info = { t_new, d->h, d->order, iter, update_norm, rate,
+                                        refreshed, converged };
+                d->newton_debug(d->debug_ctx, &info);
+            }
+            if (converged || diverging || iter + 1 >= d->max_newton_iters)
                 break;
-            status = eval_res(d, t_new, d->y, d->yp, d->delta);
-            if (status == RES_FATAL)
-                return CORR_RES_FATAL;
-            if (status == RES_RECOVERABLE)
-                return CORR_RES_FAIL;
+            if (!have_residual) {
+                status = eval_res(d, t_new, d->y, d->yp, d->delta);
+                if (status == RES_FATAL)
+                    return CORR_RES_FATAL;
+                if (status == RES_RECOVERABLE)
+                    return CORR_RES_FAIL;
+            }
         }
         if (converged) {
             d->jac_state = JAC_OLD;
@@ -543,11 +604,29 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
             return HY_ERR_ARG;
         d->atol[i] = atol_i;
         d->rtol[i] = rtol_i;
-        d->in_err_test[i] =
-            (dae->is_algebraic != NULL && dae->is_algebraic[i]) ? 0 : 1;
+        int suppressed = opt->suppress_alg && dae->is_algebraic != NULL
+                         && dae->is_algebraic[i];
+        int excluded = opt->err_test_exclude != NULL && opt->err_test_exclude[i];
+        d->in_err_test[i] = !(suppressed || excluded);
     }
     d->dae = *dae;
-    d->suppress_alg = opt->suppress_alg && dae->is_algebraic != NULL;
+    d->suppress_alg = 0;
+    for (int i = 0; i < n; i++)
+        d->suppress_alg |= !d->in_err_test[i];
+    if (opt->corrector_maxit < 0 || opt->corrector_minit < 0 || !(opt->constr_tol >= 0.0)
+        || opt->jacob_eval < 0 || opt->jacob_init < 0 || opt->eval_expiry < 0
+        || !(opt->h0_max >= 0.0))
+        return HY_ERR_ARG;
+    d->h0_max = opt->h0_max;
+    d->max_newton_iters = opt->corrector_maxit > 0 ? opt->corrector_maxit
+                                                   : DSTIFF_MAX_NEWTON_ITERS;
+    d->min_newton_iters = opt->corrector_minit > 0 ? opt->corrector_minit : 1;
+    d->constr_tol = opt->constr_tol;
+    d->jacob_eval = opt->jacob_eval;
+    d->jacob_init = opt->jacob_init;
+    d->eval_expiry = opt->eval_expiry;
+    d->newton_debug = opt->newton_debug;
+    d->debug_ctx = opt->debug_ctx;
     d->h_user = opt->h0;
     d->h_min = opt->h_min;
     d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
@@ -597,6 +676,8 @@ static void choose_initial_step(dstiff_mem *d, double t_stop)
         double yp_norm = wrms_norm(n, d->yp_init, d->ewt);
         if (yp_norm > 0.5 / h)
             h = 0.5 / yp_norm;
+        if (d->h0_max > 0.0 && h > d->h0_max)
+            h = d->h0_max;
     }
     if (h > d->h_max)
         h = d->h_max;

@@ -35,6 +35,17 @@ typedef struct hy_dae {
     hy_rhs_fn rhs;
 } hy_dae;
 
+/* One corrector iteration, for --debug-newton (seed 002's DebugOutput). */
+typedef struct hy_newton_info {
+    double t, h;
+    int order;
+    int iteration;          /* M, 0-based */
+    double update_norm;     /* weighted RMS norm of the Newton update */
+    double rate;            /* convergence rate estimate, 0 if none yet */
+    int jacobian_refreshed; /* a new Jacobian was formed for this iteration */
+    int converged;
+} hy_newton_info;
+
 typedef struct hy_options {
     double rtol;            /* relative tolerance, used if rtol_vec NULL */
     const double *rtol_vec; /* per-component relative tolerance, or NULL */
@@ -46,6 +57,21 @@ typedef struct hy_options {
     int max_order;          /* 0 = the method's largest; above it: capped */
     long max_steps;         /* per call of step(); unused by one-step mode */
     int suppress_alg;       /* 1: algebraic components out of the error test */
+    /* Per component 1: out of the local error test (e.g. velocities when
+    ** dae_vel_ctrl = FALSE), or NULL. */
+    const unsigned char *err_test_exclude;
+    double h0_max;          /* cap on the automatic first step; 0 = none */
+    /* Corrector settings of Param_Transient (seed 002); 0 = the method's
+    ** default. Methods without a Newton corrector ignore them. */
+    int corrector_maxit;    /* dae_corrector_maxit: iterations per attempt */
+    int corrector_minit;    /* dae_corrector_minit: before the divergence test */
+    double constr_tol;      /* dae_constr_tol: |F_i| of algebraic equations */
+    int jacob_eval;         /* dae_jacob_eval: new J when M mod this = 0 */
+    int jacob_init;         /* dae_jacob_init: new J when M < this */
+    long eval_expiry;       /* dae_eval_expiry: steps the pattern holds; 0 = always */
+    /* Called after every corrector iteration when non-NULL (--debug-newton). */
+    void (*newton_debug)(void *debug_ctx, const struct hy_newton_info *info);
+    void *debug_ctx;
 } hy_options;
 
 typedef struct hy_stats {

@@ -218,6 +218,11 @@ int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
     return 0;
 }
 
+int hy_var_is_algebraic(hydae_var_kind kind)
+{
+    return kind == HYDAE_ALGEBRAIC || kind == HYDAE_MULTIPLIER;
+}
+
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
 {
     for (int i = 0; i < mode->n_vars; i++)
@@ -264,9 +269,10 @@ int hydae_mode_add_var(hydae_mode *mode, const char *name, hydae_var_kind kind,
 {
     if (!mode)
         return HYDAE_ERR_ARG;
-    if (!valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC))
+    if (!valid_name(name) || (kind != HYDAE_DIFFERENTIAL && kind != HYDAE_ALGEBRAIC
+                              && kind != HYDAE_VELOCITY && kind != HYDAE_MULTIPLIER))
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a variable needs a non-empty name "
-                            "and the kind HYDAE_DIFFERENTIAL or HYDAE_ALGEBRAIC", mode->name);
+                            "and a kind of hydae_var_kind", mode->name);
     return append_name(mode, &mode->vars, &mode->n_vars, &mode->cap_vars, name, kind, start);
 }
 
@@ -530,7 +536,7 @@ static int check_mode(hydae_model *m, const hydae_mode *mode)
     }
     if (mode->rhs)
         for (int i = 0; i < mode->n_vars; i++)
-            if (mode->vars[i].kind != HYDAE_DIFFERENTIAL) {
+            if (hy_var_is_algebraic(mode->vars[i].kind)) {
                 HY_MODEL_ERROR(m, "mode '%s': variable '%s' is algebraic but the mode is "
                                "an explicit ODE (use a residual)", mode->name,
                                mode->vars[i].name);

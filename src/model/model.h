@@ -106,6 +106,8 @@ struct hydae_model {
 int hy_model_find_slot(const hydae_model *m, const char *name);
 /* Id of a named event, or -1. */
 int hy_model_find_event(const hydae_model *m, const char *name);
+/* 1 for the kinds whose derivative does not appear (algebraic, multiplier). */
+int hy_var_is_algebraic(hydae_var_kind kind);
 /* 1 if `name` is a variable of mode (sets *var_index), else 0. */
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
 

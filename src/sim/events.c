@@ -79,7 +79,7 @@ static signed char sign_of(double v)
 /* Half-width of the band around zero inside which a guard does not arm. */
 static double arming_band(const hydae_sim *s)
 {
-    return 10.0 * s->atol;
+    return 10.0 * hy_base_atol(s);
 }
 
 /* Sign of guard k (chart c, its j-th) after a discrete phase, when a

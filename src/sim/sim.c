@@ -45,6 +45,12 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->h_max = INFINITY;
     s->max_order = 0; /* the method's largest */
     s->cascade_limit = 100;
+    s->rel_abs_tol_ratio = 1.0;
+    s->vel_tol_factor = 1000.0;     /* seed 002, Table 1 */
+    s->dae_alg_tol_factor = 1000.0; /* seed 002, Table 1 */
+    s->vel_ctrl = 1;
+    s->interpolation = 1;
+    s->dae_index = 3;
     s->max_steps = 50000000;
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
@@ -80,6 +86,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->is_algebraic);
     free(s->rtol_vec);
     free(s->atol_vec);
+    free(s->err_exclude);
     free(s->res_work);
     free(s->init_matrix);
     free(s->init_pivot);
@@ -94,6 +101,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->prev_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
     s->rtol_vec = s->atol_vec = NULL;
+    s->err_exclude = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
@@ -176,6 +184,7 @@ int hydae_sim_set_tolerances(hydae_sim *s, double rtol, double atol)
         return HY_SETTING_ERROR(s, "atol (%g) must be positive and finite", atol);
     s->rtol = rtol;
     s->atol = atol;
+    s->integr_tol = 0.0;
     return 0;
 }
 
@@ -462,7 +471,10 @@ static int reserve_config(hydae_sim *s)
             s->init_pivot = pivot;
         if (alg)
             s->is_algebraic = alg;
-        if (!pivot || !alg)
+        unsigned char *exclude = realloc(s->err_exclude, n_alloc);
+        if (exclude)
+            s->err_exclude = exclude;
+        if (!pivot || !alg || !exclude)
             return HYDAE_ERR_NOMEM;
         s->cap_n = n;
     }
@@ -507,6 +519,31 @@ static int reserve_config(hydae_sim *s)
     return 0;
 }
 
+double hy_base_atol(const hydae_sim *s)
+{
+    return s->integr_tol > 0.0 ? s->integr_tol : s->atol;
+}
+
+/* Tolerances of component i: the variable's own if set; else rtol/atol; or,
+** when integr_tol is set, RTOL = rel_abs_tol_ratio integr_tol scale and
+** ATOL = integr_tol scale with scale 1 for positions and differential
+** states, vel_tol_factor for velocities, dae_alg_tol_factor for algebraic
+** states and multipliers (seed 002, Table 1). */
+static void set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
+{
+    double rtol = s->rtol, atol = s->atol;
+    if (s->integr_tol > 0.0) {
+        double scale = var->kind == HYDAE_VELOCITY       ? s->vel_tol_factor
+                       : hy_var_is_algebraic(var->kind) ? s->dae_alg_tol_factor
+                                                        : 1.0;
+        rtol = s->rel_abs_tol_ratio * s->integr_tol * scale;
+        atol = s->integr_tol * scale;
+    }
+    s->rtol_vec[i] = var->rtol > 0.0 ? var->rtol : rtol;
+    s->atol_vec[i] = var->atol > 0.0 ? var->atol : atol;
+    s->err_exclude[i] = (unsigned char)(var->kind == HYDAE_VELOCITY && !s->vel_ctrl);
+}
+
 /* Lay out the active configuration and load y from the store by name (a
 ** variable with no value there takes its start value). Slots of names that
 ** are not in the configuration are cleared to NaN afterwards. */
@@ -533,11 +570,9 @@ static int build_config(hydae_sim *s)
             double v = s->store[mode->vars[i].slot];
             s->y[s->var_offset[c] + i] = isnan(v) ? mode->vars[i].start : v;
             s->yp[s->var_offset[c] + i] = 0.0;
-            s->is_algebraic[s->var_offset[c] + i] = mode->vars[i].kind == HYDAE_ALGEBRAIC;
-            s->rtol_vec[s->var_offset[c] + i] = mode->vars[i].rtol > 0.0 ? mode->vars[i].rtol
-                                                                          : s->rtol;
-            s->atol_vec[s->var_offset[c] + i] = mode->vars[i].atol > 0.0 ? mode->vars[i].atol
-                                                                          : s->atol;
+            s->is_algebraic[s->var_offset[c] + i] = (unsigned char)hy_var_is_algebraic(
+                mode->vars[i].kind);
+            set_component_tolerances(s, &mode->vars[i], s->var_offset[c] + i);
         }
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
@@ -673,6 +708,25 @@ static hy_dae config_dae(hydae_sim *s)
     return dae;
 }
 
+/* --debug-newton: one line per corrector iteration (seed 002's
+** DebugOutput). */
+static void print_newton_iteration(void *ctx, const hy_newton_info *info)
+{
+    const hydae_sim *s = ctx;
+    fprintf(s->newton_debug, "newton t=%.10g h=%.4g order=%d iter=%d |dy|=%.4g rate=%.4g "
+            "jacobian=%s%s\n", info->t, info->h, info->order, info->iteration,
+            info->update_norm, info->rate, info->jacobian_refreshed ? "new" : "reused",
+            info->converged ? " converged" : "");
+}
+
+int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    s->newton_debug = out;
+    return 0;
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
@@ -709,6 +763,18 @@ static int restart_integrator(hydae_sim *s)
     opt.atol = s->atol;
     opt.rtol_vec = s->rtol_vec;
     opt.atol_vec = s->atol_vec;
+    opt.err_test_exclude = s->err_exclude;
+    opt.h0_max = s->h0_max;
+    opt.corrector_maxit = s->corrector_maxit;
+    opt.corrector_minit = s->corrector_minit;
+    opt.constr_tol = s->constr_tol;
+    opt.jacob_eval = s->jacob_eval;
+    opt.jacob_init = s->jacob_init;
+    opt.eval_expiry = s->eval_expiry;
+    if (s->newton_debug) {
+        opt.newton_debug = print_newton_iteration;
+        opt.debug_ctx = s;
+    }
     opt.h0 = s->h0;
     opt.h_min = s->h_min;
     opt.h_max = s->h_max;
@@ -850,6 +916,10 @@ static int event_instant(hydae_sim *s, int *n_fired)
 
 static int setup_grid(hydae_sim *s)
 {
+    if (!isfinite(s->t0) || !isfinite(s->t_end) || !(s->t_end > s->t0)) {
+        hy_sim_fail(s, "t_end (%g) must be finite and greater than t0 (%g)", s->t_end, s->t0);
+        return HYDAE_ERR_ARG;
+    }
     s->dt_grid = s->dt_out > 0.0 ? s->dt_out : (s->t_end - s->t0) / 500.0;
     double n_intervals = ceil((s->t_end - s->t0) / s->dt_grid - 1e-9);
     if (!(n_intervals <= 1e9)) {
@@ -991,6 +1061,12 @@ static int run(hydae_sim *s)
     int n_in_window = 0;
     while (s->t < s->t_end) {
         double t_stop = hy_next_time_event(s, s->t);
+        if (!s->interpolation) {
+            /* dae_interpolation = FALSE: step exactly onto the output points. */
+            double t_grid = grid_time(s, s->k_out);
+            if (t_grid > s->t && t_grid < t_stop)
+                t_stop = t_grid;
+        }
         double t_new = t_stop;
         if (s->n > 0) {
             int code = s->method->step(s->integ, t_stop, &t_new);

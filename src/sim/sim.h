@@ -35,6 +35,14 @@ struct hydae_sim {
     int max_order, cascade_limit;
     long max_steps;
     double dt_grid;             /* output interval in effect for a run */
+    /* Param_Transient settings (seed 002), see options.c. */
+    double integr_tol;          /* > 0: tolerances from it, scaled by class */
+    double rel_abs_tol_ratio, vel_tol_factor, dae_alg_tol_factor;
+    double h0_max, constr_tol;
+    int corrector_maxit, corrector_minit, jacob_eval, jacob_init;
+    long eval_expiry;
+    int vel_ctrl, interpolation, dae_index;
+    FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
     /* Sinks. */
     int n_sinks, cap_sinks;
@@ -55,6 +63,7 @@ struct hydae_sim {
     double *y_work, *yp_work;   /* interpolated states */
     unsigned char *is_algebraic;
     double *rtol_vec, *atol_vec;  /* per component, from the variables */
+    unsigned char *err_exclude;   /* per component: out of the error test */
     double *res_work;           /* n */
     double *jac_block;          /* largest block squared, for Jacobians */
     int cap_jac_block;
@@ -97,6 +106,8 @@ struct hydae_sim {
 };
 
 /* sim.c */
+/* The absolute tolerance in force for variables of scale 1. */
+double hy_base_atol(const hydae_sim *s);
 void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
 double hy_time_tol(double t);
 int hy_config_residual(double t, const double *y, const double *yp,

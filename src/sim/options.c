@@ -1,0 +1,313 @@
+/*
+** The transient-solver settings by name: one table maps every name to its
+** parser, range, default and meaning, shared by the command line, a model's
+** experiment block and the <Param_Transient .../> XML element. The names
+** and meanings are those of Param_Transient (seed 002); hydae's own names
+** (t0, t_end, dt, rtol, atol, ...) sit beside them.
+*/
+#include "sim.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*option_setter)(hydae_sim *s, const char *name, const char *text);
+
+typedef struct hy_option {
+    const char *name;
+    const char *type;           /* "real", "integer", "TRUE|FALSE", "string" */
+    const char *default_text;
+    const char *meaning;
+    option_setter set;
+} hy_option;
+
+static int bad_value(hydae_sim *s, const char *name, const char *text, const char *want)
+{
+    hy_sim_fail(s, "setting %s: '%s' is not %s", name, text, want);
+    return HYDAE_ERR_ARG;
+}
+
+/* A whole-string number; "inf" accepted where allow_inf. */
+static int parse_real(hydae_sim *s, const char *name, const char *text, double lo,
+                      int lo_open, int allow_inf, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (!text[0] || !end || *end != '\0' || errno == ERANGE || isnan(v)
+        || (!allow_inf && isinf(v)))
+        return bad_value(s, name, text, allow_inf ? "a number" : "a finite number");
+    if (lo_open ? !(v > lo) : !(v >= lo)) {
+        char want[64];
+        hy_format(want, sizeof want, "a number %s %g", lo_open ? ">" : ">=", lo);
+        return bad_value(s, name, text, want);
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_int(hydae_sim *s, const char *name, const char *text, long lo, long hi,
+                     long *out)
+{
+    double v;
+    int status = parse_real(s, name, text, (double)lo, 0, 0, &v);
+    if (status)
+        return status;
+    if (v != floor(v) || v > (double)hi) {
+        char want[64];
+        hy_format(want, sizeof want, "a whole number from %ld to %ld", lo, hi);
+        return bad_value(s, name, text, want);
+    }
+    *out = (long)v;
+    return 0;
+}
+
+static int parse_bool(hydae_sim *s, const char *name, const char *text, int *out)
+{
+    if (strcmp(text, "TRUE") == 0 || strcmp(text, "true") == 0 || strcmp(text, "1") == 0) {
+        *out = 1;
+        return 0;
+    }
+    if (strcmp(text, "FALSE") == 0 || strcmp(text, "false") == 0 || strcmp(text, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    return bad_value(s, name, text, "TRUE or FALSE");
+}
+
+/* ---- setters ---- */
+
+#define REAL_SETTER(fn, field, lo, lo_open, allow_inf)                          \
+    static int fn(hydae_sim *s, const char *name, const char *text)            \
+    {                                                                          \
+        double v;                                                              \
+        int status = parse_real(s, name, text, lo, lo_open, allow_inf, &v);    \
+        if (!status)                                                           \
+            s->field = v;                                                      \
+        return status;                                                         \
+    }
+
+#define INT_SETTER(fn, field, lo, hi)                                          \
+    static int fn(hydae_sim *s, const char *name, const char *text)            \
+    {                                                                          \
+        long v;                                                                \
+        int status = parse_int(s, name, text, lo, hi, &v);                     \
+        if (!status)                                                           \
+            s->field = (int)v;                                                 \
+        return status;                                                         \
+    }
+
+#define BOOL_SETTER(fn, field)                                                 \
+    static int fn(hydae_sim *s, const char *name, const char *text)            \
+    {                                                                          \
+        int v;                                                                 \
+        int status = parse_bool(s, name, text, &v);                            \
+        if (!status)                                                           \
+            s->field = v;                                                      \
+        return status;                                                         \
+    }
+
+REAL_SETTER(set_t0, t0, -INFINITY, 0, 0)
+REAL_SETTER(set_t_end, t_end, -INFINITY, 0, 0)
+REAL_SETTER(set_dt, dt_out, 0.0, 1, 0)
+REAL_SETTER(set_h_max, h_max, 0.0, 1, 1)
+REAL_SETTER(set_h_min, h_min, 0.0, 0, 0)
+REAL_SETTER(set_h0, h0, 0.0, 0, 0)
+REAL_SETTER(set_h0_max, h0_max, 0.0, 1, 0)
+REAL_SETTER(set_rel_abs_tol_ratio, rel_abs_tol_ratio, 0.0, 1, 0)
+REAL_SETTER(set_vel_tol_factor, vel_tol_factor, 0.0, 1, 0)
+REAL_SETTER(set_dae_alg_tol_factor, dae_alg_tol_factor, 0.0, 1, 0)
+REAL_SETTER(set_dae_constr_tol, constr_tol, 0.0, 1, 0)
+INT_SETTER(set_max_order, max_order, 1, 12)
+INT_SETTER(set_corrector_maxit, corrector_maxit, 1, 100)
+INT_SETTER(set_corrector_minit, corrector_minit, 1, 100)
+INT_SETTER(set_jacob_eval, jacob_eval, 0, 1000)
+INT_SETTER(set_jacob_init, jacob_init, 0, 1000)
+INT_SETTER(set_cascade_limit, cascade_limit, 1, 1000000)
+BOOL_SETTER(set_vel_ctrl, vel_ctrl)
+BOOL_SETTER(set_interpolation, interpolation)
+
+static int set_tolerance(hydae_sim *s, const char *name, const char *text, double *field)
+{
+    double v;
+    int status = parse_real(s, name, text, 0.0, 1, 0, &v);
+    if (!status && !(v < 1.0))
+        status = bad_value(s, name, text, "a number below 1");
+    if (!status)
+        *field = v;
+    return status;
+}
+
+static int set_integr_tol(hydae_sim *s, const char *name, const char *text)
+{
+    return set_tolerance(s, name, text, &s->integr_tol);
+}
+
+static int set_rtol(hydae_sim *s, const char *name, const char *text)
+{
+    int status = set_tolerance(s, name, text, &s->rtol);
+    if (!status)
+        s->integr_tol = 0.0; /* explicit rtol/atol replace integr_tol */
+    return status;
+}
+
+static int set_atol(hydae_sim *s, const char *name, const char *text)
+{
+    double v;
+    int status = parse_real(s, name, text, 0.0, 1, 0, &v);
+    if (!status) {
+        s->atol = v;
+        s->integr_tol = 0.0;
+    }
+    return status;
+}
+
+static int set_dae_index(hydae_sim *s, const char *name, const char *text)
+{
+    long v;
+    int status = parse_int(s, name, text, 1, 3, &v);
+    if (!status && v == 2)
+        status = bad_value(s, name, text, "1 (SI1) or 3 (I3)");
+    if (!status)
+        s->dae_index = (int)v;
+    return status;
+}
+
+static int set_eval_expiry(hydae_sim *s, const char *name, const char *text)
+{
+    long v;
+    int status = parse_int(s, name, text, 0, 1000000000L, &v);
+    if (!status)
+        s->eval_expiry = v;
+    return status;
+}
+
+static int set_max_steps(hydae_sim *s, const char *name, const char *text)
+{
+    long v;
+    int status = parse_int(s, name, text, 1, 1000000000000L, &v);
+    if (!status)
+        s->max_steps = v;
+    return status;
+}
+
+static int set_integrator_type(hydae_sim *s, const char *name, const char *text)
+{
+    (void)name;
+    return hydae_sim_set_integrator(s, text);
+}
+
+static int set_output(hydae_sim *s, const char *name, const char *text)
+{
+    if (strcmp(text, "grid") == 0)
+        s->output_steps = 0;
+    else if (strcmp(text, "steps") == 0)
+        s->output_steps = 1;
+    else
+        return bad_value(s, name, text, "grid or steps");
+    return 0;
+}
+
+static const hy_option options[] = {
+    /* Param_Transient (seed 002). */
+    { "integrator_type", "string", "DSTIFF",
+      "the integrator: DSTIFF (BDF for DAEs), or one of `hydae solvers`", set_integrator_type },
+    { "integr_tol", "real", "(unset)",
+      "error tolerance: RTOL = rel_abs_tol_ratio * integr_tol * scale, ATOL = integr_tol * "
+      "scale, scale 1 for positions and differential states, vel_tol_factor for velocities, "
+      "dae_alg_tol_factor for algebraic states (seed 002, Table 1); replaces rtol/atol",
+      set_integr_tol },
+    { "h_max", "real", "inf", "largest step the integrator may take", set_h_max },
+    { "h_min", "real", "0", "smallest step; below it the run fails", set_h_min },
+    { "h0_max", "real", "(none)", "largest first step (caps the automatic choice)", set_h0_max },
+    { "vel_tol_factor", "real", "1000", "tolerance scale of velocity states (with integr_tol)",
+      set_vel_tol_factor },
+    { "rel_abs_tol_ratio", "real", "1",
+      "relative tolerance = rel_abs_tol_ratio * integr_tol (with integr_tol)",
+      set_rel_abs_tol_ratio },
+    { "max_order", "integer", "5 (BDF), 12 (ABAM)", "largest order the integrator may use",
+      set_max_order },
+    { "dae_alg_tol_factor", "real", "1000",
+      "tolerance scale of algebraic states and Lagrange multipliers (with integr_tol)",
+      set_dae_alg_tol_factor },
+    { "dae_index", "integer", "3",
+      "formulation of constrained mechanical systems: 3 (I3) or 1 (SI1); models without "
+      "constraints are not affected", set_dae_index },
+    { "dae_constr_tol", "real", "(off)",
+      "the corrector converges only when every algebraic equation's residual is below it",
+      set_dae_constr_tol },
+    { "dae_corrector_maxit", "integer", "4", "corrector iterations per step attempt",
+      set_corrector_maxit },
+    { "dae_corrector_minit", "integer", "1",
+      "corrector iterations before the divergence test applies", set_corrector_minit },
+    { "dae_vel_ctrl", "TRUE|FALSE", "TRUE",
+      "FALSE takes velocity states out of the local error test", set_vel_ctrl },
+    { "dae_jacob_eval", "integer", "0",
+      "new Jacobian at corrector iteration M when M mod dae_jacob_eval = 0 (0: automatic)",
+      set_jacob_eval },
+    { "dae_eval_expiry", "integer", "0",
+      "steps after a (re)start during which dae_jacob_eval/dae_jacob_init apply (0: always)",
+      set_eval_expiry },
+    { "dae_jacob_init", "integer", "0",
+      "new Jacobian at corrector iteration M when M < dae_jacob_init (0: automatic)",
+      set_jacob_init },
+    { "dae_interpolation", "TRUE|FALSE", "TRUE",
+      "TRUE: interpolate at output points; FALSE: step exactly onto them",
+      set_interpolation },
+    /* hydae's own. */
+    { "t0", "real", "0", "start time", set_t0 },
+    { "t_end", "real", "10", "stop time", set_t_end },
+    { "dt", "real", "(t_end - t0)/500", "output interval", set_dt },
+    { "rtol", "real", "1e-6", "relative tolerance, all variables (replaces integr_tol)",
+      set_rtol },
+    { "atol", "real", "1e-8", "absolute tolerance, all variables (replaces integr_tol)",
+      set_atol },
+    { "h0", "real", "0 (automatic)", "first step", set_h0 },
+    { "output", "grid|steps", "grid", "rows on the uniform grid, or at every step",
+      set_output },
+    { "cascade_limit", "integer", "100",
+      "updates per discrete phase; also events within 1e-9 max(1,|t|) before the run stops "
+      "as chattering", set_cascade_limit },
+    { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
+};
+
+enum { N_OPTIONS = (int)(sizeof options / sizeof options[0]) };
+
+int hydae_sim_set_option(hydae_sim *s, const char *name, const char *value)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!name || !value) {
+        hy_sim_fail(s, "a setting needs a name and a value");
+        return HYDAE_ERR_ARG;
+    }
+    for (int i = 0; i < N_OPTIONS; i++)
+        if (strcmp(options[i].name, name) == 0)
+            return options[i].set(s, name, value);
+    hy_sim_fail(s, "no setting named '%s' (see `hydae settings`)", name);
+    return HYDAE_ERR_ARG;
+}
+
+const char *hydae_option_name(int i)
+{
+    return i >= 0 && i < N_OPTIONS ? options[i].name : NULL;
+}
+
+const char *hydae_option_type(int i)
+{
+    return i >= 0 && i < N_OPTIONS ? options[i].type : NULL;
+}
+
+const char *hydae_option_default(int i)
+{
+    return i >= 0 && i < N_OPTIONS ? options[i].default_text : NULL;
+}
+
+const char *hydae_option_meaning(int i)
+{
+    return i >= 0 && i < N_OPTIONS ? options[i].meaning : NULL;
+}
