@@ -279,6 +279,9 @@ const char *hydae_option_name(int i);
 const char *hydae_option_type(int i);
 const char *hydae_option_default(int i);
 const char *hydae_option_meaning(int i);
+/* Apply the attributes of every <Param_Transient .../> element of an XML
+** file as settings (needs expat at build time). Errors name file:line:col. */
+HYDAE_NODISCARD int hydae_sim_load_settings(hydae_sim *s, const char *path);
 /* Print every corrector iteration to out (NULL: off). */
 HYDAE_NODISCARD int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out);
 /* Where result rows go. Several sinks may be added. */

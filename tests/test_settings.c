@@ -190,8 +190,52 @@ static void step_onto_output_points(void)
     hydae_model_free(m);
 }
 
+/* The XML form: attributes of <Param_Transient/> inside a larger file;
+** a bad value reported with file:line:column. */
+static void xml_settings(void)
+{
+    hydae_model *m = oscillator_model();
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    char good[] = "/tmp/hydae_settings_XXXXXX";
+    int fd = mkstemp(good);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(out != NULL, "temporary file");
+    if (!out)
+        return;
+    fputs("<?xml version=\"1.0\"?>\n<Model>\n  <Param_Transient integrator_type=\"DSTIFF\"\n"
+          "    integr_tol=\"1e-7\" h_max=\"0.5\" dae_vel_ctrl=\"FALSE\"/>\n</Model>\n", out);
+    fclose(out);
+    status = hydae_sim_load_settings(s, good);
+    CHECK(status == 0, "loading: %s", hydae_sim_errmsg(s));
+    CHECK(hydae_sim_set_time(s, 0.0, 10.0) == 0 && hydae_sim_run(s) == 0, "run with XML");
+    hydae_stats st;
+    hydae_sim_get_stats(s, &st);
+    /* integr_tol 1e-7 with v out of the test: as in tolerance_classes. */
+    CHECK(st.n_steps > 50 && st.n_steps < 400, "%ld steps", st.n_steps);
+
+    out = fopen(good, "w");
+    fputs("<Model>\n<Param_Transient\n   h_max=\"-1\"/>\n</Model>\n", out);
+    fclose(out);
+    status = hydae_sim_load_settings(s, good);
+    const char *msg = hydae_sim_errmsg(s);
+    CHECK(status == HYDAE_ERR_ARG && strstr(msg, good) && strstr(msg, ":2:")
+              && strstr(msg, "h_max"),
+          "bad XML value: status %d, %s", status, msg);
+    out = fopen(good, "w");
+    fputs("<Model><Param_Transient h_max=\"1\"></Model>\n", out);
+    fclose(out);
+    status = hydae_sim_load_settings(s, good);
+    CHECK(status == HYDAE_ERR_ARG && strstr(hydae_sim_errmsg(s), "mismatched tag"),
+          "malformed XML: %s", hydae_sim_errmsg(s));
+    remove(good);
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    xml_settings();
     rejects_bad_values();
     tolerance_classes();
     check_refresh_rule(1, 0, 4);

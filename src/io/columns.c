@@ -5,6 +5,7 @@
 */
 #include "columns.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,13 +187,12 @@ static double current_value(const hy_columns *cols, const hy_column *column)
     return active ? (double)active->index : NAN;
 }
 
-int hy_columns_begin(hy_columns *cols)
+void hy_columns_begin(hy_columns *cols)
 {
     for (int i = 0; i < cols->n; i++)
         cols->last[i] = cols->items[i].kind == HY_COLUMN_RESULT
                             ? NAN
                             : current_value(cols, &cols->items[i]);
-    return 0;
 }
 
 void hy_columns_extract(hy_columns *cols, hydae_row_kind kind, const double *values,
@@ -225,7 +225,7 @@ const char *hy_columns_mode_name(const hy_columns *cols, int i, int k)
     return k >= 0 && k < chart->n_modes ? chart->modes[k]->name : NULL;
 }
 
-/* "variable in free, output in bound": the modes that give a result
+/* "variable in free; output in bound": the modes that give a result
 ** column its value. */
 static void describe_result(const hydae_model *m, int column, char *buf, size_t size)
 {
@@ -234,6 +234,7 @@ static void describe_result(const hydae_model *m, int column, char *buf, size_t 
         hy_format(buf, size, "discrete variable");
         return;
     }
+    static const char *const role_names[2] = { "variable in", "output in" };
     size_t used = 0;
     buf[0] = '\0';
     for (int role = 0; role < 2; role++) {
@@ -243,13 +244,16 @@ static void describe_result(const hydae_model *m, int column, char *buf, size_t 
                 const hydae_mode *mode = m->charts[c]->modes[k];
                 const hy_var *vars = role == 0 ? mode->vars : mode->out_vars;
                 int n_vars = role == 0 ? mode->n_vars : mode->n_outputs;
-                for (int v = 0; v < n_vars && used < size; v++)
-                    if (vars[v].slot == slot)
+                for (int v = 0; v < n_vars && used < size; v++) {
+                    if (vars[v].slot != slot)
+                        continue;
+                    if (n_found++ == 0)
                         used += (size_t)snprintf(buf + used, size - used, "%s%s %s",
-                                                 n_found++ ? ", " : used ? "; " : "",
-                                                 n_found ? "" : role == 0 ? "variable in"
-                                                                         : "output in",
+                                                 used ? "; " : "", role_names[role],
                                                  mode->name);
+                    else
+                        used += (size_t)snprintf(buf + used, size - used, ", %s", mode->name);
+                }
             }
     }
 }

@@ -54,9 +54,8 @@ int hy_columns_add_params(hy_columns *cols);
 int hy_columns_add_modes(hy_columns *cols);
 
 /* At the start of a run (from a sink's begin): parameters' and modes'
-** starting values become the left limit of a first event at t0. 0 or
-** HYDAE_ERR_NOMEM. */
-int hy_columns_begin(hy_columns *cols);
+** starting values become the left limit of a first event at t0. */
+void hy_columns_begin(hy_columns *cols);
 /* The chosen columns of one row (values: the row as the engine gives it). */
 void hy_columns_extract(hy_columns *cols, hydae_row_kind kind, const double *values,
                         double *out);

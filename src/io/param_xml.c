@@ -1,0 +1,101 @@
+/*
+** Settings from a <Param_Transient .../> XML element (seed 002's format),
+** read with expat: every attribute of every Param_Transient element in the
+** file goes through hydae_sim_set_option, so the names, ranges and messages
+** are those of the one settings table. Other elements are ignored (the
+** element may sit inside a larger model file). Built only when expat is
+** present; otherwise loading reports that clearly.
+*/
+#include "sim/sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef HYDAE_HAVE_EXPAT
+#include <expat.h>
+
+typedef struct xml_reader {
+    hydae_sim *sim;
+    XML_Parser parser;
+    const char *path;
+    int status;
+    int n_elements;
+} xml_reader;
+
+static void XMLCALL start_element(void *user, const XML_Char *name, const XML_Char **attrs)
+{
+    xml_reader *r = user;
+    if (r->status || strcmp(name, "Param_Transient") != 0)
+        return;
+    r->n_elements++;
+    for (int i = 0; attrs[i] && attrs[i + 1]; i += 2) {
+        int status = hydae_sim_set_option(r->sim, attrs[i], attrs[i + 1]);
+        if (status) {
+            char reason[900];
+            hy_format(reason, sizeof reason, "%s", hydae_sim_errmsg(r->sim));
+            hy_sim_fail(r->sim, "%s:%lu:%lu: Param_Transient: %s", r->path,
+                        (unsigned long)XML_GetCurrentLineNumber(r->parser),
+                        (unsigned long)XML_GetCurrentColumnNumber(r->parser) + 1, reason);
+            r->status = status;
+            XML_StopParser(r->parser, XML_FALSE);
+            return;
+        }
+    }
+}
+
+int hydae_sim_load_settings(hydae_sim *s, const char *path)
+{
+    if (!s || !path)
+        return HYDAE_ERR_ARG;
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        hy_sim_fail(s, "%s: cannot open: %s", path, strerror(errno));
+        return HYDAE_ERR_IO;
+    }
+    XML_Parser parser = XML_ParserCreate(NULL);
+    if (!parser) {
+        fclose(in);
+        return HYDAE_ERR_NOMEM;
+    }
+    xml_reader reader = { s, parser, path, 0, 0 };
+    XML_SetUserData(parser, &reader);
+    XML_SetStartElementHandler(parser, start_element);
+    char buffer[8192];
+    int done = 0;
+    while (!done && reader.status == 0) {
+        size_t got = fread(buffer, 1, sizeof buffer, in);
+        done = got < sizeof buffer;
+        if (XML_Parse(parser, buffer, (int)got, done) == XML_STATUS_ERROR && reader.status == 0) {
+            hy_sim_fail(s, "%s:%lu:%lu: %s", path,
+                        (unsigned long)XML_GetCurrentLineNumber(parser),
+                        (unsigned long)XML_GetCurrentColumnNumber(parser) + 1,
+                        XML_ErrorString(XML_GetErrorCode(parser)));
+            reader.status = HYDAE_ERR_ARG;
+        }
+    }
+    if (reader.status == 0 && ferror(in)) {
+        hy_sim_fail(s, "%s: read error", path);
+        reader.status = HYDAE_ERR_IO;
+    }
+    if (reader.status == 0 && reader.n_elements == 0) {
+        hy_sim_fail(s, "%s: no <Param_Transient .../> element", path);
+        reader.status = HYDAE_ERR_ARG;
+    }
+    XML_ParserFree(parser);
+    fclose(in);
+    return reader.status;
+}
+
+#else
+
+int hydae_sim_load_settings(hydae_sim *s, const char *path)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    hy_sim_fail(s, "%s: this hydae was built without expat, so it cannot read XML settings "
+                "(install Debian's libexpat1-dev and rebuild)", path ? path : "(null)");
+    return HYDAE_ERR_ARG;
+}
+
+#endif

@@ -1,0 +1,40 @@
+/*
+** Diagnostics of the model-language compiler: messages in the form
+**     file:line:column: error: message
+** followed by the source line and a caret under the column, as gcc and
+** clang print them. Counts errors; stops printing after a limit.
+*/
+#ifndef HY_LANG_DIAG_H
+#define HY_LANG_DIAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define HY_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define HY_PRINTF(fmt_index, first_arg)
+#endif
+
+enum { HY_DIAG_MAX_ERRORS = 50 };
+
+typedef struct hy_diag {
+    FILE *out;              /* NULL: count only */
+    const char *file_name;  /* shown before line:column */
+    const char *source;     /* the text, for quoting lines */
+    size_t source_len;
+    int n_errors, n_warnings;
+    int out_of_memory;      /* set once; the compile then fails */
+} hy_diag;
+
+void hy_diag_init(hy_diag *d, FILE *out, const char *file_name, const char *source,
+                  size_t source_len);
+/* line and column are 1-based; line 0 means no position. */
+void hy_diag_error(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+void hy_diag_warning(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+/* A note that belongs to the previous message (no caret line). */
+void hy_diag_note(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+/* Record an allocation failure (reported once as an error). */
+void hy_diag_nomem(hy_diag *d);
+
+#endif

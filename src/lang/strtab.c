@@ -1,0 +1,120 @@
+/*
+** String table of the model-language compiler: interning of identifiers
+** and string literals (open addressing, FNV-1a), and the growth helper of
+** the compiler's dynamic arrays.
+*/
+#include "lang/strtab.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hy_grow(void **array, int *cap, int need, size_t elem_size)
+{
+    if (need <= *cap)
+        return 0;
+    if (need > INT_MAX / 2)
+        return -1;
+    int new_cap = *cap ? *cap : 8;
+    while (new_cap < need)
+        new_cap *= 2;
+    if ((size_t)new_cap > SIZE_MAX / elem_size)
+        return -1;
+    void *grown = realloc(*array, (size_t)new_cap * elem_size);
+    if (!grown)
+        return -1;
+    *array = grown;
+    *cap = new_cap;
+    return 0;
+}
+
+static uint32_t hash_text(const char *text, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+void hy_strtab_init(hy_strtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void hy_strtab_free(hy_strtab *t)
+{
+    for (int i = 0; i < t->n_strings; i++)
+        free(t->strings[i]);
+    free(t->strings);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static int rehash(hy_strtab *t)
+{
+    int n_slots = t->n_slots ? 2 * t->n_slots : 64;
+    int *slots = calloc((size_t)n_slots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (int id = 0; id < t->n_strings; id++) {
+        const char *s = t->strings[id];
+        uint32_t i = hash_text(s, strlen(s)) & (uint32_t)(n_slots - 1);
+        while (slots[i])
+            i = (i + 1) & (uint32_t)(n_slots - 1);
+        slots[i] = id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->n_slots = n_slots;
+    return 0;
+}
+
+static int lookup(const hy_strtab *t, const char *text, size_t len, uint32_t *slot_out)
+{
+    if (!t->n_slots)
+        return -1;
+    uint32_t mask = (uint32_t)(t->n_slots - 1), i = hash_text(text, len) & mask;
+    while (t->slots[i]) {
+        const char *s = t->strings[t->slots[i] - 1];
+        if (strncmp(s, text, len) == 0 && s[len] == '\0')
+            return t->slots[i] - 1;
+        i = (i + 1) & mask;
+    }
+    if (slot_out)
+        *slot_out = i;
+    return -1;
+}
+
+int hy_strtab_intern(hy_strtab *t, const char *text, size_t len)
+{
+    int id = lookup(t, text, len, NULL);
+    if (id >= 0)
+        return id;
+    if (2 * (t->n_strings + 1) > t->n_slots && rehash(t) != 0)
+        return -1;
+    if (hy_grow((void **)&t->strings, &t->cap_strings, t->n_strings + 1, sizeof *t->strings))
+        return -1;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    uint32_t slot = 0;
+    (void)lookup(t, text, len, &slot);
+    t->strings[t->n_strings] = copy;
+    t->slots[slot] = t->n_strings + 1;
+    return t->n_strings++;
+}
+
+int hy_strtab_find(const hy_strtab *t, const char *text)
+{
+    return lookup(t, text, strlen(text), NULL);
+}
+
+const char *hy_strtab_get(const hy_strtab *t, int id)
+{
+    return id >= 0 && id < t->n_strings ? t->strings[id] : "?";
+}

@@ -1,0 +1,30 @@
+/*
+** String table of the model-language compiler: interns identifiers and
+** string literals so that every distinct text has one dense id (0, 1, ...)
+** and names compare as integers. Open addressing with FNV-1a hashing.
+*/
+#ifndef HY_LANG_STRTAB_H
+#define HY_LANG_STRTAB_H
+
+#include <stddef.h>
+
+typedef struct hy_strtab {
+    int n_strings, cap_strings;
+    char **strings;      /* id -> NUL-terminated text (owned) */
+    int *slots;          /* hash slot -> id + 1 (0: empty) */
+    int n_slots;         /* a power of two */
+} hy_strtab;
+
+void hy_strtab_init(hy_strtab *t);
+void hy_strtab_free(hy_strtab *t);
+/* The id of text[0..len), added if new; -1 when out of memory. */
+int hy_strtab_intern(hy_strtab *t, const char *text, size_t len);
+/* The id of a NUL-terminated text if present, else -1 (never adds). */
+int hy_strtab_find(const hy_strtab *t, const char *text);
+const char *hy_strtab_get(const hy_strtab *t, int id);
+
+/* Grow *array (of elem_size-byte elements, capacity *cap) to hold at least
+** `need` elements. 0 on success, -1 when out of memory or too large. */
+int hy_grow(void **array, int *cap, int need, size_t elem_size);
+
+#endif
