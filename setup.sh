@@ -9,7 +9,7 @@ command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 [ -f /usr/include/expat.h ] || missing="$missing libexpat1-dev"
-python3 -c 'import scipy.io' >/dev/null 2>&1 || missing="$missing python3-scipy"
+/usr/bin/python3 -c 'import scipy.io' >/dev/null 2>&1 || missing="$missing python3-scipy"
 if [ -n "$missing" ]; then
     echo "setup.sh: installing$missing"
     apt-get update -qq

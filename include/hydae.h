@@ -228,6 +228,7 @@ typedef struct hydae_stats {
     long n_transitions;    /* transitions fired */
     long n_mode_switches;  /* changes of the active configuration */
     long n_restarts;       /* integrator restarts */
+    long n_homotopy_steps; /* continuation steps of consistent initialisation */
     double wall_seconds;   /* wall time of hydae_sim_run */
 } hydae_stats;
 
@@ -302,6 +303,55 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out);
 double hydae_sim_time(const hydae_sim *s);
 /* Name of the active mode of chart `chart` (0-based), or NULL. */
 const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
+
+/* ------------------------------------------------------------------ */
+/* Results: chosen columns, MAT files, plots, progress, statistics     */
+/* (docs/results.md)                                                   */
+
+/* The writers below take `vars`: NULL for their default columns, or a
+** comma-separated list of names, each a result column, a parameter, or
+** "mode(CHART)" for the active mode of a chart ("time" is always first and
+** may be listed or not; a name listed twice is written once). With
+** with_modes != 0 every chart's mode is added. An unknown name gives
+** HYDAE_ERR_ARG with hydae_sim_errmsg naming it and listing the names
+** there are. On a run's failure each writer still writes the rows up to
+** it. Write errors show on the stream (ferror), which the caller owns. */
+
+/* CSV like hydae_sim_add_csv, with chosen columns (default: every result
+** column). A mode column holds the mode's name. */
+HYDAE_NODISCARD int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars,
+                                           int with_modes);
+/* A Modelica result file (MATLAB level 4, Dymola/OpenModelica layout,
+** "binTrans") written to `out` (opened "wb") when the run ends; rows are
+** kept in memory until then. Default columns: every result column and
+** every parameter. Parameters constant over the run go to data_1, every
+** other column to data_2; NaN where a variable has no value; a mode
+** column holds the mode's number (1-based; the description lists them). */
+HYDAE_NODISCARD int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars,
+                                      int with_modes);
+
+typedef struct hydae_plot_options {
+    const char *vars;    /* time panels, one per name (NULL: every result column) */
+    const char *phase_x; /* both set: one x-y phase plot instead of time panels */
+    const char *phase_y;
+    const char *title;   /* NULL: the model's name */
+} hydae_plot_options;
+
+/* An SVG plot written to `out` when the run ends: time panels with the
+** active modes as coloured bands and the events as dashed lines, or an
+** x-y phase plot coloured by mode with the events numbered. opt may be
+** NULL (every result column in time panels). */
+HYDAE_NODISCARD int hydae_sim_add_plot(hydae_sim *s, FILE *out, const hydae_plot_options *opt);
+
+/* A progress bar on `out` (meant for a terminal): simulated time,
+** percentage, events so far and elapsed time, redrawn at most 10 times a
+** second and erased when the run ends. */
+HYDAE_NODISCARD int hydae_sim_add_progress(hydae_sim *s, FILE *out);
+
+/* The last run's statistics (hydae_stats), the time reached and the error
+** message (null on success) as one JSON object. 0, or HYDAE_ERR_IO if the
+** stream reports an error. */
+HYDAE_NODISCARD int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,8 @@
 ** YA_YDP_INIT case). Newton's method with a finite-difference Jacobian of
 ** the mixed unknowns and a backtracking line search on ||F||_2 (Dennis &
 ** Schnabel, Numerical Methods for Unconstrained Optimization, Alg. A6.3.1,
-** Armijo constant 1e-4).
+** Armijo constant 1e-4); when that stalls, homotopy continuation as in
+** Enge-Rosenblatt et al. (sec. 4.4, Fig. 8).
 */
 #include "sim.h"
 
@@ -76,20 +77,27 @@ static int residual_failure(hydae_sim *s, double t)
     return init_failure(s, t, "the residual failed", -1);
 }
 
-int hy_consistent_init(hydae_sim *s, double t)
+/* Damped Newton on F(t, y, y') - offset = 0 in the mixed unknowns (offset
+** NULL: zero). 0 converged; 1 not converged (res holds the last residual);
+** < 0 a residual error or a singular Jacobian (message set). */
+enum { NEWTON_CONVERGED = 0, NEWTON_STALLED = 1 };
+
+static int damped_newton(hydae_sim *s, double t, const double *offset, int max_iter,
+                         double *res)
 {
     int n = s->n;
-    if (n == 0)
-        return 0;
-    double *res = s->init_work, *step = s->init_work + n, *res_trial = s->init_work + 2 * n;
+    double *step = s->init_work + n, *res_trial = s->init_work + 2 * n;
     double *jac = s->init_matrix;
     int *pivot = s->init_pivot;
-    const int max_iter = 50;
-    s->bad_chart = -1;
     if (residual(s, t, res))
         return residual_failure(s, t);
+    if (offset)
+        for (int i = 0; i < n; i++)
+            res[i] -= offset[i];
     double res_norm = norm2(res, n);
-    for (int iter = 0; iter < max_iter && res_norm > 0.0; iter++) {
+    if (res_norm == 0.0)
+        return NEWTON_CONVERGED;
+    for (int iter = 0; iter < max_iter; iter++) {
         /* Jacobian of F with respect to the mixed unknowns, by columns. */
         double sqrt_eps = sqrt(DBL_EPSILON);
         for (int j = 0; j < n; j++) {
@@ -103,7 +111,7 @@ int hy_consistent_init(hydae_sim *s, double t)
             if (status)
                 return residual_failure(s, t);
             for (int i = 0; i < n; i++)
-                jac[i + (long)j * n] = (res_trial[i] - res[i]) / del;
+                jac[i + (long)j * n] = (res_trial[i] - (offset ? offset[i] : 0.0) - res[i]) / del;
         }
         s->stats.n_res_evals += n;
         int singular = hy_lu_factor(n, jac, pivot);
@@ -120,7 +128,7 @@ int hy_consistent_init(hydae_sim *s, double t)
         if (weighted_norm(s, step) <= 1e-3) {
             for (int i = 0; i < n; i++)
                 *unknown(s, i) += step[i];
-            return 0;
+            return NEWTON_CONVERGED;
         }
         /* Backtracking: accept the first lambda with sufficient decrease. */
         double lambda = 1.0, new_norm = res_norm;
@@ -130,6 +138,9 @@ int hy_consistent_init(hydae_sim *s, double t)
                 *unknown(s, i) += lambda * step[i];
             int status = residual(s, t, res_trial);
             if (status == 0) {
+                if (offset)
+                    for (int i = 0; i < n; i++)
+                        res_trial[i] -= offset[i];
                 new_norm = norm2(res_trial, n);
                 if (new_norm <= (1.0 - 1e-4 * lambda) * res_norm) {
                     accepted = 1;
@@ -143,19 +154,112 @@ int hy_consistent_init(hydae_sim *s, double t)
             lambda *= 0.5;
         }
         if (!accepted)
-            break;
+            return NEWTON_STALLED;
         memcpy(res, res_trial, sizeof(double) * (size_t)n);
         res_norm = new_norm;
+        if (res_norm == 0.0)
+            return NEWTON_CONVERGED;
     }
-    /* Report the equation with the largest residual. */
-    int worst = 0;
-    for (int i = 1; i < n; i++)
-        if (fabs(res[i]) > fabs(res[worst]))
-            worst = i;
-    char why[160];
-    hy_format(why, sizeof why, "Newton's method did not converge; largest residual %.3g",
-              res[worst]);
-    if (res_norm == 0.0)
+    return NEWTON_STALLED;
+}
+
+static void save_unknowns(hydae_sim *s, double *z)
+{
+    for (int i = 0; i < s->n; i++)
+        z[i] = *unknown(s, i);
+}
+
+static void load_unknowns(hydae_sim *s, const double *z)
+{
+    for (int i = 0; i < s->n; i++)
+        *unknown(s, i) = z[i];
+}
+
+/* The equations still unsatisfied, largest residuals first (up to 3). */
+static int report_unsatisfied(hydae_sim *s, double t, const double *res, double lambda)
+{
+    int n = s->n, shown[3] = { -1, -1, -1 };
+    for (int k = 0; k < 3 && k < n; k++) {
+        int best = -1;
+        for (int i = 0; i < n; i++) {
+            int taken = 0;
+            for (int j = 0; j < k; j++)
+                taken |= shown[j] == i;
+            if (!taken && (best < 0 || fabs(res[i]) > fabs(res[best])))
+                best = i;
+        }
+        shown[k] = best;
+    }
+    char list[600] = "";
+    size_t used = 0;
+    for (int k = 0; k < 3 && shown[k] >= 0 && used < sizeof list; k++) {
+        const hydae_mode *mode = NULL;
+        const char *name = hy_component_name(s, shown[k], &mode);
+        int eq = shown[k] - (mode ? s->var_offset[mode->chart->index] : 0);
+        used += (size_t)snprintf(list + used, sizeof list - used,
+                                 "%sequation %d of mode '%s' (variable '%s'): residual %.3g",
+                                 k ? "; " : "", eq, mode ? mode->name : "?", name, res[shown[k]]);
+    }
+    hy_sim_fail(s, "no consistent initial values at t = %.17g: Newton's method stalled, and "
+                "the homotopy H(z) - (1 - lambda) H(z0) = 0 got to lambda = %.4g only; "
+                "unsatisfied: %s", t, lambda, list);
+    return HYDAE_ERR_INIT;
+}
+
+/* Homotopy continuation (Enge-Rosenblatt et al., sec. 4.4, eq. (3) and
+** Fig. 8): solve H(z) - (1 - lambda) H(z0) = 0 for lambda rising from 0,
+** where z0, the start values, solves the trivial problem at lambda = 0
+** (eq. (3) read with that sign, so that lambda = 0 is trivial). Each solve
+** starts from the last solution; after a success the increment doubles,
+** after a failure it halves and the step is retried, down to 1e-4. */
+static int homotopy(hydae_sim *s, double t, double *res)
+{
+    int n = s->n;
+    double *offset = s->init_work + 3 * n, *z_last = s->init_work + 4 * n;
+    double *h_start = s->init_work + 5 * n;
+    if (residual(s, t, h_start))
+        return residual_failure(s, t);
+    save_unknowns(s, z_last);
+    double lambda = 0.0, increment = 0.25;
+    while (lambda < 1.0) {
+        double lambda_try = fmin(1.0, lambda + increment);
+        for (int i = 0; i < n; i++)
+            offset[i] = (1.0 - lambda_try) * h_start[i];
+        load_unknowns(s, z_last);
+        int status = damped_newton(s, t, lambda_try < 1.0 ? offset : NULL, 20, res);
+        if (status == NEWTON_CONVERGED) {
+            s->stats.n_homotopy_steps++;
+            save_unknowns(s, z_last);
+            lambda = lambda_try;
+            increment *= 2.0;
+            continue;
+        }
+        if (status < 0 && status != HYDAE_ERR_INIT)
+            return status; /* a residual that cannot be evaluated */
+        increment *= 0.5;
+        if (increment < 1e-4) {
+            load_unknowns(s, z_last);
+            return report_unsatisfied(s, t, res, lambda);
+        }
+    }
+    return 0;
+}
+
+int hy_consistent_init(hydae_sim *s, double t)
+{
+    int n = s->n;
+    if (n == 0)
         return 0;
-    return init_failure(s, t, why, worst);
+    double *res = s->init_work;
+    s->bad_chart = -1;
+    double *z_start = s->init_work + 4 * n;
+    save_unknowns(s, z_start);
+    int status = damped_newton(s, t, NULL, 50, res);
+    if (status == NEWTON_CONVERGED)
+        return 0;
+    if (status < 0 && status != HYDAE_ERR_INIT)
+        return status;
+    /* Newton stalled or met a singular matrix: continue from the start. */
+    load_unknowns(s, z_start);
+    return homotopy(s, t, res);
 }

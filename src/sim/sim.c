@@ -462,7 +462,7 @@ static int reserve_config(hydae_sim *s)
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
-        if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 3 * n))
+        if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 6 * n))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
         int *pivot = realloc(s->init_pivot, sizeof(int) * n_alloc);
@@ -1137,5 +1137,6 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "transitions fired", st->n_transitions);
     fprintf(out, "%-24s %12ld\n", "mode switches", st->n_mode_switches);
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
+    fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }
