@@ -229,6 +229,7 @@ typedef struct hydae_stats {
     long n_mode_switches;  /* changes of the active configuration */
     long n_restarts;       /* integrator restarts */
     long n_homotopy_steps; /* continuation steps of consistent initialisation */
+    long n_jump_restarts;  /* restarts past a jump (setting dt_min) */
     double wall_seconds;   /* wall time of hydae_sim_run */
 } hydae_stats;
 
@@ -272,7 +273,7 @@ HYDAE_NODISCARD int hydae_sim_set_output_steps(hydae_sim *s, int every_step);
 ** dae_index, dae_constr_tol, dae_corrector_maxit, dae_corrector_minit,
 ** dae_vel_ctrl, dae_jacob_eval, dae_eval_expiry, dae_jacob_init,
 ** dae_interpolation) and hydae's own (t0, t_end, dt, rtol, atol, h0, output,
-** cascade_limit, max_steps). HYDAE_ERR_ARG with a message naming the
+** cascade_limit, max_steps, dt_min). HYDAE_ERR_ARG with a message naming the
 ** setting and the value. docs/solver.md describes each. */
 HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const char *value);
 /* The table of settings: entry i (NULL past the end). */

@@ -299,6 +299,16 @@ static void follow_signs(hydae_sim *s, const double *g)
     }
 }
 
+int hy_guards_mark_crossings(hydae_sim *s, const double *g)
+{
+    int n_marked = 0;
+    for (int k = 0; k < s->n_guards; k++) {
+        s->g_crossed[k] = (signed char)crossing(s, k, g[k]);
+        n_marked += s->g_crossed[k] != 0;
+    }
+    return n_marked;
+}
+
 void hy_guards_advance(hydae_sim *s)
 {
     follow_signs(s, s->g_end);

@@ -122,6 +122,7 @@ REAL_SETTER(set_rel_abs_tol_ratio, rel_abs_tol_ratio, 0.0, 1, 0)
 REAL_SETTER(set_vel_tol_factor, vel_tol_factor, 0.0, 1, 0)
 REAL_SETTER(set_dae_alg_tol_factor, dae_alg_tol_factor, 0.0, 1, 0)
 REAL_SETTER(set_dae_constr_tol, constr_tol, 0.0, 1, 0)
+REAL_SETTER(set_dt_min, dt_min, 0.0, 1, 0)
 INT_SETTER(set_max_order, max_order, 1, 12)
 INT_SETTER(set_corrector_maxit, corrector_maxit, 1, 100)
 INT_SETTER(set_corrector_minit, corrector_minit, 1, 100)
@@ -273,6 +274,9 @@ static const hy_option options[] = {
       "updates per discrete phase; also events within 1e-9 max(1,|t|) before the run stops "
       "as chattering", set_cascade_limit },
     { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
+    { "dt_min", "real", "(off)",
+      "a step that would fall below it is a jump of a variable that is no event variable: "
+      "restart at t + dt_min with new consistent values (seed 000, sec. 4.3)", set_dt_min },
 };
 
 enum { N_OPTIONS = (int)(sizeof options / sizeof options[0]) };

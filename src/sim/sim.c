@@ -776,7 +776,8 @@ static int restart_integrator(hydae_sim *s)
         opt.debug_ctx = s;
     }
     opt.h0 = s->h0;
-    opt.h_min = s->h_min;
+    /* With dt_min, a step below it is a jump to restart over (see run). */
+    opt.h_min = fmax(s->h_min, s->dt_min);
     opt.h_max = s->h_max;
     opt.max_order = s->max_order;
     hy_dae dae = config_dae(s);
@@ -997,6 +998,54 @@ static int check_accumulation(hydae_sim *s, double *window_start, int *n_in_wind
     return 0;
 }
 
+/* A jump of a variable that is not an event variable (Enge-Rosenblatt et
+** al., sec. 4.3): the step would have to shrink below dt_min, so restart
+** at t + dt_min with the differential states held and new consistent
+** values. Output points inside the gap show the values before it; a guard
+** that crossed inside the gap fires at the restart time. */
+static int jump_restart(hydae_sim *s, double t_stop)
+{
+    double t_restart = fmin(s->t + s->dt_min, t_stop);
+    if (!(t_restart > s->t)) {
+        hy_sim_fail(s, "cannot restart past a jump at t = %.17g (dt_min = %g)", s->t,
+                    s->dt_min);
+        return HYDAE_ERR_HMIN;
+    }
+    s->integ_started = 0;       /* rows in the gap from the state at s->t */
+    while (s->k_out <= s->n_out && grid_time(s, s->k_out) < t_restart) {
+        int status = emit_state_row(s, HYDAE_ROW_GRID, grid_time(s, s->k_out), s->y, s->yp);
+        if (status)
+            return status;
+        s->k_out++;
+    }
+    s->stats.n_jump_restarts++;
+    s->t = t_restart;
+    int status = hy_consistent_init(s, s->t);
+    if (status)
+        return status;
+    /* Guards across the gap: crossings fire here. */
+    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    int crossed = 0;
+    if (s->n_guards > 0) {
+        status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_end);
+        if (status)
+            return status;
+        crossed = hy_guards_mark_crossings(s, s->g_end);
+    }
+    if (crossed) {
+        int n_fired = 0;
+        status = event_instant(s, &n_fired);
+        if (status || n_fired > 0)
+            return status;
+    }
+    status = emit_grid_at_current(s);
+    if (!status)
+        status = restart_integrator(s);
+    if (!status)
+        status = hy_guards_arm(s);
+    return status;
+}
+
 /* Examine the step that ended at t_new for events, from s->t on. A crossing
 ** that no transition takes moves the scan to it, and the rest of the step
 ** is examined again, so a later crossing or a time event at the step's end
@@ -1060,6 +1109,11 @@ static int run(hydae_sim *s)
     double window_start = -INFINITY;
     int n_in_window = 0;
     while (s->t < s->t_end) {
+        if (++n_steps_run > s->max_steps) {
+            hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
+                        s->max_steps, s->t);
+            return HYDAE_ERR_MAXSTEPS;
+        }
         double t_stop = hy_next_time_event(s, s->t);
         if (!s->interpolation) {
             /* dae_interpolation = FALSE: step exactly onto the output points. */
@@ -1070,6 +1124,13 @@ static int run(hydae_sim *s)
         double t_new = t_stop;
         if (s->n > 0) {
             int code = s->method->step(s->integ, t_stop, &t_new);
+            if (code < 0 && s->dt_min > 0.0
+                && (code == HY_ERR_HMIN || code == HY_ERR_CONV || code == HY_ERR_ERRTEST)) {
+                status = jump_restart(s, t_stop);
+                if (status)
+                    return status;
+                continue;
+            }
             if (code < 0)
                 return integrator_failure(s, code);
             s->bad_chart = -1;
@@ -1077,11 +1138,6 @@ static int run(hydae_sim *s)
                 t_new = t_stop;
         }
         s->integ_started = 1;
-        if (++n_steps_run > s->max_steps) {
-            hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
-                        s->max_steps, s->t);
-            return HYDAE_ERR_MAXSTEPS;
-        }
         int restarted = 0;
         status = scan_step(s, t_new, t_stop, &restarted);
         if (!status && restarted)
@@ -1138,5 +1194,6 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "mode switches", st->n_mode_switches);
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
+    fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }

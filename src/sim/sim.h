@@ -42,6 +42,7 @@ struct hydae_sim {
     int corrector_maxit, corrector_minit, jacob_eval, jacob_init;
     long eval_expiry;
     int vel_ctrl, interpolation, dae_index;
+    double dt_min;              /* > 0: restart past jumps (seed 000, 4.3) */
     FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
     /* Sinks. */
@@ -131,6 +132,9 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
 ** crossed there take their crossing's sign, the others follow theirs. */
 int hy_guards_restart_scan(hydae_sim *s);
 void hy_guards_advance(hydae_sim *s);
+/* Mark in g_crossed the relevant crossings between the reference signs and
+** the values g (no location); the number marked. */
+int hy_guards_mark_crossings(hydae_sim *s, const double *g);
 int hy_interpolate(hydae_sim *s, double t, double *y, double *yp);
 /* Next time event strictly after t (or t_end). */
 double hy_next_time_event(const hydae_sim *s, double t);
