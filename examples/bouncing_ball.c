@@ -7,7 +7,10 @@
 ** Parameters: g = 9.81 m/s^2, restitution e = 0.8; start h = 1 m, v = 0.
 ** Impact k+1 comes 2 e^k v1 / g after impact k (v1 = sqrt(2 g h0)), so
 ** the impacts accumulate at t = t1 (1 + 2e/(1-e)) = 4.06 s (Zeno); the
-** suggested experiment stops at 3.5 s, after 9 impacts.
+** suggested experiment stops at 3.5 s, after 9 impacts. Past 4.06 s the
+** run stops with a message, unless the setting zeno_policy = rest: then
+** the chart enters its resting mode `rest` (no unknowns; outputs h = 0,
+** v = 0), declared with hydae_chart_set_resting_mode.
 */
 #include "examples.h"
 
@@ -49,6 +52,20 @@ static int flight_guards(double t, const double *y, const double *yp, const doub
     return 0;
 }
 
+/* The ball at rest on the floor: outputs h = 0, v = 0. */
+static int rest_outputs(double t, const double *y, const double *yp, const double *p,
+                        double *out, void *user)
+{
+    (void)t;
+    (void)y;
+    (void)yp;
+    (void)p;
+    (void)user;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    return 0;
+}
+
 static int bounce(hydae_action *a, void *user)
 {
     (void)user;
@@ -71,6 +88,10 @@ hydae_model *example_bouncing_ball(void)
          && hydae_mode_set_rhs(flight, flight_rhs, NULL) == 0
          && hydae_mode_set_jacobian(flight, flight_jacobian) == 0
          && hydae_mode_set_guards(flight, 1, flight_guards) == 0;
+    hydae_mode *rest = hydae_chart_add_mode(chart, "rest");
+    ok = ok && rest && hydae_mode_add_output(rest, "h") == 0 && hydae_mode_add_output(rest, "v") == 1
+         && hydae_mode_set_outputs(rest, rest_outputs) == 0
+         && hydae_chart_set_resting_mode(chart, rest) == 0;
     hydae_transition *tr = hydae_chart_add_transition(chart, "bounce", flight, flight);
     ok = ok && tr && hydae_transition_on_guard(tr, 0, HYDAE_FALLING) == 0
          && hydae_transition_set_action(tr, bounce, NULL) == 0;

@@ -132,6 +132,11 @@ hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name);
 hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name);
 HYDAE_NODISCARD int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode);
 
+/* The mode chart c enters when its events accumulate (chattering, Zeno
+** behaviour: a bouncing ball coming to rest) and the setting zeno_policy
+** is "rest"; values move to it by name, as on a transition. */
+HYDAE_NODISCARD int hydae_chart_set_resting_mode(hydae_chart *c, hydae_mode *mode);
+
 /* Variables of a mode, in the order of y; returns the index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_var(hydae_mode *mode, const char *name,
                                        hydae_var_kind kind, double start);
@@ -230,6 +235,7 @@ typedef struct hydae_stats {
     long n_restarts;       /* integrator restarts */
     long n_homotopy_steps; /* continuation steps of consistent initialisation */
     long n_jump_restarts;  /* restarts past a jump (setting dt_min) */
+    long n_zeno_rests;     /* resting modes entered on accumulating events */
     double wall_seconds;   /* wall time of hydae_sim_run */
 } hydae_stats;
 
@@ -273,7 +279,7 @@ HYDAE_NODISCARD int hydae_sim_set_output_steps(hydae_sim *s, int every_step);
 ** dae_index, dae_constr_tol, dae_corrector_maxit, dae_corrector_minit,
 ** dae_vel_ctrl, dae_jacob_eval, dae_eval_expiry, dae_jacob_init,
 ** dae_interpolation) and hydae's own (t0, t_end, dt, rtol, atol, h0, output,
-** cascade_limit, max_steps, dt_min). HYDAE_ERR_ARG with a message naming the
+** cascade_limit, max_steps, dt_min, zeno_events, zeno_window, zeno_policy). HYDAE_ERR_ARG with a message naming the
 ** setting and the value. docs/solver.md describes each. */
 HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const char *value);
 /* The table of settings: entry i (NULL past the end). */

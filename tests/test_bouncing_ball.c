@@ -96,8 +96,48 @@ static void zeno_point(void)
     hydae_model_free(m);
 }
 
+/* Policy "rest": the ball enters its resting mode at the Zeno point and
+** lies there (h = v = 0) to t_end; the run succeeds. */
+static void zeno_rest(void)
+{
+    hydae_model *m = example_bouncing_ball();
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    CHECK(s && hydae_sim_set_time(s, 0.0, 5.0) == 0
+              && hydae_sim_set_tolerances(s, 1e-8, 1e-10) == 0
+              && hydae_sim_set_option(s, "zeno_policy", "rest") == 0
+              && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0,
+          "setup");
+    status = hydae_sim_run(s);
+    CHECK(status == 0, "run with zeno_policy rest: %s", hydae_sim_errmsg(s));
+    hydae_stats st;
+    hydae_sim_get_stats(s, &st);
+    CHECK(st.n_zeno_rests == 1, "%ld resting modes entered, want 1", st.n_zeno_rests);
+    const double t1 = sqrt(2.0 / 9.81), e = 0.8, t_zeno = t1 * (1.0 + 2.0 * e / (1.0 - e));
+    int h = test_column(m, "h"), v = test_column(m, "v");
+    double t_rest = NAN;
+    int resting_rows_wrong = 0;
+    for (int i = 0; i < rows.n_rows; i++) {
+        if (rows.t[i] > t_zeno + 1e-3)
+            resting_rows_wrong += test_value(&rows, i, h) != 0.0 || test_value(&rows, i, v) != 0.0;
+        if (isnan(t_rest) && rows.kind[i] == HYDAE_ROW_EVENT_RIGHT && rows.t[i] > 4.0
+            && test_value(&rows, i, v) == 0.0 && test_value(&rows, i, h) == 0.0)
+            t_rest = rows.t[i];
+    }
+    CHECK(fabs(t_rest - t_zeno) < 1e-6, "rest entered at %.12g, Zeno point %.12g", t_rest, t_zeno);
+    CHECK(resting_rows_wrong == 0, "%d rows after the Zeno point with h or v not 0",
+          resting_rows_wrong);
+    CHECK(rows.t[rows.n_rows - 1] == 5.0, "rows end at %g", rows.t[rows.n_rows - 1]);
+    test_rows_free(&rows);
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    zeno_rest();
     run_ball(1e-6);
     run_ball(1e-10);
     zeno_point();

@@ -218,6 +218,17 @@ int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
     return 0;
 }
 
+int hydae_chart_set_resting_mode(hydae_chart *c, hydae_mode *mode)
+{
+    if (!c)
+        return HYDAE_ERR_ARG;
+    if (!mode || mode->chart != c)
+        return HY_ARG_ERROR(c->model, "chart '%s': the resting mode must be one of its modes",
+                            c->name);
+    c->resting = mode;
+    return 0;
+}
+
 int hy_var_is_algebraic(hydae_var_kind kind)
 {
     return kind == HYDAE_ALGEBRAIC || kind == HYDAE_MULTIPLIER;

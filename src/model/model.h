@@ -80,6 +80,7 @@ struct hydae_chart {
     int n_modes, cap_modes;
     hydae_mode **modes;
     hydae_mode *initial;
+    hydae_mode *resting;        /* entered on Zeno behaviour, or NULL */
     int n_transitions, cap_transitions;
     hydae_transition **transitions;
 };

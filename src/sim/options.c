@@ -123,6 +123,19 @@ REAL_SETTER(set_vel_tol_factor, vel_tol_factor, 0.0, 1, 0)
 REAL_SETTER(set_dae_alg_tol_factor, dae_alg_tol_factor, 0.0, 1, 0)
 REAL_SETTER(set_dae_constr_tol, constr_tol, 0.0, 1, 0)
 REAL_SETTER(set_dt_min, dt_min, 0.0, 1, 0)
+REAL_SETTER(set_zeno_window, zeno_window, 0.0, 1, 0)
+INT_SETTER(set_zeno_events, zeno_events, 2, 1000000)
+
+static int set_zeno_policy(hydae_sim *s, const char *name, const char *text)
+{
+    if (strcmp(text, "stop") == 0)
+        s->zeno_rest = 0;
+    else if (strcmp(text, "rest") == 0)
+        s->zeno_rest = 1;
+    else
+        return bad_value(s, name, text, "stop or rest");
+    return 0;
+}
 INT_SETTER(set_max_order, max_order, 1, 12)
 INT_SETTER(set_corrector_maxit, corrector_maxit, 1, 100)
 INT_SETTER(set_corrector_minit, corrector_minit, 1, 100)
@@ -270,9 +283,16 @@ static const hy_option options[] = {
     { "h0", "real", "0 (automatic)", "first step", set_h0 },
     { "output", "grid|steps", "grid", "rows on the uniform grid, or at every step",
       set_output },
-    { "cascade_limit", "integer", "100",
-      "updates per discrete phase; also events within 1e-9 max(1,|t|) before the run stops "
-      "as chattering", set_cascade_limit },
+    { "cascade_limit", "integer", "100", "updates of one discrete phase before the run stops",
+      set_cascade_limit },
+    { "zeno_events", "integer", "100",
+      "event instants within zeno_window that mean chattering or Zeno behaviour",
+      set_zeno_events },
+    { "zeno_window", "real", "1e-9 max(1,|t|)", "the time window of zeno_events",
+      set_zeno_window },
+    { "zeno_policy", "stop|rest", "stop",
+      "on chattering or Zeno behaviour: stop with a message, or enter the chart's resting "
+      "mode (hydae_chart_set_resting_mode)", set_zeno_policy },
     { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
     { "dt_min", "real", "(off)",
       "a step that would fall below it is a jump of a variable that is no event variable: "

@@ -51,6 +51,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->vel_ctrl = 1;
     s->interpolation = 1;
     s->dae_index = 3;
+    s->zeno_events = 100;
     s->max_steps = 50000000;
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
@@ -974,28 +975,48 @@ static int start_run(hydae_sim *s)
     return status;
 }
 
-/* Chattering and Zeno behaviour: more than cascade_limit event instants
-** inside a window of 1e-9 max(1, |t|) (the same instant included). The
-** run stops there instead of creeping; issue-level policies (a resting
-** mode) come later. */
+/* Zeno policy "rest": chart c goes to its resting mode now, values moving
+** by name as on a transition. */
+static int enter_resting_mode(hydae_sim *s, int c)
+{
+    int status = hy_store_state(s, s->t, s->y, s->yp);
+    if (status)
+        return status;
+    gather_row(s, s->row_left);
+    s->active[c] = s->model->charts[c]->resting;
+    s->have_prev = 0;
+    s->stats.n_zeno_rests++;
+    s->stats.n_events++;
+    return settle_after_event(s, s->row_left, 1);
+}
+
+/* Chattering and Zeno behaviour: more than zeno_events event instants
+** inside a window of zeno_window (default 1e-9 max(1, |t|); the same
+** instant counts). Policy "stop" (default) ends the run with a message;
+** "rest" sends the chart of the last transition to its resting mode. */
 static int check_accumulation(hydae_sim *s, double *window_start, int *n_in_window)
 {
-    double width = 1e-9 * fmax(1.0, fabs(s->t));
-    if (s->t - *window_start <= width) {
-        if (++*n_in_window > s->cascade_limit) {
-            hy_sim_fail(s, "events accumulate: %d event instants within %.3g s up to t = %.17g "
-                        "(chattering or Zeno behaviour); the last transition fired was '%s' "
-                        "of chart '%s'", *n_in_window, s->t - *window_start, s->t,
-                        s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1]->name : "?",
-                        s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1]->chart->name
-                                           : "?");
-            return HYDAE_ERR_ZENO;
-        }
-    } else {
+    double width = s->zeno_window > 0.0 ? s->zeno_window : 1e-9 * fmax(1.0, fabs(s->t));
+    if (s->t - *window_start > width) {
         *window_start = s->t;
         *n_in_window = 0;
+        return 0;
     }
-    return 0;
+    if (++*n_in_window <= s->zeno_events)
+        return 0;
+    const hydae_transition *last = s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1] : NULL;
+    const hydae_chart *chart = last ? last->chart : NULL;
+    if (s->zeno_rest && chart && chart->resting && s->active[chart->index] != chart->resting) {
+        *n_in_window = 0;
+        return enter_resting_mode(s, chart->index);
+    }
+    hy_sim_fail(s, "events accumulate: %d event instants within %.3g s up to t = %.17g "
+                "(chattering or Zeno behaviour); the last transition fired was '%s' of chart "
+                "'%s'%s", *n_in_window, s->t - *window_start, s->t, last ? last->name : "?",
+                chart ? chart->name : "?",
+                s->zeno_rest && chart && !chart->resting ? ", which declares no resting mode"
+                                                         : "");
+    return HYDAE_ERR_ZENO;
 }
 
 /* A jump of a variable that is not an event variable (Enge-Rosenblatt et
@@ -1195,5 +1216,6 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
+    fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }

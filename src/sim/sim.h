@@ -43,6 +43,9 @@ struct hydae_sim {
     long eval_expiry;
     int vel_ctrl, interpolation, dae_index;
     double dt_min;              /* > 0: restart past jumps (seed 000, 4.3) */
+    int zeno_events;            /* events in the window that mean Zeno */
+    double zeno_window;         /* its width; 0: 1e-9 max(1, |t|) */
+    int zeno_rest;              /* 1: enter the chart's resting mode */
     FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
     /* Sinks. */
