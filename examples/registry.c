@@ -15,6 +15,8 @@ const hydae_example hydae_examples[] = {
       example_relay, 10.0, 0.01, 1e-8, 1e-10 },
     { "algebraic_loop", "Taylor's eq. 10: G(s) = (s+1)/(s+10) in unity feedback, as a DAE",
       example_algebraic_loop, 2.0, 0.01, 1e-8, 1e-10 },
+    { "stick_slip", "block on a moving belt with Coulomb friction: stick and slip modes",
+      example_stick_slip, 3.0, 0.005, 1e-8, 1e-10 },
 };
 
 const int hydae_n_examples = (int)(sizeof hydae_examples / sizeof hydae_examples[0]);
