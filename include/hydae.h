@@ -87,8 +87,8 @@ typedef enum hydae_var_kind {
 } hydae_var_kind;
 
 typedef enum hydae_direction {
-    HYDAE_RISING = 1,   /* guard goes from < 0 to >= 0 */
-    HYDAE_FALLING = -1, /* guard goes from > 0 to <= 0 */
+    HYDAE_RISING = 1,   /* guard changes sign from < 0 to > 0 */
+    HYDAE_FALLING = -1, /* guard changes sign from > 0 to < 0 */
     HYDAE_BOTH = 0
 } hydae_direction;
 
@@ -323,6 +323,10 @@ const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
 ** HYDAE_ERR_ARG with hydae_sim_errmsg naming it and listing the names
 ** there are. On a run's failure each writer still writes the rows up to
 ** it. Write errors show on the stream (ferror), which the caller owns. */
+
+/* Check a list of names as the writers take it, without adding anything:
+** 0, or HYDAE_ERR_ARG with hydae_sim_errmsg naming the unknown name. */
+HYDAE_NODISCARD int hydae_sim_check_vars(hydae_sim *s, const char *vars);
 
 /* CSV like hydae_sim_add_csv, with chosen columns (default: every result
 ** column). A mode column holds the mode's name. */

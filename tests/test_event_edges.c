@@ -255,8 +255,83 @@ static void output_at_steps(void)
     hydae_model_free(m);
 }
 
+/* Guards (t - 1)^2 (touches zero at t = 1) with a time event at exactly
+** t = 1 forcing a step to end there: no crossing, no transition. */
+static int touching_guard(double t, const double *y, const double *yp, const double *p,
+                          double *g, void *user)
+{
+    (void)y;
+    (void)yp;
+    (void)p;
+    (void)user;
+    g[0] = (t - 1.0) * (t - 1.0);
+    return 0;
+}
+
+static void touching_zero_is_no_crossing(void)
+{
+    static levels lv = { 0, { 0.0 } };
+    hydae_chart *c;
+    hydae_mode *run;
+    hydae_model *m = plant(&lv, &c, &run);
+    hydae_chart *watch = hydae_model_add_chart(m, "watch");
+    hydae_mode *w = hydae_chart_add_mode(watch, "w");
+    hydae_transition *touch = self(watch, w, "touch");
+    hydae_transition *tick = self(c, run, "tick_at_one");
+    CHECK(hydae_mode_set_guards(w, 1, touching_guard) == 0
+              && hydae_transition_on_guard(touch, 0, HYDAE_BOTH) == 0
+              && hydae_transition_set_action(touch, count, "j") == 0
+              && hydae_transition_on_time(tick, 1.0) == 0,
+          "transitions");
+    test_rows rows;
+    int status;
+    double j = final_value(m, 2.0, 0.0, "j", &rows, &status);
+    CHECK(j == 0.0, "a guard touching zero fired %g times", j);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
+/* A time event at t0 fires in the initial discrete phase (left and right
+** limit rows at t0); one on an output point gives left, right, then the
+** grid row with the right limit. */
+static void events_at_t0_and_on_output_points(void)
+{
+    static levels lv = { 0, { 0.0 } };
+    hydae_chart *c;
+    hydae_mode *run;
+    hydae_model *m = plant(&lv, &c, &run);
+    hydae_transition *at_start = self(c, run, "at_start");
+    hydae_transition *on_grid = self(c, run, "on_grid");
+    CHECK(hydae_transition_on_time(at_start, 0.0) == 0
+              && hydae_transition_set_action(at_start, count, "k") == 0
+              && hydae_transition_on_time(on_grid, 0.5) == 0
+              && hydae_transition_set_action(on_grid, count, "k") == 0,
+          "transitions");
+    test_rows rows;
+    int status;
+    double k = final_value(m, 1.0, 0.1, "k", &rows, &status);
+    CHECK(k == 2.0, "k = %g, want 2", k);
+    int ck = test_column(m, "k");
+    CHECK(rows.n_rows > 3 && rows.kind[0] == HYDAE_ROW_EVENT_LEFT && rows.t[0] == 0.0
+              && test_value(&rows, 0, ck) == 0.0 && rows.kind[1] == HYDAE_ROW_EVENT_RIGHT
+              && rows.t[1] == 0.0 && test_value(&rows, 1, ck) == 1.0,
+          "the rows at t0 must be the left (k = 0) and right (k = 1) limits");
+    int found = 0;
+    for (int i = 2; i + 2 < rows.n_rows; i++)
+        if (rows.kind[i] == HYDAE_ROW_EVENT_LEFT && rows.t[i] == 0.5) {
+            found = rows.kind[i + 1] == HYDAE_ROW_EVENT_RIGHT && rows.kind[i + 2] == HYDAE_ROW_GRID
+                    && rows.t[i + 2] == 0.5 && test_value(&rows, i + 2, ck) == 2.0
+                    && rows.kind[i - 1] == HYDAE_ROW_GRID && fabs(rows.t[i - 1] - 0.4) < 1e-12;
+        }
+    CHECK(found, "at t = 0.5: grid 0.4, left, right, grid 0.5 with the right limit");
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    touching_zero_is_no_crossing();
+    events_at_t0_and_on_output_points();
     output_at_steps();
     untaken_crossing_hides_nothing();
     monotone_crossing_fires_once();

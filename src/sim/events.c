@@ -165,16 +165,17 @@ static int listens(const hydae_sim *s, int k, int dir, int directional_only)
 }
 
 /* Direction of a relevant crossing of guard k whose value is now g, or 0.
-** An armed guard crosses when its sign changes (reaching zero counts). An
+** An armed guard crosses when its sign changes strictly (touching zero
+** and turning back is no crossing). An
 ** unarmed guard crosses when it leaves the band on the side a directional
 ** trigger fires into: it came from zero and went decisively there (a ball
 ** whose bounces have become smaller than the band still hits the floor). */
 static int crossing(const hydae_sim *s, int k, double g)
 {
     int dir = 0;
-    if (s->g_sign[k] < 0 && g >= 0.0)
+    if (s->g_sign[k] < 0 && g > 0.0)
         dir = 1;
-    else if (s->g_sign[k] > 0 && g <= 0.0)
+    else if (s->g_sign[k] > 0 && g < 0.0)
         dir = -1;
     if (dir != 0)
         return listens(s, k, dir, 0) ? dir : 0;
@@ -191,6 +192,19 @@ static int guards_at(hydae_sim *s, double t, double *g)
     if (status)
         return status;
     return hy_guards_eval(s, t, s->y_work, s->yp_work, g);
+}
+
+/* Guards a moment after t along y + delta y' (from the dense output at t),
+** into g_work. */
+static int look_ahead(hydae_sim *s, double t)
+{
+    int status = hy_interpolate(s, t, s->y_work, s->yp_work);
+    if (status)
+        return status;
+    double delta = 1e-8 * fmax(1.0, fabs(t));
+    for (int i = 0; i < s->n; i++)
+        s->y_work[i] += delta * s->yp_work[i];
+    return hy_guards_eval(s, t + delta, s->y_work, s->yp_work, s->g_work);
 }
 
 /* Illinois iteration on g_k - level over [t_lo, t_hi] (g_lo, g_hi already
@@ -220,7 +234,7 @@ static int locate_one(hydae_sim *s, int k, int dir, double level, double t_lo, d
         if (status)
             return status;
         double g_mid = s->g_work[k] - level;
-        int crossed = dir > 0 ? g_mid >= 0.0 : g_mid <= 0.0;
+        int crossed = dir > 0 ? g_mid > 0.0 : g_mid < 0.0;
         if (crossed) {
             t_hi = t_mid;
             g_hi = g_mid;
@@ -247,11 +261,28 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     if (status)
         return status;
     double t_first = INFINITY;
-    int any = 0;
+    int any = 0, looked_ahead = 0;
     double *roots = s->g_root;
     for (int k = 0; k < s->n_guards; k++) {
         int dir = crossing(s, k, s->g_end[k]);
         roots[k] = INFINITY;
+        if (dir == 0 && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
+            /* Exactly zero at the step's end: crossing here if it goes on
+            ** to the other side, touching if it turns back. */
+            if (!looked_ahead) {
+                status = look_ahead(s, t_new);
+                if (status)
+                    return status;
+                looked_ahead = 1;
+            }
+            int ahead = s->g_work[k] > 0.0 ? 1 : (s->g_work[k] < 0.0 ? -1 : 0);
+            if (ahead == -s->g_sign[k] && listens(s, k, ahead, 0)) {
+                roots[k] = t_new;
+                t_first = fmin(t_first, t_new);
+                any = 1;
+            }
+            continue;
+        }
         if (dir == 0)
             continue;
         /* The zero crossing, unless the step started on the crossed side
@@ -277,7 +308,7 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     for (int k = 0; k < s->n_guards; k++) {
         int dir = crossing(s, k, s->g_work[k]);
         if (dir == 0 && roots[k] <= t_first + tol)
-            dir = crossing(s, k, s->g_end[k]);
+            dir = s->g_end[k] == 0.0 ? -s->g_sign[k] : crossing(s, k, s->g_end[k]);
         s->g_crossed[k] = (signed char)dir;
     }
     *t_event = t_first;
