@@ -28,5 +28,6 @@ hydae_model *example_bouncing_ball(void);
 hydae_model *example_relay(void);
 hydae_model *example_algebraic_loop(void);
 hydae_model *example_stick_slip(void);
+hydae_model *example_dc_motor(void);
 
 #endif

@@ -17,6 +17,8 @@ const hydae_example hydae_examples[] = {
       example_algebraic_loop, 2.0, 0.01, 1e-8, 1e-10 },
     { "stick_slip", "block on a moving belt with Coulomb friction: stick and slip modes",
       example_stick_slip, 3.0, 0.005, 1e-8, 1e-10 },
+    { "dc_motor", "DC motor switching between a detailed (with L) and a reduced model",
+      example_dc_motor, 1.0, 0.001, 1e-8, 1e-10 },
 };
 
 const int hydae_n_examples = (int)(sizeof hydae_examples / sizeof hydae_examples[0]);
