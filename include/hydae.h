@@ -144,6 +144,14 @@ HYDAE_NODISCARD int hydae_mode_add_var(hydae_mode *mode, const char *name,
 ** error test: rtol |y| + atol. A value of 0 keeps the run's setting. */
 HYDAE_NODISCARD int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol,
                                               double atol);
+/* Initialisation at t0 (Modelica's `fixed`). By default the start value of
+** a differential variable is held and its derivative solved, and an
+** algebraic variable's start value is only a guess. fixed = 1 holds the
+** start value, 0 frees it; free as many as you hold. */
+HYDAE_NODISCARD int hydae_mode_set_start_fixed(hydae_mode *mode, int var, int fixed);
+/* Hold y'(t0) = value for a differential variable (0: a steady start); free
+** its start value (hydae_mode_set_start_fixed(mode, var, 0)) to solve it. */
+HYDAE_NODISCARD int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value);
 /* Output variables (values shown for names that are not unknowns here),
 ** in the order of out[] of the output function. Index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_output(hydae_mode *mode, const char *name);

@@ -271,7 +271,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
         free(copy);
         return model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
-    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1 };
+    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1 };
     return (*n)++;
 }
 
@@ -296,6 +296,30 @@ int hydae_mode_add_output(hydae_mode *mode, const char *name)
                             mode->name);
     return append_name(mode, &mode->out_vars, &mode->n_outputs, &mode->cap_outputs, name,
                        HYDAE_ALGEBRAIC, 0.0);
+}
+
+int hydae_mode_set_start_fixed(hydae_mode *mode, int var, int fixed)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    if (var < 0 || var >= mode->n_vars || (fixed != 0 && fixed != 1))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': start_fixed(%d, %d): want a variable "
+                            "index and 0 or 1", mode->name, var, fixed);
+    mode->vars[var].start_fixed = fixed;
+    return 0;
+}
+
+int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    if (var < 0 || var >= mode->n_vars || !isfinite(value)
+        || hy_var_is_algebraic(mode->vars[var].kind))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a start derivative needs a "
+                            "differential variable and a finite value", mode->name);
+    mode->vars[var].has_start_derivative = 1;
+    mode->vars[var].start_derivative = value;
+    return 0;
 }
 
 int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double atol)

@@ -46,6 +46,9 @@ typedef struct hy_var {
     hydae_var_kind kind;        /* variables */
     double start;               /* variables: start value */
     double rtol, atol;          /* variables: 0 = the run's setting */
+    int start_fixed;            /* at t0: 1 held, 0 free, -1 by kind */
+    int has_start_derivative;   /* at t0: y' held at start_derivative */
+    double start_derivative;
     int slot;                   /* store slot, set by check */
 } hy_var;
 

@@ -17,10 +17,52 @@
 #include <math.h>
 #include <string.h>
 
-/* The unknown of component i: y'_i if differential, y_i if algebraic. */
+/* Unknown number i of the initialisation. */
 static double *unknown(hydae_sim *s, int i)
 {
-    return s->is_algebraic[i] ? &s->y[i] : &s->yp[i];
+    return s->init_unknowns[i];
+}
+
+/* Choose the n unknowns. After events: y'_i of differential components,
+** y_i of algebraic ones. At t0 the model may say otherwise (Modelica's
+** `fixed`): a differential variable whose start value is free adds y_i,
+** one with a held start derivative drops y'_i (set to it); an algebraic
+** variable whose start value is held drops y_i. The count must equal n. */
+static int select_unknowns(hydae_sim *s, double t, int at_start)
+{
+    int n_unknowns = 0;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        for (int v = 0; v < mode->n_vars; v++) {
+            const hy_var *var = &mode->vars[v];
+            int i = s->var_offset[c] + v;
+            int algebraic = hy_var_is_algebraic(var->kind);
+            int value_held = algebraic ? 0 : 1, derivative_held = 0;
+            if (at_start) {
+                if (var->start_fixed >= 0)
+                    value_held = var->start_fixed;
+                if (var->has_start_derivative) {
+                    derivative_held = 1;
+                    s->yp[i] = var->start_derivative;
+                }
+            }
+            if (!value_held) {
+                s->init_unknowns[n_unknowns] = &s->y[i];
+                s->init_component[n_unknowns++] = i;
+            }
+            if (!algebraic && !derivative_held) {
+                s->init_unknowns[n_unknowns] = &s->yp[i];
+                s->init_component[n_unknowns++] = i;
+            }
+        }
+    }
+    if (n_unknowns != s->n) {
+        hy_sim_fail(s, "consistent initial values at t = %.17g: the held start values and "
+                    "derivatives leave %d unknowns for %d equations (free as many start "
+                    "values as you hold; see hydae_mode_set_start_fixed)", t, n_unknowns, s->n);
+        return HYDAE_ERR_INIT;
+    }
+    return 0;
 }
 
 static double norm2(const double *v, int n)
@@ -36,7 +78,8 @@ static double weighted_norm(hydae_sim *s, const double *change)
 {
     double sum = 0.0;
     for (int i = 0; i < s->n; i++) {
-        double ratio = change[i] / (s->rtol_vec[i] * fabs(*unknown(s, i)) + s->atol_vec[i]);
+        int comp = s->init_component[i];
+        double ratio = change[i] / (s->rtol_vec[comp] * fabs(*unknown(s, i)) + s->atol_vec[comp]);
         sum += ratio * ratio;
     }
     return sqrt(sum / s->n);
@@ -103,7 +146,7 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
         for (int j = 0; j < n; j++) {
             double *z = unknown(s, j);
             double saved = *z;
-            double del = sqrt_eps * fmax(fabs(saved), fmax(fabs(s->y[j]), 1.0));
+            double del = sqrt_eps * fmax(fabs(saved), fmax(fabs(s->y[s->init_component[j]]), 1.0));
             *z = saved + del;
             del = *z - saved;
             int status = residual(s, t, res_trial);
@@ -119,7 +162,7 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
             return init_failure(s, t, "the Jacobian with respect to the algebraic variables "
                                 "and the derivatives is singular (is the system of index "
                                 "higher than 1, or an unknown missing from every equation?)",
-                                singular - 1);
+                                s->init_component[singular - 1]);
         for (int i = 0; i < n; i++)
             step[i] = -res[i];
         hy_lu_solve(n, jac, pivot, step);
@@ -245,11 +288,14 @@ static int homotopy(hydae_sim *s, double t, double *res)
     return 0;
 }
 
-int hy_consistent_init(hydae_sim *s, double t)
+int hy_consistent_init(hydae_sim *s, double t, int at_start)
 {
     int n = s->n;
     if (n == 0)
         return 0;
+    int selected = select_unknowns(s, t, at_start);
+    if (selected)
+        return selected;
     double *res = s->init_work;
     s->bad_chart = -1;
     double *z_start = s->init_work + 4 * n;

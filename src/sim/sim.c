@@ -91,6 +91,8 @@ static void free_run_arrays(hydae_sim *s)
     free(s->res_work);
     free(s->init_matrix);
     free(s->init_pivot);
+    free(s->init_unknowns);
+    free(s->init_component);
     free(s->init_work);
     free(s->g_start);
     free(s->g_end);
@@ -106,6 +108,8 @@ static void free_run_arrays(hydae_sim *s)
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
+    s->init_unknowns = NULL;
+    s->init_component = NULL;
     s->g_sign = s->g_crossed = s->prev_sign = s->prev_crossed = NULL;
     s->cap_n = s->cap_guards = 0;
 }
@@ -466,6 +470,14 @@ static int reserve_config(hydae_sim *s)
         if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 6 * n))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
+        double **unknowns = realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
+        if (unknowns)
+            s->init_unknowns = unknowns;
+        int *component = realloc(s->init_component, sizeof(int) * 2 * n_alloc);
+        if (component)
+            s->init_component = component;
+        if (!unknowns || !component)
+            return HYDAE_ERR_NOMEM;
         int *pivot = realloc(s->init_pivot, sizeof(int) * n_alloc);
         unsigned char *alg = realloc(s->is_algebraic, n_alloc);
         if (pivot)
@@ -876,7 +888,7 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
     status = build_config(s);
     if (status)
         return status;
-    status = hy_consistent_init(s, s->t);
+    status = hy_consistent_init(s, s->t, 0);
     if (status)
         return status;
     status = emit_state_row(s, HYDAE_ROW_EVENT_RIGHT, s->t, s->y, s->yp);
@@ -959,7 +971,7 @@ static int start_run(hydae_sim *s)
     if (!status)
         status = build_config(s);
     if (!status)
-        status = hy_consistent_init(s, s->t);
+        status = hy_consistent_init(s, s->t, 1);
     if (status)
         return status;
     memset(s->g_crossed, 0, (size_t)s->n_guards);
@@ -1041,7 +1053,7 @@ static int jump_restart(hydae_sim *s, double t_stop)
     }
     s->stats.n_jump_restarts++;
     s->t = t_restart;
-    int status = hy_consistent_init(s, s->t);
+    int status = hy_consistent_init(s, s->t, 0);
     if (status)
         return status;
     /* Guards across the gap: crossings fire here. */

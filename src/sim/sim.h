@@ -73,6 +73,8 @@ struct hydae_sim {
     int cap_jac_block;
     double *init_matrix;        /* n * n, consistent initialisation */
     int *init_pivot;
+    double **init_unknowns;     /* the n unknowns of consistent initialisation */
+    int *init_component;        /* the component each belongs to */
     double *init_work;          /* 3 n */
     /* Guards of the configuration. */
     double *g_start, *g_end, *g_work;
@@ -154,6 +156,6 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired);
 /* init.c */
 /* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',
 ** differential components of y fixed. 0 or HYDAE_ERR_INIT. */
-int hy_consistent_init(hydae_sim *s, double t);
+int hy_consistent_init(hydae_sim *s, double t, int at_start);
 
 #endif
