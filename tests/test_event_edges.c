@@ -328,8 +328,73 @@ static void events_at_t0_and_on_output_points(void)
     hydae_model_free(m);
 }
 
+/* Guard 0.01 - (x - 0.5)^2: positive only for x in (0.4, 0.6). With the
+** first step covering all of [0, 1] (h0 = 1; x' = 1 has no error to
+** shrink it), the guard crosses twice inside that one step: found through
+** the interior samples (the default), missed without them. */
+static int window_guard(double t, const double *y, const double *yp, const double *p, double *g,
+                        void *user)
+{
+    (void)t;
+    (void)yp;
+    (void)p;
+    (void)user;
+    g[0] = 0.01 - (y[0] - 0.5) * (y[0] - 0.5);
+    return 0;
+}
+
+static void double_crossing_in_one_step(int guard_samples)
+{
+    hydae_model *m = hydae_model_create("window");
+    int ok = hydae_model_add_discrete(m, "k", 0.0) == 0 && hydae_model_add_discrete(m, "j", 0.0) == 1
+             && hydae_model_add_param(m, "rate", 1.0) == 2;
+    hydae_chart *c = hydae_model_add_chart(m, "plant");
+    hydae_mode *run = hydae_chart_add_mode(c, "run");
+    ok = ok && hydae_mode_add_var(run, "x", HYDAE_DIFFERENTIAL, 0.0) == 0
+         && hydae_mode_set_rhs(run, unit_rate, NULL) == 0
+         && hydae_mode_set_guards(run, 1, window_guard) == 0;
+    hydae_transition *opens = self(c, run, "opens"), *closes = self(c, run, "closes");
+    ok = ok && hydae_transition_on_guard(opens, 0, HYDAE_RISING) == 0
+         && hydae_transition_set_action(opens, count, "k") == 0
+         && hydae_transition_on_guard(closes, 0, HYDAE_FALLING) == 0
+         && hydae_transition_set_action(closes, count, "j") == 0;
+    CHECK(ok, "model");
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    char samples[16];
+    snprintf(samples, sizeof samples, "%d", guard_samples);
+    CHECK(s && hydae_sim_set_time(s, 0.0, 1.0) == 0 && hydae_sim_set_option(s, "h0", "1") == 0
+              && hydae_sim_set_option(s, "guard_samples", samples) == 0
+              && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0 && hydae_sim_run(s) == 0,
+          "run: %s", s ? hydae_sim_errmsg(s) : "");
+    double k = test_value(&rows, rows.n_rows - 1, 0), j = test_value(&rows, rows.n_rows - 1, 1);
+    if (guard_samples > 0) {
+        CHECK(k == 1.0 && j == 1.0, "samples %d: opened %g, closed %g times, want 1 and 1",
+              guard_samples, k, j);
+        int n_right = 0;
+        for (int i = 0; i < rows.n_rows; i++)
+            if (rows.kind[i] == HYDAE_ROW_EVENT_RIGHT) {
+                double want = n_right == 0 ? 0.4 : 0.6;
+                CHECK(fabs(rows.t[i] - want) < 1e-9, "event %d at %.12g, want %g", n_right + 1,
+                      rows.t[i], want);
+                n_right++;
+            }
+    } else {
+        /* The documented limit: an excursion inside one step, no sample in it. */
+        CHECK(k == 0.0 && j == 0.0, "without samples the window was seen (%g, %g): the test "
+              "no longer shows the limit it documents", k, j);
+    }
+    test_rows_free(&rows);
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    double_crossing_in_one_step(3);
+    double_crossing_in_one_step(0);
     touching_zero_is_no_crossing();
     events_at_t0_and_on_output_points();
     output_at_steps();

@@ -15,10 +15,11 @@
 **  - the guards of a chart that took no transition keep their signs;
 **  - a guard with |g| > 10 atol (the band) takes its sign;
 **  - a guard that crossed at this instant, in a chart that stayed in its
-**    mode, takes its sign from where it is going (along y + delta y'):
-**    still moving across, it has crossed already (no second firing);
-**    turned back by the reset (a bouncing ball), it is on the side it came
-**    from, so its next crossing is found at zero;
+**    mode: if the transition left the chart's state as it was, the
+**    crossing continues (the guard has crossed; no second firing); if an
+**    action reset the state (a bouncing ball), the guard is back on the
+**    side it came from, and crossing again fires again (a ball that keeps
+**    meeting the floor ends as Zeno behaviour, never below the floor);
 **  - any other guard is unarmed until it leaves the band.
 ** An unarmed guard that leaves the band on the side a rising or falling
 ** trigger fires into has crossed all the same (a mode entered with its
@@ -82,9 +83,30 @@ static double arming_band(const hydae_sim *s)
     return 10.0 * hy_base_atol(s);
 }
 
+/* Did the discrete phase change the state of chart c (same mode before
+** and after)? Differential components are held by consistent
+** initialisation, so any change of theirs is an action's reset; algebraic
+** ones are recomputed, and compared in the error weights so that round-off
+** is no change. */
+static int chart_state_changed(const hydae_sim *s, int c)
+{
+    int off = s->var_offset[c], prev_off = s->prev_var_offset[c];
+    for (int v = 0; v < s->active[c]->n_vars; v++) {
+        double before = s->prev_y[prev_off + v], after = s->y[off + v];
+        if (!s->is_algebraic[off + v]) {
+            if (after != before)
+                return 1;
+            continue;
+        }
+        double weight = s->rtol_vec[off + v] * fabs(before) + s->atol_vec[off + v];
+        if (fabs(after - before) > 10.0 * weight)
+            return 1;
+    }
+    return 0;
+}
+
 /* Sign of guard k (chart c, its j-th) after a discrete phase, when a
-** reference from before it exists (see the head comment). 2 means "decide
-** from the guard's motion". */
+** reference from before it exists (see the head comment). */
 static int sign_after_event(const hydae_sim *s, int c, int j, double g)
 {
     int prev_k = s->prev_guard_offset[c] + j;
@@ -93,8 +115,9 @@ static int sign_after_event(const hydae_sim *s, int c, int j, double g)
         return s->prev_sign[prev_k];
     if (fabs(g) > arming_band(s))
         return sign_of(g);
-    if (same_mode && s->prev_crossed[prev_k] != 0)
-        return 2;
+    int crossed_dir = s->prev_crossed[prev_k];
+    if (same_mode && crossed_dir != 0)
+        return chart_state_changed(s, c) ? -crossed_dir : crossed_dir;
     return 0;
 }
 
@@ -106,7 +129,6 @@ int hy_guards_arm(hydae_sim *s)
     int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
     if (status)
         return status;
-    int any_undecided = 0;
     for (int c = 0; c < s->model->n_charts; c++)
         for (int j = 0; j < s->active[c]->n_guards; j++) {
             int k = s->guard_offset[c] + j;
@@ -114,30 +136,6 @@ int hy_guards_arm(hydae_sim *s)
             int sign = s->have_prev ? sign_after_event(s, c, j, g)
                                     : (fabs(g) > arming_band(s) ? sign_of(g) : 0);
             s->g_sign[k] = (signed char)sign;
-            any_undecided |= sign == 2;
-        }
-    if (!any_undecided)
-        return 0;
-    /* A guard that crossed at this instant and still sits at zero: where is
-    ** it going? Along y + delta y', a tiny step ahead. */
-    double delta = 1e-8 * fmax(1.0, fabs(s->t));
-    for (int i = 0; i < s->n; i++)
-        s->y_work[i] = s->y[i] + delta * s->yp[i];
-    status = hy_guards_eval(s, s->t + delta, s->y_work, s->yp, s->g_work);
-    if (status)
-        return status;
-    for (int c = 0; c < s->model->n_charts; c++)
-        for (int j = 0; j < s->active[c]->n_guards; j++) {
-            int k = s->guard_offset[c] + j;
-            if (s->g_sign[k] != 2)
-                continue;
-            int crossed_dir = s->prev_crossed[s->prev_guard_offset[c] + j];
-            double slope = s->g_work[k] - s->g_start[k];
-            /* Still moving across: it has crossed already. Turned back (a
-            ** reset reversed it): it is on the side it crossed from. */
-            s->g_sign[k] = (signed char)(slope * crossed_dir > 0.0   ? crossed_dir
-                                         : slope * crossed_dir < 0.0 ? -crossed_dir
-                                                                     : 0);
         }
     return 0;
 }
@@ -193,6 +191,8 @@ static int guards_at(hydae_sim *s, double t, double *g)
         return status;
     return hy_guards_eval(s, t, s->y_work, s->yp_work, g);
 }
+
+static void follow_signs(hydae_sim *s, const double *g);
 
 /* Guards a moment after t along y + delta y' (from the dense output at t),
 ** into g_work. */
@@ -253,32 +253,30 @@ static int locate_one(hydae_sim *s, int k, int dir, double level, double t_lo, d
     return 0;
 }
 
-int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
+/* The first relevant crossing in [t_a, t_b], with g_start the guards at
+** t_a and g_end at t_b; at_step_end: t_b ends the integrator's step. */
+static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, double *t_event)
 {
-    if (s->n_guards == 0)
-        return 0;
-    int status = guards_at(s, t_new, s->g_end);
-    if (status)
-        return status;
+    int status;
     double t_first = INFINITY;
     int any = 0, looked_ahead = 0;
     double *roots = s->g_root;
     for (int k = 0; k < s->n_guards; k++) {
         int dir = crossing(s, k, s->g_end[k]);
         roots[k] = INFINITY;
-        if (dir == 0 && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
+        if (dir == 0 && at_step_end && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
             /* Exactly zero at the step's end: crossing here if it goes on
             ** to the other side, touching if it turns back. */
             if (!looked_ahead) {
-                status = look_ahead(s, t_new);
+                status = look_ahead(s, t_b);
                 if (status)
                     return status;
                 looked_ahead = 1;
             }
             int ahead = s->g_work[k] > 0.0 ? 1 : (s->g_work[k] < 0.0 ? -1 : 0);
             if (ahead == -s->g_sign[k] && listens(s, k, ahead, 0)) {
-                roots[k] = t_new;
-                t_first = fmin(t_first, t_new);
+                roots[k] = t_b;
+                t_first = fmin(t_first, t_b);
                 any = 1;
             }
             continue;
@@ -289,7 +287,7 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
         ** (an unarmed guard inside the band): then the band's edge. */
         double level = dir * s->g_start[k] < 0.0 ? 0.0 : dir * arming_band(s);
         double t_root;
-        status = locate_one(s, k, dir, level, s->t, s->g_start[k] - level, t_new,
+        status = locate_one(s, k, dir, level, t_a, s->g_start[k] - level, t_b,
                             s->g_end[k] - level, &t_root);
         if (status)
             return status;
@@ -313,6 +311,36 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     }
     *t_event = t_first;
     return 1;
+}
+
+
+/* Guards are sampled at guard_samples interior points of the step's dense
+** output as well as at its end, and the first sub-interval showing a
+** crossing is searched: a guard that crosses twice within one step (an
+** excursion, a narrow window) is found when the excursion spans a sample.
+** One narrower than the spacing (h / (guard_samples + 1)) can still be
+** missed; h_max bounds it. */
+int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
+{
+    if (s->n_guards == 0)
+        return 0;
+    int n_parts = s->guard_samples + 1;
+    double t_a = s->t, width = t_new - s->t;
+    for (int j = 1; j <= n_parts; j++) {
+        double t_b = j == n_parts ? t_new : s->t + width * j / n_parts;
+        int status = guards_at(s, t_b, s->g_end);
+        if (status)
+            return status;
+        int found = locate_in(s, t_a, t_b, j == n_parts, t_event);
+        if (found)
+            return found;
+        if (j < n_parts) {
+            follow_signs(s, s->g_end);
+            memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
+            t_a = t_b;
+        }
+    }
+    return 0;
 }
 
 /* After an examined interval ending at s->t with guard values g: crossed

@@ -125,6 +125,7 @@ REAL_SETTER(set_dae_constr_tol, constr_tol, 0.0, 1, 0)
 REAL_SETTER(set_dt_min, dt_min, 0.0, 1, 0)
 REAL_SETTER(set_zeno_window, zeno_window, 0.0, 1, 0)
 INT_SETTER(set_zeno_events, zeno_events, 2, 1000000)
+INT_SETTER(set_guard_samples, guard_samples, 0, 100)
 
 static int set_zeno_policy(hydae_sim *s, const char *name, const char *text)
 {
@@ -294,6 +295,9 @@ static const hy_option options[] = {
       "on chattering or Zeno behaviour: stop with a message, or enter the chart's resting "
       "mode (hydae_chart_set_resting_mode)", set_zeno_policy },
     { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
+    { "guard_samples", "integer", "3",
+      "interior points of each step where the guards are sampled, so a guard crossing twice "
+      "within one step is found when its excursion spans a sample", set_guard_samples },
     { "dt_min", "real", "(off)",
       "a step that would fall below it is a jump of a variable that is no event variable: "
       "restart at t + dt_min with new consistent values (seed 000, sec. 4.3)", set_dt_min },

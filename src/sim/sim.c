@@ -52,6 +52,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->interpolation = 1;
     s->dae_index = 3;
     s->zeno_events = 100;
+    s->guard_samples = 3;
     s->max_steps = 50000000;
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
@@ -64,12 +65,13 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->row_left = malloc(sizeof(double) * (size_t)n_cols);
     s->prev_active = calloc((size_t)n_charts, sizeof(hydae_mode *));
     s->prev_guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
+    s->prev_var_offset = calloc((size_t)n_charts + 1, sizeof(int));
     s->chart_fired = calloc((size_t)n_charts, 1);
     s->event_active = calloc((size_t)n_events, 1);
     s->event_waiting = calloc((size_t)n_events, 1);
     if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
         || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
-        || !s->prev_guard_offset || !s->chart_fired) {
+        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired) {
         hydae_sim_free(s);
         if (status)
             *status = HYDAE_ERR_NOMEM;
@@ -86,6 +88,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->yp_work);
     free(s->is_algebraic);
     free(s->rtol_vec);
+    free(s->prev_y);
     free(s->atol_vec);
     free(s->err_exclude);
     free(s->res_work);
@@ -103,7 +106,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->prev_sign);
     free(s->prev_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
-    s->rtol_vec = s->atol_vec = NULL;
+    s->rtol_vec = s->atol_vec = s->prev_y = NULL;
     s->err_exclude = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
@@ -137,6 +140,7 @@ void hydae_sim_free(hydae_sim *s)
     free(s->event_waiting);
     free(s->prev_active);
     free(s->prev_guard_offset);
+    free(s->prev_var_offset);
     free(s->chart_fired);
     free(s->fired_log);
     free(s);
@@ -463,7 +467,7 @@ static int reserve_config(hydae_sim *s)
     int n = s->n, ng = s->n_guards;
     if (n > s->cap_n || !s->y) {
         double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work,
-                            &s->rtol_vec, &s->atol_vec };
+                            &s->rtol_vec, &s->atol_vec, &s->prev_y };
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
@@ -914,6 +918,9 @@ static int event_instant(hydae_sim *s, int *n_fired)
     gather_row(s, s->row_left);
     memcpy(s->prev_active, s->active, sizeof(hydae_mode *) * (size_t)m->n_charts);
     memcpy(s->prev_guard_offset, s->guard_offset, sizeof(int) * ((size_t)m->n_charts + 1));
+    memcpy(s->prev_var_offset, s->var_offset, sizeof(int) * ((size_t)m->n_charts + 1));
+    if (s->n > 0)
+        memcpy(s->prev_y, s->y, sizeof(double) * (size_t)s->n);
     memcpy(s->prev_sign, s->g_sign, (size_t)s->n_guards);
     memcpy(s->prev_crossed, s->g_crossed, (size_t)s->n_guards);
     s->have_prev = s->guards_armed;

@@ -46,6 +46,7 @@ struct hydae_sim {
     int zeno_events;            /* events in the window that mean Zeno */
     double zeno_window;         /* its width; 0: 1e-9 max(1, |t|) */
     int zeno_rest;              /* 1: enter the chart's resting mode */
+    int guard_samples;          /* interior guard samples per step */
     FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
     /* Sinks. */
@@ -98,6 +99,8 @@ struct hydae_sim {
     int have_prev;              /* the prev_* arrays describe the last layout */
     hydae_mode **prev_active;
     int *prev_guard_offset;
+    int *prev_var_offset;
+    double *prev_y;             /* the state before the discrete phase */
     signed char *prev_sign, *prev_crossed;
     unsigned char *chart_fired; /* per chart: a transition fired this instant */
     /* Named events. */
