@@ -391,8 +391,45 @@ static void double_crossing_in_one_step(int guard_samples)
     hydae_model_free(m);
 }
 
+/* Two guards crossing at different times inside one step (x = 0.3 and
+** x = 0.30001): the earlier fires first, the later at its own time, as
+** two event instants. */
+static void earliest_crossing_first(void)
+{
+    static levels lv = { 2, { 0.30001, 0.3 } }; /* declared later-first on purpose */
+    hydae_chart *c;
+    hydae_mode *run;
+    hydae_model *m = plant(&lv, &c, &run);
+    hydae_transition *late = self(c, run, "late"), *early = self(c, run, "early");
+    CHECK(hydae_transition_on_guard(late, 0, HYDAE_RISING) == 0
+              && hydae_transition_set_action(late, count, "j") == 0
+              && hydae_transition_on_guard(early, 1, HYDAE_RISING) == 0
+              && hydae_transition_set_action(early, count, "k") == 0,
+          "transitions");
+    test_rows rows;
+    int status;
+    final_value(m, 1.0, 0.0, "k", &rows, &status);
+    int ck = test_column(m, "k"), cj = test_column(m, "j"), n_right = 0;
+    for (int i = 0; i < rows.n_rows; i++)
+        if (rows.kind[i] == HYDAE_ROW_EVENT_RIGHT) {
+            if (n_right == 0)
+                CHECK(fabs(rows.t[i] - 0.3) < 1e-12 && test_value(&rows, i, ck) == 1.0
+                          && test_value(&rows, i, cj) == 0.0,
+                      "first event at %.15g (k %g, j %g): want x = 0.3 alone", rows.t[i],
+                      test_value(&rows, i, ck), test_value(&rows, i, cj));
+            if (n_right == 1)
+                CHECK(fabs(rows.t[i] - 0.30001) < 1e-12 && test_value(&rows, i, cj) == 1.0,
+                      "second event at %.15g, want 0.30001", rows.t[i]);
+            n_right++;
+        }
+    CHECK(n_right == 2, "%d event instants, want 2", n_right);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    earliest_crossing_first();
     double_crossing_in_one_step(3);
     double_crossing_in_one_step(0);
     touching_zero_is_no_crossing();
