@@ -126,6 +126,8 @@ typedef struct hy_integrator_ops {
 
 /* The integrators, one descriptor each (one file each). */
 extern const hy_integrator_ops hy_dstiff;
+extern const hy_integrator_ops hy_vstiff;
+extern const hy_integrator_ops hy_mstiff;
 
 /* The descriptor called name (case-insensitive), or NULL; and the list of
 ** all, NULL-terminated, for messages and help. */

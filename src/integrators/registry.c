@@ -9,6 +9,8 @@
 
 const hy_integrator_ops *const hy_integrators[] = {
     &hy_dstiff,
+    &hy_vstiff,
+    &hy_mstiff,
     NULL,
 };
 

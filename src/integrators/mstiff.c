@@ -1,0 +1,1052 @@
+/*
+** MSTIFF: Cash's modified extended backward differentiation formulae
+** (MEBDF) for stiff explicit ODEs y' = f(t, y): variable step, variable
+** order k = 1..7, three stages per step sharing one iteration matrix.
+**
+**   [C83]  J.R. Cash, "The integration of stiff initial value problems in
+**          ODEs using modified extended backward differentiation
+**          formulae", Comp. & Maths. with Appls. 9 (1983) 645-657: the
+**          k-step MEBDF of order k+1 (stages below), its stability.
+**   [CC92] J.R. Cash, S. Considine, "An MEBDF code for stiff initial value
+**          problems", ACM TOMS 18 (1992) 142-158 (Algorithm 703): the code
+**          organisation (Nordsieck-type history rescaled on step changes,
+**          one iteration matrix I - h b_k J per step for all three stages,
+**          the derivative implied by a BDF stage, f_bar = (y_bar - psi) /
+**          (h b_k), used in the third stage). The order range k = 1..7
+**          is that of Cash's codes: the documentation of MEBDF/MEBDFDAE
+**          (version of 6 November 1998) says "MAXDER = the maximum order
+**          is MAXDER + 1. The value of MAXDER cannot exceed 7", MAXDER
+**          bounding the step number k (NQ), whose formula is of order k+1.
+**   [BH75] G.D. Byrne, A.C. Hindmarsh, ACM TOMS 1 (1975) 71-96: the
+**          Nordsieck history, Pascal-triangle prediction, rescaling.
+**   [BBH89] P.N. Brown, G.D. Byrne, A.C. Hindmarsh, SIAM J. Sci. Stat.
+**          Comput. 10 (1989) 1038-1051: the Jacobian reuse rules, the
+**          Newton convergence test and the step ratio biases used here as
+**          in VSTIFF (vstiff.c).
+**
+** One step of size h at order k from t_n (x = (t - t_{n+1})/h; P is the
+** history polynomial of degree k+1 through y_n, ..., y_{n-k} on the
+** equidistant grid, so that y_{n+1-j} = P(-j)):
+**   1. BDF_k at t_{n+1}:  y_bar1 + sum_j a_j P(-j) = h b f(y_bar1);
+**   2. BDF_k at t_{n+2}:  y_bar2 + a_1 y_bar1 + sum_{j>=2} a_j P(1-j)
+**                          = h b f(y_bar2);
+**   3. MEBDF at t_{n+1}: y + sum_j c_j P(-j)
+**                          = h [b f(y) + (c_0 - b) f_bar1 + c_1 f_bar2],
+** where (c_j, c_0, c_1) is the k-step extended BDF of order k+1,
+** y_{n+1} + sum c_j y_{n+1-j} = h (c_0 f_{n+1} + c_1 f_{n+2}) ([C83]).
+** Each stage is G(y) = y - h b f(y) - psi = 0, solved by modified Newton
+** with the same P = I - h b J. The accepted y_{n+1} updates the history:
+** z <- A z + e l, e = y_{n+1} - P(0), l the coefficients of
+** prod_{i=1}^{k+1} (1 + x/i), so the new polynomial interpolates
+** y_{n+1}, ..., y_{n-k}. Step changes rescale z (interpolation of the
+** history on the new grid, [CC92], [BH75]).
+**
+** Local error estimate: e = y_{n+1} - P(0) ~ h^{k+2} y^{(k+2)} (P
+** extrapolates k+2 points), and the local error of the three-stage
+** scheme is C_k h^{k+2} y^{(k+2)}, so E_k = |C_k| ||e||. C_k is the
+** leading coefficient of the local error of steps 1-3 applied to
+** y' = lambda y with exact history, as a series in z = h lambda
+** (computed exactly with rational arithmetic for this file; it differs
+** from the error constant of the extended BDF alone because the stage
+** errors enter through f_bar1, f_bar2). Orders k-1 and k+1 use
+** h^{k+1} y^{(k+1)} = (k+1)! z_{k+1} and h^{k+3} y^{(k+3)} ~ e_n - e_{n-1}.
+** This estimates the error of the order-(k+1) result itself, where the
+** code of [CC92] tests the (more conservative) error of the first BDF
+** stage. Dense output evaluates P of the last step: the interpolant of
+** k+2 solution values, order k+1 like the method.
+**
+** "Order" in the statistics and max_order is k, the step number, as in
+** [CC92] (NQ): the results are of order k+1. The second stage evaluates f
+** at t_{n+1} + h, beyond the end of the step (and possibly beyond t_stop).
+*/
+#include "integrators/integrator.h"
+
+#include "linalg/dense.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MSTIFF_MAX_ORDER 7
+/* History degree up to k+1 = 8, plus one column while raising the order. */
+#define MSTIFF_N_COLS (MSTIFF_MAX_ORDER + 3)
+
+/* BDF_k, normalised: y_{n+1} + sum_{j=1}^k a_j y_{n+1-j} = h b f_{n+1}
+** (the classical coefficients, e.g. [BH75]; for k = 7 the formula is not
+** zero-stable, but it only predicts within a step, as in [CC92]). */
+typedef struct bdf_coefs {
+    double b;
+    double a[MSTIFF_MAX_ORDER];
+} bdf_coefs;
+
+static const bdf_coefs bdf_table[MSTIFF_MAX_ORDER] = {
+    {1.0, {-1.0}},
+    {2.0 / 3.0, {-4.0 / 3.0, 1.0 / 3.0}},
+    {6.0 / 11.0, {-18.0 / 11.0, 9.0 / 11.0, -2.0 / 11.0}},
+    {12.0 / 25.0, {-48.0 / 25.0, 36.0 / 25.0, -16.0 / 25.0, 3.0 / 25.0}},
+    {60.0 / 137.0,
+     {-300.0 / 137.0, 300.0 / 137.0, -200.0 / 137.0, 75.0 / 137.0,
+      -12.0 / 137.0}},
+    {20.0 / 49.0,
+     {-120.0 / 49.0, 150.0 / 49.0, -400.0 / 147.0, 75.0 / 49.0, -24.0 / 49.0,
+      10.0 / 147.0}},
+    {140.0 / 363.0,
+     {-980.0 / 363.0, 490.0 / 121.0, -4900.0 / 1089.0, 1225.0 / 363.0,
+      -196.0 / 121.0, 490.0 / 1089.0, -20.0 / 363.0}},
+};
+
+/* Extended BDF of order k+1 ([C83]): y_{n+1} + sum_{j=1}^k c_j y_{n+1-j}
+** = h (c_0 f_{n+1} + c_1 f_{n+2}); solved here from the k+2 order
+** conditions with rational arithmetic. c_0 and c_1 agree with the ELST
+** values printed in [CC92]'s COSET (e.g. k = 2: 22/23 and -4/23). */
+typedef struct ebdf_coefs {
+    double c0, c1;
+    double c[MSTIFF_MAX_ORDER];
+} ebdf_coefs;
+
+static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
+    {3.0 / 2.0, -1.0 / 2.0, {-1.0}},
+    {22.0 / 23.0, -4.0 / 23.0, {-28.0 / 23.0, 5.0 / 23.0}},
+    {150.0 / 197.0, -18.0 / 197.0,
+     {-279.0 / 197.0, 99.0 / 197.0, -17.0 / 197.0}},
+    {1644.0 / 2501.0, -144.0 / 2501.0,
+     {-4008.0 / 2501.0, 2124.0 / 2501.0, -728.0 / 2501.0, 111.0 / 2501.0}},
+    {2940.0 / 4973.0, -200.0 / 4973.0,
+     {-8850.0 / 4973.0, 18700.0 / 14919.0, -3200.0 / 4973.0, 975.0 / 4973.0,
+      -394.0 / 14919.0}},
+    {7260.0 / 13327.0, -400.0 / 13327.0,
+     {-25980.0 / 13327.0, 68450.0 / 39981.0, -15600.0 / 13327.0,
+      7125.0 / 13327.0, -5756.0 / 39981.0, 230.0 / 13327.0}},
+    {106540.0 / 208903.0, -4900.0 / 208903.0,
+     {-441490.0 / 208903.0, 1393070.0 / 626709.0, -1189475.0 / 626709.0,
+      241325.0 / 208903.0, -292334.0 / 626709.0, 70070.0 / 626709.0,
+      -2515.0 / 208903.0}},
+};
+
+/* |C_k|: local error of the three stages on y' = lambda y is
+** C_k (h lambda)^{k+2} y + O(h^{k+3}) (see the header; exact rationals). */
+static const double mebdf_error_const[MSTIFF_MAX_ORDER] = {
+    2.0 / 3.0,
+    185.0 / 1242.0,
+    14241.0 / 238370.0,
+    239338.0 / 7815625.0,
+    11760610.0 / 653367659.0,
+    5174515.0 / 447973778.0,
+    433803335.0 / 55053878814.0,
+};
+
+/* Strategy constants, as in VSTIFF ([BBH89]) except the corrector
+** iterations per stage, 4 as in [CC92]. */
+#define MSTIFF_MAX_CORR_ITERS 4
+#define MSTIFF_CRATE_DOWN 0.3
+#define MSTIFF_DIVERGE_RATIO 2.0
+#define MSTIFF_GAMMA_CHANGE_MAX 0.3
+#define MSTIFF_STEPS_PER_MATRIX 20
+#define MSTIFF_STEPS_PER_JAC 50
+#define MSTIFF_BIAS_DOWN 6.0
+#define MSTIFF_BIAS_SAME 6.0
+#define MSTIFF_BIAS_UP 10.0
+#define MSTIFF_ETA_ADDON 1e-6
+#define MSTIFF_ETA_THRESH 1.5
+#define MSTIFF_ETA_MAX_FIRST 1e4
+#define MSTIFF_ETA_MAX 10.0
+#define MSTIFF_ETA_MIN 0.1
+#define MSTIFF_ETA_MAX_ERRFAIL 0.2
+#define MSTIFF_ETA_CONVFAIL 0.25
+#define MSTIFF_ERRFAILS_TO_ORDER1 3
+#define MSTIFF_MAX_ERR_FAILS 7
+#define MSTIFF_MAX_CONV_FAILS 10
+
+enum {
+    CORR_OK = 0,
+    CORR_FAIL,
+    CORR_RES_FAIL,
+    CORR_SINGULAR,
+    CORR_JAC_FAIL,
+    CORR_RES_FATAL,
+    CORR_JAC_FATAL
+};
+
+typedef struct mstiff_mem {
+    int n;
+    int initialized;
+
+    hy_dae dae;
+    double *rtol, *atol;
+    double h_user, h_min, h_max;
+    int max_order;
+
+    /* History: z_j = h^j P^(j)(t_n)/j!, j = 0..order+1. */
+    double t, t_prev, h;
+    int order;                  /* k */
+    int started;
+    long n_steps_since_init;
+
+    /* Decisions for the next step, applied at its start. */
+    double h_next;
+    int order_next;
+    int steps_to_wait;          /* before the next step/order change */
+    int first_decision;         /* 1 until the first increase */
+    int e_last_valid;           /* e_last from the previous step, same k, h */
+
+    /* Newton iteration matrix and the saved J = df/dy. */
+    double *jac, *iter_matrix;
+    int *pivot;
+    int have_jac, have_matrix, jac_fresh;
+    double gamma_matrix;
+    long steps_since_matrix, steps_since_jac;
+    double conv_rate;
+
+    double *z, *z_backup;
+    double *y, *f, *delta, *ewt, *f_pert;
+    double *psi;                /* right-hand side of a stage */
+    double *y_bar1, *f_bar1, *f_bar2;
+    double *corr;               /* e = y_{n+1} - P(0) */
+    double *e_last;             /* e of the previous step */
+
+    hy_stats stats;
+    int worst;
+} mstiff_mem;
+
+#define ZCOL(d, j) ((d)->z + (size_t)(j) * (size_t)(d)->n)
+
+/* ------------------------------------------------------------------------
+** Norms, weights, problem calls
+*/
+
+static double wrms_norm(int n, const double *v, const double *w)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double scaled = v[i] * w[i];
+        sum += scaled * scaled;
+    }
+    return sqrt(sum / n);
+}
+
+/* w_i = 1/(rtol_i |y_i| + atol_i); -1 at init if one is not positive and
+** finite; later a component with such a weight keeps its previous one. */
+static int set_weights(mstiff_mem *d, const double *y, int keep_old)
+{
+    for (int i = 0; i < d->n; i++) {
+        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
+        if (tol_i > 0.0 && isfinite(tol_i))
+            d->ewt[i] = 1.0 / tol_i;
+        else if (!keep_old)
+            return -1;
+    }
+    return 0;
+}
+
+static int argmax_weighted(int n, const double *v, const double *w)
+{
+    int worst = -1;
+    double worst_val = 0.0;
+    for (int i = 0; i < n; i++) {
+        double val = fabs(v[i] * w[i]);
+        if (isnan(val))
+            return i;
+        if (val > worst_val) {
+            worst_val = val;
+            worst = i;
+        }
+    }
+    return worst;
+}
+
+static double roundoff_floor(double t)
+{
+    return 4.0 * DBL_EPSILON * fabs(t);
+}
+
+/* f(t, y) into out: CORR_OK, CORR_RES_FAIL (> 0 or not finite) or
+** CORR_RES_FATAL. */
+static int eval_rhs(mstiff_mem *d, double t, const double *y, double *out)
+{
+    d->stats.n_res_evals++;
+    int status = d->dae.rhs(t, y, out, d->dae.ctx);
+    if (status < 0)
+        return CORR_RES_FATAL;
+    if (status > 0)
+        return CORR_RES_FAIL;
+    for (int i = 0; i < d->n; i++)
+        if (!isfinite(out[i])) {
+            d->worst = i;
+            return CORR_RES_FAIL;
+        }
+    return CORR_OK;
+}
+
+/* J = df/dy at (t, y) with f = f(t, y): -(dae->jac with cj = 0), or forward
+** differences with increment sqrt(uround) max(|y_j|, |h f_j|, 1/w_j). */
+static int eval_jacobian(mstiff_mem *d, double t, double h)
+{
+    int n = d->n;
+    d->stats.n_jac_evals++;
+    if (d->dae.jac != NULL) {
+        int status = d->dae.jac(t, 0.0, d->y, d->f, d->jac, d->dae.ctx);
+        if (status < 0)
+            return CORR_JAC_FATAL;
+        if (status > 0)
+            return CORR_JAC_FAIL;
+        for (size_t k = 0; k < (size_t)n * (size_t)n; k++) {
+            d->jac[k] = -d->jac[k];
+            if (!isfinite(d->jac[k]))
+                return CORR_JAC_FAIL;
+        }
+        return CORR_OK;
+    }
+    double sqrt_uround = sqrt(DBL_EPSILON);
+    for (int j = 0; j < n; j++) {
+        double y_save = d->y[j];
+        double inc = sqrt_uround
+            * fmax(fmax(fabs(y_save), fabs(h * d->f[j])), 1.0 / d->ewt[j]);
+        inc = (y_save + inc) - y_save;
+        if (inc == 0.0)
+            inc = sqrt_uround;
+        d->y[j] = y_save + inc;
+        int status = eval_rhs(d, t, d->y, d->f_pert);
+        d->y[j] = y_save;
+        if (status != CORR_OK)
+            return status;
+        double *col = d->jac + (size_t)j * (size_t)n;
+        for (int i = 0; i < n; i++)
+            col[i] = (d->f_pert[i] - d->f[i]) / inc;
+    }
+    return CORR_OK;
+}
+
+
+/* P = I - gamma J, factored. */
+static int form_iteration_matrix(mstiff_mem *d, double gamma)
+{
+    int n = d->n;
+    size_t nn = (size_t)n * (size_t)n;
+    for (size_t k = 0; k < nn; k++)
+        d->iter_matrix[k] = -gamma * d->jac[k];
+    for (int i = 0; i < n; i++)
+        d->iter_matrix[i + (size_t)i * (size_t)n] += 1.0;
+    d->stats.n_lu++;
+    d->gamma_matrix = gamma;
+    d->steps_since_matrix = 0;
+    d->conv_rate = 0.7;
+    if (hy_lu_factor(n, d->iter_matrix, d->pivot) != 0) {
+        d->have_matrix = 0;
+        return CORR_SINGULAR;
+    }
+    d->have_matrix = 1;
+    return CORR_OK;
+}
+
+/* ------------------------------------------------------------------------
+** History
+*/
+
+/* The same polynomial in the scaling of h_new: z_j *= (h_new/h)^j. */
+static void rescale_history(mstiff_mem *d, double h_new)
+{
+    int n = d->n;
+    double ratio = h_new / d->h;
+    double factor = 1.0;
+    for (int j = 1; j <= d->order + 1; j++) {
+        factor *= ratio;
+        double *col = ZCOL(d, j);
+        for (int i = 0; i < n; i++)
+            col[i] *= factor;
+    }
+    d->h = h_new;
+}
+
+/* z <- A z (Pascal triangle, [BH75]) for the degree-(k+1) history. */
+static void predict(mstiff_mem *d)
+{
+    int n = d->n, deg = d->order + 1;
+    for (int k = 1; k <= deg; k++)
+        for (int j = deg; j >= k; j--) {
+            double *lower = ZCOL(d, j - 1);
+            const double *upper = ZCOL(d, j);
+            for (int i = 0; i < n; i++)
+                lower[i] += upper[i];
+        }
+}
+
+/* out += weight * P(x), P the history polynomial of degree k+1. */
+static void add_history_value(const mstiff_mem *d, double x, double weight,
+                              double *out)
+{
+    int n = d->n, deg = d->order + 1;
+    double power = weight;
+    for (int j = 0; j <= deg; j++) {
+        const double *col = ZCOL(d, j);
+        for (int i = 0; i < n; i++)
+            out[i] += power * col[i];
+        power *= x;
+    }
+}
+
+/* Coefficients of w(x) = x prod_{i=1}^{deg-1} (x + i): monic of degree
+** deg, zero at the grid points 0, -1, ..., -(deg-1). */
+static void grid_poly(int deg, double *w)
+{
+    for (int j = 0; j <= deg; j++)
+        w[j] = 0.0;
+    w[1] = 1.0;
+    for (int i = 1; i <= deg - 1; i++) {
+        for (int j = i + 1; j >= 1; j--)
+            w[j] = w[j - 1] + i * w[j];
+        w[0] *= i;
+    }
+}
+
+/* Order k -> k+1: add c w(x) of degree k+2 with c = e/(k+2)!, the top
+** coefficient of the interpolant through one more past point (exact when
+** e comes from a step of the same size and order). Order k -> k-1:
+** subtract z_{k+1} w(x) of degree k+1, which drops the oldest point. Both
+** keep the interpolation of the remaining points. */
+static void apply_order_change(mstiff_mem *d, int order_new)
+{
+    int n = d->n, k = d->order;
+    double w[MSTIFF_N_COLS];
+    if (order_new == k + 1) {
+        int deg = k + 2;
+        double top_scale = 1.0;
+        for (int j = 2; j <= deg; j++)
+            top_scale /= j;
+        grid_poly(deg, w);
+        double *top = ZCOL(d, deg);
+        for (int i = 0; i < n; i++)
+            top[i] = top_scale * d->e_last[i];
+        for (int j = 1; j < deg; j++) {
+            double *col = ZCOL(d, j);
+            for (int i = 0; i < n; i++)
+                col[i] += w[j] * top[i];
+        }
+    } else if (order_new == k - 1) {
+        int deg = k + 1;
+        grid_poly(deg, w);
+        double *top = ZCOL(d, deg);
+        for (int j = 1; j < deg; j++) {
+            double *col = ZCOL(d, j);
+            for (int i = 0; i < n; i++)
+                col[i] -= w[j] * top[i];
+        }
+        memset(top, 0, (size_t)n * sizeof(double));
+    }
+    d->order = order_new;
+    d->e_last_valid = 0;
+}
+
+/* ------------------------------------------------------------------------
+** Stages
+*/
+
+/* Modified Newton for G(y) = y - gamma f(t, y) - psi = 0 from the start
+** value in d->y (with f there in d->f when f_known, else evaluated):
+** P delta = psi + gamma f - y ([CC92]; convergence test as in VSTIFF,
+** [BBH89]). On CORR_OK d->y holds the solution. */
+static int solve_stage(mstiff_mem *d, double t_stage, double gamma,
+                       int f_known)
+{
+    int n = d->n;
+    double err_const = mebdf_error_const[d->order - 1];
+    double conv_const = 0.5 / (d->order + 3);
+    double del_prev = 0.0;
+    for (int iter = 0;; iter++) {
+        if (!(iter == 0 && f_known)) {
+            int status = eval_rhs(d, t_stage, d->y, d->f);
+            if (status != CORR_OK)
+                return status;
+        }
+        double gamma_ratio = gamma / d->gamma_matrix;
+        double rhs_scale = gamma_ratio == 1.0 ? 1.0 : 2.0 / (1.0 + gamma_ratio);
+        for (int i = 0; i < n; i++)
+            d->delta[i] = rhs_scale * (d->psi[i] + gamma * d->f[i] - d->y[i]);
+        hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
+        d->stats.n_newton_iters++;
+        for (int i = 0; i < n; i++)
+            d->y[i] += d->delta[i];
+        double del = wrms_norm(n, d->delta, d->ewt);
+        if (!isfinite(del))
+            break;
+        if (iter > 0)
+            d->conv_rate = fmax(MSTIFF_CRATE_DOWN * d->conv_rate,
+                                del / del_prev);
+        double dcon = del * fmin(1.0, 1.5 * d->conv_rate) * err_const
+                    / conv_const;
+        if (dcon <= 1.0)
+            return CORR_OK;
+        if (iter + 1 >= MSTIFF_MAX_CORR_ITERS
+            || (iter >= 1 && del > MSTIFF_DIVERGE_RATIO * del_prev))
+            break;
+        del_prev = del;
+    }
+    d->worst = argmax_weighted(n, d->delta, d->ewt);
+    return CORR_FAIL;
+}
+
+/* The three stages of one step from the predicted history (z = A z).
+** On CORR_OK, d->y is y_{n+1} and d->corr = y_{n+1} - P(0). */
+static int solve_step(mstiff_mem *d, double t_new, double h)
+{
+    int n = d->n, k = d->order;
+    const bdf_coefs *bdf = &bdf_table[k - 1];
+    const ebdf_coefs *ebdf = &ebdf_table[k - 1];
+    double gamma = h * bdf->b;
+    int force_jac = 0;
+    for (;;) {
+        int need_matrix = !d->have_matrix || force_jac
+            || fabs(gamma / d->gamma_matrix - 1.0) > MSTIFF_GAMMA_CHANGE_MAX
+            || d->steps_since_matrix >= MSTIFF_STEPS_PER_MATRIX;
+        int need_jac = !d->have_jac || force_jac
+            || d->steps_since_jac >= MSTIFF_STEPS_PER_JAC;
+        /* Stage 1: BDF_k at t_{n+1}, from P(0). */
+        memset(d->psi, 0, (size_t)n * sizeof(double));
+        for (int j = 1; j <= k; j++)
+            add_history_value(d, -j, -bdf->a[j - 1], d->psi);
+        memcpy(d->y, ZCOL(d, 0), (size_t)n * sizeof(double));
+        int status = eval_rhs(d, t_new, d->y, d->f);
+        if (status != CORR_OK)
+            return status;
+        if (need_matrix) {
+            if (need_jac) {
+                status = eval_jacobian(d, t_new, h);
+                if (status != CORR_OK) {
+                    d->have_jac = 0;
+                    d->have_matrix = 0;
+                    return status;
+                }
+                d->have_jac = 1;
+                d->jac_fresh = 1;
+                d->steps_since_jac = 0;
+            }
+            status = form_iteration_matrix(d, gamma);
+            if (status != CORR_OK)
+                return status;
+        }
+        status = solve_stage(d, t_new, gamma, 1);
+        if (status == CORR_OK) {
+            /* y_bar1, the implied f_bar1 = (y_bar1 - psi)/gamma, and
+            ** e1 = y_bar1 - P(0) in corr. */
+            const double *y_pred = ZCOL(d, 0);
+            for (int i = 0; i < n; i++) {
+                d->y_bar1[i] = d->y[i];
+                d->f_bar1[i] = (d->y[i] - d->psi[i]) / gamma;
+                d->corr[i] = d->y[i] - y_pred[i];
+            }
+            /* Stage 2: BDF_k at t_{n+2}, from the interpolant through
+            ** y_bar1 and the history: P(1) + (k+2) e1. */
+            memset(d->psi, 0, (size_t)n * sizeof(double));
+            for (int i = 0; i < n; i++)
+                d->psi[i] = -bdf->a[0] * d->y_bar1[i];
+            for (int j = 2; j <= k; j++)
+                add_history_value(d, 1 - j, -bdf->a[j - 1], d->psi);
+            memset(d->y, 0, (size_t)n * sizeof(double));
+            add_history_value(d, 1.0, 1.0, d->y);
+            for (int i = 0; i < n; i++)
+                d->y[i] += (k + 2) * d->corr[i];
+            status = solve_stage(d, t_new + h, gamma, 0);
+        }
+        if (status == CORR_OK) {
+            for (int i = 0; i < n; i++)
+                d->f_bar2[i] = (d->y[i] - d->psi[i]) / gamma;
+            /* Stage 3: the MEBDF corrector, from y_bar1 with f_bar1. */
+            memset(d->psi, 0, (size_t)n * sizeof(double));
+            for (int j = 1; j <= k; j++)
+                add_history_value(d, -j, -ebdf->c[j - 1], d->psi);
+            for (int i = 0; i < n; i++) {
+                d->psi[i] += h * ((ebdf->c0 - bdf->b) * d->f_bar1[i]
+                                  + ebdf->c1 * d->f_bar2[i]);
+                d->y[i] = d->y_bar1[i];
+                d->f[i] = d->f_bar1[i];
+            }
+            status = solve_stage(d, t_new, gamma, 1);
+        }
+        if (status == CORR_OK) {
+            const double *y_pred = ZCOL(d, 0);
+            for (int i = 0; i < n; i++)
+                d->corr[i] = d->y[i] - y_pred[i];
+            return CORR_OK;
+        }
+        if (status != CORR_FAIL || d->jac_fresh)
+            return status;
+        /* The Jacobian was old: redo the step with a new one. */
+        force_jac = 1;
+    }
+}
+
+/* ------------------------------------------------------------------------
+** Creation, initialisation
+*/
+
+static void mstiff_destroy(void *mem)
+{
+    mstiff_mem *d = mem;
+    if (d == NULL)
+        return;
+    free(d->rtol);
+    free(d->atol);
+    free(d->jac);
+    free(d->iter_matrix);
+    free(d->pivot);
+    free(d->z);
+    free(d->z_backup);
+    free(d->y);
+    free(d->f);
+    free(d->delta);
+    free(d->ewt);
+    free(d->f_pert);
+    free(d->psi);
+    free(d->y_bar1);
+    free(d->f_bar1);
+    free(d->f_bar2);
+    free(d->corr);
+    free(d->e_last);
+    free(d);
+}
+
+static void *mstiff_create(int n)
+{
+    if (n <= 0)
+        return NULL;
+    mstiff_mem *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    size_t len = (size_t)n;
+    d->n = n;
+    d->rtol = malloc(len * sizeof(double));
+    d->atol = malloc(len * sizeof(double));
+    d->jac = malloc(len * len * sizeof(double));
+    d->iter_matrix = malloc(len * len * sizeof(double));
+    d->pivot = malloc(len * sizeof(int));
+    d->z = calloc(MSTIFF_N_COLS * len, sizeof(double));
+    d->z_backup = calloc(MSTIFF_N_COLS * len, sizeof(double));
+    d->y = malloc(len * sizeof(double));
+    d->f = malloc(len * sizeof(double));
+    d->delta = malloc(len * sizeof(double));
+    d->ewt = malloc(len * sizeof(double));
+    d->f_pert = malloc(len * sizeof(double));
+    d->psi = malloc(len * sizeof(double));
+    d->y_bar1 = malloc(len * sizeof(double));
+    d->f_bar1 = malloc(len * sizeof(double));
+    d->f_bar2 = malloc(len * sizeof(double));
+    d->corr = malloc(len * sizeof(double));
+    d->e_last = calloc(len, sizeof(double));
+    if (!d->rtol || !d->atol || !d->jac || !d->iter_matrix || !d->pivot
+        || !d->z || !d->z_backup || !d->y || !d->f || !d->delta || !d->ewt
+        || !d->f_pert || !d->psi || !d->y_bar1 || !d->f_bar1 || !d->f_bar2
+        || !d->corr || !d->e_last) {
+        mstiff_destroy(d);
+        return NULL;
+    }
+    d->worst = -1;
+    return d;
+}
+
+static int mstiff_init(void *mem, const hy_dae *dae, double t0,
+                       const double *y0, const double *yp0,
+                       const hy_options *opt)
+{
+    mstiff_mem *d = mem;
+    (void)yp0;  /* y'(t0) = f(t0, y0) is evaluated by the first step */
+    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+        return HY_ERR_ARG;
+    d->initialized = 0;
+    int n = d->n;
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+        return HY_ERR_ARG;
+    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
+        || !isfinite(opt->h0) || !isfinite(opt->h_min) || opt->max_order < 0)
+        return HY_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
+        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
+        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !(rtol_i >= 0.0)
+            || !isfinite(rtol_i) || !isfinite(y0[i]))
+            return HY_ERR_ARG;
+        d->atol[i] = atol_i;
+        d->rtol[i] = rtol_i;
+    }
+    d->dae = *dae;
+    d->h_user = opt->h0;
+    d->h_min = opt->h_min;
+    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
+    d->max_order = opt->max_order > 0 && opt->max_order < MSTIFF_MAX_ORDER
+                       ? opt->max_order
+                       : MSTIFF_MAX_ORDER;
+    if (d->h_min > d->h_max)
+        return HY_ERR_ARG;
+    if (set_weights(d, y0, 0) != 0)
+        return HY_ERR_ARG;
+
+    d->t = t0;
+    d->t_prev = t0;
+    d->h = 0.0;
+    d->order = 1;
+    d->order_next = 1;
+    d->started = 0;
+    d->n_steps_since_init = 0;
+    d->steps_to_wait = 3;
+    d->first_decision = 1;
+    d->e_last_valid = 0;
+    d->have_jac = 0;
+    d->have_matrix = 0;
+    d->jac_fresh = 0;
+    d->gamma_matrix = 1.0;
+    d->steps_since_matrix = 0;
+    d->steps_since_jac = 0;
+    d->conv_rate = 0.7;
+    d->worst = -1;
+    memset(d->z, 0, MSTIFF_N_COLS * (size_t)n * sizeof(double));
+    memcpy(ZCOL(d, 0), y0, (size_t)n * sizeof(double));
+    d->stats.h_last = 0.0;
+    d->stats.order_last = 0;
+    d->initialized = 1;
+    return HY_OK;
+}
+
+/* First step ([CV], "initial step size", after [BBH89]'s DVHIN): estimate
+** y'' by a difference of f along y' and take h with h^2 ||y''||/2 = 1/4 of
+** the error test, between 100 uround |t| and 0.1 |t_stop - t0| (and
+** h |y'_i| <= 0.1 |y_i| + atol_i). f0 = f(t0, y0) is in d->f. */
+static int choose_initial_step(mstiff_mem *d, double t_stop, double *h_out)
+{
+    int n = d->n;
+    double t0 = d->t, dist = t_stop - t0;
+    const double *y0 = ZCOL(d, 0);
+    double h_lo = 100.0 * DBL_EPSILON * fmax(fabs(t0), fabs(t_stop));
+    double h_hi = 0.1 * dist;
+    for (int i = 0; i < n; i++) {
+        double bound = 0.1 * fabs(y0[i]) + d->atol[i];
+        if (fabs(d->f[i]) * h_hi > bound)
+            h_hi = bound / fabs(d->f[i]);
+    }
+    if (h_hi > d->h_max)
+        h_hi = d->h_max;
+    if (!(h_hi > h_lo)) {
+        /* The accuracy bound is below the roundoff-motivated floor (E5:
+        ** a transient of 5e-5 s on [0, 1e13]): keep the accuracy bound as
+        ** long as t0 + h still differs from t0. */
+        double floor_t0 = 4.0 * roundoff_floor(t0);
+        *h_out = fmin(fmax(h_hi, floor_t0), dist);
+        return CORR_OK;
+    }
+    double h_guess = sqrt(h_lo * h_hi), h_new = h_guess;
+    for (int iter = 0; iter < 4; iter++) {
+        for (int i = 0; i < n; i++)
+            d->y[i] = y0[i] + h_guess * d->f[i];
+        int status = eval_rhs(d, t0 + h_guess, d->y, d->f_pert);
+        if (status == CORR_RES_FATAL)
+            return status;
+        if (status != CORR_OK) {
+            h_guess *= 0.2;
+            h_new = h_guess;
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            d->delta[i] = (d->f_pert[i] - d->f[i]) / h_guess;
+        double ydd_norm = wrms_norm(n, d->delta, d->ewt);
+        h_new = ydd_norm * h_hi * h_hi > 2.0 ? sqrt(2.0 / ydd_norm)
+                                             : sqrt(h_guess * h_hi);
+        double ratio = h_new / h_guess;
+        if (ratio > 0.5 && ratio < 2.0)
+            break;
+        h_guess = h_new;
+    }
+    double h = 0.5 * h_new;
+    if (h < h_lo)
+        h = h_lo;
+    if (h > h_hi)
+        h = h_hi;
+    *h_out = h;
+    return CORR_OK;
+}
+
+/* ------------------------------------------------------------------------
+** Step
+*/
+
+/* Every k+2 steps of constant h and k ([CC92]'s waiting, so that the
+** history and e_n - e_{n-1} belong to the current grid): ratios for orders
+** k-1, k, k+1 with the biases of [BBH89]; h increases by 1.5 at least
+** (at most 1e4 at the first decision, 10 later); decreases happen after
+** failures only. */
+static void choose_next(mstiff_mem *d, double err_k, int prev_same)
+{
+    int n = d->n, k = d->order;
+    d->order_next = k;
+    d->h_next = d->h;
+    if (--d->steps_to_wait > 0)
+        return;
+    d->steps_to_wait = 1;   /* look again after the next step */
+    double eta = 1.0 / (pow(MSTIFF_BIAS_SAME * err_k, 1.0 / (k + 2))
+                        + MSTIFF_ETA_ADDON);
+    int order_next = k;
+    if (k > 1) {
+        double factorial = 1.0;
+        for (int j = 2; j <= k + 1; j++)
+            factorial *= j;
+        double err_down = mebdf_error_const[k - 2] * factorial
+                        * wrms_norm(n, ZCOL(d, k + 1), d->ewt);
+        double eta_down = 1.0 / (pow(MSTIFF_BIAS_DOWN * err_down,
+                                     1.0 / (k + 1)) + MSTIFF_ETA_ADDON);
+        if (eta_down > eta) {
+            eta = eta_down;
+            order_next = k - 1;
+        }
+    }
+    if (k < d->max_order && prev_same) {
+        /* f_pert holds e_n - e_{n-1} (set by the caller). */
+        double err_up = mebdf_error_const[k]
+                      * wrms_norm(n, d->f_pert, d->ewt);
+        double eta_up = 1.0 / (pow(MSTIFF_BIAS_UP * err_up, 1.0 / (k + 3))
+                               + MSTIFF_ETA_ADDON);
+        if (eta_up > eta) {
+            eta = eta_up;
+            order_next = k + 1;
+        }
+    }
+    if (eta < MSTIFF_ETA_THRESH)
+        return;
+    eta = fmin(eta, d->first_decision ? MSTIFF_ETA_MAX_FIRST : MSTIFF_ETA_MAX);
+    d->first_decision = 0;
+    d->order_next = order_next;
+    d->h_next = d->h * eta;
+    d->steps_to_wait = order_next + 2;
+}
+
+static int mstiff_step(void *mem, double t_stop, double *t_new)
+{
+    mstiff_mem *d = mem;
+    if (d == NULL || t_new == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    *t_new = d->t;
+    if (!(t_stop >= d->t) || !isfinite(t_stop))
+        return HY_ERR_ARG;
+    int n = d->n;
+    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+        d->t = t_stop;
+        *t_new = t_stop;
+        return HY_TSTOP;
+    }
+    if (!d->started) {
+        int status = eval_rhs(d, d->t, ZCOL(d, 0), d->f);
+        if (status != CORR_OK)
+            return HY_ERR_RES;
+        double h0 = d->h_user;
+        if (h0 == 0.0) {
+            status = choose_initial_step(d, t_stop, &h0);
+            if (status != CORR_OK)
+                return HY_ERR_RES;
+        }
+        if (h0 > d->h_max)
+            h0 = d->h_max;
+        if (h0 < d->h_min)
+            h0 = d->h_min;
+        d->h = h0;
+        d->h_next = h0;
+        double *col1 = ZCOL(d, 1);
+        for (int i = 0; i < n; i++)
+            col1[i] = h0 * d->f[i];
+        d->order = 1;
+        d->order_next = 1;
+        d->started = 1;
+    }
+    if (d->order_next != d->order)
+        apply_order_change(d, d->order_next);
+
+    int n_err_fails = 0, n_conv_fails = 0;
+    double h_try = d->h_next;
+    for (;;) {
+        if (h_try > d->h_max)
+            h_try = d->h_max;
+        double dist = t_stop - d->t;
+        double margin = fmax(100.0 * DBL_EPSILON * fabs(t_stop),
+                             1e-3 * h_try);
+        int lands = h_try >= dist - margin;
+        if (lands)
+            h_try = dist;
+        if (h_try != d->h) {
+            rescale_history(d, h_try);
+            d->e_last_valid = 0;
+            if (d->steps_to_wait < d->order + 2)
+                d->steps_to_wait = d->order + 2;
+        }
+        double h = d->h;
+        double t_try = lands ? t_stop : d->t + h;
+        int k = d->order;
+        size_t hist_len = (size_t)(k + 2) * (size_t)n;
+        memcpy(d->z_backup, d->z, hist_len * sizeof(double));
+        predict(d);
+        d->jac_fresh = 0;
+        int status = solve_step(d, t_try, h);
+        if (status == CORR_OK) {
+            double err = mebdf_error_const[k - 1]
+                       * wrms_norm(n, d->corr, d->ewt);
+            if (err <= 1.0) {
+                /* z <- z + e l, l from prod_{i=1}^{k+1} (1 + x/i). */
+                double l[MSTIFF_N_COLS];
+                for (int j = 0; j <= k + 1; j++)
+                    l[j] = 0.0;
+                l[0] = 1.0;
+                for (int i = 1; i <= k + 1; i++)
+                    for (int j = i; j >= 1; j--)
+                        l[j] += l[j - 1] / i;
+                for (int j = 0; j <= k + 1; j++) {
+                    double *col = ZCOL(d, j);
+                    for (int i = 0; i < n; i++)
+                        col[i] += l[j] * d->corr[i];
+                }
+                int prev_same = d->e_last_valid;
+                for (int i = 0; i < n; i++) {
+                    d->f_pert[i] = d->corr[i] - d->e_last[i];
+                    d->e_last[i] = d->corr[i];
+                }
+                d->e_last_valid = 1;
+                d->t_prev = d->t;
+                d->t = t_try;
+                d->stats.n_steps++;
+                d->n_steps_since_init++;
+                d->steps_since_matrix++;
+                d->steps_since_jac++;
+                d->stats.h_last = h;
+                d->stats.order_last = k;
+                set_weights(d, ZCOL(d, 0), 1);
+                choose_next(d, err, prev_same);
+                if (d->h_next < d->h_min)
+                    d->h_next = d->h_min;
+                *t_new = d->t;
+                return lands ? HY_TSTOP : HY_OK;
+            }
+            /* Error test failure. */
+            memcpy(d->z, d->z_backup, hist_len * sizeof(double));
+            d->worst = argmax_weighted(n, d->corr, d->ewt);
+            d->stats.n_err_fails++;
+            n_err_fails++;
+            if (n_err_fails >= MSTIFF_MAX_ERR_FAILS)
+                return HY_ERR_ERRTEST;
+            double eta = 1.0 / (pow(MSTIFF_BIAS_SAME * err, 1.0 / (k + 2))
+                                + MSTIFF_ETA_ADDON);
+            eta = fmax(MSTIFF_ETA_MIN, fmin(eta, 0.9));
+            if (n_err_fails >= 2)
+                eta = fmin(eta, MSTIFF_ETA_MAX_ERRFAIL);
+            if (n_err_fails >= MSTIFF_ERRFAILS_TO_ORDER1) {
+                eta = MSTIFF_ETA_MIN;
+                if (k > 1) {
+                    status = eval_rhs(d, d->t, ZCOL(d, 0), d->f);
+                    if (status != CORR_OK)
+                        return HY_ERR_RES;
+                    for (int j = 2; j <= k + 1; j++)
+                        memset(ZCOL(d, j), 0, (size_t)n * sizeof(double));
+                    double *col1 = ZCOL(d, 1);
+                    for (int i = 0; i < n; i++)
+                        col1[i] = h * d->f[i];
+                    d->order = 1;
+                }
+            }
+            d->steps_to_wait = d->order + 2;
+            h_try = h * eta;
+            if (h_try < d->h_min && d->h_min > 0.0) {
+                if (h <= d->h_min * (1.0 + 1e-12))
+                    return HY_ERR_HMIN;
+                h_try = d->h_min;
+            }
+            if (d->t + h_try == d->t || h_try < roundoff_floor(d->t))
+                return HY_ERR_HMIN;
+            continue;
+        }
+        memcpy(d->z, d->z_backup, hist_len * sizeof(double));
+        if (status == CORR_RES_FATAL)
+            return HY_ERR_RES;
+        if (status == CORR_JAC_FATAL)
+            return HY_ERR_JAC;
+        d->stats.n_conv_fails++;
+        n_conv_fails++;
+        if (status == CORR_SINGULAR)
+            d->have_matrix = 0;
+        d->steps_to_wait = d->order + 2;
+        h_try = h * MSTIFF_ETA_CONVFAIL;
+        int too_small = (d->h_min > 0.0 && h_try < d->h_min
+                         && h <= d->h_min * (1.0 + 1e-12))
+                      || d->t + h_try == d->t
+                      || h_try < roundoff_floor(d->t);
+        if (h_try < d->h_min)
+            h_try = d->h_min;
+        if (n_conv_fails >= MSTIFF_MAX_CONV_FAILS || too_small) {
+            if (status == CORR_RES_FAIL)
+                return HY_ERR_RES;
+            if (status == CORR_JAC_FAIL)
+                return HY_ERR_JAC;
+            if (status == CORR_SINGULAR)
+                return HY_ERR_SINGULAR;
+            return too_small ? HY_ERR_HMIN : HY_ERR_CONV;
+        }
+    }
+}
+
+/* y and y' at t in [t_prev, t_n] from the history polynomial of the last
+** step (degree k+1, the interpolant of y_{n+1}, ..., y_{n-k}). */
+static int mstiff_dense(void *mem, double t, double *y, double *yp)
+{
+    mstiff_mem *d = mem;
+    if (d == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    int n = d->n;
+    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
+    if (!(t >= d->t_prev - slack && t <= d->t + slack))
+        return HY_ERR_ARG;
+    if (!d->started) {
+        if (y)
+            memcpy(y, ZCOL(d, 0), (size_t)n * sizeof(double));
+        if (yp && eval_rhs(d, d->t, ZCOL(d, 0), yp) != CORR_OK)
+            return HY_ERR_RES;
+        return HY_OK;
+    }
+    int deg = d->order + 1;
+    double x = (t - d->t) / d->h;
+    for (int i = 0; i < n; i++) {
+        double value = 0.0, slope = 0.0;
+        for (int j = deg; j >= 0; j--) {
+            double zj = ZCOL(d, j)[i];
+            if (j >= 1)
+                slope = slope * x + j * zj;
+            value = value * x + zj;
+        }
+        if (y)
+            y[i] = value;
+        if (yp)
+            yp[i] = slope / d->h;
+    }
+    return HY_OK;
+}
+
+static void mstiff_get_stats(const void *mem, hy_stats *out)
+{
+    const mstiff_mem *d = mem;
+    if (out == NULL)
+        return;
+    if (d == NULL) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = d->stats;
+}
+
+static int mstiff_worst_component(const void *mem)
+{
+    const mstiff_mem *d = mem;
+    return d == NULL ? -1 : d->worst;
+}
+
+const hy_integrator_ops hy_mstiff = {
+    .name = "MSTIFF",
+    .create = mstiff_create,
+    .init = mstiff_init,
+    .step = mstiff_step,
+    .dense = mstiff_dense,
+    .get_stats = mstiff_get_stats,
+    .worst_component = mstiff_worst_component,
+    .destroy = mstiff_destroy,
+    .needs_rhs = 1,
+    .fixed_step = 0,
+};
