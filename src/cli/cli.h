@@ -11,5 +11,7 @@
 int hy_cli_converge(int argc, char **argv);
 /* `hydae settings`: the table of settings. */
 int hy_cli_list_settings(void);
+/* `hydae plot FILE.csv ...` (plot.c): argc/argv after the subcommand. */
+int hy_cli_plot(int argc, char **argv);
 
 #endif

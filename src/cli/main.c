@@ -1,11 +1,13 @@
 /*
 ** The `hydae` command: subcommands over the library's public API.
 **   hydae run --example NAME [options]   simulate a built-in C example
+**   hydae plot FILE.csv [options]        plot a CSV result file as SVG
 **   hydae examples                       list the built-in examples
 ** Exit codes: 0 success, 1 simulation failure, 2 usage or model error.
 */
 #define _XOPEN_SOURCE 700 /* realpath, PATH_MAX */
 
+#include "cli.h"
 #include "examples.h"
 #include "hydae.h"
 #include "integrators/integrator.h"
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { EXIT_SIM_FAILURE = 1, EXIT_USAGE = 2 };
 
@@ -24,14 +27,21 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run --example NAME [options]   simulate a built-in example\n"
+    "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
     "  help                           this text\n"
     "\n"
     "options of run:\n"
     "  --example NAME     the built-in example to run (see `hydae examples`)\n"
-    "  -o FILE            write results as CSV to FILE ('-': standard output);\n"
-    "                     default NAME.csv in the current directory\n"
+    "  -o FILE            write results to FILE: a Modelica result file (MAT v4)\n"
+    "                     if it ends in .mat, else CSV ('-': CSV on standard\n"
+    "                     output); default NAME.csv in the current directory\n"
+    "  --vars A,B,...     the columns to write (results, parameters, mode(CHART));\n"
+    "                     default: every result (and, in a .mat, every parameter)\n"
+    "  --modes            add the active mode of every chart as columns\n"
+    "  --output grid|steps  rows on the --dt grid (default) or at every step,\n"
+    "                     and always at both sides of every event\n"
     "  --t0 T             start time (default 0)\n"
     "  --tend T           stop time (default: the example's)\n"
     "  --dt DT            output interval (default: the example's)\n"
@@ -43,8 +53,21 @@ static const char usage_text[] =
     "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
     "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
     "  --set NAME=VALUE   set a parameter or discrete start value; repeatable\n"
+    "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
+    "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
+    "  --phase X,Y        an X-Y phase plot instead of time panels\n"
+    "  --title TEXT       the plot's title (default: the example's name)\n"
     "  --stats            print run statistics to standard error\n"
-    "  --quiet            print nothing but errors\n"
+    "  --stats-json FILE  write run statistics as JSON ('-': standard output)\n"
+    "  --quiet            print nothing but errors (and no progress bar, which\n"
+    "                     is shown on standard error when it is a terminal)\n"
+    "\n"
+    "options of plot:\n"
+    "  -o FILE            the SVG file (default: FILE.csv with .svg)\n"
+    "  --vars A,B,...     one time panel per name (default: every column)\n"
+    "  --phase X,Y        an X-Y phase plot instead\n"
+    "  --title TEXT       the title (default: the CSV file's name)\n"
+    "  --quiet            do not say where the plot is\n"
     "\n"
     "  --help, --version\n"
     "\n"
@@ -95,10 +118,41 @@ typedef struct run_options {
     double t0, t_end, dt, rtol, atol, h_max, h_min, h0;
     int have_t_end, have_dt, have_rtol, have_atol;
     int max_order;
-    int stats, quiet;
+    int stats, quiet, modes, output_steps;
+    const char *vars;
+    const char *plot, *plot_vars, *phase, *title;
+    const char *stats_json;
+    char phase_x[256], phase_y[256];
     int n_sets;
     const char **sets;
 } run_options;
+
+/* "X,Y" into two names. */
+static int split_phase(const char *phase, char *x, char *y, size_t size)
+{
+    const char *comma = strchr(phase, ',');
+    if (!comma || comma == phase || !comma[1] || strchr(comma + 1, ',')
+        || (size_t)(comma - phase) >= size || strlen(comma + 1) >= size)
+        return usage_error("--phase needs two names X,Y, not '%s'", phase);
+    memcpy(x, phase, (size_t)(comma - phase));
+    x[comma - phase] = '\0';
+    strcpy(y, comma + 1);
+    return 0;
+}
+
+/* Options taking a text value, and where it goes. */
+static const char **text_option(run_options *opt, const char *arg)
+{
+    static const char *const names[] = { "--example", "-o", "--solver", "--vars", "--plot",
+                                         "--plot-vars", "--phase", "--title", "--stats-json" };
+    const char **targets[] = { &opt->example, &opt->output, &opt->solver, &opt->vars,
+                               &opt->plot, &opt->plot_vars, &opt->phase, &opt->title,
+                               &opt->stats_json };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(arg, names[k]) == 0)
+            return targets[k];
+    return NULL;
+}
 
 static int parse_run_options(int argc, char **argv, run_options *opt)
 {
@@ -114,13 +168,17 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             opt->quiet = 1;
             continue;
         }
+        if (strcmp(arg, "--modes") == 0) {
+            opt->modes = 1;
+            continue;
+        }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(usage_text, stdout);
             return -1;
         }
-        int takes_value = strcmp(arg, "--example") == 0 || strcmp(arg, "-o") == 0
-                          || strcmp(arg, "--solver") == 0
-                          || strcmp(arg, "--set") == 0 || strcmp(arg, "--max-order") == 0;
+        const char **text_target = text_option(opt, arg);
+        int takes_value = text_target || strcmp(arg, "--set") == 0
+                          || strcmp(arg, "--max-order") == 0 || strcmp(arg, "--output") == 0;
         int numeric_index = -1;
         for (int k = 0; k < (int)(sizeof numeric / sizeof numeric[0]); k++)
             if (strcmp(arg, numeric[k]) == 0)
@@ -130,12 +188,12 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         if (i + 1 >= argc)
             return usage_error("option '%s' needs a value", arg);
         const char *value = argv[++i];
-        if (strcmp(arg, "--example") == 0) {
-            opt->example = value;
-        } else if (strcmp(arg, "--solver") == 0) {
-            opt->solver = value;
-        } else if (strcmp(arg, "-o") == 0) {
-            opt->output = value;
+        if (text_target) {
+            *text_target = value;
+        } else if (strcmp(arg, "--output") == 0) {
+            if (strcmp(value, "grid") != 0 && strcmp(value, "steps") != 0)
+                return usage_error("--output is 'grid' or 'steps', not '%s'", value);
+            opt->output_steps = strcmp(value, "steps") == 0;
         } else if (strcmp(arg, "--set") == 0) {
             if (!strchr(value, '='))
                 return usage_error("--set needs NAME=VALUE, not '%s'", value);
@@ -163,6 +221,15 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
     }
     if (!opt->example)
         return usage_error("%s", "run needs a model: --example NAME (see `hydae examples`)");
+    if (!opt->plot && (opt->plot_vars || opt->phase || opt->title))
+        return usage_error("%s", "--plot-vars, --phase and --title need --plot FILE");
+    if (opt->phase && split_phase(opt->phase, opt->phase_x, opt->phase_y, sizeof opt->phase_x))
+        return EXIT_USAGE;
+    int n_stdout = (opt->output && strcmp(opt->output, "-") == 0)
+                   + (opt->plot && strcmp(opt->plot, "-") == 0)
+                   + (opt->stats_json && strcmp(opt->stats_json, "-") == 0);
+    if (n_stdout > 1)
+        return usage_error("%s", "only one of -o, --plot and --stats-json can be '-'");
     return 0;
 }
 
@@ -197,7 +264,96 @@ static int configure(hydae_sim *sim, const run_options *opt, const hydae_example
         || hydae_sim_set_tolerances(sim, rtol, atol)
         || hydae_sim_set_step_limits(sim, opt->h_min, opt->h_max, opt->h0)
         || (opt->max_order > 0 && hydae_sim_set_max_order(sim, opt->max_order))
-        || (opt->solver && hydae_sim_set_integrator(sim, opt->solver))) {
+        || (opt->solver && hydae_sim_set_integrator(sim, opt->solver))
+        || hydae_sim_set_output_steps(sim, opt->output_steps)
+        || (opt->vars && hydae_sim_check_vars(sim, opt->vars))
+        || (opt->plot_vars && hydae_sim_check_vars(sim, opt->plot_vars))
+        || (opt->phase && hydae_sim_check_vars(sim, opt->phase))) {
+        fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int is_stdout(const char *path)
+{
+    return strcmp(path, "-") == 0;
+}
+
+/* Does path end in ext (".mat"), in any case? */
+static int has_extension(const char *path, const char *ext)
+{
+    size_t len = strlen(path), ext_len = strlen(ext);
+    if (len <= ext_len)
+        return 0;
+    for (size_t i = 0; i < ext_len; i++) {
+        char c = path[len - ext_len + i];
+        if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != ext[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* An output file of the run: path NULL when not asked for; "-" is
+** standard output. */
+typedef struct output {
+    const char *path;
+    FILE *file;
+} output;
+
+static int open_output(output *o, const char *mode)
+{
+    if (!o->path)
+        return 0;
+    o->file = is_stdout(o->path) ? stdout : fopen(o->path, mode);
+    if (!o->file) {
+        fprintf(stderr, "hydae: cannot write '%s': %s\n", o->path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Flush and close; a write error turns a success into a failure. */
+static int close_output(output *o, int status)
+{
+    if (!o->file)
+        return status;
+    int write_failed = fflush(o->file) != 0 || ferror(o->file);
+    if (!is_stdout(o->path) && fclose(o->file) != 0)
+        write_failed = 1;
+    o->file = NULL;
+    if (write_failed && !status) {
+        fprintf(stderr, "hydae: error writing the results to '%s': %s\n", o->path,
+                strerror(errno));
+        return EXIT_SIM_FAILURE;
+    }
+    return status;
+}
+
+/* Results (CSV or MAT), plot and progress bar. */
+static int add_sinks(hydae_sim *sim, const run_options *opt, const output *results,
+                     const output *plot, int is_mat)
+{
+    int status;
+    if (is_mat)
+        status = hydae_sim_add_mat(sim, results->file, opt->vars, opt->modes);
+    else if (opt->vars || opt->modes)
+        status = hydae_sim_add_csv_vars(sim, results->file, opt->vars, opt->modes);
+    else
+        status = hydae_sim_add_csv(sim, results->file);
+    if (!status && plot->file) {
+        hydae_plot_options plot_opt = { opt->plot_vars ? opt->plot_vars : opt->vars,
+                                        opt->phase ? opt->phase_x : NULL,
+                                        opt->phase ? opt->phase_y : NULL, opt->title };
+        status = hydae_sim_add_plot(sim, plot->file, &plot_opt);
+    }
+    if (!status && !opt->quiet && isatty(fileno(stderr)))
+        status = hydae_sim_add_progress(sim, stderr);
+    if (status == HYDAE_ERR_NOMEM) {
+        fprintf(stderr, "hydae: out of memory\n");
+        return EXIT_SIM_FAILURE;
+    }
+    if (status) {
         fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
         return EXIT_USAGE;
     }
@@ -243,45 +399,43 @@ static int command_run(int argc, char **argv)
         snprintf(default_path, sizeof default_path, "%s.csv", ex->name);
         path = default_path;
     }
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *out = NULL;
-    if (!status) {
-        out = to_stdout ? stdout : fopen(path, "w");
-        if (!out) {
-            fprintf(stderr, "hydae: cannot write '%s': %s\n", path, strerror(errno));
-            status = EXIT_USAGE;
-        } else if (hydae_sim_add_csv(sim, out) != 0) {
-            fprintf(stderr, "hydae: out of memory\n");
-            status = EXIT_SIM_FAILURE;
-        }
-    }
+    output results = { path, NULL }, plot = { opt.plot, NULL }, stats = { opt.stats_json, NULL };
+    int is_mat = has_extension(path, ".mat");
+    if (!status)
+        status = open_output(&results, is_mat ? "wb" : "w");
+    if (!status)
+        status = open_output(&plot, "w");
+    if (!status)
+        status = open_output(&stats, "w");
+    if (!status)
+        status = add_sinks(sim, &opt, &results, &plot, is_mat);
     if (!status) {
         int run_status = hydae_sim_run(sim);
         if (run_status) {
             fprintf(stderr, "hydae: simulation failed: %s\n", hydae_sim_errmsg(sim));
-            if (!to_stdout && run_status != HYDAE_ERR_IO)
+            if (!is_stdout(path) && run_status != HYDAE_ERR_IO)
                 fprintf(stderr, "hydae: results up to t = %.17g are in %s (marked as "
                         "stopped early)\n", hydae_sim_time(sim), path);
             status = EXIT_SIM_FAILURE;
         }
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
+        int json_status = stats.file ? hydae_sim_write_stats_json(sim, stats.file) : 0;
+        (void)json_status; /* a failed write shows in close_output, through ferror */
     }
-    if (out) {
-        int write_failed = fflush(out) != 0 || ferror(out);
-        if (!to_stdout && fclose(out) != 0)
-            write_failed = 1;
-        if (write_failed && !status) {
-            fprintf(stderr, "hydae: error writing the results to '%s': %s\n", path,
-                    strerror(errno));
-            status = EXIT_SIM_FAILURE;
-        }
-    }
-    if (!status && !opt.quiet && !to_stdout) {
+    status = close_output(&results, status);
+    status = close_output(&plot, status);
+    status = close_output(&stats, status);
+    if (!status && !opt.quiet && !is_stdout(path) && !(plot.path && is_stdout(plot.path))
+        && !(stats.path && is_stdout(stats.path))) {
         char resolved[PATH_MAX];
         const char *shown = realpath(path, resolved) ? resolved : path;
         printf("hydae: %s simulated to t = %g; results in %s\n", ex->name, hydae_sim_time(sim),
                shown);
+        if (plot.path) {
+            shown = realpath(plot.path, resolved) ? resolved : plot.path;
+            printf("hydae: plot in %s\n", shown);
+        }
     }
     hydae_sim_free(sim);
     hydae_model_free(model);
@@ -306,6 +460,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "run") == 0)
         return command_run(argc - 2, argv + 2);
+    if (strcmp(command, "plot") == 0)
+        return hy_cli_plot(argc - 2, argv + 2);
     if (strcmp(command, "examples") == 0)
         return list_examples();
     if (strcmp(command, "solvers") == 0)

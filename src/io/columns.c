@@ -274,3 +274,14 @@ void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size)
                                      chart->modes[k]->name);
     }
 }
+
+int hydae_sim_check_vars(hydae_sim *s, const char *vars)
+{
+    if (!s || !vars)
+        return HYDAE_ERR_ARG;
+    hy_columns cols;
+    hy_columns_init(&cols, s);
+    int status = hy_columns_add_list(&cols, s, vars);
+    hy_columns_free(&cols);
+    return status;
+}

@@ -37,6 +37,8 @@ void hy_results_free(hy_results *r)
 void hy_results_clear_rows(hy_results *r)
 {
     r->n_rows = 0;
+    for (int i = 0; i < r->n_vars; i++)
+        r->vars[i].varies = 0;
     r->stopped_early = 0;
     r->t_stopped = NAN;
     free(r->stop_message);
@@ -119,6 +121,11 @@ int hy_results_append(hy_results *r, hydae_row_kind kind, double t, const double
         return HYDAE_ERR_NOMEM;
     r->t[r->n_rows] = t;
     r->kind[r->n_rows] = (unsigned char)kind;
+    for (int i = 0; r->n_rows > 0 && i < r->n_vars; i++) {
+        double first = r->values[i];
+        if (!(values[i] == first) && !(isnan(values[i]) && isnan(first)))
+            r->vars[i].varies = 1;
+    }
     if (r->n_vars > 0)
         memcpy(r->values + r->n_rows * r->n_vars, values, sizeof(double) * (size_t)r->n_vars);
     r->n_rows++;

@@ -15,6 +15,7 @@ typedef struct hy_result_var {
     char *description; /* "" if none */
     int is_param;      /* a parameter: changes only at events, if at all */
     int is_mode;       /* values are indices into labels (NaN: unknown) */
+    int varies;        /* not the same value in every row */
     int n_labels, cap_labels;
     char **labels;     /* mode names */
 } hy_result_var;
@@ -38,7 +39,7 @@ void hy_results_free(hy_results *r);
 void hy_results_clear_rows(hy_results *r);
 /* 0 or HYDAE_ERR_NOMEM. */
 int hy_results_set_title(hy_results *r, const char *title);
-/* A column; its index, or HYDAE_ERR_NOMEM. */
+/* A column (before any row); its index, or a negative status. */
 int hy_results_add_var(hy_results *r, const char *name, const char *description, int is_param,
                        int is_mode);
 /* The index of a mode name of a mode column, added if new; < 0 if out of

@@ -1,0 +1,243 @@
+/*
+** Reading hydae's CSV results back (RFC 4180 quoting: a quoted cell may
+** hold commas, doubled quotes and line breaks) into a result table.
+*/
+#include "csvread.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One record's cells, NUL-terminated, one after the other in text. */
+typedef struct record {
+    char *text;
+    size_t used, cap;
+    size_t *starts;
+    int n_cells, cap_cells;
+    long line;       /* line number of the record's start */
+    long next_line;  /* line number after it */
+    int is_comment;  /* starts with '#' (text holds the whole line) */
+} record;
+
+static int put_char(record *rec, char c)
+{
+    if (rec->used == rec->cap) {
+        size_t cap = rec->cap ? 2 * rec->cap : 256;
+        char *grown = realloc(rec->text, cap);
+        if (!grown)
+            return -1;
+        rec->text = grown;
+        rec->cap = cap;
+    }
+    rec->text[rec->used++] = c;
+    return 0;
+}
+
+static int start_cell(record *rec)
+{
+    if (rec->n_cells == rec->cap_cells) {
+        int cap = rec->cap_cells ? 2 * rec->cap_cells : 16;
+        size_t *grown = realloc(rec->starts, sizeof(size_t) * (size_t)cap);
+        if (!grown)
+            return -1;
+        rec->starts = grown;
+        rec->cap_cells = cap;
+    }
+    rec->starts[rec->n_cells++] = rec->used;
+    return 0;
+}
+
+static const char *cell(const record *rec, int i)
+{
+    return rec->text + rec->starts[i];
+}
+
+/* The next record that is not an empty line: 1, 0 at the end of the
+** stream, -1 if out of memory. */
+static int read_record(FILE *in, record *rec)
+{
+    int c;
+    do {
+        rec->line = rec->next_line;
+        c = getc(in);
+        if (c == '\n')
+            rec->next_line++;
+    } while (c == '\n' || c == '\r');
+    if (c == EOF)
+        return 0;
+    rec->used = 0;
+    rec->n_cells = 0;
+    rec->is_comment = c == '#';
+    if (start_cell(rec))
+        return -1;
+    int quoted = 0;
+    for (; c != EOF; c = getc(in)) {
+        if (quoted) {
+            if (c == '"') {
+                int next = getc(in);
+                if (next != '"') {
+                    quoted = 0;
+                    ungetc(next, in);
+                    continue;
+                }
+            } else if (c == '\n') {
+                rec->next_line++;
+            }
+        } else if (c == '\n') {
+            rec->next_line++;
+            break;
+        } else if (c == '\r') {
+            continue;
+        } else if (c == '"' && !rec->is_comment) {
+            quoted = 1;
+            continue;
+        } else if (c == ',' && !rec->is_comment) {
+            if (put_char(rec, '\0') || start_cell(rec))
+                return -1;
+            continue;
+        }
+        if (put_char(rec, (char)c))
+            return -1;
+    }
+    return put_char(rec, '\0') ? -1 : 1;
+}
+
+static int is_mode_column(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 6 && strncmp(name, "mode(", 5) == 0 && name[len - 1] == ')';
+}
+
+/* "# hydae: stopped early at t = T: reason" */
+static int read_stop_note(hy_results *r, const char *line)
+{
+    static const char prefix[] = "# hydae: stopped early at t = ";
+    if (strncmp(line, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    char *end = NULL;
+    double t = strtod(line + sizeof prefix - 1, &end);
+    const char *reason = end;
+    if (reason[0] == ':')
+        reason++;
+    if (reason[0] == ' ')
+        reason++;
+    return hy_results_set_stop(r, t, reason);
+}
+
+/* Left and right limits from repeated times. */
+static void infer_kinds(hy_results *r)
+{
+    for (long k = 0; k < r->n_rows;) {
+        long run = 1;
+        while (k + run < r->n_rows && r->t[k + run] == r->t[k])
+            run++;
+        for (long i = 0; i < run; i++)
+            r->kind[k + i] = (unsigned char)(run < 2 ? HYDAE_ROW_GRID
+                                             : i == 0 ? HYDAE_ROW_EVENT_LEFT
+                                             : i == 1 ? HYDAE_ROW_EVENT_RIGHT
+                                                      : HYDAE_ROW_GRID);
+        k += run;
+    }
+}
+
+static int read_header(hy_results *r, const record *rec, const char *name, char *err,
+                       size_t err_size)
+{
+    if (strcmp(cell(rec, 0), "time") != 0) {
+        hy_format(err, err_size, "%s:%ld: the first column is '%s', not 'time': not a hydae "
+                  "result file", name, rec->line, cell(rec, 0));
+        return HYDAE_ERR_ARG;
+    }
+    for (int i = 1; i < rec->n_cells; i++)
+        if (hy_results_add_var(r, cell(rec, i), "", 0, is_mode_column(cell(rec, i))) < 0)
+            return HYDAE_ERR_NOMEM;
+    return 0;
+}
+
+static int read_row(hy_results *r, const record *rec, double *values, const char *name,
+                    char *err, size_t err_size)
+{
+    if (rec->n_cells != r->n_vars + 1) {
+        hy_format(err, err_size, "%s:%ld: %d cells, but the header has %d", name, rec->line,
+                  rec->n_cells, r->n_vars + 1);
+        return HYDAE_ERR_ARG;
+    }
+    double t = NAN;
+    for (int i = 0; i < rec->n_cells; i++) {
+        const char *text = cell(rec, i);
+        double value = NAN;
+        if (i > 0 && r->vars[i - 1].is_mode) {
+            if (text[0]) {
+                int label = hy_results_label(r, i - 1, text);
+                if (label < 0)
+                    return HYDAE_ERR_NOMEM;
+                value = label;
+            }
+        } else if (text[0] || i == 0) {
+            char *end = NULL;
+            errno = 0;
+            value = strtod(text, &end);
+            if (!text[0] || *end != '\0' || (i == 0 && !isfinite(value))) {
+                hy_format(err, err_size, "%s:%ld: '%s' in column '%s' is not a number", name,
+                          rec->line, text, i == 0 ? "time" : r->vars[i - 1].name);
+                return HYDAE_ERR_ARG;
+            }
+        }
+        if (i == 0)
+            t = value;
+        else
+            values[i - 1] = value;
+    }
+    if (r->n_rows > 0 && t < r->t[r->n_rows - 1]) {
+        hy_format(err, err_size, "%s:%ld: time %.17g goes back (the row before has %.17g)", name,
+                  rec->line, t, r->t[r->n_rows - 1]);
+        return HYDAE_ERR_ARG;
+    }
+    return hy_results_append(r, HYDAE_ROW_GRID, t, values);
+}
+
+int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err_size)
+{
+    record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.next_line = 1;
+    double *values = NULL;
+    int have_header = 0, status = 0;
+    err[0] = '\0';
+    for (;;) {
+        int got = read_record(in, &rec);
+        if (got < 0)
+            status = HYDAE_ERR_NOMEM;
+        if (got <= 0)
+            break;
+        if (rec.is_comment) {
+            status = read_stop_note(r, rec.text);
+        } else if (!have_header) {
+            status = read_header(r, &rec, name, err, err_size);
+            have_header = 1;
+            values = malloc(sizeof(double) * (size_t)(r->n_vars > 0 ? r->n_vars : 1));
+            if (!status && !values)
+                status = HYDAE_ERR_NOMEM;
+        } else {
+            status = read_row(r, &rec, values, name, err, err_size);
+        }
+        if (status)
+            break;
+    }
+    if (!status && ferror(in)) {
+        hy_format(err, err_size, "%s: read error", name);
+        status = HYDAE_ERR_ARG;
+    } else if (!status && !have_header) {
+        hy_format(err, err_size, "%s: empty, no header", name);
+        status = HYDAE_ERR_ARG;
+    }
+    if (status == HYDAE_ERR_NOMEM)
+        hy_format(err, err_size, "%s: out of memory", name);
+    if (!status)
+        infer_kinds(r);
+    free(values);
+    free(rec.text);
+    free(rec.starts);
+    return status;
+}

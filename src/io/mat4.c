@@ -1,0 +1,247 @@
+/*
+** Modelica result files ("trajectory files") in MATLAB level 4 format, the
+** layout Dymola and OpenModelica write, which both of them, DyMat, MATLAB,
+** Octave and scipy.io.loadmat read.
+**
+** Sources: MATLAB "MAT-File Format" (level 4: each matrix is a header of
+** five 32-bit integers type, mrows, ncols, imagf, namlen, then the name
+** with its NUL, then mrows * ncols elements column after column; type =
+** 1000 M + 100 O + 10 P + T with M the byte order (0 little-endian, 1
+** big-endian), O = 0, P the element type (0 double, 2 int32, 5 uint8) and
+** T the class (0 numeric, 1 text)); OpenModelica User's Guide, "Technical
+** Details: The MATv4 Result File Format" (the six matrices below).
+**
+** Matrices, in this order, as stored (binTrans: each matrix is the
+** transpose of the "one row per variable name" table):
+**   Aclass       text 4 x 11, rows "Atrajectory", "1.1", "", "binTrans"
+**                (this one is not transposed);
+**   name         text L x n: column j is the name of variable j, padded
+**                with spaces (as Dymola does); variable 1 is time;
+**   description  text D x n, likewise;
+**   dataInfo     int32 4 x n: column j is (block, row, interpolation,
+**                extrapolation): block 0 for time (the abscissa), 1 for
+**                data_1, 2 for data_2; row is 1-based in the block (time is
+**                row 1 of both); interpolation 0 (linear); extrapolation
+**                -1 (undefined outside the time range) for trajectories,
+**                0 (hold) for parameters;
+**   data_1       double n1 x 2: row 1 (t_first, t_last), then one row
+**                (value, value) per constant parameter;
+**   data_2       double n2 x n_rows: column k is output row k, time first.
+** NaN stands where a variable has no value in the active mode. Two rows
+** with the same time are the left and right limits at an event, which is
+** how Dymola writes events too.
+*/
+#include "mat4.h"
+
+#include "sinks.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAT_DOUBLE = 0,      /* P = 0, T = 0 */
+    MAT_INT32 = 20,      /* P = 2, T = 0 */
+    MAT_TEXT_UINT8 = 51  /* P = 5, T = 1 */
+};
+
+static int host_is_big_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0;
+}
+
+static void write_header(FILE *out, int type, long mrows, long ncols, const char *name)
+{
+    int32_t header[5];
+    header[0] = (int32_t)((host_is_big_endian() ? 1000 : 0) + type);
+    header[1] = (int32_t)mrows;
+    header[2] = (int32_t)ncols;
+    header[3] = 0; /* no imaginary part */
+    header[4] = (int32_t)(strlen(name) + 1);
+    fwrite(header, sizeof header, 1, out);
+    fwrite(name, 1, strlen(name) + 1, out);
+}
+
+/* Time's description: noting a run that stopped early. */
+static void time_description(const hy_results *r, char *buf, size_t size)
+{
+    if (r->stopped_early)
+        hy_format(buf, size, "simulation time; the run stopped early at t = %.17g: %s",
+                  r->t_stopped, r->stop_message ? r->stop_message : "");
+    else
+        hy_format(buf, size, "simulation time");
+}
+
+/* The name (which = 0) or description (which = 1) of variable j, time
+** being variable 0. */
+static const char *text_of(const hy_results *r, int which, int j, const char *time_text)
+{
+    if (j == 0)
+        return which == 0 ? "time" : time_text;
+    return which == 0 ? r->vars[j - 1].name : r->vars[j - 1].description;
+}
+
+/* A text matrix whose column j is variable j's name or description padded
+** with spaces (the transposed layout), control characters as spaces. */
+static void write_text_columns(FILE *out, const char *matrix, const hy_results *r, int which,
+                               const char *time_text)
+{
+    int n = r->n_vars + 1;
+    size_t width = 1;
+    for (int j = 0; j < n; j++)
+        if (strlen(text_of(r, which, j, time_text)) > width)
+            width = strlen(text_of(r, which, j, time_text));
+    write_header(out, MAT_TEXT_UINT8, (long)width, n, matrix);
+    for (int j = 0; j < n; j++) {
+        const char *text = text_of(r, which, j, time_text);
+        size_t len = strlen(text);
+        for (size_t i = 0; i < width; i++) {
+            unsigned char c = i < len ? (unsigned char)text[i] : ' ';
+            fputc(c < 32 || c == 127 ? ' ' : c, out);
+        }
+    }
+}
+
+/* Aclass: four strings as rows of a 4 x 11 text matrix (not transposed). */
+static void write_aclass(FILE *out)
+{
+    static const char *const rows[4] = { "Atrajectory", "1.1", "", "binTrans" };
+    enum { WIDTH = 11 };
+    write_header(out, MAT_TEXT_UINT8, 4, WIDTH, "Aclass");
+    for (int i = 0; i < WIDTH; i++)
+        for (int row = 0; row < 4; row++)
+            fputc(i < (int)strlen(rows[row]) ? rows[row][i] : ' ', out);
+}
+
+/* 1 if column var is a parameter with the same value in every row. */
+static int in_data_1(const hy_results *r, int var)
+{
+    return r->vars[var].is_param && !r->vars[var].varies;
+}
+
+/* The value written for a table entry (without rows: from empty_values);
+** mode numbers are 1-based. */
+static void write_value(FILE *out, const hy_results *r, long row, int var,
+                        const double *empty_values)
+{
+    double value = row < r->n_rows ? hy_results_value(r, row, var)
+                   : empty_values  ? empty_values[var]
+                                   : NAN;
+    if (r->vars[var].is_mode)
+        value += 1.0;
+    fwrite(&value, sizeof value, 1, out);
+}
+
+/* Nothing here allocates: the only failures are the stream's. */
+int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values)
+{
+    if (r->n_rows > INT32_MAX - 1 || r->n_vars > INT32_MAX / 8)
+        return HYDAE_ERR_ARG;
+    char time_text[1400];
+    time_description(r, time_text, sizeof time_text);
+    write_aclass(out);
+    write_text_columns(out, "name", r, 0, time_text);
+    write_text_columns(out, "description", r, 1, time_text);
+
+    int32_t rows_1 = 1, rows_2 = 1; /* time is row 1 of both blocks */
+    write_header(out, MAT_INT32, 4, r->n_vars + 1, "dataInfo");
+    const int32_t time_info[4] = { 0, 1, 0, -1 };
+    fwrite(time_info, sizeof time_info, 1, out);
+    for (int v = 0; v < r->n_vars; v++) {
+        int constant = in_data_1(r, v);
+        int32_t info[4] = { constant ? 1 : 2, constant ? ++rows_1 : ++rows_2, 0,
+                            constant ? 0 : -1 };
+        fwrite(info, sizeof info, 1, out);
+    }
+
+    /* data_1: the first column holds the values at the start, the second
+    ** those at the end. */
+    write_header(out, MAT_DOUBLE, rows_1, 2, "data_1");
+    for (int end = 0; end < 2; end++) {
+        double t = r->n_rows > 0 ? r->t[end ? r->n_rows - 1 : 0] : t_empty;
+        fwrite(&t, sizeof t, 1, out);
+        for (int v = 0; v < r->n_vars; v++)
+            if (in_data_1(r, v))
+                write_value(out, r, 0, v, empty_values);
+    }
+
+    /* data_2: one column per output row. */
+    write_header(out, MAT_DOUBLE, rows_2, r->n_rows, "data_2");
+    for (long k = 0; k < r->n_rows; k++) {
+        fwrite(&r->t[k], sizeof(double), 1, out);
+        for (int v = 0; v < r->n_vars; v++)
+            if (!in_data_1(r, v))
+                write_value(out, r, k, v, NULL);
+    }
+    return ferror(out) ? HYDAE_ERR_IO : 0;
+}
+
+/* ---- the sink: rows kept in memory, the file written when the run ends ---- */
+
+typedef struct mat_sink {
+    hy_recorder rec;
+    FILE *out;
+    double t0;
+} mat_sink;
+
+static int mat_begin(void *user, const hydae_model *m)
+{
+    (void)m;
+    mat_sink *sink = user;
+    sink->t0 = sink->rec.cols.sim->t0;
+    return hy_recorder_begin(&sink->rec);
+}
+
+static int mat_row(void *user, hydae_row_kind kind, double t, const double *values)
+{
+    mat_sink *sink = user;
+    return hy_recorder_row(&sink->rec, kind, t, values);
+}
+
+static void mat_finish(void *user, int status, double t, const char *message)
+{
+    mat_sink *sink = user;
+    hy_recorder_finish(&sink->rec, status, t, message);
+    /* A failed write shows as ferror(out) to the caller, who owns the
+    ** stream (finish cannot report a status). */
+    /* Without rows, the parameters' values are those the run started with
+    ** (kept by the column selection for left limits). */
+    (void)hy_mat4_write(sink->out, &sink->rec.res, sink->t0, sink->rec.cols.last);
+    fflush(sink->out);
+}
+
+static void mat_release(void *user)
+{
+    mat_sink *sink = user;
+    hy_recorder_free(&sink->rec);
+    free(sink);
+}
+
+int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars, int with_modes)
+{
+    if (!s || !out)
+        return HYDAE_ERR_ARG;
+    mat_sink *sink = calloc(1, sizeof *sink);
+    if (!sink)
+        return HYDAE_ERR_NOMEM;
+    sink->out = out;
+    hy_recorder_init(&sink->rec, s);
+    int status = vars ? hy_columns_add_list(&sink->rec.cols, s, vars)
+                      : (hy_columns_add_results(&sink->rec.cols)
+                             ? HYDAE_ERR_NOMEM
+                             : hy_columns_add_params(&sink->rec.cols));
+    if (!status && with_modes)
+        status = hy_columns_add_modes(&sink->rec.cols);
+    if (!status)
+        status = hy_recorder_prepare(&sink->rec);
+    hy_sink desc = { mat_begin, mat_row, mat_finish, mat_release, sink, 1 };
+    if (!status)
+        status = hy_sim_add_sink(s, &desc);
+    if (status)
+        mat_release(sink);
+    return status;
+}

@@ -1,0 +1,21 @@
+/*
+** Modelica result files in MATLAB level 4 format, laid out as Dymola and
+** OpenModelica write them ("Atrajectory" 1.1, binTrans). See mat4.c for
+** the layout and its sources.
+*/
+#ifndef HY_MAT4_H
+#define HY_MAT4_H
+
+#include "results.h"
+
+#include <stdio.h>
+
+/* Write the table as a result file. Parameter columns that hold one value
+** in every row go to data_1, the other columns to data_2. When the table
+** has no rows (a run that failed at its start), data_1 gets t_empty as
+** time and the parameters' values from empty_values (one per column; NULL:
+** NaN). 0, or HYDAE_ERR_IO (the stream's error), or HYDAE_ERR_ARG for a
+** table too large for the format. Nothing is allocated. */
+int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+** Plotting a CSV result file (`hydae plot`); the plot of a run is the sink
+** hydae_sim_add_plot (plot.c).
+*/
+#ifndef HY_PLOT_H
+#define HY_PLOT_H
+
+#include "hydae.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Read hydae's CSV results from `in` (called `name` in messages) and
+** write the plot described by opt to `out`; the title defaults to name.
+** 0; HYDAE_ERR_ARG with the reason in err (a malformed file, an unknown
+** name); HYDAE_ERR_IO if writing failed; HYDAE_ERR_NOMEM. */
+int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
+                size_t err_size);
+
+#endif

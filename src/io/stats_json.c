@@ -1,0 +1,68 @@
+/*
+** Run statistics as JSON (hydae_sim_write_stats_json), for scripts: the
+** counters of hydae_stats, the wall time, the time reached and the error
+** message of the last run (null when it succeeded). RFC 8259 syntax:
+** strings escaped, non-finite numbers written as null.
+*/
+#include "hydae.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void write_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c == '\n')
+            fputs("\\n", out);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void write_number(FILE *out, double value)
+{
+    if (isfinite(value))
+        fprintf(out, "%.17g", value);
+    else
+        fputs("null", out);
+}
+
+int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
+{
+    if (!s || !out)
+        return HYDAE_ERR_ARG;
+    hydae_stats st;
+    hydae_sim_get_stats(s, &st);
+    const struct { const char *name; long value; } counters[] = {
+        { "steps", st.n_steps },
+        { "rejected_steps", st.n_rejected },
+        { "residual_evaluations", st.n_res_evals },
+        { "jacobian_evaluations", st.n_jac_evals },
+        { "lu_factorisations", st.n_lu },
+        { "events", st.n_events },
+        { "transitions_fired", st.n_transitions },
+        { "mode_switches", st.n_mode_switches },
+        { "integrator_restarts", st.n_restarts },
+    };
+    fputs("{\n", out);
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+        fprintf(out, "  \"%s\": %ld,\n", counters[i].name, counters[i].value);
+    fputs("  \"wall_seconds\": ", out);
+    write_number(out, st.wall_seconds);
+    fputs(",\n  \"t_reached\": ", out);
+    write_number(out, hydae_sim_time(s));
+    fputs(",\n  \"error\": ", out);
+    const char *message = hydae_sim_errmsg(s);
+    if (message && message[0])
+        write_string(out, message);
+    else
+        fputs("null", out);
+    fputs("\n}\n", out);
+    return ferror(out) ? HYDAE_ERR_IO : 0;
+}

@@ -1,0 +1,687 @@
+/*
+** SVG plots of a result table, written without any library: time panels
+** with mode bands and event lines, or an x-y phase plot coloured by mode
+** with numbered events. Layout in pixels; text widths are estimated (about
+** 0.6 em per character of a sans-serif font).
+**
+** Reading the table: modes change only at events, and an event instant is
+** a left-limit row followed by a right-limit row at the same time, so the
+** mode between two rows at different times is the mode of the later row
+** (a left-limit row still holds the old mode). A curve is broken at every
+** right-limit row (values may jump there) and wherever a value is NaN
+** (the variable has no value in the active mode).
+**
+** The colours are Okabe and Ito's palette for colour-blind readers
+** ("Color Universal Design", 2002).
+*/
+#include "svgplot.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const palette[] = { "#E69F00", "#0072B2", "#009E73", "#CC79A7",
+                                       "#D55E00", "#56B4E9", "#999999", "#F0E442" };
+enum { N_COLOURS = (int)(sizeof palette / sizeof palette[0]) };
+
+enum {
+    WIDTH = 960,
+    MARGIN_LEFT = 84,
+    MARGIN_RIGHT = 28,
+    PANEL_HEIGHT = 150,
+    PANEL_GAP = 16,
+    STRIP_HEIGHT = 18,
+    STRIP_GAP = 4,
+    LEGEND_ROW = 20,
+    PHASE_MAX_WIDTH = 720,
+    PHASE_MAX_HEIGHT = 600,
+    MAX_NUMBERED_EVENTS = 30
+};
+
+static const char curve_colour[] = "#222222";
+static const char grid_colour[] = "#e4e4e4";
+static const char frame_colour[] = "#808080";
+static const char event_colour[] = "#555555";
+
+/* ---- numbers on axes ---- */
+
+double hy_plot_nice_step(double span, int target)
+{
+    double raw = span / (double)target;
+    double power = pow(10.0, floor(log10(raw)));
+    double mantissa = raw / power;
+    double nice = mantissa < 1.5 ? 1.0 : mantissa < 3.5 ? 2.0 : mantissa < 7.5 ? 5.0 : 10.0;
+    return nice * power;
+}
+
+void hy_plot_tick_label(double value, double step, char *buf, size_t size)
+{
+    if (fabs(value) < 1e-9 * step) {
+        hy_format(buf, size, "0");
+        return;
+    }
+    double magnitude = fabs(value);
+    if (magnitude >= 1e6 || step < 1e-5) {
+        hy_format(buf, size, "%.6g", value);
+        return;
+    }
+    int decimals = (int)-floor(log10(step) + 1e-9);
+    if (decimals < 0)
+        decimals = 0;
+    hy_format(buf, size, "%.*f", decimals, value);
+}
+
+typedef struct axis {
+    double lo, hi, step;      /* values */
+    double pixel_lo, pixel_hi; /* where lo and hi are drawn */
+} axis;
+
+static double to_pixel(const axis *a, double value)
+{
+    return a->pixel_lo + (value - a->lo) / (a->hi - a->lo) * (a->pixel_hi - a->pixel_lo);
+}
+
+/* First and last tick index k (tick value k * step) inside the axis; none
+** (first > last) when the indices would not be exact integers (values far
+** from zero compared with their span) or the step is degenerate. */
+static void tick_range(const axis *a, long *first, long *last)
+{
+    double k_first = ceil(a->lo / a->step - 1e-9), k_last = floor(a->hi / a->step + 1e-9);
+    if (!(fabs(k_first) < 1e15 && fabs(k_last) < 1e15 && k_last - k_first < 1000)) {
+        *first = 1;
+        *last = 0;
+        return;
+    }
+    *first = (long)k_first;
+    *last = (long)k_last;
+}
+
+/* The time axis: exactly the table's time span. */
+static void time_axis(const hy_results *r, axis *a, int target)
+{
+    a->lo = r->n_rows > 0 ? r->t[0] : 0.0;
+    a->hi = r->n_rows > 0 ? r->t[r->n_rows - 1] : 1.0;
+    if (!(a->hi > a->lo)) {
+        a->lo -= 0.5;
+        a->hi += 0.5;
+    }
+    a->step = hy_plot_nice_step(a->hi - a->lo, target);
+}
+
+/* A value axis: the finite values of a column with 5 % of their span
+** added on either side, so that no curve runs along the frame; ticks at
+** the steps inside. */
+static void value_axis(const hy_results *r, int var, axis *a, int target)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (long k = 0; k < r->n_rows; k++) {
+        double v = hy_results_value(r, k, var);
+        if (isfinite(v)) {
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+        }
+    }
+    if (lo > hi) {
+        lo = 0.0;
+        hi = 1.0;
+    } else if (lo == hi) {
+        double pad = lo != 0.0 ? 0.1 * fabs(lo) : 1.0;
+        lo -= pad;
+        hi += pad;
+    }
+    if (!isfinite(hi - lo)) { /* values near the largest doubles */
+        lo = fmax(lo, -1e307);
+        hi = fmin(hi, 1e307);
+    }
+    double margin = 0.05 * (hi - lo);
+    a->lo = lo - margin;
+    a->hi = hi + margin;
+    a->step = hy_plot_nice_step(hi - lo, target);
+}
+
+/* ---- SVG text ---- */
+
+static void put_escaped(FILE *out, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        switch (*c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default:
+            fputc((unsigned char)*c < 32 ? ' ' : *c, out);
+        }
+}
+
+/* <text> at (x, y); anchor "start", "middle" or "end"; extra attributes
+** (may be ""). */
+static void put_text(FILE *out, double x, double y, const char *anchor, int font_size,
+                     const char *extra, const char *text)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%d\"%s%s>", x, y,
+            anchor, font_size, extra[0] ? " " : "", extra);
+    put_escaped(out, text);
+    fputs("</text>\n", out);
+}
+
+static double text_width(const char *text, int font_size)
+{
+    return 0.6 * font_size * (double)strlen(text);
+}
+
+/* The chart's name out of a mode column "mode(CHART)", else the name. */
+static void chart_label(const char *column, char *buf, size_t size)
+{
+    size_t len = strlen(column);
+    if (len > 6 && strncmp(column, "mode(", 5) == 0 && column[len - 1] == ')')
+        hy_format(buf, size, "%.*s", (int)(len - 6), column + 5);
+    else
+        hy_format(buf, size, "%s", column);
+}
+
+/* ---- modes and events from the rows ---- */
+
+/* Palette position of the first mode of each mode column: the columns'
+** modes follow each other in the palette. */
+static int colour_offset(const hy_results *r, int mode_var)
+{
+    int offset = 0;
+    for (int v = 0; v < mode_var; v++)
+        if (r->vars[v].is_mode)
+            offset += r->vars[v].n_labels;
+    return offset;
+}
+
+static const char *mode_colour(const hy_results *r, int mode_var, double mode)
+{
+    if (mode_var < 0 || !(mode >= 0.0))
+        return curve_colour;
+    return palette[(colour_offset(r, mode_var) + (int)mode) % N_COLOURS];
+}
+
+static const char *mode_label(const hy_results *r, int mode_var, double mode)
+{
+    const hy_result_var *var = &r->vars[mode_var];
+    int k = (int)mode;
+    return mode >= 0.0 && k < var->n_labels ? var->labels[k] : "?";
+}
+
+typedef void (*band_fn)(void *ctx, double t_start, double t_end, double mode);
+
+/* The time intervals of constant mode of a mode column, merged. */
+static void for_each_band(const hy_results *r, int mode_var, band_fn fn, void *ctx)
+{
+    double mode = NAN, start = 0.0, end = 0.0;
+    for (long k = 0; k + 1 < r->n_rows; k++) {
+        if (!(r->t[k] < r->t[k + 1]))
+            continue;
+        double here = hy_results_value(r, k + 1, mode_var);
+        if (here == mode && r->t[k] == end) {
+            end = r->t[k + 1];
+            continue;
+        }
+        if (!isnan(mode))
+            fn(ctx, start, end, mode);
+        mode = here;
+        start = r->t[k];
+        end = r->t[k + 1];
+    }
+    if (!isnan(mode))
+        fn(ctx, start, end, mode);
+}
+
+static long count_events(const hy_results *r)
+{
+    long n = 0;
+    for (long k = 0; k < r->n_rows; k++)
+        n += r->kind[k] == HYDAE_ROW_EVENT_LEFT;
+    return n;
+}
+
+static int has_value(const hy_results *r, int var)
+{
+    for (long k = 0; k < r->n_rows; k++)
+        if (isfinite(hy_results_value(r, k, var)))
+            return 1;
+    return 0;
+}
+
+static int first_mode_var(const hy_results *r)
+{
+    for (int v = 0; v < r->n_vars; v++)
+        if (r->vars[v].is_mode)
+            return v;
+    return -1;
+}
+
+/* ---- curves ---- */
+
+/* A polyline written as points arrive: opened at its second point, a lone
+** point drawn as a dot; points closer than a quarter pixel to the last
+** one are left out. */
+typedef struct polyline {
+    FILE *out;
+    const char *colour;
+    double width;
+    int n_points;
+    double first_x, first_y, last_x, last_y;
+} polyline;
+
+static void line_end(polyline *p)
+{
+    if (p->n_points == 1)
+        fprintf(p->out, "<circle class=\"dot\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\"/>\n",
+                p->first_x, p->first_y, p->width + 0.5, p->colour);
+    else if (p->n_points > 1)
+        fputs("\"/>\n", p->out);
+    p->n_points = 0;
+}
+
+static void line_point(polyline *p, double x, double y)
+{
+    if (p->n_points == 0) {
+        p->first_x = p->last_x = x;
+        p->first_y = p->last_y = y;
+        p->n_points = 1;
+        return;
+    }
+    if (fabs(x - p->last_x) < 0.25 && fabs(y - p->last_y) < 0.25)
+        return;
+    if (p->n_points == 1)
+        fprintf(p->out, "<polyline class=\"curve\" fill=\"none\" stroke=\"%s\" "
+                "stroke-width=\"%.1f\" stroke-linejoin=\"round\" points=\"%.2f,%.2f",
+                p->colour, p->width, p->first_x, p->first_y);
+    fprintf(p->out, " %.2f,%.2f", x, y);
+    p->last_x = x;
+    p->last_y = y;
+    p->n_points++;
+}
+
+/* Column y_var against time (x_var < 0) or against column x_var, broken
+** at right limits and NaN; coloured by the mode column mode_var (< 0: one
+** colour). */
+static void draw_trajectory(FILE *out, const hy_results *r, int x_var, int y_var, const axis *ax,
+                            const axis *ay, int mode_var, double width)
+{
+    polyline line = { out, curve_colour, width, 0, 0, 0, 0, 0 };
+    for (long k = 0; k < r->n_rows; k++) {
+        double x = x_var < 0 ? r->t[k] : hy_results_value(r, k, x_var);
+        double y = hy_results_value(r, k, y_var);
+        if (r->kind[k] == HYDAE_ROW_EVENT_RIGHT || !isfinite(x) || !isfinite(y))
+            line_end(&line);
+        if (!isfinite(x) || !isfinite(y))
+            continue;
+        if (line.n_points == 0 && mode_var >= 0)
+            line.colour = mode_colour(r, mode_var, hy_results_value(r, k, mode_var));
+        line_point(&line, to_pixel(ax, x), to_pixel(ay, y));
+    }
+    line_end(&line);
+}
+
+/* ---- pieces of a figure ---- */
+
+static void put_header(FILE *out, int width, int height)
+{
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+            "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+            width, height, width, height, width, height);
+}
+
+/* Where the title and the note of a run that failed end. */
+static double title_bottom(const hy_results *r)
+{
+    return r->stopped_early ? 54 : 36;
+}
+
+/* Title and, for a run that failed, a red note. */
+static void put_title(FILE *out, const hy_results *r, const hy_plot_spec *spec, int width)
+{
+    const char *title = spec->title ? spec->title : r->title ? r->title : "";
+    put_text(out, width / 2.0, 26, "middle", 17, "font-weight=\"bold\"", title);
+    if (!r->stopped_early)
+        return;
+    char note[200];
+    hy_format(note, sizeof note, "the run stopped early at t = %.6g: %.120s", r->t_stopped,
+              r->stop_message ? r->stop_message : "");
+    put_text(out, width / 2.0, 46, "middle", 12, "fill=\"#b00000\"", note);
+}
+
+/* One legend entry: a sample (drawn by kind) and its text. */
+typedef enum sample_kind { SAMPLE_BAND, SAMPLE_LINE, SAMPLE_EVENT_LINE, SAMPLE_EVENT_DOT,
+                           SAMPLE_START } sample_kind;
+
+typedef struct legend {
+    FILE *out;            /* NULL: only measure */
+    double x, y;          /* next entry's place (text baseline) */
+    double x_start, x_limit; /* rows wrap past x_limit */
+} legend;
+
+static void legend_entry(legend *g, sample_kind kind, const char *colour, const char *text)
+{
+    double width = 26 + text_width(text, 12) + 18;
+    if (g->x + width > g->x_limit && g->x > g->x_start) {
+        g->x = g->x_start;
+        g->y += LEGEND_ROW;
+    }
+    double x = g->x, y = g->y;
+    g->x += width;
+    if (!g->out)
+        return;
+    switch (kind) {
+    case SAMPLE_BAND:
+        fprintf(g->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"12\" fill=\"%s\" "
+                "fill-opacity=\"0.45\"/>\n", x, y - 10, colour);
+        break;
+    case SAMPLE_LINE:
+        fprintf(g->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/>\n", x, y - 4, x + 20, y - 4, colour);
+        break;
+    case SAMPLE_EVENT_LINE:
+        fprintf(g->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-dasharray=\"4 3\"/>\n", x + 10, y - 12, x + 10, y + 2, event_colour);
+        break;
+    case SAMPLE_EVENT_DOT:
+        fprintf(g->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"black\" "
+                "stroke-width=\"1.5\"/>\n", x + 10, y - 4);
+        break;
+    case SAMPLE_START:
+        fprintf(g->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"black\"/>\n",
+                x + 6, y - 8);
+        break;
+    }
+    put_text(g->out, x + 26, y, "start", 12, "", text);
+}
+
+/* The legend below the title at y_top: every mode of every mode column,
+** then the event marker (and the start marker of a phase plot). out NULL
+** only measures. Returns the y below the legend. */
+static double put_legend(FILE *out, const hy_results *r, int phase, double y_top, int width)
+{
+    legend g = { out, MARGIN_LEFT, y_top + 14, MARGIN_LEFT, width - MARGIN_RIGHT };
+    int n_mode_vars = 0;
+    for (int v = 0; v < r->n_vars; v++)
+        n_mode_vars += r->vars[v].is_mode;
+    for (int v = 0; v < r->n_vars; v++) {
+        if (!r->vars[v].is_mode)
+            continue;
+        char chart[128], text[300];
+        chart_label(r->vars[v].name, chart, sizeof chart);
+        for (int k = 0; k < r->vars[v].n_labels; k++) {
+            if (n_mode_vars > 1)
+                hy_format(text, sizeof text, "%s: %s", chart, r->vars[v].labels[k]);
+            else
+                hy_format(text, sizeof text, "mode %s", r->vars[v].labels[k]);
+            legend_entry(&g, phase ? SAMPLE_LINE : SAMPLE_BAND, mode_colour(r, v, k), text);
+        }
+    }
+    if (phase) {
+        legend_entry(&g, SAMPLE_START, "black", "start");
+        legend_entry(&g, SAMPLE_EVENT_DOT, "black", "event (numbered in time order)");
+    } else {
+        legend_entry(&g, SAMPLE_EVENT_LINE, event_colour, "event");
+    }
+    return g.y + 10;
+}
+
+/* ---- time panels ---- */
+
+typedef struct band_drawing {
+    FILE *out;
+    const hy_results *r;
+    const axis *ax;
+    int mode_var;
+    double top, height, opacity;
+    int with_label;
+} band_drawing;
+
+static void draw_band(void *ctx, double t_start, double t_end, double mode)
+{
+    const band_drawing *b = ctx;
+    double x0 = to_pixel(b->ax, t_start), x1 = to_pixel(b->ax, t_end);
+    const char *label = mode_label(b->r, b->mode_var, mode);
+    fprintf(b->out, "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+            "fill=\"%s\" fill-opacity=\"%.2f\"><title>",
+            b->with_label ? "band" : "shade", x0, b->top, x1 - x0, b->height,
+            mode_colour(b->r, b->mode_var, mode), b->opacity);
+    put_escaped(b->out, label);
+    fprintf(b->out, " from t = %.10g to %.10g</title></rect>\n", t_start, t_end);
+    if (b->with_label && text_width(label, 11) + 6 < x1 - x0)
+        put_text(b->out, (x0 + x1) / 2, b->top + b->height - 5, "middle", 11, "", label);
+}
+
+/* y ticks, grid lines and labels of one panel (or the phase plot's box). */
+static void draw_y_ticks(FILE *out, const axis *ay, double x_left, double x_right)
+{
+    long first, last;
+    tick_range(ay, &first, &last);
+    for (long k = first; k <= last; k++) {
+        double value = (double)k * ay->step, y = to_pixel(ay, value);
+        char label[64];
+        hy_plot_tick_label(value, ay->step, label, sizeof label);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\" stroke=\"%s\"/>\n",
+                x_left, y, x_right, y, grid_colour);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\" stroke=\"%s\"/>\n",
+                x_left - 4, y, x_left, y, frame_colour);
+        put_text(out, x_left - 7, y + 4, "end", 11, "class=\"ytick\"", label);
+    }
+}
+
+/* x grid lines and tick marks over [y_top, y_bottom]; labels below when
+** with_labels. */
+static void draw_x_ticks(FILE *out, const axis *ax, double y_top, double y_bottom, int with_labels)
+{
+    long first, last;
+    tick_range(ax, &first, &last);
+    for (long k = first; k <= last; k++) {
+        double value = (double)k * ax->step, x = to_pixel(ax, value);
+        fprintf(out, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x,
+                y_top, x, y_bottom, grid_colour);
+        fprintf(out, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x,
+                y_bottom, x, y_bottom + 4, frame_colour);
+        if (with_labels) {
+            char label[64];
+            hy_plot_tick_label(value, ax->step, label, sizeof label);
+            put_text(out, x, y_bottom + 17, "middle", 11, "class=\"xtick\"", label);
+        }
+    }
+}
+
+static void draw_frame(FILE *out, double x, double y, double width, double height)
+{
+    fprintf(out, "<rect class=\"panel\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+            "fill=\"none\" stroke=\"%s\"/>\n", x, y, width, height, frame_colour);
+}
+
+static void draw_events(FILE *out, const hy_results *r, const axis *ax, double y_top,
+                        double y_bottom)
+{
+    long number = 0;
+    for (long k = 0; k < r->n_rows; k++) {
+        if (r->kind[k] != HYDAE_ROW_EVENT_LEFT)
+            continue;
+        double x = to_pixel(ax, r->t[k]);
+        fprintf(out, "<line class=\"event\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
+                "stroke=\"%s\" stroke-dasharray=\"4 3\"><title>event %ld at t = %.17g</title>"
+                "</line>\n", x, y_top, x, y_bottom, event_colour, ++number, r->t[k]);
+    }
+}
+
+static void draw_y_label(FILE *out, double x, double y_center, const char *name)
+{
+    char extra[96];
+    hy_format(extra, sizeof extra, "transform=\"rotate(-90 %.1f %.1f)\"", x, y_center);
+    put_text(out, x, y_center, "middle", 13, extra, name);
+}
+
+static double panel_top(double panels_top, int p)
+{
+    return panels_top + p * (PANEL_HEIGHT + PANEL_GAP);
+}
+
+/* The value axis of a panel whose top is at y = top. */
+static void panel_axis(const hy_results *r, int var, double top, axis *ay)
+{
+    value_axis(r, var, ay, 4);
+    ay->pixel_lo = top + PANEL_HEIGHT;
+    ay->pixel_hi = top;
+}
+
+static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
+{
+    int n_strips = 0;
+    for (int v = 0; v < r->n_vars; v++)
+        n_strips += r->vars[v].is_mode;
+    double strips_top = put_legend(NULL, r, 0, title_bottom(r), WIDTH) + 8;
+    double panels_top = strips_top + n_strips * (STRIP_HEIGHT + STRIP_GAP) + (n_strips ? 6 : 0);
+    int n_panels = spec->n_panels;
+    double panels_bottom = n_panels ? panel_top(panels_top, n_panels - 1) + PANEL_HEIGHT
+                                    : panels_top;
+    int height = (int)ceil(panels_bottom + 50);
+
+    put_header(out, WIDTH, height);
+    put_title(out, r, spec, WIDTH);
+    put_legend(out, r, 0, title_bottom(r), WIDTH);
+
+    axis ax;
+    time_axis(r, &ax, 10);
+    ax.pixel_lo = MARGIN_LEFT;
+    ax.pixel_hi = WIDTH - MARGIN_RIGHT;
+
+    if (n_panels == 0) /* only the strips: their time axis below them */
+        draw_x_ticks(out, &ax, strips_top, panels_bottom, 1);
+    /* Mode strips, one per chart, labelled with the chart's name. */
+    double y = strips_top;
+    for (int v = 0; v < r->n_vars; v++) {
+        if (!r->vars[v].is_mode)
+            continue;
+        char chart[128];
+        chart_label(r->vars[v].name, chart, sizeof chart);
+        put_text(out, MARGIN_LEFT - 7, y + STRIP_HEIGHT - 5, "end", 11, "", chart);
+        band_drawing b = { out, r, &ax, v, y, STRIP_HEIGHT, 0.45, 1 };
+        for_each_band(r, v, draw_band, &b);
+        y += STRIP_HEIGHT + STRIP_GAP;
+    }
+
+    /* Panels: shading by the first chart's modes and grids first, then the
+    ** event lines across everything, then the curves and frames on top. */
+    int shade_var = first_mode_var(r);
+    for (int p = 0; p < n_panels; p++) {
+        int var = spec->panel_vars[p];
+        double top = panel_top(panels_top, p);
+        axis ay;
+        panel_axis(r, var, top, &ay);
+        if (shade_var >= 0) {
+            band_drawing b = { out, r, &ax, shade_var, top, PANEL_HEIGHT, 0.13, 0 };
+            for_each_band(r, shade_var, draw_band, &b);
+        }
+        draw_x_ticks(out, &ax, top, top + PANEL_HEIGHT, p == n_panels - 1);
+        draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
+        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, r->vars[var].name);
+    }
+    draw_events(out, r, &ax, strips_top, panels_bottom);
+    for (int p = 0; p < n_panels; p++) {
+        int var = spec->panel_vars[p];
+        double top = panel_top(panels_top, p);
+        axis ay;
+        panel_axis(r, var, top, &ay);
+        draw_trajectory(out, r, -1, var, &ax, &ay, -1, 1.4);
+        if (!has_value(r, var))
+            put_text(out, (ax.pixel_lo + ax.pixel_hi) / 2, top + PANEL_HEIGHT / 2.0, "middle", 12,
+                     "fill=\"#707070\"", "no value in this run");
+        draw_frame(out, ax.pixel_lo, top, ax.pixel_hi - ax.pixel_lo, PANEL_HEIGHT);
+    }
+    put_text(out, (ax.pixel_lo + ax.pixel_hi) / 2, panels_bottom + 38, "middle", 13, "", "time");
+    fputs("</svg>\n", out);
+    return ferror(out) ? HYDAE_ERR_IO : 0;
+}
+
+/* ---- phase plot ---- */
+
+/* The phase plot's point at row k; 0 if either value is missing. */
+static int phase_point(const hy_results *r, const hy_plot_spec *spec, long k, double *x,
+                       double *y)
+{
+    *x = hy_results_value(r, k, spec->phase_x);
+    *y = hy_results_value(r, k, spec->phase_y);
+    return isfinite(*x) && isfinite(*y);
+}
+
+static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
+{
+    axis ax, ay;
+    value_axis(r, spec->phase_x, &ax, 6);
+    value_axis(r, spec->phase_y, &ay, 6);
+    /* The box takes the data's shape (equal scales) unless that is more
+    ** than twice as tall as wide or the reverse. */
+    double ratio = (ay.hi - ay.lo) / (ax.hi - ax.lo);
+    ratio = fmin(2.0, fmax(0.5, ratio));
+    double box_width = PHASE_MAX_WIDTH, box_height = box_width * ratio;
+    if (box_height > PHASE_MAX_HEIGHT) {
+        box_height = PHASE_MAX_HEIGHT;
+        box_width = box_height / ratio;
+    }
+    int width = (int)ceil(MARGIN_LEFT + box_width + MARGIN_RIGHT);
+    if (width < 560)
+        width = 560;
+    double box_left = MARGIN_LEFT + (width - MARGIN_LEFT - MARGIN_RIGHT - box_width) / 2;
+
+    int mode_var = first_mode_var(r);
+    double box_top = put_legend(NULL, r, 1, title_bottom(r), width) + 12;
+    int height = (int)ceil(box_top + box_height + 52);
+
+    put_header(out, width, height);
+    put_title(out, r, spec, width);
+    put_legend(out, r, 1, title_bottom(r), width);
+
+    ax.pixel_lo = box_left;
+    ax.pixel_hi = box_left + box_width;
+    ay.pixel_lo = box_top + box_height;
+    ay.pixel_hi = box_top;
+    draw_x_ticks(out, &ax, box_top, box_top + box_height, 1);
+    draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
+    draw_trajectory(out, r, spec->phase_x, spec->phase_y, &ax, &ay, mode_var, 1.6);
+    draw_frame(out, box_left, box_top, box_width, box_height);
+    put_text(out, box_left + box_width / 2, box_top + box_height + 38, "middle", 13, "",
+             r->vars[spec->phase_x].name);
+    draw_y_label(out, box_left - 64, box_top + box_height / 2, r->vars[spec->phase_y].name);
+
+    /* The start, and the events at their left-limit position (the right
+    ** limit's if the left one has no value). */
+    double px, py;
+    for (long k = 0; k < r->n_rows; k++)
+        if (phase_point(r, spec, k, &px, &py)) {
+            fprintf(out, "<rect class=\"start\" x=\"%.2f\" y=\"%.2f\" width=\"8\" height=\"8\" "
+                    "fill=\"black\"><title>start, t = %.10g</title></rect>\n",
+                    to_pixel(&ax, px) - 4, to_pixel(&ay, py) - 4, r->t[k]);
+            break;
+        }
+    long n_events = count_events(r), number = 0;
+    for (long k = 0; k < r->n_rows; k++) {
+        if (r->kind[k] != HYDAE_ROW_EVENT_LEFT)
+            continue;
+        number++;
+        if (!phase_point(r, spec, k, &px, &py)
+            && !(k + 1 < r->n_rows && phase_point(r, spec, k + 1, &px, &py)))
+            continue;
+        double cx = to_pixel(&ax, px), cy = to_pixel(&ay, py);
+        fprintf(out, "<circle class=\"event\" cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"white\" "
+                "stroke=\"black\" stroke-width=\"1.5\"><title>event %ld at t = %.17g</title>"
+                "</circle>\n", cx, cy, number, r->t[k]);
+        if (n_events <= MAX_NUMBERED_EVENTS) {
+            char label[24];
+            hy_format(label, sizeof label, "%ld", number);
+            put_text(out, cx + 7, cy - 6, "start", 12, "font-weight=\"bold\"", label);
+        }
+    }
+    fputs("</svg>\n", out);
+    return ferror(out) ? HYDAE_ERR_IO : 0;
+}
+
+int hy_svg_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
+{
+    if (spec->phase_x >= 0 && spec->phase_y >= 0)
+        return phase_plot(out, r, spec);
+    return time_plot(out, r, spec);
+}
