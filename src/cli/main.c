@@ -411,9 +411,13 @@ static int command_run(int argc, char **argv)
         status = add_sinks(sim, &opt, &results, &plot, is_mat);
     if (!status) {
         int run_status = hydae_sim_run(sim);
-        if (run_status) {
+        if (run_status == HYDAE_ERR_IO) {
+            fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n",
+                    path, hydae_sim_errmsg(sim));
+            status = EXIT_SIM_FAILURE;
+        } else if (run_status) {
             fprintf(stderr, "hydae: simulation failed: %s\n", hydae_sim_errmsg(sim));
-            if (!is_stdout(path) && run_status != HYDAE_ERR_IO)
+            if (!is_stdout(path))
                 fprintf(stderr, "hydae: results up to t = %.17g are in %s (marked as "
                         "stopped early)\n", hydae_sim_time(sim), path);
             status = EXIT_SIM_FAILURE;

@@ -1,6 +1,6 @@
 /*
-** CSV result sink with chosen columns (hydae_sim_add_csv_vars): the format
-** of hydae_sim_add_csv (csv.h) - a header, numbers with 17 significant
+** CSV result sink with chosen columns (hydae_sim_add_csv_vars; with every
+** column it is hydae_sim_add_csv): a header, numbers with 17 significant
 ** digits, empty cells where a variable has no value, a last line
 ** "# hydae: stopped early at t = ...: <reason>" on failure - over the
 ** columns of a selection (columns.h), where a mode column holds the
@@ -70,7 +70,7 @@ static int csv_row(void *user, hydae_row_kind kind, double t, const double *valu
     return ferror(csv->out) ? -1 : 0;
 }
 
-static void csv_finish(void *user, int status, double t, const char *message)
+static int csv_finish(void *user, int status, double t, const char *message)
 {
     csv_cols *csv = user;
     if (status != 0) {
@@ -79,7 +79,7 @@ static void csv_finish(void *user, int status, double t, const char *message)
             fputc(*c == '\n' ? ' ' : *c, csv->out);
         fputc('\n', csv->out);
     }
-    fflush(csv->out);
+    return fflush(csv->out) != 0 || ferror(csv->out);
 }
 
 static void csv_release(void *user)

@@ -202,16 +202,14 @@ static int mat_row(void *user, hydae_row_kind kind, double t, const double *valu
     return hy_recorder_row(&sink->rec, kind, t, values);
 }
 
-static void mat_finish(void *user, int status, double t, const char *message)
+static int mat_finish(void *user, int status, double t, const char *message)
 {
     mat_sink *sink = user;
     hy_recorder_finish(&sink->rec, status, t, message);
-    /* A failed write shows as ferror(out) to the caller, who owns the
-    ** stream (finish cannot report a status). */
     /* Without rows, the parameters' values are those the run started with
     ** (kept by the column selection for left limits). */
-    (void)hy_mat4_write(sink->out, &sink->rec.res, sink->t0, sink->rec.cols.last);
-    fflush(sink->out);
+    int written = hy_mat4_write(sink->out, &sink->rec.res, sink->t0, sink->rec.cols.last);
+    return fflush(sink->out) != 0 || ferror(sink->out) || written != 0;
 }
 
 static void mat_release(void *user)

@@ -37,15 +37,14 @@ static int plot_row(void *user, hydae_row_kind kind, double t, const double *val
     return hy_recorder_row(&sink->rec, kind, t, values);
 }
 
-static void plot_finish(void *user, int status, double t, const char *message)
+static int plot_finish(void *user, int status, double t, const char *message)
 {
     plot_sink *sink = user;
     hy_recorder_finish(&sink->rec, status, t, message);
     hy_plot_spec spec = { sink->n_panels, sink->panel_vars, sink->phase_x, sink->phase_y,
                           sink->title };
-    /* A failed write shows as ferror(out) to the caller, who owns it. */
-    (void)hy_svg_plot(sink->out, &sink->rec.res, &spec);
-    fflush(sink->out);
+    int written = hy_svg_plot(sink->out, &sink->rec.res, &spec);
+    return fflush(sink->out) != 0 || ferror(sink->out) || written != 0;
 }
 
 static void plot_release(void *user)

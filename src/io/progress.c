@@ -81,7 +81,7 @@ static int progress_row(void *user, hydae_row_kind kind, double t, const double 
     return 0; /* a terminal that fails to show progress does not stop the run */
 }
 
-static void progress_finish(void *user, int status, double t, const char *message)
+static int progress_finish(void *user, int status, double t, const char *message)
 {
     (void)status;
     (void)t;
@@ -92,6 +92,7 @@ static void progress_finish(void *user, int status, double t, const char *messag
         fflush(p->out);
         p->line_length = 0;
     }
+    return 0; /* the progress line is no result */
 }
 
 int hydae_sim_add_progress(hydae_sim *s, FILE *out)

@@ -11,7 +11,6 @@
 
 #include "sim.h"
 
-#include "io/csv.h"
 
 #include <float.h>
 #include <math.h>
@@ -294,16 +293,7 @@ int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
 
 int hydae_sim_add_csv(hydae_sim *s, FILE *out)
 {
-    if (!s || !out)
-        return HYDAE_ERR_ARG;
-    hy_csv *csv = hy_csv_create(out);
-    if (!csv)
-        return HYDAE_ERR_NOMEM;
-    hy_sink sink = { hy_csv_begin, hy_csv_row, hy_csv_finish, hy_csv_release, csv, 1 };
-    int status = add_sink(s, &sink);
-    if (status)
-        hy_csv_release(csv);
-    return status;
+    return hydae_sim_add_csv_vars(s, out, NULL, 0);
 }
 
 double hydae_sim_time(const hydae_sim *s)
@@ -873,11 +863,19 @@ static int begin_sinks(hydae_sim *s)
     return 0;
 }
 
-static void finish_sinks(hydae_sim *s, int status)
+/* Let every sink complete its output; a failed write turns a successful
+** run into HYDAE_ERR_IO. */
+static int finish_sinks(hydae_sim *s, int status)
 {
+    int failed = 0;
     for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].finish)
-            s->sinks[i].finish(s->sinks[i].user, status, s->t, s->errmsg);
+        if (s->sinks[i].finish && s->sinks[i].finish(s->sinks[i].user, status, s->t, s->errmsg))
+            failed = 1;
+    if (failed && status == 0) {
+        hy_sim_fail(s, "writing the results failed after the run reached t = %.17g", s->t);
+        return HYDAE_ERR_IO;
+    }
+    return status;
 }
 
 /* After transitions fired at s->t: snapshot the left limit, rebuild the
@@ -1209,8 +1207,7 @@ int hydae_sim_run(hydae_sim *s)
                             + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
     if (status && s->errmsg[0] == '\0')
         hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    finish_sinks(s, status);
-    return status;
+    return finish_sinks(s, status);
 }
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)

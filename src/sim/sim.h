@@ -13,7 +13,8 @@
 typedef struct hy_sink {
     int (*begin)(void *user, const hydae_model *m);
     hydae_row_fn row;
-    void (*finish)(void *user, int status, double t, const char *message);
+    /* 0, or non-zero when writing what the sink holds failed. */
+    int (*finish)(void *user, int status, double t, const char *message);
     void (*release)(void *user);
     void *user;
     int writes_file;            /* a failure is an I/O error, not a user stop */
