@@ -61,5 +61,23 @@ check "huge grid: message" grep -q "asks for 1e+11 rows" "$work/err"
 check "Zeno: exit 1" test "$(status_of "$hydae" run --example bouncing_ball --tend 5 -o zeno.csv)" = 1
 check "Zeno: message" grep -q "events accumulate" "$work/err"
 
+# Settings by their Param_Transient names, from the command line and XML.
+check "settings lists integr_tol" grep -q '^integr_tol ' <("$hydae" settings)
+check "a setting as an option: exit 0" test "$(status_of "$hydae" run --example relay --integr-tol 1e-5 --dae_jacob_eval 1 --debug-newton -o s.csv)" = 0
+check "--debug-newton: every iteration forms a Jacobian with dae_jacob_eval 1" test -z "$(grep '^newton' "$work/err" | grep -v 'jacobian=new')"
+check "--debug-newton prints iterations" grep -q '^newton t=.* iter=0 ' "$work/err"
+check "a bad setting: exit 2" test "$(status_of "$hydae" run --example relay --integr_tol -1)" = 2
+check "a bad setting: message" grep -q "setting integr_tol: '-1' is not a number > 0" "$work/err"
+printf '<Model>\n  <Param_Transient integr_tol="1e-6"\n     h_max="abc"/>\n</Model>\n' > bad.xml
+check "bad XML settings: exit 2" test "$(status_of "$hydae" run --example relay --settings bad.xml)" = 2
+check "bad XML settings: file:line:col" grep -q "bad.xml:2:.*h_max: 'abc'" "$work/err"
+printf '<Param_Transient integrator_type="VSTIFF" integr_tol="1e-6"/>\n' > good.xml
+check "XML settings: exit 0" test "$(status_of "$hydae" run --example bouncing_ball --settings good.xml --stats -o x.csv)" = 0
+check "XML settings: the 9 impacts" grep -Eq '^events +9$' "$work/err"
+# The convergence study.
+check "converge: exit 0" test "$(status_of "$hydae" converge --example algebraic_loop --channels x,y --from 1e-3 --to 1e-8)" = 0
+check "converge: recommends a tolerance" grep -q "the largest integr_tol whose channels agree to 3 digits" "$work/out"
+check "converge: unknown channel exit 2" test "$(status_of "$hydae" converge --example algebraic_loop --channels nope)" = 2
+
 echo "$passed passed, $failed failed"
 test "$failed" = 0

@@ -30,6 +30,9 @@ static const char usage_text[] =
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
+    "  settings                       list the transient-solver settings\n"
+    "  converge --example NAME --channels A,B [options]\n"
+    "                                 convergence study over integr_tol or h_max\n"
     "  help                           this text\n"
     "\n"
     "options of run:\n"
@@ -53,6 +56,11 @@ static const char usage_text[] =
     "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
     "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
     "  --set NAME=VALUE   set a parameter or discrete start value; repeatable\n"
+    "  --SETTING VALUE    any transient-solver setting of `hydae settings`, e.g.\n"
+    "                     --integr_tol 1e-4 --dae_jacob_eval 2 (dashes or underscores)\n"
+    "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
+    "                     options on the command line override it\n"
+    "  --debug-newton     print every corrector iteration to standard error\n"
     "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
     "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
     "  --phase X,Y        an X-Y phase plot instead of time panels\n"
@@ -125,7 +133,28 @@ typedef struct run_options {
     char phase_x[256], phase_y[256];
     int n_sets;
     const char **sets;
+    const char *settings_file;
+    int debug_newton;
+    int n_settings;
+    const char *setting_names[64];
+    const char *setting_values[64];
+    char setting_storage[64][64];
 } run_options;
+
+/* "--integr-tol" or "--integr_tol" -> "integr_tol" if that is a setting. */
+static const char *setting_of_option(const char *arg, char *name, size_t size)
+{
+    if (strncmp(arg, "--", 2) != 0 || strlen(arg + 2) >= size)
+        return NULL;
+    size_t i = 0;
+    for (const char *c = arg + 2; *c; c++)
+        name[i++] = *c == '-' ? '_' : *c;
+    name[i] = '\0';
+    for (int k = 0; hydae_option_name(k); k++)
+        if (strcmp(hydae_option_name(k), name) == 0)
+            return name;
+    return NULL;
+}
 
 /* "X,Y" into two names. */
 static int split_phase(const char *phase, char *x, char *y, size_t size)
@@ -172,6 +201,16 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             opt->modes = 1;
             continue;
         }
+        if (strcmp(arg, "--debug-newton") == 0) {
+            opt->debug_newton = 1;
+            continue;
+        }
+        if (strcmp(arg, "--settings") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option '%s' needs a value", arg);
+            opt->settings_file = argv[++i];
+            continue;
+        }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(usage_text, stdout);
             return -1;
@@ -183,8 +222,19 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         for (int k = 0; k < (int)(sizeof numeric / sizeof numeric[0]); k++)
             if (strcmp(arg, numeric[k]) == 0)
                 numeric_index = k;
-        if (!takes_value && numeric_index < 0)
-            return usage_error("unknown option '%s'", arg);
+        if (!takes_value && numeric_index < 0) {
+            int slot = opt->n_settings;
+            if (slot < 64 && setting_of_option(arg, opt->setting_storage[slot], 64)) {
+                if (i + 1 >= argc)
+                    return usage_error("option '%s' needs a value", arg);
+                opt->setting_names[slot] = opt->setting_storage[slot];
+                opt->setting_values[slot] = argv[++i];
+                opt->n_settings++;
+                continue;
+            }
+            return usage_error("unknown option '%s' (see `hydae --help`, `hydae settings`)",
+                               arg);
+        }
         if (i + 1 >= argc)
             return usage_error("option '%s' needs a value", arg);
         const char *value = argv[++i];
@@ -268,10 +318,18 @@ static int configure(hydae_sim *sim, const run_options *opt, const hydae_example
         || hydae_sim_set_output_steps(sim, opt->output_steps)
         || (opt->vars && hydae_sim_check_vars(sim, opt->vars))
         || (opt->plot_vars && hydae_sim_check_vars(sim, opt->plot_vars))
-        || (opt->phase && hydae_sim_check_vars(sim, opt->phase))) {
+        || (opt->phase && hydae_sim_check_vars(sim, opt->phase))
+        || (opt->settings_file && hydae_sim_load_settings(sim, opt->settings_file))
+        || (opt->debug_newton && hydae_sim_set_debug_newton(sim, stderr))) {
         fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
         return EXIT_USAGE;
     }
+    /* Command-line settings last: they override the example and the file. */
+    for (int i = 0; i < opt->n_settings; i++)
+        if (hydae_sim_set_option(sim, opt->setting_names[i], opt->setting_values[i])) {
+            fprintf(stderr, "hydae: --%s: %s\n", opt->setting_names[i], hydae_sim_errmsg(sim));
+            return EXIT_USAGE;
+        }
     return 0;
 }
 
@@ -470,5 +528,9 @@ int main(int argc, char **argv)
         return list_examples();
     if (strcmp(command, "solvers") == 0)
         return list_solvers();
+    if (strcmp(command, "settings") == 0)
+        return hy_cli_list_settings();
+    if (strcmp(command, "converge") == 0)
+        return hy_cli_converge(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
 }
