@@ -9,6 +9,9 @@
 
 const hy_integrator_ops *const hy_integrators[] = {
     &hy_dstiff,
+    &hy_rk45,
+    &hy_abam,
+    &hy_rk4,
     &hy_vstiff,
     &hy_mstiff,
     NULL,

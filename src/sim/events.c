@@ -283,9 +283,10 @@ static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, doub
         }
         if (dir == 0)
             continue;
-        /* The zero crossing, unless the step started on the crossed side
-        ** (an unarmed guard inside the band): then the band's edge. */
-        double level = dir * s->g_start[k] < 0.0 ? 0.0 : dir * arming_band(s);
+        /* The zero crossing; for an unarmed guard that started inside the
+        ** band on the crossed side, the band's edge. */
+        double level = s->g_sign[k] != 0 || dir * s->g_start[k] < 0.0 ? 0.0
+                                                                      : dir * arming_band(s);
         double t_root;
         status = locate_one(s, k, dir, level, t_a, s->g_start[k] - level, t_b,
                             s->g_end[k] - level, &t_root);

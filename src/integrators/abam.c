@@ -1,0 +1,720 @@
+/*
+** ABAM: variable-order (1-12), variable-step Adams-Bashforth-Moulton
+** PECE integrator for explicit ODEs y' = f(t, y), in the modified divided
+** difference formulation of Shampine and Gordon, written for this project
+** from the published algorithm:
+**
+**   [SG]  L.F. Shampine, M.K. Gordon, "Computer Solution of Ordinary
+**         Differential Equations: the Initial Value Problem", Freeman
+**         1975: the modified divided differences phi_i and phi*_i =
+**         beta_i phi_i, the coefficients psi, alpha, beta, sigma and
+**         g_i = c_{i,1} with c_{1,q} = 1/q, c_{i,q} = c_{i-1,q} -
+**         alpha_{i-1} c_{i-1,q+1}; the PECE step with local extrapolation
+**         (predictor of order k, corrector y = p + h g_{k+1} phi_{k+1});
+**         the local error estimate h (g_k - g_{k+1}) ||phi_{k+1}|| and the
+**         constant-step estimates ERKM2, ERKM1, ERK, ERKP1 at orders k-2 ..
+**         k+1; the order and step size selection of their STEP routine
+**         (initial phase of order raising and step doubling; step ratios
+**         in {2, 1, [0.5, 0.9]}; halving after failures, order 1 after the
+**         third, the "optimal" step after the fourth); the roundoff
+**         control by compensated summation of y; the interpolation of
+**         their INTRP routine.
+**   [HNW] E. Hairer, S.P. Norsett, G. Wanner, "Solving Ordinary
+**         Differential Equations I", 2nd ed., Springer 1993: III.1,
+**         the Adams-Moulton coefficients gamma*_j (the constant-step
+**         error constants |gamma*_j| of [SG]'s GSTR table); III.5, the
+**         same variable-step Adams formulas; II.4, the starting step size
+**         algorithm (used here with p = 1, the order of the first step).
+**
+** Deviations from [SG], all deliberate: error weights 1/(rtol_i |y_i| +
+** atol_i) taken at the start of each step, as their DE driver does, with
+** the weighted RMS norm of this interface (SG use the Euclidean norm and
+** eps; here eps = 1); the starting step is HNW's (SG's own is 0.25
+** sqrt(eps/||y'||)); the compensated summation is always on (SG switch
+** it on only near the roundoff limit); the tolerance is never raised
+** (SG's "crash" return): a step below roundoff fails with HY_ERR_HMIN;
+** steps are bounded by h_max and h_min, and end exactly on t_stop (the
+** step is shortened, as SG's DE does when it may not pass TOUT); a
+** failure of f (a return > 0 or a value that is not finite) rejects the
+** step with h / 4 and counts as a rejected step; the coefficients are
+** recomputed in full every step instead of SG's incremental updates of
+** V and W (the same values, k <= 12, O(k^2) work).
+*/
+#include "integrators/integrator.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ABAM_MAX_ORDER 12
+/* phi_1 .. phi_{k+2}. */
+#define ABAM_N_PHI (ABAM_MAX_ORDER + 2)
+#define ABAM_HALF_TOL 0.5               /* SG's p5eps with eps = 1 */
+#define ABAM_RHS_FAIL_FACTOR 0.25       /* h after a failure of f */
+#define ABAM_MAX_RHS_FAILS 10           /* consecutive, per step */
+#define ABAM_MAX_ERR_FAILS 100          /* consecutive, per step */
+
+/* |gamma*_j|, j = 1..13: the Adams-Moulton coefficients in backward
+** difference form, gamma*_0 = 1, sum_{i=0..j} gamma*_i / (j + 1 - i) = 0
+** ([HNW] III.1), exact fractions: 1/2, 1/12, 1/24, 19/720, 3/160,
+** 863/60480, 275/24192, 33953/3628800, 8183/1036800, 3250433/479001600,
+** 4671/788480, 13695779093/2615348736000, 2224234463/475517952000.
+** They are [SG]'s GSTR constants. Index 0 unused. */
+static const double abam_gamma_star[ABAM_MAX_ORDER + 2] = {
+    0.0,
+    1.0 / 2.0,
+    1.0 / 12.0,
+    1.0 / 24.0,
+    19.0 / 720.0,
+    3.0 / 160.0,
+    863.0 / 60480.0,
+    275.0 / 24192.0,
+    33953.0 / 3628800.0,
+    8183.0 / 1036800.0,
+    3250433.0 / 479001600.0,
+    4671.0 / 788480.0,
+    13695779093.0 / 2615348736000.0,
+    2224234463.0 / 475517952000.0,
+};
+
+enum { RHS_OK = 0, RHS_RECOVERABLE, RHS_FATAL };
+
+typedef struct abam_mem {
+    int n;
+    int initialized;
+
+    hy_dae dae;
+    double *rtol;
+    double *atol;
+    double h_user;              /* opt->h0, 0 = automatic */
+    double h_min;               /* 0 = none */
+    double h_max;               /* +inf = none */
+    int max_order;
+
+    /* Integration state ([SG] notation; arrays indexed from 1). */
+    double t;                   /* x_n */
+    double t_prev;              /* x_{n-1} */
+    double h;                   /* step to try next; 0 = not chosen yet */
+    double h_old;               /* last accepted step */
+    int order;                  /* k to try next */
+    int order_old;              /* k of the last accepted step */
+    int n_const;                /* ns: steps taken with the same h */
+    int phase1;                 /* initial phase: raise order, double h */
+    int have_f;                 /* phi_1 = f(x_n, y_n) is set */
+    long n_steps_since_init;
+    int last_step_trivial;      /* last "step" only moved t by roundoff */
+    double psi[ABAM_N_PHI];     /* psi_i(n) = x_n - x_{n-i} */
+
+    /* Coefficients of the step being attempted. */
+    double psi_new[ABAM_N_PHI];
+    double alpha[ABAM_N_PHI];
+    double beta[ABAM_N_PHI];
+    double sigma[ABAM_N_PHI];
+    double g[ABAM_N_PHI];
+
+    double *phi;                /* phi_1..phi_{k+2}, n each */
+    double *y;                  /* y_n */
+    double *y_comp;             /* rounding lost when y_n was formed */
+    double *p;                  /* predicted solution */
+    double *p_comp;             /* rounding lost when p was formed */
+    double *fp;                 /* f(x_{n+1}, p) */
+    double *f_ext;              /* sum phi*_i: f extrapolated to x_{n+1} */
+    double *y_new;
+    double *y_new_comp;
+    double *f_new;
+    double *weight;             /* 1 / (rtol |y_n| + atol) */
+    double *yp_init;
+
+    hy_stats stats;
+    int worst;
+} abam_mem;
+
+#define PHI(d, i) ((d)->phi + (size_t)((i) - 1) * (size_t)(d)->n)
+
+/* ------------------------------------------------------------------------
+** Helpers
+*/
+
+static double roundoff_floor(double t)
+{
+    return 4.0 * DBL_EPSILON * fabs(t);
+}
+
+static int eval_rhs(abam_mem *d, double t, const double *y, double *ydot)
+{
+    d->stats.n_res_evals++;
+    int status = d->dae.rhs(t, y, ydot, d->dae.ctx);
+    if (status < 0)
+        return RHS_FATAL;
+    if (status > 0)
+        return RHS_RECOVERABLE;
+    for (int i = 0; i < d->n; i++)
+        if (!isfinite(ydot[i])) {
+            d->worst = i;
+            return RHS_RECOVERABLE;
+        }
+    return RHS_OK;
+}
+
+/* w_i = 1 / (rtol_i |y_i| + atol_i). At init (keep_old == 0) returns -1
+** if a weight is not positive and finite; later a component with
+** atol_i = 0 that is exactly 0 keeps its previous weight. */
+static int set_weights(abam_mem *d, const double *y, int keep_old)
+{
+    for (int i = 0; i < d->n; i++) {
+        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
+        if (tol_i > 0.0 && isfinite(tol_i))
+            d->weight[i] = 1.0 / tol_i;
+        else if (!keep_old)
+            return -1;
+    }
+    return 0;
+}
+
+static double wrms_norm(int n, const double *v, const double *w)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double scaled = v[i] * w[i];
+        sum += scaled * scaled;
+    }
+    return sqrt(sum / n);
+}
+
+/* Starting step ([HNW] II.4, steps a-f, for a method of order p = 1, the
+** order of the first step): d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1
+** (1e-6 if either < 1e-5), d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
+** h1 = (0.01 / max(d1, d2))^(1/2) (max(1e-6, 1e-3 h0) if max(d1, d2) <=
+** 1e-15), h = min(100 h0, h1); h0 is also bounded by h_max and t_stop -
+** t0. Scratch: p, fp. */
+static int initial_step(abam_mem *d, double t_stop, double *h_out)
+{
+    int n = d->n;
+    const double *f0 = PHI(d, 1);
+    double d0 = wrms_norm(n, d->y, d->weight);
+    double d1 = wrms_norm(n, f0, d->weight);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = fmin(fmin(h0, t_stop - d->t), d->h_max);
+    for (int i = 0; i < n; i++)
+        d->p[i] = d->y[i] + h0 * f0[i];
+    int status = eval_rhs(d, d->t + h0, d->p, d->fp);
+    if (status == RHS_FATAL)
+        return RHS_FATAL;
+    if (status == RHS_RECOVERABLE) {
+        *h_out = h0;
+        return RHS_OK;
+    }
+    for (int i = 0; i < n; i++)
+        d->fp[i] -= f0[i];
+    double d2 = wrms_norm(n, d->fp, d->weight) / h0;
+    double d_max = fmax(d1, d2);
+    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : sqrt(0.01 / d_max);
+    *h_out = fmin(100.0 * h0, h1);
+    return RHS_OK;
+}
+
+/* Coefficients of the step of size h at order k from x_n ([SG]):
+** psi_i(n+1) = psi_{i-1}(n) + h (psi_0 = 0), alpha_i = h / psi_i(n+1),
+** beta_1 = 1, beta_i = beta_{i-1} psi_{i-1}(n+1) / psi_{i-1}(n),
+** sigma_1 = 1, sigma_{i+1} = i alpha_i sigma_i, and g_i = c_{i,1}
+** (i = 1..k+1) by the recurrence in q given at the top. */
+static void set_coefficients(abam_mem *d, int k, double h)
+{
+    d->psi_new[1] = h;
+    for (int i = 2; i <= k; i++)
+        d->psi_new[i] = d->psi[i - 1] + h;
+    d->beta[1] = 1.0;
+    for (int i = 2; i <= k; i++)
+        d->beta[i] = d->beta[i - 1] * d->psi_new[i - 1] / d->psi[i - 1];
+    d->sigma[1] = 1.0;
+    for (int i = 1; i <= k; i++) {
+        d->alpha[i] = h / d->psi_new[i];
+        d->sigma[i + 1] = i * d->alpha[i] * d->sigma[i];
+    }
+    double c[ABAM_N_PHI + 1] = { 0.0 };
+    for (int q = 1; q <= k + 1; q++)
+        c[q] = 1.0 / q;
+    d->g[1] = c[1];
+    for (int i = 2; i <= k + 1; i++) {
+        for (int q = 1; q <= k + 2 - i; q++)
+            c[q] -= d->alpha[i - 1] * c[q + 1];
+        d->g[i] = c[1];
+    }
+}
+
+/* ------------------------------------------------------------------------
+** The descriptor's functions
+*/
+
+static void abam_destroy(void *mem);
+
+static void *abam_create(int n)
+{
+    if (n <= 0)
+        return NULL;
+    abam_mem *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    size_t len = (size_t)n;
+    d->n = n;
+    d->rtol = malloc(len * sizeof(double));
+    d->atol = malloc(len * sizeof(double));
+    d->phi = calloc(ABAM_N_PHI * len, sizeof(double));
+    double **vectors[] = { &d->y, &d->y_comp, &d->p, &d->p_comp, &d->fp,
+                           &d->f_ext, &d->y_new, &d->y_new_comp, &d->f_new,
+                           &d->weight, &d->yp_init };
+    int ok = d->rtol && d->atol && d->phi;
+    for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++) {
+        *vectors[v] = calloc(len, sizeof(double));
+        ok = ok && *vectors[v];
+    }
+    if (!ok) {
+        abam_destroy(d);
+        return NULL;
+    }
+    d->worst = -1;
+    return d;
+}
+
+static void abam_destroy(void *mem)
+{
+    abam_mem *d = mem;
+    if (d == NULL)
+        return;
+    free(d->rtol);
+    free(d->atol);
+    free(d->phi);
+    free(d->y);
+    free(d->y_comp);
+    free(d->p);
+    free(d->p_comp);
+    free(d->fp);
+    free(d->f_ext);
+    free(d->y_new);
+    free(d->y_new_comp);
+    free(d->f_new);
+    free(d->weight);
+    free(d->yp_init);
+    free(d);
+}
+
+static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
+                     const double *yp0, const hy_options *opt)
+{
+    abam_mem *d = mem;
+    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+        return HY_ERR_ARG;
+    d->initialized = 0;
+    int n = d->n;
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+        return HY_ERR_ARG;
+    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
+        || !isfinite(opt->h0) || !isfinite(opt->h_min) || opt->max_order < 0)
+        return HY_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
+        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
+        if (!(rtol_i >= 0.0) || !isfinite(rtol_i) || !(atol_i >= 0.0)
+            || !isfinite(atol_i) || !isfinite(y0[i])
+            || (yp0 != NULL && !isfinite(yp0[i])))
+            return HY_ERR_ARG;
+        d->rtol[i] = rtol_i;
+        d->atol[i] = atol_i;
+    }
+    d->dae = *dae;
+    d->h_user = opt->h0;
+    d->h_min = opt->h_min;
+    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
+    d->max_order = opt->max_order > 0 && opt->max_order < ABAM_MAX_ORDER
+                       ? opt->max_order
+                       : ABAM_MAX_ORDER;
+    if (d->h_min > d->h_max)
+        return HY_ERR_ARG;
+    if (set_weights(d, y0, 0) != 0)
+        return HY_ERR_ARG;
+
+    /* Order 1, nothing accepted yet, phi_2 = 0 ([SG], start of STEP). */
+    d->t = t0;
+    d->t_prev = t0;
+    d->h = 0.0;
+    d->h_old = 0.0;
+    d->order = 1;
+    d->order_old = 0;
+    d->n_const = 0;
+    d->phase1 = 1;
+    d->have_f = 0;
+    d->n_steps_since_init = 0;
+    d->last_step_trivial = 0;
+    d->worst = -1;
+    memset(d->psi, 0, sizeof d->psi);
+    memset(PHI(d, 2), 0, (size_t)n * sizeof(double));
+    memcpy(d->y, y0, (size_t)n * sizeof(double));
+    memset(d->y_comp, 0, (size_t)n * sizeof(double));
+    if (yp0 != NULL)
+        memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
+    else
+        memset(d->yp_init, 0, (size_t)n * sizeof(double));
+    d->stats.h_last = 0.0;
+    d->stats.order_last = 0;
+    d->initialized = 1;
+    return HY_OK;
+}
+
+/* Error estimates of one attempt ([SG], STEP block 2). */
+typedef struct err_estimates {
+    double err;             /* |h| (g_k - g_{k+1}) ||phi_{k+1}||: the test */
+    double erk;             /* constant-step estimate at order k */
+    double erkm1, erkm2;    /* at orders k-1, k-2 (0 if not defined) */
+    int order_new;          /* k, or k-1 if that looks better */
+} err_estimates;
+
+/* Predict p = y_n + h sum g_i phi*_i (compensated), evaluate f^p, and
+** estimate the errors from phi^p_{k+1} = f^p - sum phi*_i and the
+** predicted phi^p_k, phi^p_{k-1}. */
+static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
+                            err_estimates *e)
+{
+    int n = d->n;
+    for (int l = 0; l < n; l++) {
+        double f_sum = 0.0, incr = 0.0;
+        for (int i = k; i >= 1; i--) {
+            double phi_star = d->beta[i] * PHI(d, i)[l];
+            f_sum += phi_star;
+            incr += d->g[i] * phi_star;
+        }
+        d->f_ext[l] = f_sum;
+        /* Compensated y_n + h incr ([SG] roundoff control). */
+        double tau = h * incr - d->y_comp[l];
+        d->p[l] = d->y[l] + tau;
+        d->p_comp[l] = (d->p[l] - d->y[l]) - tau;
+    }
+    int status = eval_rhs(d, t_try, d->p, d->fp);
+    if (status != RHS_OK)
+        return status;
+    double sum_k = 0.0, sum_km1 = 0.0, sum_km2 = 0.0;
+    double worst_val = -1.0;
+    int worst = -1;
+    for (int l = 0; l < n; l++) {
+        double w = d->weight[l];
+        double diff_kp1 = d->fp[l] - d->f_ext[l];
+        double scaled = diff_kp1 * w;
+        sum_k += scaled * scaled;
+        if (!(fabs(scaled) <= worst_val)) {
+            worst_val = fabs(scaled);
+            worst = l;
+        }
+        if (k >= 2) {
+            double diff_k = d->beta[k] * PHI(d, k)[l] + diff_kp1;
+            sum_km1 += (diff_k * w) * (diff_k * w);
+            if (k >= 3) {
+                double diff_km1 = d->beta[k - 1] * PHI(d, k - 1)[l] + diff_k;
+                sum_km2 += (diff_km1 * w) * (diff_km1 * w);
+            }
+        }
+    }
+    double abs_h = fabs(h);
+    e->erkm2 = k >= 3 ? abs_h * d->sigma[k - 1] * abam_gamma_star[k - 2]
+                            * sqrt(sum_km2 / n)
+                      : 0.0;
+    e->erkm1 = k >= 2 ? abs_h * d->sigma[k] * abam_gamma_star[k - 1]
+                            * sqrt(sum_km1 / n)
+                      : 0.0;
+    double base = abs_h * sqrt(sum_k / n);
+    e->err = base * (d->g[k] - d->g[k + 1]);
+    e->erk = base * d->sigma[k + 1] * abam_gamma_star[k];
+    /* Lower the order if the lower-order estimates are no larger. */
+    e->order_new = k;
+    if (k >= 3 && fmax(e->erkm1, e->erkm2) <= e->erk)
+        e->order_new = k - 1;
+    else if (k == 2 && e->erkm1 <= 0.5 * e->erk)
+        e->order_new = 1;
+    if (!(e->err <= 1.0))
+        d->worst = worst;
+    return RHS_OK;
+}
+
+/* After an accepted step of order k, nominal size h (the controller's,
+** which ns compares) and actual size h_step = t_new - t: the new differences
+** phi_{k+1}(n+1) = f_{n+1} - sum phi*_i, phi_{k+2}(n+1) = phi_{k+1}(n+1)
+** - phi_{k+1}(n), phi_i(n+1) = phi*_i(n) + phi_{i+1}(n+1); then order and
+** step for the next step ([SG], STEP block 4). */
+static void accept_step(abam_mem *d, int k, double h, double h_step,
+                        double t_new, const err_estimates *e)
+{
+    int n = d->n;
+    for (int l = 0; l < n; l++) {
+        double diff_kp1 = d->f_new[l] - d->f_ext[l];
+        PHI(d, k + 2)[l] = diff_kp1 - PHI(d, k + 1)[l];
+        PHI(d, k + 1)[l] = diff_kp1;
+        for (int i = k; i >= 1; i--)
+            PHI(d, i)[l] = d->beta[i] * PHI(d, i)[l] + PHI(d, i + 1)[l];
+    }
+    double *swap = d->y;
+    d->y = d->y_new;
+    d->y_new = swap;
+    swap = d->y_comp;
+    d->y_comp = d->y_new_comp;
+    d->y_new_comp = swap;
+    for (int i = 1; i <= k; i++)
+        d->psi[i] = d->psi_new[i];
+    d->t_prev = d->t;
+    d->t = t_new;
+    d->h_old = h;
+    d->order_old = k;
+    d->last_step_trivial = 0;
+    d->n_steps_since_init++;
+    d->stats.n_steps++;
+    d->stats.h_last = h_step;
+    d->stats.order_last = k;
+
+    /* Order: the estimate at k+1 needs k+1 steps of constant h. */
+    int k_max = d->max_order;
+    int k_next = k;
+    double erk = e->erk;
+    if (e->order_new == k - 1 || k == k_max)
+        d->phase1 = 0;
+    if (d->phase1) {
+        k_next = k + 1;
+        erk = 0.0;
+    } else if (e->order_new == k - 1) {
+        k_next = k - 1;
+        erk = e->erkm1;
+    } else if (k + 1 <= d->n_const) {
+        double erkp1 = fabs(h_step) * abam_gamma_star[k + 1]
+                       * wrms_norm(n, PHI(d, k + 2), d->weight);
+        if (k == 1) {
+            if (erkp1 < 0.5 * erk && k < k_max) {
+                k_next = 2;
+                erk = erkp1;
+            }
+        } else if (e->erkm1 <= fmin(erk, erkp1)) {
+            k_next = k - 1;
+            erk = e->erkm1;
+        } else if (erkp1 < erk && k < k_max) {
+            k_next = k + 1;
+            erk = erkp1;
+        }
+    }
+    /* Step: double, keep, or r = (0.5/erk)^(1/(k+1)) clamped to
+    ** [0.5, 0.9]. */
+    double h_next;
+    if (d->phase1 || ABAM_HALF_TOL >= erk * ldexp(1.0, k_next + 1)) {
+        h_next = 2.0 * h;
+    } else if (ABAM_HALF_TOL >= erk) {
+        h_next = h;
+    } else {
+        double ratio = pow(ABAM_HALF_TOL / erk, 1.0 / (k_next + 1));
+        h_next = h * fmax(0.5, fmin(0.9, ratio));
+        h_next = fmax(h_next, roundoff_floor(t_new));
+    }
+    d->order = k_next;
+    d->h = fmax(fmin(h_next, d->h_max), d->h_min);
+}
+
+static int abam_step(void *mem, double t_stop, double *t_new)
+{
+    abam_mem *d = mem;
+    if (d == NULL || t_new == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    *t_new = d->t;
+    if (!(t_stop >= d->t) || !isfinite(t_stop))
+        return HY_ERR_ARG;
+    int n = d->n;
+    if (!d->have_f) {
+        if (eval_rhs(d, d->t, d->y, PHI(d, 1)) != RHS_OK)
+            return HY_ERR_RES;
+        d->have_f = 1;
+    }
+    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+        /* t_stop equals t up to roundoff: arrive without a step, moving y
+        ** by (t_stop - t) f ([SG]'s DE extrapolates likewise). */
+        double dt = t_stop - d->t;
+        const double *f_cur = PHI(d, 1);
+        for (int i = 0; i < n; i++)
+            d->y[i] += dt * f_cur[i];
+        memset(d->y_comp, 0, (size_t)n * sizeof(double));
+        d->t_prev = d->t;
+        d->t = t_stop;
+        d->last_step_trivial = 1;
+        *t_new = t_stop;
+        return HY_TSTOP;
+    }
+    if (d->h == 0.0) {
+        double h = d->h_user;
+        if (h == 0.0 && initial_step(d, t_stop, &h) == RHS_FATAL)
+            return HY_ERR_RES;
+        d->h = fmax(fmax(h, d->h_min), roundoff_floor(d->t));
+    }
+    set_weights(d, d->y, 1);
+
+    int n_fails = 0, n_rhs_fails = 0;
+    for (;;) {
+        int k = d->order;
+        double h = fmin(d->h, d->h_max);
+        double dist = t_stop - d->t;
+        int lands = dist <= h || (dist <= 1.01 * h && dist <= d->h_max);
+        /* The controller's (nominal) step decides ns and the next step;
+        ** the formulas use the step actually taken, t_try - t, which may
+        ** differ from it by an ulp of t (so that y' = 1 gives y = t
+        ** without drift), and which is kept within h_max. */
+        double h_nominal = lands ? dist : h;
+        double t_try = lands ? t_stop : d->t + h;
+        if (!lands && t_try - d->t > d->h_max)
+            t_try = nextafter(t_try, d->t);
+        double h_step = t_try - d->t;
+        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+        if (!lands && (h_step < h_floor || t_try == d->t))
+            return HY_ERR_HMIN;
+        /* ns: steps taken with this h, counting this one, at most
+        ** k_old + 1 ([SG] block 1). */
+        if (h_nominal != d->h_old)
+            d->n_const = 0;
+        if (d->n_const <= d->order_old)
+            d->n_const++;
+        set_coefficients(d, k, h_step);
+
+        err_estimates est = { 0.0, 0.0, 0.0, 0.0, k };
+        int status = predict_evaluate(d, k, h_step, t_try, &est);
+        if (status == RHS_OK && est.err <= 1.0) {
+            /* Correct (compensated) and evaluate. */
+            double h_g = h_step * d->g[k + 1];
+            for (int l = 0; l < n; l++) {
+                double rho = h_g * (d->fp[l] - d->f_ext[l]) - d->p_comp[l];
+                d->y_new[l] = d->p[l] + rho;
+                d->y_new_comp[l] = (d->y_new[l] - d->p[l]) - rho;
+            }
+            status = eval_rhs(d, t_try, d->y_new, d->f_new);
+            if (status == RHS_OK) {
+                accept_step(d, k, h_nominal, h_step, t_try, &est);
+                *t_new = t_try;
+                return lands ? HY_TSTOP : HY_OK;
+            }
+        }
+        if (status == RHS_FATAL)
+            return HY_ERR_RES;
+        d->stats.n_err_fails++;
+        d->phase1 = 0;
+        d->n_const = 0;
+        if (status == RHS_RECOVERABLE) {
+            n_rhs_fails++;
+            d->h = ABAM_RHS_FAIL_FACTOR * h_nominal;
+            if (n_rhs_fails >= ABAM_MAX_RHS_FAILS || d->h < h_floor
+                || d->t + d->h == d->t)
+                return HY_ERR_RES;
+            continue;
+        }
+        /* Error test failure ([SG] block 3): halve h; from the third
+        ** failure on use order 1; from the fourth on, the step that
+        ** order-1 estimate suggests if it is smaller than h/2. */
+        n_fails++;
+        double factor = 0.5;
+        int k_retry = est.order_new;
+        if (n_fails >= 3)
+            k_retry = 1;
+        if (n_fails > 3 && ABAM_HALF_TOL < 0.25 * est.erk)
+            factor = sqrt(ABAM_HALF_TOL / est.erk);
+        d->h = factor * h_nominal;
+        d->order = k_retry;
+        if (d->h < h_floor || d->t + d->h == d->t)
+            return HY_ERR_HMIN;
+        if (n_fails >= ABAM_MAX_ERR_FAILS)
+            return HY_ERR_ERRTEST;
+    }
+}
+
+/* y and y' at t in [x_n - h, x_n] by [SG]'s interpolation (INTRP) with
+** the k_old + 1 differences of the last step: with s = t - x_n,
+** rho_1 = 1, rho_{i+1}(s) = rho_i(s) (s + psi_{i-1}) / psi_i (psi_0 = 0),
+**   y'(t) = sum_i rho_i(s) phi_i(n),
+**   y(t)  = y_n + sum_i phi_i(n) int_0^s rho_i,
+** the integrals evaluated exactly from the polynomials rho_i in u = s/h. */
+static int abam_dense(void *mem, double t, double *y, double *yp)
+{
+    abam_mem *d = mem;
+    if (d == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    int n = d->n;
+    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
+    if (!(t >= d->t_prev - slack && t <= d->t + slack))
+        return HY_ERR_ARG;
+    if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
+        if (y)
+            memcpy(y, d->y, (size_t)n * sizeof(double));
+        if (yp)
+            memcpy(yp, d->have_f ? PHI(d, 1) : d->yp_init,
+                   (size_t)n * sizeof(double));
+        return HY_OK;
+    }
+    int n_terms = d->order_old + 1;
+    double h = d->psi[1];
+    double u = (t - d->t) / h;
+    /* poly[m]: coefficient of u^m in rho_i. */
+    double poly[ABAM_N_PHI + 1];
+    double rho[ABAM_N_PHI + 1], integral[ABAM_N_PHI + 1];
+    poly[0] = 1.0;
+    int degree = 0;
+    for (int i = 1; i <= n_terms; i++) {
+        if (i > 1) {
+            /* Multiply by (s + psi_{i-2})/psi_{i-1} = a u + b. */
+            double a = h / d->psi[i - 1];
+            double b = i > 2 ? d->psi[i - 2] / d->psi[i - 1] : 0.0;
+            poly[degree + 1] = a * poly[degree];
+            for (int m = degree; m >= 1; m--)
+                poly[m] = b * poly[m] + a * poly[m - 1];
+            poly[0] = b * poly[0];
+            degree++;
+        }
+        double value = 0.0, area = 0.0;
+        for (int m = degree; m >= 0; m--) {
+            value = value * u + poly[m];
+            area = area * u + poly[m] / (m + 1);
+        }
+        rho[i] = value;
+        integral[i] = h * u * area;
+    }
+    for (int l = 0; l < n; l++) {
+        double y_incr = 0.0, deriv = 0.0;
+        for (int i = n_terms; i >= 1; i--) {
+            double phi_i = PHI(d, i)[l];
+            y_incr += integral[i] * phi_i;
+            deriv += rho[i] * phi_i;
+        }
+        if (y)
+            y[l] = d->y[l] + y_incr;
+        if (yp)
+            yp[l] = deriv;
+    }
+    return HY_OK;
+}
+
+static void abam_get_stats(const void *mem, hy_stats *out)
+{
+    const abam_mem *d = mem;
+    if (out == NULL)
+        return;
+    if (d == NULL) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = d->stats;
+}
+
+static int abam_worst_component(const void *mem)
+{
+    const abam_mem *d = mem;
+    return d == NULL ? -1 : d->worst;
+}
+
+const hy_integrator_ops hy_abam = {
+    .name = "ABAM",
+    .create = abam_create,
+    .init = abam_init,
+    .step = abam_step,
+    .dense = abam_dense,
+    .get_stats = abam_get_stats,
+    .worst_component = abam_worst_component,
+    .destroy = abam_destroy,
+    .needs_rhs = 1,
+    .fixed_step = 0,
+};

@@ -1,0 +1,577 @@
+/*
+** RK45: the Dormand-Prince 5(4) explicit Runge-Kutta pair for explicit
+** ODEs y' = f(t, y), with local error control, local extrapolation (the
+** 5th-order solution is propagated), FSAL and a dense output of order 4.
+**
+**   [DP80] J.R. Dormand, P.J. Prince, "A family of embedded Runge-Kutta
+**          formulae", J. Comput. Appl. Math. 6 (1980) 19-26.
+**   [HNW]  E. Hairer, S.P. Norsett, G. Wanner, "Solving Ordinary
+**          Differential Equations I: Nonstiff Problems", 2nd ed., Springer
+**          1993: II.5, Table 5.2 (the coefficients of [DP80]); II.4, the
+**          error norm (4.10)-(4.11), the standard step size controller
+**          (4.12)-(4.13) and the starting step size algorithm; II.6, the
+**          continuous extension of the method (dense output of Shampine,
+**          [S86]).
+**   [S86]  L.F. Shampine, "Some practical Runge-Kutta formulas", Math.
+**          Comp. 46 (1986) 135-150.
+**
+** Step size control is HNW's standard controller, not the PI controller:
+** h_new = h min(10, max(0.2, 0.9 err^(-1/5))), with the growth factor
+** capped at 1 right after a rejection (HNW II.4). A failure of f (a
+** return > 0, or a value that is not finite) rejects the step and retries
+** with h / 4; it counts as a rejected step (n_err_fails). There is no
+** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
+*/
+#include "integrators/integrator.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RK45_N_STAGES 7
+#define RK45_ORDER 5            /* order of the propagated solution */
+#define RK45_ERR_EXPONENT 0.2   /* 1/(q+1), q = 4 the embedded order */
+#define RK45_SAFETY 0.9         /* HNW II.4: fac */
+#define RK45_FAC_MIN 0.2        /* HNW II.4: facmin */
+#define RK45_FAC_MAX 10.0       /* HNW II.4: facmax */
+#define RK45_RHS_FAIL_FACTOR 0.25       /* h after a failure of f */
+#define RK45_MAX_RHS_FAILS 10           /* consecutive, per step */
+#define RK45_MAX_ERR_FAILS 100          /* consecutive, per step */
+
+/* Butcher tableau of [DP80], as printed in [HNW] II.5, Table 5.2. */
+static const double rk45_c[RK45_N_STAGES] = {
+    0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0
+};
+static const double rk45_a[RK45_N_STAGES][RK45_N_STAGES - 1] = {
+    { 0 },
+    { 1.0 / 5.0 },
+    { 3.0 / 40.0, 9.0 / 40.0 },
+    { 44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0 },
+    { 19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0 },
+    { 9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0,
+      -5103.0 / 18656.0 },
+    /* The 7th stage is evaluated at the new solution (FSAL): row 7 = b. */
+    { 35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0,
+      11.0 / 84.0 },
+};
+/* Weights of the 5th-order solution b (= row 7 of a, b_7 = 0). */
+static const double rk45_b[RK45_N_STAGES] = {
+    35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0,
+    11.0 / 84.0, 0.0
+};
+/* b - b_hat, b_hat the 4th-order weights of Table 5.2
+** (5179/57600, 0, 7571/16695, 393/640, -92097/339200, 187/2100, 1/40). */
+static const double rk45_e[RK45_N_STAGES] = {
+    71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0,
+    22.0 / 525.0, -1.0 / 40.0
+};
+
+/* Continuous extension ([HNW] II.6, after [S86]): y(t0 + theta h) =
+** y0 + h sum b_i(theta) k_i with
+**   b_i(theta) = theta^2 (3 - 2 theta) b_i
+**              + theta^2 (theta - 1)^2 (u_i + v_i theta)
+**              (+ theta (theta - 1)^2 for i = 1, + theta^2 (theta - 1) for
+**              i = 7),
+** where u_i + v_i theta are the linear factors printed there:
+**   i=1: -5 (2558722523 - 31403016 theta) / 11282082432
+**   i=3: 100 (882725551 - 15701508 theta) / 32700410799
+**   i=4: -25 (443332067 - 31403016 theta) / 1880347072
+**   i=5: 32805 (23143187 - 3489224 theta) / 199316789632
+**   i=6: -55 (29972135 - 7076736 theta) / 822651844
+**   i=7: 10 (7414447 - 829305 theta) / 29380423
+** (checked symbolically: the b_i(theta) satisfy the eight order-4
+** conditions for every theta, and b_i(1) = b_i). */
+static const double rk45_dense_u[RK45_N_STAGES] = {
+    -5.0 * 2558722523.0 / 11282082432.0, 0.0,
+    100.0 * 882725551.0 / 32700410799.0,
+    -25.0 * 443332067.0 / 1880347072.0,
+    32805.0 * 23143187.0 / 199316789632.0,
+    -55.0 * 29972135.0 / 822651844.0,
+    10.0 * 7414447.0 / 29380423.0
+};
+static const double rk45_dense_v[RK45_N_STAGES] = {
+    5.0 * 31403016.0 / 11282082432.0, 0.0,
+    -100.0 * 15701508.0 / 32700410799.0,
+    25.0 * 31403016.0 / 1880347072.0,
+    -32805.0 * 3489224.0 / 199316789632.0,
+    55.0 * 7076736.0 / 822651844.0,
+    -10.0 * 829305.0 / 29380423.0
+};
+
+/* Outcome of one evaluation of f. */
+enum { RHS_OK = 0, RHS_RECOVERABLE, RHS_FATAL };
+
+/* Stages of one step: k[0..6] = f at the 7 stages. Two banks, so that a
+** rejected attempt never spoils the dense output of the accepted step. */
+typedef struct rk45_bank {
+    double *k[RK45_N_STAGES];
+} rk45_bank;
+
+typedef struct rk45_mem {
+    int n;
+    int initialized;
+
+    hy_dae dae;
+    double *rtol;               /* per component */
+    double *atol;
+    double h_user;              /* opt->h0, 0 = automatic */
+    double h_min;               /* 0 = none */
+    double h_max;               /* +inf = none */
+
+    double t;                   /* time of the current solution */
+    double t_prev;              /* start of the last accepted step */
+    double h;                   /* step to try next; 0 = not chosen yet */
+    int have_f;                 /* f(t, y) is in banks[cur].k[6] */
+    long n_steps_since_init;
+    int last_step_trivial;      /* last "step" only moved t by roundoff */
+
+    double *y;                  /* solution at t */
+    double *y_prev;             /* solution at t_prev */
+    double *y_new;              /* the attempt's 5th-order solution */
+    double *y_stage;            /* argument of the stage being evaluated */
+    double *yp_init;            /* y'(t0) given to init() */
+    rk45_bank banks[2];
+    int cur;                    /* bank of the last accepted step */
+
+    hy_stats stats;
+    int worst;
+} rk45_mem;
+
+/* ------------------------------------------------------------------------
+** Helpers
+*/
+
+/* Smallest |h| that still moves t by a few units of roundoff. */
+static double roundoff_floor(double t)
+{
+    return 4.0 * DBL_EPSILON * fabs(t);
+}
+
+static int eval_rhs(rk45_mem *d, double t, const double *y, double *ydot)
+{
+    d->stats.n_res_evals++;
+    int status = d->dae.rhs(t, y, ydot, d->dae.ctx);
+    if (status < 0)
+        return RHS_FATAL;
+    if (status > 0)
+        return RHS_RECOVERABLE;
+    for (int i = 0; i < d->n; i++)
+        if (!isfinite(ydot[i])) {
+            d->worst = i;
+            return RHS_RECOVERABLE;
+        }
+    return RHS_OK;
+}
+
+/* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
+** (4.10) for a single point). */
+static double norm_at(const rk45_mem *d, const double *v, const double *y)
+{
+    double sum = 0.0;
+    for (int i = 0; i < d->n; i++) {
+        double scale = d->atol[i] + d->rtol[i] * fabs(y[i]);
+        double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
+        sum += ratio * ratio;
+    }
+    return sqrt(sum / d->n);
+}
+
+/* Starting step size ([HNW] II.4, "Starting Step Size", steps a-f) for a
+** method whose error estimate is O(h^(q+1)), q = 4:
+** d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1 (1e-6 if either < 1e-5),
+** one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
+** h1 = (0.01 / max(d1, d2))^(1/(q+1)) (max(1e-6, 1e-3 h0) if
+** max(d1, d2) <= 1e-15), h = min(100 h0, h1). f0 is in f0. Returns
+** RHS_FATAL if f fails fatally; a recoverable failure of the trial
+** evaluation keeps h = h0. h0 is also bounded by h_max and t_stop - t0,
+** so that the trial point stays in the interval asked for. */
+static int initial_step(rk45_mem *d, const double *f0, double t_stop,
+                        double *h_out)
+{
+    int n = d->n;
+    double d0 = norm_at(d, d->y, d->y);
+    double d1 = norm_at(d, f0, d->y);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = fmin(h0, t_stop - d->t);
+    h0 = fmin(h0, d->h_max);
+    double *y_euler = d->y_stage;
+    double *f_euler = d->banks[1 - d->cur].k[1];
+    for (int i = 0; i < n; i++)
+        y_euler[i] = d->y[i] + h0 * f0[i];
+    int status = eval_rhs(d, d->t + h0, y_euler, f_euler);
+    if (status == RHS_FATAL)
+        return RHS_FATAL;
+    if (status == RHS_RECOVERABLE) {
+        *h_out = h0;
+        return RHS_OK;
+    }
+    for (int i = 0; i < n; i++)
+        f_euler[i] -= f0[i];
+    double d2 = norm_at(d, f_euler, d->y) / h0;
+    double d_max = fmax(d1, d2);
+    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
+                               : pow(0.01 / d_max, RK45_ERR_EXPONENT);
+    *h_out = fmin(100.0 * h0, h1);
+    return RHS_OK;
+}
+
+/* ------------------------------------------------------------------------
+** The descriptor's functions
+*/
+
+static void rk45_destroy(void *mem);
+
+static void *rk45_create(int n)
+{
+    if (n <= 0)
+        return NULL;
+    rk45_mem *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    size_t len = (size_t)n;
+    d->n = n;
+    d->rtol = malloc(len * sizeof(double));
+    d->atol = malloc(len * sizeof(double));
+    d->y = malloc(len * sizeof(double));
+    d->y_prev = malloc(len * sizeof(double));
+    d->y_new = malloc(len * sizeof(double));
+    d->y_stage = malloc(len * sizeof(double));
+    d->yp_init = malloc(len * sizeof(double));
+    int ok = d->rtol && d->atol && d->y && d->y_prev && d->y_new && d->y_stage
+             && d->yp_init;
+    for (int b = 0; b < 2; b++)
+        for (int s = 0; s < RK45_N_STAGES; s++) {
+            d->banks[b].k[s] = calloc(len, sizeof(double));
+            ok = ok && d->banks[b].k[s];
+        }
+    if (!ok) {
+        rk45_destroy(d);
+        return NULL;
+    }
+    d->worst = -1;
+    return d;
+}
+
+static void rk45_destroy(void *mem)
+{
+    rk45_mem *d = mem;
+    if (d == NULL)
+        return;
+    free(d->rtol);
+    free(d->atol);
+    free(d->y);
+    free(d->y_prev);
+    free(d->y_new);
+    free(d->y_stage);
+    free(d->yp_init);
+    for (int b = 0; b < 2; b++)
+        for (int s = 0; s < RK45_N_STAGES; s++)
+            free(d->banks[b].k[s]);
+    free(d);
+}
+
+static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
+                     const double *yp0, const hy_options *opt)
+{
+    rk45_mem *d = mem;
+    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+        return HY_ERR_ARG;
+    d->initialized = 0;
+    int n = d->n;
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+        return HY_ERR_ARG;
+    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
+        || !isfinite(opt->h0) || !isfinite(opt->h_min))
+        return HY_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
+        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
+        if (!(rtol_i >= 0.0) || !isfinite(rtol_i) || !(atol_i >= 0.0)
+            || !isfinite(atol_i) || (rtol_i == 0.0 && atol_i == 0.0)
+            || !isfinite(y0[i]) || (yp0 != NULL && !isfinite(yp0[i])))
+            return HY_ERR_ARG;
+        d->rtol[i] = rtol_i;
+        d->atol[i] = atol_i;
+    }
+    d->dae = *dae;
+    d->h_user = opt->h0;
+    d->h_min = opt->h_min;
+    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
+    if (d->h_min > d->h_max)
+        return HY_ERR_ARG;
+
+    d->t = t0;
+    d->t_prev = t0;
+    d->h = 0.0;
+    d->have_f = 0;
+    d->n_steps_since_init = 0;
+    d->last_step_trivial = 0;
+    d->cur = 0;
+    d->worst = -1;
+    memcpy(d->y, y0, (size_t)n * sizeof(double));
+    memcpy(d->y_prev, y0, (size_t)n * sizeof(double));
+    if (yp0 != NULL)
+        memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
+    else
+        memset(d->yp_init, 0, (size_t)n * sizeof(double));
+    d->stats.h_last = 0.0;
+    d->stats.order_last = 0;
+    d->initialized = 1;
+    return HY_OK;
+}
+
+/* One attempt from (t, y) with step h to t_try: stages 2..7 into the
+** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
+** Returns RHS_OK with *err_norm set, or the failure of f. */
+static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
+{
+    int n = d->n;
+    const rk45_bank *acc = &d->banks[d->cur];
+    rk45_bank *work = &d->banks[1 - d->cur];
+    memcpy(work->k[0], acc->k[RK45_N_STAGES - 1], (size_t)n * sizeof(double));
+    for (int s = 1; s < RK45_N_STAGES; s++) {
+        double *arg = s == RK45_N_STAGES - 1 ? d->y_new : d->y_stage;
+        /* sum_j a_sj k_j written as c_s k_1 + sum_j a_sj (k_j - k_1)
+        ** (sum_j a_sj = c_s): a constant f then gives y + c_s h f
+        ** without rounding drift (a guard y - level meets its level
+        ** exactly when t does). */
+        for (int i = 0; i < n; i++) {
+            double k_1 = work->k[0][i];
+            double incr = rk45_c[s] * k_1;
+            for (int j = 1; j < s; j++)
+                incr += rk45_a[s][j] * (work->k[j][i] - k_1);
+            arg[i] = d->y[i] + h * incr;
+        }
+        /* Stages with c = 1 are evaluated at t_try itself, so that a step
+        ** landing on t_stop evaluates f exactly there. */
+        double t_stage = rk45_c[s] == 1.0 ? t_try : d->t + rk45_c[s] * h;
+        int status = eval_rhs(d, t_stage, arg, work->k[s]);
+        if (status != RHS_OK)
+            return status;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(d->y_new[i])) {
+            d->worst = i;
+            return RHS_RECOVERABLE;
+        }
+    double sum = 0.0, worst_ratio = -1.0;
+    int worst = -1;
+    for (int i = 0; i < n; i++) {
+        double err_i = 0.0, k_1 = work->k[0][i];
+        for (int s = 1; s < RK45_N_STAGES; s++)     /* sum_s e_s = 0 */
+            err_i += rk45_e[s] * (work->k[s][i] - k_1);
+        err_i *= h;
+        double scale = d->atol[i]
+                       + d->rtol[i] * fmax(fabs(d->y[i]), fabs(d->y_new[i]));
+        double ratio = err_i == 0.0 ? 0.0 : fabs(err_i) / scale;
+        if (!(ratio <= worst_ratio)) {
+            worst_ratio = ratio;
+            worst = i;
+        }
+        sum += ratio * ratio;
+    }
+    *err_norm = sqrt(sum / n);
+    if (!(*err_norm <= 1.0))
+        d->worst = worst;
+    return RHS_OK;
+}
+
+static int rk45_step(void *mem, double t_stop, double *t_new)
+{
+    rk45_mem *d = mem;
+    if (d == NULL || t_new == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    *t_new = d->t;
+    if (!(t_stop >= d->t) || !isfinite(t_stop))
+        return HY_ERR_ARG;
+    int n = d->n;
+    if (!d->have_f) {
+        int status = eval_rhs(d, d->t, d->y, d->banks[d->cur].k[RK45_N_STAGES - 1]);
+        if (status != RHS_OK)
+            return HY_ERR_RES;
+        d->have_f = 1;
+    }
+    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+        /* t_stop equals t up to roundoff: arrive without a step (a step
+        ** of a few ulps carries no information). The solution moves by
+        ** (t_stop - t) f, which is below roundoff. */
+        const double *f_cur = d->banks[d->cur].k[RK45_N_STAGES - 1];
+        double dt = t_stop - d->t;
+        memcpy(d->y_prev, d->y, (size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++)
+            d->y[i] += dt * f_cur[i];
+        d->t_prev = d->t;
+        d->t = t_stop;
+        d->last_step_trivial = 1;
+        *t_new = t_stop;
+        return HY_TSTOP;
+    }
+    if (d->h == 0.0) {
+        double h = d->h_user;
+        if (h == 0.0) {
+            int status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
+                                      t_stop, &h);
+            if (status == RHS_FATAL)
+                return HY_ERR_RES;
+        }
+        d->h = fmax(fmax(h, d->h_min), roundoff_floor(d->t));
+    }
+
+    int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
+    for (;;) {
+        /* Bound h by h_max; land on t_stop when the step would reach it
+        ** or stop within 1% of a step of it (without exceeding h_max). */
+        double h = fmin(d->h, d->h_max);
+        double dist = t_stop - d->t;
+        int lands = dist <= h || (dist <= 1.01 * h && dist <= d->h_max);
+        double t_try = lands ? t_stop : d->t + h;
+        /* The step actually taken is t_try - t, which rounding may make
+        ** differ from h by an ulp of t: keep it within h_max. */
+        if (!lands && t_try - d->t > d->h_max)
+            t_try = nextafter(t_try, d->t);
+        double h_step = t_try - d->t;
+        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+        if (!lands && (h_step < h_floor || t_try == d->t))
+            return HY_ERR_HMIN;
+
+        double err_norm = 0.0;
+        int status = attempt(d, h_step, t_try, &err_norm);
+        if (status == RHS_FATAL)
+            return HY_ERR_RES;
+        if (status == RHS_RECOVERABLE) {
+            d->stats.n_err_fails++;
+            n_rhs_fails++;
+            rejected = 1;
+            d->h = RK45_RHS_FAIL_FACTOR * h_step;
+            if (n_rhs_fails >= RK45_MAX_RHS_FAILS || d->h < h_floor
+                || d->t + d->h == d->t)
+                return HY_ERR_RES;
+            continue;
+        }
+        /* Standard controller ([HNW] (4.13)). */
+        double fac_max = rejected ? 1.0 : RK45_FAC_MAX;
+        double fac = err_norm == 0.0
+                         ? fac_max
+                         : RK45_SAFETY * pow(err_norm, -RK45_ERR_EXPONENT);
+        fac = fmin(fac_max, fmax(RK45_FAC_MIN, fac));
+        if (err_norm <= 1.0) {
+            double h_next = h_step * fac;
+            /* A step shortened to land on t_stop says little about the
+            ** step size the solution allows: keep the one planned. */
+            if (lands && h_step < h && fac >= 1.0)
+                h_next = fmax(h_next, h);
+            d->h = fmax(h_next, d->h_min);
+            double *old_prev = d->y_prev;
+            d->y_prev = d->y;
+            d->y = d->y_new;
+            d->y_new = old_prev;
+            d->cur = 1 - d->cur;
+            d->t_prev = d->t;
+            d->t = t_try;
+            d->last_step_trivial = 0;
+            d->n_steps_since_init++;
+            d->stats.n_steps++;
+            d->stats.h_last = h_step;
+            d->stats.order_last = RK45_ORDER;
+            *t_new = t_try;
+            return lands ? HY_TSTOP : HY_OK;
+        }
+        /* Error test failure (err_norm > 1 or NaN). */
+        d->stats.n_err_fails++;
+        n_err_fails++;
+        rejected = 1;
+        d->h = h_step * (isnan(err_norm) ? RK45_RHS_FAIL_FACTOR : fac);
+        if (d->h < h_floor || d->t + d->h == d->t)
+            return HY_ERR_HMIN;
+        if (n_err_fails >= RK45_MAX_ERR_FAILS)
+            return HY_ERR_ERRTEST;
+    }
+}
+
+/* y and y' at t in [t_prev, t] from the continuous extension. */
+static int rk45_dense(void *mem, double t, double *y, double *yp)
+{
+    rk45_mem *d = mem;
+    if (d == NULL || !d->initialized)
+        return HY_ERR_ARG;
+    int n = d->n;
+    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
+    if (!(t >= d->t_prev - slack && t <= d->t + slack))
+        return HY_ERR_ARG;
+    const rk45_bank *acc = &d->banks[d->cur];
+    if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
+        if (y)
+            memcpy(y, d->y, (size_t)n * sizeof(double));
+        if (yp)
+            memcpy(yp, d->have_f ? acc->k[RK45_N_STAGES - 1] : d->yp_init,
+                   (size_t)n * sizeof(double));
+        return HY_OK;
+    }
+    double h = d->t - d->t_prev;
+    double theta = (t - d->t_prev) / h;
+    double theta_1 = theta - 1.0;
+    /* P = theta^2 (3 - 2 theta), Q = theta^2 (theta - 1)^2 and their
+    ** derivatives in theta. */
+    double poly_p = theta * theta * (3.0 - 2.0 * theta);
+    double poly_p_d = 6.0 * theta * (1.0 - theta);
+    double poly_q = theta * theta * theta_1 * theta_1;
+    double poly_q_d = 2.0 * theta * theta_1 * (2.0 * theta - 1.0);
+    double w[RK45_N_STAGES], w_d[RK45_N_STAGES];
+    for (int s = 0; s < RK45_N_STAGES; s++) {
+        double lin = rk45_dense_u[s] + rk45_dense_v[s] * theta;
+        w[s] = poly_p * rk45_b[s] + poly_q * lin;
+        w_d[s] = poly_p_d * rk45_b[s] + poly_q_d * lin + poly_q * rk45_dense_v[s];
+    }
+    /* theta (theta - 1)^2 for k_1, theta^2 (theta - 1) for k_7. */
+    w[0] += theta * theta_1 * theta_1;
+    w_d[0] += theta_1 * (3.0 * theta - 1.0);
+    w[6] += theta * theta * theta_1;
+    w_d[6] += theta * (3.0 * theta - 2.0);
+    for (int i = 0; i < n; i++) {
+        /* sum_s b_s(theta) = theta, sum_s b_s'(theta) = 1: relative to
+        ** k_1 as in the step. */
+        double k_1 = acc->k[0][i];
+        double incr = theta * k_1, deriv = k_1;
+        for (int s = 1; s < RK45_N_STAGES; s++) {
+            incr += w[s] * (acc->k[s][i] - k_1);
+            deriv += w_d[s] * (acc->k[s][i] - k_1);
+        }
+        if (y)
+            y[i] = d->y_prev[i] + h * incr;
+        if (yp)
+            yp[i] = deriv;
+    }
+    return HY_OK;
+}
+
+static void rk45_get_stats(const void *mem, hy_stats *out)
+{
+    const rk45_mem *d = mem;
+    if (out == NULL)
+        return;
+    if (d == NULL) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = d->stats;
+}
+
+static int rk45_worst_component(const void *mem)
+{
+    const rk45_mem *d = mem;
+    return d == NULL ? -1 : d->worst;
+}
+
+const hy_integrator_ops hy_rk45 = {
+    .name = "RK45",
+    .create = rk45_create,
+    .init = rk45_init,
+    .step = rk45_step,
+    .dense = rk45_dense,
+    .get_stats = rk45_get_stats,
+    .worst_component = rk45_worst_component,
+    .destroy = rk45_destroy,
+    .needs_rhs = 1,
+    .fixed_step = 0,
+};
