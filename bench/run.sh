@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The one command for the DSTIFF vs SUNDIALS IDA benchmark, from the
-# repository root:   bash bench/run.sh [extra bench_dstiff_ida options]
+# The one command for the hydae vs SUNDIALS benchmarks, from anywhere:
+#     bash bench/run.sh [bench_suite options]
 # Installs libsundials-dev if missing, configures a Release build in
-# build-bench/ with -DHYDAE_BENCH=ON, builds bench_dstiff_ida and runs it;
-# table to stdout and bench/results/dstiff_ida.txt, CSV to
-# bench/results/dstiff_ida.csv.
+# build-bench/ with -DHYDAE_BENCH=ON, builds bench_suite and
+# bench_dstiff_ida and runs both. Results in bench/results/:
+#   suite.txt, suite.csv, work_precision.svg   every integrator vs SUNDIALS
+#   dstiff_ida.txt, dstiff_ida.csv             DSTIFF vs IDA with FD Jacobians
+# Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
+# --min-time also to bench_dstiff_ida.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,8 +15,12 @@ cd "$root"
 
 have_sundials() {
     [ -f /usr/include/ida/ida.h ] || return 1
+    [ -f /usr/include/cvode/cvode.h ] || return 1
+    [ -f /usr/include/arkode/arkode_erkstep.h ] || return 1
     local lib
-    for lib in sundials_ida sundials_nvecserial sundials_sunmatrixdense sundials_sunlinsoldense; do
+    for lib in sundials_ida sundials_cvode sundials_arkode sundials_nvecserial \
+               sundials_sunmatrixdense sundials_sunlinsoldense \
+               sundials_sunnonlinsolfixedpoint; do
         compgen -G "/usr/lib/*/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/lib/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/local/lib/lib${lib}.so" >/dev/null \
@@ -22,7 +29,7 @@ have_sundials() {
 }
 
 if ! have_sundials; then
-    echo "run.sh: SUNDIALS IDA not found, installing libsundials-dev" >&2
+    echo "run.sh: SUNDIALS (IDA, CVODE, ARKODE) not found, installing libsundials-dev" >&2
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then
         if command -v sudo >/dev/null 2>&1; then
@@ -39,10 +46,24 @@ if ! have_sundials; then
     fi
 fi
 
+# --min-time applies to both programs.
+dstiff_ida_options=()
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    if [ "${args[i]}" = "--min-time" ] && [ $((i + 1)) -lt ${#args[@]} ]; then
+        dstiff_ida_options=(--min-time "${args[i + 1]}")
+    fi
+done
+
 build="$root/build-bench"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
-cmake --build "$build" --target bench_dstiff_ida -j "$(nproc 2>/dev/null || echo 2)"
+cmake --build "$build" --target bench_suite bench_dstiff_ida \
+    -j "$(nproc 2>/dev/null || echo 2)"
 
-mkdir -p "$root/bench/results"
-"$build/bench/bench_dstiff_ida" --csv "$root/bench/results/dstiff_ida.csv" "$@" \
-    | tee "$root/bench/results/dstiff_ida.txt"
+results="$root/bench/results"
+mkdir -p "$results"
+"$build/bench/bench_suite" --csv "$results/suite.csv" \
+    --svg "$results/work_precision.svg" "$@" | tee "$results/suite.txt"
+echo
+"$build/bench/bench_dstiff_ida" --csv "$results/dstiff_ida.csv" \
+    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/dstiff_ida.txt"
