@@ -40,9 +40,8 @@
 ** recomputed in full every step instead of SG's incremental updates of
 ** V and W (the same values, k <= 12, O(k^2) work).
 */
-#include "integrators/integrator.h"
+#include "integrators/common.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +77,8 @@ static const double abam_gamma_star[ABAM_MAX_ORDER + 2] = {
     2224234463.0 / 475517952000.0,
 };
 
-enum { RHS_OK = 0, RHS_RECOVERABLE, RHS_FATAL };
-
 typedef struct abam_mem {
+    hy_mem_head head;           /* first: statistics, worst component */
     int n;
     int initialized;
 
@@ -125,9 +123,6 @@ typedef struct abam_mem {
     double *f_new;
     double *weight;             /* 1 / (rtol |y_n| + atol) */
     double *yp_init;
-
-    hy_stats stats;
-    int worst;
 } abam_mem;
 
 #define PHI(d, i) ((d)->phi + (size_t)((i) - 1) * (size_t)(d)->n)
@@ -136,82 +131,40 @@ typedef struct abam_mem {
 ** Helpers
 */
 
-static double roundoff_floor(double t)
-{
-    return 4.0 * DBL_EPSILON * fabs(t);
-}
-
-static int eval_rhs(abam_mem *d, double t, const double *y, double *ydot)
-{
-    d->stats.n_res_evals++;
-    int status = d->dae.rhs(t, y, ydot, d->dae.ctx);
-    if (status < 0)
-        return RHS_FATAL;
-    if (status > 0)
-        return RHS_RECOVERABLE;
-    for (int i = 0; i < d->n; i++)
-        if (!isfinite(ydot[i])) {
-            d->worst = i;
-            return RHS_RECOVERABLE;
-        }
-    return RHS_OK;
-}
-
-/* w_i = 1 / (rtol_i |y_i| + atol_i). At init (keep_old == 0) returns -1
-** if a weight is not positive and finite; later a component with
-** atol_i = 0 that is exactly 0 keeps its previous weight. */
-static int set_weights(abam_mem *d, const double *y, int keep_old)
-{
-    for (int i = 0; i < d->n; i++) {
-        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
-        if (tol_i > 0.0 && isfinite(tol_i))
-            d->weight[i] = 1.0 / tol_i;
-        else if (!keep_old)
-            return -1;
-    }
-    return 0;
-}
-
-static double wrms_norm(int n, const double *v, const double *w)
-{
-    double sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        double scaled = v[i] * w[i];
-        sum += scaled * scaled;
-    }
-    return sqrt(sum / n);
-}
-
 /* Starting step ([HNW] II.4, steps a-f, for a method of order p = 1, the
 ** order of the first step): d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1
 ** (1e-6 if either < 1e-5), d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
 ** h1 = (0.01 / max(d1, d2))^(1/2) (max(1e-6, 1e-3 h0) if max(d1, d2) <=
 ** 1e-15), h = min(100 h0, h1); h0 is also bounded by h_max and t_stop -
-** t0. Scratch: p, fp. */
+** t0. Scratch: p, fp. The same algorithm as rk45.c's initial_step, kept
+** apart: this one measures with the step's weights (hy_wrms_norm) and
+** takes the root for p = 1 by sqrt, RK45 its own norm (norm_at) and
+** pow(., 1/5); one function would need a norm callback and a pow in
+** place of sqrt, which may change the last bit of h. */
 static int initial_step(abam_mem *d, double t_stop, double *h_out)
 {
     int n = d->n;
     const double *f0 = PHI(d, 1);
-    double d0 = wrms_norm(n, d->y, d->weight);
-    double d1 = wrms_norm(n, f0, d->weight);
+    double d0 = hy_wrms_norm(n, d->y, d->weight);
+    double d1 = hy_wrms_norm(n, f0, d->weight);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     h0 = fmin(fmin(h0, t_stop - d->t), d->h_max);
     for (int i = 0; i < n; i++)
         d->p[i] = d->y[i] + h0 * f0[i];
-    int status = eval_rhs(d, d->t + h0, d->p, d->fp);
-    if (status == RHS_FATAL)
-        return RHS_FATAL;
-    if (status == RHS_RECOVERABLE) {
+    int status = hy_eval_rhs(&d->dae, &d->head, d->t + h0, d->p, d->fp);
+    if (status == HY_EVAL_RES_FATAL)
+        return HY_EVAL_RES_FATAL;
+    if (status == HY_EVAL_RES_FAIL) {
         *h_out = h0;
-        return RHS_OK;
+        return HY_EVAL_OK;
     }
     for (int i = 0; i < n; i++)
         d->fp[i] -= f0[i];
-    double d2 = wrms_norm(n, d->fp, d->weight) / h0;
+    double d2 = hy_wrms_norm(n, d->fp, d->weight) / h0;
     double d_max = fmax(d1, d2);
     double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : sqrt(0.01 / d_max);
     *h_out = fmin(100.0 * h0, h1);
-    return RHS_OK;
+    return HY_EVAL_OK;
 }
 
 /* Coefficients of the step of size h at order k from x_n ([SG]):
@@ -273,7 +226,7 @@ static void *abam_create(int n)
         abam_destroy(d);
         return NULL;
     }
-    d->worst = -1;
+    d->head.worst = -1;
     return d;
 }
 
@@ -307,32 +260,17 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         return HY_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
+        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
+        || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
+        || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0)
+        || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->weight) != 0)
         return HY_ERR_ARG;
-    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
-        || !isfinite(opt->h0) || !isfinite(opt->h_min) || opt->max_order < 0)
-        return HY_ERR_ARG;
-    for (int i = 0; i < n; i++) {
-        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
-        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
-        if (!(rtol_i >= 0.0) || !isfinite(rtol_i) || !(atol_i >= 0.0)
-            || !isfinite(atol_i) || !isfinite(y0[i])
-            || (yp0 != NULL && !isfinite(yp0[i])))
-            return HY_ERR_ARG;
-        d->rtol[i] = rtol_i;
-        d->atol[i] = atol_i;
-    }
     d->dae = *dae;
     d->h_user = opt->h0;
-    d->h_min = opt->h_min;
-    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < ABAM_MAX_ORDER
                        ? opt->max_order
                        : ABAM_MAX_ORDER;
-    if (d->h_min > d->h_max)
-        return HY_ERR_ARG;
-    if (set_weights(d, y0, 0) != 0)
-        return HY_ERR_ARG;
 
     /* Order 1, nothing accepted yet, phi_2 = 0 ([SG], start of STEP). */
     d->t = t0;
@@ -346,7 +284,7 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->have_f = 0;
     d->n_steps_since_init = 0;
     d->last_step_trivial = 0;
-    d->worst = -1;
+    d->head.worst = -1;
     memset(d->psi, 0, sizeof d->psi);
     memset(PHI(d, 2), 0, (size_t)n * sizeof(double));
     memcpy(d->y, y0, (size_t)n * sizeof(double));
@@ -355,8 +293,8 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
     else
         memset(d->yp_init, 0, (size_t)n * sizeof(double));
-    d->stats.h_last = 0.0;
-    d->stats.order_last = 0;
+    d->head.stats.h_last = 0.0;
+    d->head.stats.order_last = 0;
     d->initialized = 1;
     return HY_OK;
 }
@@ -389,8 +327,8 @@ static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
         d->p[l] = d->y[l] + tau;
         d->p_comp[l] = (d->p[l] - d->y[l]) - tau;
     }
-    int status = eval_rhs(d, t_try, d->p, d->fp);
-    if (status != RHS_OK)
+    int status = hy_eval_rhs(&d->dae, &d->head, t_try, d->p, d->fp);
+    if (status != HY_EVAL_OK)
         return status;
     double sum_k = 0.0, sum_km1 = 0.0, sum_km2 = 0.0;
     double worst_val = -1.0;
@@ -430,8 +368,8 @@ static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
     else if (k == 2 && e->erkm1 <= 0.5 * e->erk)
         e->order_new = 1;
     if (!(e->err <= 1.0))
-        d->worst = worst;
-    return RHS_OK;
+        d->head.worst = worst;
+    return HY_EVAL_OK;
 }
 
 /* After an accepted step of order k, nominal size h (the controller's,
@@ -464,9 +402,9 @@ static void accept_step(abam_mem *d, int k, double h, double h_step,
     d->order_old = k;
     d->last_step_trivial = 0;
     d->n_steps_since_init++;
-    d->stats.n_steps++;
-    d->stats.h_last = h_step;
-    d->stats.order_last = k;
+    d->head.stats.n_steps++;
+    d->head.stats.h_last = h_step;
+    d->head.stats.order_last = k;
 
     /* Order: the estimate at k+1 needs k+1 steps of constant h. */
     int k_max = d->max_order;
@@ -482,7 +420,7 @@ static void accept_step(abam_mem *d, int k, double h, double h_step,
         erk = e->erkm1;
     } else if (k + 1 <= d->n_const) {
         double erkp1 = fabs(h_step) * abam_gamma_star[k + 1]
-                       * wrms_norm(n, PHI(d, k + 2), d->weight);
+                       * hy_wrms_norm(n, PHI(d, k + 2), d->weight);
         if (k == 1) {
             if (erkp1 < 0.5 * erk && k < k_max) {
                 k_next = 2;
@@ -506,7 +444,7 @@ static void accept_step(abam_mem *d, int k, double h, double h_step,
     } else {
         double ratio = pow(ABAM_HALF_TOL / erk, 1.0 / (k_next + 1));
         h_next = h * fmax(0.5, fmin(0.9, ratio));
-        h_next = fmax(h_next, roundoff_floor(t_new));
+        h_next = fmax(h_next, hy_roundoff_floor(t_new));
     }
     d->order = k_next;
     d->h = fmax(fmin(h_next, d->h_max), d->h_min);
@@ -522,11 +460,11 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         return HY_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
-        if (eval_rhs(d, d->t, d->y, PHI(d, 1)) != RHS_OK)
+        if (hy_eval_rhs(&d->dae, &d->head, d->t, d->y, PHI(d, 1)) != HY_EVAL_OK)
             return HY_ERR_RES;
         d->have_f = 1;
     }
-    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step, moving y
         ** by (t_stop - t) f ([SG]'s DE extrapolates likewise). */
         double dt = t_stop - d->t;
@@ -542,11 +480,11 @@ static int abam_step(void *mem, double t_stop, double *t_new)
     }
     if (d->h == 0.0) {
         double h = d->h_user;
-        if (h == 0.0 && initial_step(d, t_stop, &h) == RHS_FATAL)
+        if (h == 0.0 && initial_step(d, t_stop, &h) == HY_EVAL_RES_FATAL)
             return HY_ERR_RES;
-        d->h = fmax(fmax(h, d->h_min), roundoff_floor(d->t));
+        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
     }
-    set_weights(d, d->y, 1);
+    hy_set_weights(n, d->rtol, d->atol, d->y, 1, d->weight);
 
     int n_fails = 0, n_rhs_fails = 0;
     for (;;) {
@@ -563,7 +501,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         if (!lands && t_try - d->t > d->h_max)
             t_try = nextafter(t_try, d->t);
         double h_step = t_try - d->t;
-        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
         if (!lands && (h_step < h_floor || t_try == d->t))
             return HY_ERR_HMIN;
         /* ns: steps taken with this h, counting this one, at most
@@ -576,7 +514,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
 
         err_estimates est = { 0.0, 0.0, 0.0, 0.0, k };
         int status = predict_evaluate(d, k, h_step, t_try, &est);
-        if (status == RHS_OK && est.err <= 1.0) {
+        if (status == HY_EVAL_OK && est.err <= 1.0) {
             /* Correct (compensated) and evaluate. */
             double h_g = h_step * d->g[k + 1];
             for (int l = 0; l < n; l++) {
@@ -584,19 +522,19 @@ static int abam_step(void *mem, double t_stop, double *t_new)
                 d->y_new[l] = d->p[l] + rho;
                 d->y_new_comp[l] = (d->y_new[l] - d->p[l]) - rho;
             }
-            status = eval_rhs(d, t_try, d->y_new, d->f_new);
-            if (status == RHS_OK) {
+            status = hy_eval_rhs(&d->dae, &d->head, t_try, d->y_new, d->f_new);
+            if (status == HY_EVAL_OK) {
                 accept_step(d, k, h_nominal, h_step, t_try, &est);
                 *t_new = t_try;
                 return lands ? HY_TSTOP : HY_OK;
             }
         }
-        if (status == RHS_FATAL)
+        if (status == HY_EVAL_RES_FATAL)
             return HY_ERR_RES;
-        d->stats.n_err_fails++;
+        d->head.stats.n_err_fails++;
         d->phase1 = 0;
         d->n_const = 0;
-        if (status == RHS_RECOVERABLE) {
+        if (status == HY_EVAL_RES_FAIL) {
             n_rhs_fails++;
             d->h = ABAM_RHS_FAIL_FACTOR * h_nominal;
             if (n_rhs_fails >= ABAM_MAX_RHS_FAILS || d->h < h_floor
@@ -632,12 +570,9 @@ static int abam_step(void *mem, double t_stop, double *t_new)
 static int abam_dense(void *mem, double t, double *y, double *yp)
 {
     abam_mem *d = mem;
-    if (d == NULL || !d->initialized)
+    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
         return HY_ERR_ARG;
     int n = d->n;
-    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
-    if (!(t >= d->t_prev - slack && t <= d->t + slack))
-        return HY_ERR_ARG;
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
         if (y)
             memcpy(y, d->y, (size_t)n * sizeof(double));
@@ -688,32 +623,14 @@ static int abam_dense(void *mem, double t, double *y, double *yp)
     return HY_OK;
 }
 
-static void abam_get_stats(const void *mem, hy_stats *out)
-{
-    const abam_mem *d = mem;
-    if (out == NULL)
-        return;
-    if (d == NULL) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = d->stats;
-}
-
-static int abam_worst_component(const void *mem)
-{
-    const abam_mem *d = mem;
-    return d == NULL ? -1 : d->worst;
-}
-
 const hy_integrator_ops hy_abam = {
     .name = "ABAM",
     .create = abam_create,
     .init = abam_init,
     .step = abam_step,
     .dense = abam_dense,
-    .get_stats = abam_get_stats,
-    .worst_component = abam_worst_component,
+    .get_stats = hy_get_stats,
+    .worst_component = hy_worst_component,
     .destroy = abam_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,

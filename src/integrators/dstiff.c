@@ -40,7 +40,7 @@
 ** t = 0 makes the roundoff floor vanish; a NaN or Inf in F counts as a
 ** recoverable residual failure.
 */
-#include "integrators/integrator.h"
+#include "integrators/common.h"
 
 #include "linalg/dense.h"
 
@@ -66,21 +66,8 @@
 /* Iteration matrix status, DASSL's JCALC. */
 enum { JAC_NEEDED = -1, JAC_FRESH = 0, JAC_OLD = 1 };
 
-/* Outcome of one corrector solve. */
-enum {
-    CORR_OK = 0,
-    CORR_NEWTON_FAIL,       /* no convergence with a fresh iteration matrix */
-    CORR_RES_FAIL,          /* residual > 0, or NaN/Inf in F */
-    CORR_JAC_FAIL,          /* Jacobian function returned > 0 */
-    CORR_SINGULAR,          /* exactly singular iteration matrix */
-    CORR_RES_FATAL,         /* residual < 0 */
-    CORR_JAC_FATAL          /* Jacobian function < 0 */
-};
-
-/* Outcome of one residual evaluation. */
-enum { RES_OK = 0, RES_RECOVERABLE, RES_FATAL };
-
 typedef struct dstiff_mem {
+    hy_mem_head head;           /* first: statistics, worst component */
     int n;
     int initialized;
 
@@ -140,113 +127,47 @@ typedef struct dstiff_mem {
     double *res_pert;           /* residual at a perturbed point (FD) */
     double *iter_matrix;        /* J = dF/dy + cj dF/dy', then its LU */
     int *pivot;
-
-    hy_stats stats;
-    int worst;
 } dstiff_mem;
 
 #define PHI(d, j) ((d)->phi + (size_t)(j) * (size_t)(d)->n)
 
 /* ------------------------------------------------------------------------
-** Norms and weights
+** Weights
 */
 
-/* Weighted RMS norm sqrt(sum (v_i w_i)^2 / n) ([P82]). NaN propagates. */
-static double wrms_norm(int n, const double *v, const double *w)
-{
-    double sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        double scaled = v[i] * w[i];
-        sum += scaled * scaled;
-    }
-    return sqrt(sum / n);
-}
-
-/* w_i = 1 / (rtol_i |y_i| + atol_i). At init (keep_old == 0) returns -1 if
-** some weight is not positive and finite; during the integration a
-** component with atol_i = 0 that is exactly 0 keeps its previous weight. */
+/* The error weights (hy_set_weights; -1 at init if one is not positive and
+** finite) and, when some component is out of the error test, their copy
+** for the test with those components' weights 0. */
 static int set_weights(dstiff_mem *d, const double *y, int keep_old)
 {
     int n = d->n;
-    for (int i = 0; i < n; i++) {
-        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
-        if (tol_i > 0.0 && isfinite(tol_i))
-            d->ewt[i] = 1.0 / tol_i;
-        else if (!keep_old)
-            return -1;
-    }
+    if (hy_set_weights(n, d->rtol, d->atol, y, keep_old, d->ewt) != 0)
+        return -1;
     if (d->suppress_alg)
         for (int i = 0; i < n; i++)
             d->ewt_err[i] = d->in_err_test[i] ? d->ewt[i] : 0.0;
     return 0;
 }
 
-/* Index of the largest |v_i w_i|, -1 if all are zero. NaN ranks first. */
-static int argmax_weighted(int n, const double *v, const double *w)
-{
-    int worst = -1;
-    double worst_val = 0.0;
-    for (int i = 0; i < n; i++) {
-        double val = fabs(v[i] * w[i]);
-        if (isnan(val))
-            return i;
-        if (val > worst_val) {
-            worst_val = val;
-            worst = i;
-        }
-    }
-    return worst;
-}
-
-/* Smallest |h| that still moves t by a few units of roundoff. */
-static double roundoff_floor(double t)
-{
-    return 4.0 * DBL_EPSILON * fabs(t);
-}
-
 /* ------------------------------------------------------------------------
 ** Residual and iteration matrix
 */
-
-static int eval_res(dstiff_mem *d, double t, const double *y,
-                    const double *yp, double *res)
-{
-    d->stats.n_res_evals++;
-    int status = d->dae.res(t, y, yp, res, d->dae.ctx);
-    if (status < 0)
-        return RES_FATAL;
-    if (status > 0)
-        return RES_RECOVERABLE;
-    for (int i = 0; i < d->n; i++)
-        if (!isfinite(res[i])) {
-            d->worst = i;
-            return RES_RECOVERABLE;
-        }
-    return RES_OK;
-}
 
 /* J = dF/dy + cj dF/dy' at (t, y, yp), analytic or by forward differences
 ** ([BCP] 5.2.2): column j uses del = sqrt(uround) max(|y_j|, |h y'_j|,
 ** 1/w_j) with the sign of h y'_j, y_j += del, y'_j += cj del, so that one
 ** residual gives the whole column of the combined matrix. res0 holds
-** F(t, y, yp). Returns CORR_OK or a failure code. */
+** F(t, y, yp). Returns HY_EVAL_OK or a failure code. Not hy_eval_dfdy:
+** that one is df/dy of an explicit ODE (the sign of J flipped, cj = 0, y'
+** not perturbed, an increment without the sign of h y'_j). */
 static int eval_iter_matrix(dstiff_mem *d, double t, double h,
                             const double *res0)
 {
     int n = d->n;
     double *jac = d->iter_matrix;
-    d->stats.n_jac_evals++;
-    if (d->dae.jac != NULL) {
-        int status = d->dae.jac(t, d->cj, d->y, d->yp, jac, d->dae.ctx);
-        if (status < 0)
-            return CORR_JAC_FATAL;
-        if (status > 0)
-            return CORR_JAC_FAIL;
-        for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
-            if (!isfinite(jac[i]))
-                return CORR_JAC_FAIL;
-        return CORR_OK;
-    }
+    d->head.stats.n_jac_evals++;
+    if (d->dae.jac != NULL)
+        return hy_eval_jac(&d->dae, t, d->cj, d->y, d->yp, 0, jac);
     double sqrt_uround = sqrt(DBL_EPSILON);
     for (int j = 0; j < n; j++) {
         double y_save = d->y[j], yp_save = d->yp[j];
@@ -261,19 +182,18 @@ static int eval_iter_matrix(dstiff_mem *d, double t, double h,
             del = sqrt_uround;
         d->y[j] = y_save + del;
         d->yp[j] = yp_save + d->cj * del;
-        int status = eval_res(d, t, d->y, d->yp, d->res_pert);
+        int status = hy_eval_res(&d->dae, &d->head, t, d->y, d->yp,
+                                 d->res_pert);
         d->y[j] = y_save;
         d->yp[j] = yp_save;
-        if (status == RES_FATAL)
-            return CORR_RES_FATAL;
-        if (status == RES_RECOVERABLE)
-            return CORR_RES_FAIL;
+        if (status != HY_EVAL_OK)
+            return status;
         double inv_del = 1.0 / del;
         double *col = jac + (size_t)j * (size_t)n;
         for (int i = 0; i < n; i++)
             col[i] = (d->res_pert[i] - res0[i]) * inv_del;
     }
-    return CORR_OK;
+    return HY_EVAL_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -393,35 +313,34 @@ static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
     d->cj_old = d->cj;
     d->conv_rate_factor = 100.0;
     d->jac_state = JAC_FRESH;
-    if (jac_status != CORR_OK) {
+    if (jac_status != HY_EVAL_OK) {
         d->jac_state = JAC_NEEDED;
         return jac_status;
     }
-    d->stats.n_lu++;
+    d->head.stats.n_lu++;
     if (hy_lu_factor(d->n, d->iter_matrix, d->pivot) != 0) {
         d->jac_state = JAC_NEEDED;
-        return CORR_SINGULAR;
+        return HY_EVAL_SINGULAR;
     }
-    return CORR_OK;
+    return HY_EVAL_OK;
 }
 
 /* Modified Newton on G(y) = F(t, y, y'_pred + cj (y - y_pred)) = 0 with
-** the iteration matrix J = dF/dy + cj dF/dy' ([BCP] 5.2.2). On CORR_OK,
+** the iteration matrix J = dF/dy + cj dF/dy' ([BCP] 5.2.2). On HY_EVAL_OK,
 ** y, yp hold the corrected values and corr = y - y_pred. */
 static int solve_corrector(dstiff_mem *d, double t_new)
 {
     int n = d->n;
     for (;;) {
         predict(d);
-        double pred_norm = wrms_norm(n, d->y, d->ewt);
-        int status = eval_res(d, t_new, d->y, d->yp, d->delta);
-        if (status == RES_FATAL)
-            return CORR_RES_FATAL;
-        if (status == RES_RECOVERABLE)
-            return CORR_RES_FAIL;
+        double pred_norm = hy_wrms_norm(n, d->y, d->ewt);
+        int status = hy_eval_res(&d->dae, &d->head, t_new, d->y, d->yp,
+                                 d->delta);
+        if (status != HY_EVAL_OK)
+            return status;
         if (d->jac_state == JAC_NEEDED) {
             int jac_status = refresh_iteration_matrix(d, t_new);
-            if (jac_status != CORR_OK)
+            if (jac_status != HY_EVAL_OK)
                 return jac_status;
         }
         memset(d->corr, 0, (size_t)n * sizeof(double));
@@ -435,7 +354,7 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             int refreshed = iter == 0 && d->jac_state == JAC_FRESH;
             if (pattern_wants_jacobian(d, iter) && !refreshed) {
                 int jac_status = refresh_iteration_matrix(d, t_new);
-                if (jac_status != CORR_OK)
+                if (jac_status != HY_EVAL_OK)
                     return jac_status;
                 res_scale = 1.0;
                 rate_base = iter;
@@ -445,17 +364,14 @@ static int solve_corrector(dstiff_mem *d, double t_new)
                 for (int i = 0; i < n; i++)
                     d->delta[i] *= res_scale;
             hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
-            d->stats.n_newton_iters++;
-            double sum = 0.0;
+            d->head.stats.n_newton_iters++;
             for (int i = 0; i < n; i++) {
                 double update = d->delta[i];
                 d->y[i] -= update;
                 d->corr[i] -= update;
                 d->yp[i] -= d->cj * update;
-                double scaled = update * d->ewt[i];
-                sum += scaled * scaled;
             }
-            double update_norm = sqrt(sum / n);
+            double update_norm = hy_wrms_norm(n, d->delta, d->ewt);
             if (!isfinite(update_norm))
                 break;
             double rate = 0.0;
@@ -480,11 +396,10 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             int have_residual = 0;
             if (converged && d->constr_tol > 0.0 && d->dae.is_algebraic != NULL) {
                 /* dae_constr_tol: the algebraic equations must hold to it. */
-                status = eval_res(d, t_new, d->y, d->yp, d->delta);
-                if (status == RES_FATAL)
-                    return CORR_RES_FATAL;
-                if (status == RES_RECOVERABLE)
-                    return CORR_RES_FAIL;
+                status = hy_eval_res(&d->dae, &d->head, t_new, d->y,
+                                     d->yp, d->delta);
+                if (status != HY_EVAL_OK)
+                    return status;
                 have_residual = 1;
                 for (int i = 0; i < n; i++)
                     if (d->dae.is_algebraic[i] && fabs(d->delta[i]) > d->constr_tol)
@@ -498,21 +413,20 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             if (converged || diverging || iter + 1 >= d->max_newton_iters)
                 break;
             if (!have_residual) {
-                status = eval_res(d, t_new, d->y, d->yp, d->delta);
-                if (status == RES_FATAL)
-                    return CORR_RES_FATAL;
-                if (status == RES_RECOVERABLE)
-                    return CORR_RES_FAIL;
+                status = hy_eval_res(&d->dae, &d->head, t_new, d->y,
+                                     d->yp, d->delta);
+                if (status != HY_EVAL_OK)
+                    return status;
             }
         }
         if (converged) {
             d->jac_state = JAC_OLD;
-            return CORR_OK;
+            return HY_EVAL_OK;
         }
-        d->worst = argmax_weighted(n, d->delta, d->ewt);
+        d->head.worst = hy_argmax_weighted(n, d->delta, d->ewt);
         if (d->jac_state == JAC_FRESH) {
             d->jac_state = JAC_OLD;
-            return CORR_NEWTON_FAIL;
+            return HY_EVAL_NO_CONV;
         }
         /* The matrix was stale: retry the step with a new one. */
         d->jac_state = JAC_NEEDED;
@@ -554,7 +468,7 @@ static void *dstiff_create(int n)
         dstiff_destroy(d);
         return NULL;
     }
-    d->worst = -1;
+    d->head.worst = -1;
     return d;
 }
 
@@ -589,21 +503,12 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
-    if (dae->n != n || dae->res == NULL || !isfinite(t0))
-        return HY_ERR_ARG;
-    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
-        || !isfinite(opt->h0) || !isfinite(opt->h_min))
-        return HY_ERR_ARG;
-    if (opt->max_order < 0)
+    if (dae->n != n || dae->res == NULL || !isfinite(t0) || opt->max_order < 0
+        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
+        || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
+        || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
         return HY_ERR_ARG;
     for (int i = 0; i < n; i++) {
-        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
-        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
-        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !(rtol_i >= 0.0)
-            || !isfinite(rtol_i) || !isfinite(y0[i]) || !isfinite(yp0[i]))
-            return HY_ERR_ARG;
-        d->atol[i] = atol_i;
-        d->rtol[i] = rtol_i;
         int suppressed = opt->suppress_alg && dae->is_algebraic != NULL
                          && dae->is_algebraic[i];
         int excluded = opt->err_test_exclude != NULL && opt->err_test_exclude[i];
@@ -628,12 +533,8 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->newton_debug = opt->newton_debug;
     d->debug_ctx = opt->debug_ctx;
     d->h_user = opt->h0;
-    d->h_min = opt->h_min;
-    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < DSTIFF_MAX_ORDER ? opt->max_order
                                                                            : DSTIFF_MAX_ORDER;
-    if (d->h_min > d->h_max)
-        return HY_ERR_ARG;
     if (set_weights(d, y0, 0) != 0)
         return HY_ERR_ARG;
 
@@ -652,14 +553,14 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->cj_old = 1.0;
     d->conv_rate_factor = 100.0;
     d->jac_state = JAC_NEEDED;
-    d->worst = -1;
+    d->head.worst = -1;
     memset(d->psi, 0, sizeof d->psi);
     memcpy(PHI(d, 0), y0, (size_t)n * sizeof(double));
     memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
     memcpy(d->y, y0, (size_t)n * sizeof(double));
     memcpy(d->yp, yp0, (size_t)n * sizeof(double));
-    d->stats.h_last = 0.0;
-    d->stats.order_last = 0;
+    d->head.stats.h_last = 0.0;
+    d->head.stats.order_last = 0;
     d->initialized = 1;
     return HY_OK;
 }
@@ -673,7 +574,7 @@ static void choose_initial_step(dstiff_mem *d, double t_stop)
     double h = d->h_user;
     if (h == 0.0) {
         h = 0.001 * fabs(t_stop - d->t);
-        double yp_norm = wrms_norm(n, d->yp_init, d->ewt);
+        double yp_norm = hy_wrms_norm(n, d->yp_init, d->ewt);
         if (yp_norm > 0.5 / h)
             h = 0.5 / yp_norm;
         if (d->h0_max > 0.0 && h > d->h0_max)
@@ -681,7 +582,7 @@ static void choose_initial_step(dstiff_mem *d, double t_stop)
     }
     if (h > d->h_max)
         h = d->h_max;
-    double floor_h = roundoff_floor(d->t);
+    double floor_h = hy_roundoff_floor(d->t);
     if (h < floor_h)
         h = floor_h;
     if (h < d->h_min)
@@ -713,7 +614,7 @@ static void estimate_errors(dstiff_mem *d, err_estimates *e)
 {
     int n = d->n, k = d->order;
     const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
-    double corr_norm = wrms_norm(n, d->corr, w);
+    double corr_norm = hy_wrms_norm(n, d->corr, w);
     e->est_k = d->sigma[k] * corr_norm;
     e->term_k = (k + 1) * e->est_k;
     e->est = e->est_k;
@@ -759,10 +660,10 @@ static void accept_step(dstiff_mem *d, const err_estimates *e, double t_new)
     int order_change = k_step - d->order_old;
     d->order_old = k_step;
     d->h_old = h_step;
-    d->stats.n_steps++;
+    d->head.stats.n_steps++;
     d->n_steps_since_init++;
-    d->stats.h_last = h_step;
-    d->stats.order_last = k_step;
+    d->head.stats.h_last = h_step;
+    d->head.stats.order_last = k_step;
 
     int k_next = k_step;
     double est = e->est;
@@ -842,7 +743,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
         return HY_ERR_ARG;
-    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps would carry no information). */
         d->t = t_stop;
@@ -864,11 +765,11 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         if (lands)
             d->h = dist;
         double t_try = lands ? t_stop : d->t + d->h;
-        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
 
         set_coefficients(d);
         int status = solve_corrector(d, t_try);
-        if (status == CORR_OK) {
+        if (status == HY_EVAL_OK) {
             err_estimates est;
             estimate_errors(d, &est);
             if (est.err_norm <= 1.0) {
@@ -881,8 +782,8 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
             ** 1e-4)^(-1/(k+1)) in [0.25, 0.9] at order knew; second
             ** r = 0.25 at knew; later order 1 and r = 0.25. */
             const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
-            d->worst = argmax_weighted(d->n, d->corr, w);
-            d->stats.n_err_fails++;
+            d->head.worst = hy_argmax_weighted(d->n, d->corr, w);
+            d->head.stats.n_err_fails++;
             n_err_fails++;
             restore_history(d);
             d->initial_phase = 0;
@@ -906,28 +807,21 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         }
         /* Corrector failure ([BCP] 5.2.2): restore, then h *= 0.25. */
         restore_history(d);
-        if (status == CORR_RES_FATAL)
-            return HY_ERR_RES;
-        if (status == CORR_JAC_FATAL)
-            return HY_ERR_JAC;
-        d->stats.n_conv_fails++;
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+            return hy_eval_error(status, 0);
+        d->head.stats.n_conv_fails++;
         d->initial_phase = 0;
         d->h *= DSTIFF_FAIL_FACTOR;
         int too_small = d->h < h_floor || d->t + d->h == d->t;
-        if (status == CORR_SINGULAR) {
+        if (status == HY_EVAL_SINGULAR) {
             n_singular_fails++;
             if (n_singular_fails >= DSTIFF_MAX_SINGULAR_FAILS || too_small)
                 return HY_ERR_SINGULAR;
             continue;
         }
         n_conv_fails++;
-        if (n_conv_fails >= DSTIFF_MAX_CONV_FAILS || too_small) {
-            if (status == CORR_RES_FAIL)
-                return HY_ERR_RES;
-            if (status == CORR_JAC_FAIL)
-                return HY_ERR_JAC;
-            return too_small ? HY_ERR_HMIN : HY_ERR_CONV;
-        }
+        if (n_conv_fails >= DSTIFF_MAX_CONV_FAILS || too_small)
+            return hy_eval_error(status, too_small);
     }
 }
 
@@ -938,12 +832,9 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
 static int dstiff_dense(void *mem, double t, double *y, double *yp)
 {
     dstiff_mem *d = mem;
-    if (d == NULL || !d->initialized)
+    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
         return HY_ERR_ARG;
     int n = d->n;
-    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
-    if (!(t >= d->t_prev - slack && t <= d->t + slack))
-        return HY_ERR_ARG;
     if (d->n_steps_since_init == 0) {
         if (y)
             memcpy(y, PHI(d, 0), (size_t)n * sizeof(double));
@@ -973,32 +864,14 @@ static int dstiff_dense(void *mem, double t, double *y, double *yp)
     return HY_OK;
 }
 
-static void dstiff_get_stats(const void *mem, hy_stats *out)
-{
-    const dstiff_mem *d = mem;
-    if (out == NULL)
-        return;
-    if (d == NULL) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = d->stats;
-}
-
-static int dstiff_worst_component(const void *mem)
-{
-    const dstiff_mem *d = mem;
-    return d == NULL ? -1 : d->worst;
-}
-
 const hy_integrator_ops hy_dstiff = {
     .name = "DSTIFF",
     .create = dstiff_create,
     .init = dstiff_init,
     .step = dstiff_step,
     .dense = dstiff_dense,
-    .get_stats = dstiff_get_stats,
-    .worst_component = dstiff_worst_component,
+    .get_stats = hy_get_stats,
+    .worst_component = hy_worst_component,
     .destroy = dstiff_destroy,
     .needs_rhs = 0,
     .fixed_step = 0,

@@ -18,9 +18,8 @@
 ** failure of f (a return != 0 or a value that is not finite) ends step()
 ** with HY_ERR_RES and leaves the solution at the last accepted point.
 */
-#include "integrators/integrator.h"
+#include "integrators/common.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@ static const double rk4_a[4] = { 0.0, 0.5, 0.5, 1.0 };     /* a_{s,s-1} */
 static const double rk4_b[4] = { 1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0 };
 
 typedef struct rk4_mem {
+    hy_mem_head head;           /* first: statistics, worst component */
     int n;
     int initialized;
 
@@ -53,30 +53,7 @@ typedef struct rk4_mem {
     double *k[3];               /* stages 2..4 */
     double *y_stage;
     double *yp_init;            /* y'(t0) given to init() */
-
-    hy_stats stats;
-    int worst;
 } rk4_mem;
-
-static double roundoff_floor(double t)
-{
-    return 4.0 * DBL_EPSILON * fabs(t);
-}
-
-/* 0 on success; -1 if f failed or gave a value that is not finite (its
-** index is then the worst component). */
-static int eval_rhs(rk4_mem *d, double t, const double *y, double *ydot)
-{
-    d->stats.n_res_evals++;
-    if (d->dae.rhs(t, y, ydot, d->dae.ctx) != 0)
-        return -1;
-    for (int i = 0; i < d->n; i++)
-        if (!isfinite(ydot[i])) {
-            d->worst = i;
-            return -1;
-        }
-    return 0;
-}
 
 static void rk4_destroy(void *mem);
 
@@ -99,7 +76,7 @@ static void *rk4_create(int n)
             return NULL;
         }
     }
-    d->worst = -1;
+    d->head.worst = -1;
     return d;
 }
 
@@ -136,9 +113,8 @@ static int rk4_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     if (!(opt->h_max > 0.0) || !isfinite(opt->h_max) || !(opt->h_min >= 0.0)
         || opt->h_min > opt->h_max)
         return HY_ERR_ARG;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(y0[i]) || (yp0 != NULL && !isfinite(yp0[i])))
-            return HY_ERR_ARG;
+    if (!hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
+        return HY_ERR_ARG;
     d->dae = *dae;
     d->h_fixed = opt->h_max;
     d->t = t0;
@@ -148,15 +124,15 @@ static int rk4_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->have_f = 0;
     d->n_steps_since_init = 0;
     d->last_step_trivial = 0;
-    d->worst = -1;
+    d->head.worst = -1;
     memcpy(d->y, y0, (size_t)n * sizeof(double));
     memcpy(d->y_prev, y0, (size_t)n * sizeof(double));
     if (yp0 != NULL)
         memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
     else
         memset(d->yp_init, 0, (size_t)n * sizeof(double));
-    d->stats.h_last = 0.0;
-    d->stats.order_last = 0;
+    d->head.stats.h_last = 0.0;
+    d->head.stats.order_last = 0;
     d->initialized = 1;
     return HY_OK;
 }
@@ -178,11 +154,11 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
         return HY_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
-        if (eval_rhs(d, d->t, d->y, d->f) != 0)
+        if (hy_eval_rhs(&d->dae, &d->head, d->t, d->y, d->f) != HY_EVAL_OK)
             return HY_ERR_RES;
         d->have_f = 1;
     }
-    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step; y moves
         ** by (t_stop - t) f, below roundoff. */
         double dt = t_stop - d->t;
@@ -201,7 +177,7 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     /* The next grid point; land on t_stop if it is not beyond it by more
     ** than roundoff (the step is then at most h_max up to a few ulps). */
     double t_grid = d->t_anchor + (double)(d->n_since_anchor + 1) * d->h_fixed;
-    int lands = t_grid >= t_stop - roundoff_floor(t_stop);
+    int lands = t_grid >= t_stop - hy_roundoff_floor(t_stop);
     double t_try = lands ? t_stop : t_grid;
     if (!lands && t_try - d->t > d->h_fixed)
         t_try = nextafter(t_try, d->t);
@@ -215,7 +191,8 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
         for (int i = 0; i < n; i++)
             d->y_stage[i] = d->y[i] + h * rk4_a[s] * k_prev[i];
         double t_stage = rk4_c[s] == 1.0 ? t_try : d->t + rk4_c[s] * h;
-        if (eval_rhs(d, t_stage, d->y_stage, d->k[s - 1]) != 0)
+        if (hy_eval_rhs(&d->dae, &d->head, t_stage, d->y_stage, d->k[s - 1])
+            != HY_EVAL_OK)
             return HY_ERR_RES;
         k_prev = d->k[s - 1];
     }
@@ -230,10 +207,10 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     }
     for (int i = 0; i < n; i++)
         if (!isfinite(d->y_new[i])) {
-            d->worst = i;
+            d->head.worst = i;
             return HY_ERR_RES;
         }
-    if (eval_rhs(d, t_try, d->y_new, d->f_new) != 0)
+    if (hy_eval_rhs(&d->dae, &d->head, t_try, d->y_new, d->f_new) != HY_EVAL_OK)
         return HY_ERR_RES;
 
     /* Accept: (y, f) become the previous point, (y_new, f_new) the
@@ -252,9 +229,9 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     }
     d->last_step_trivial = 0;
     d->n_steps_since_init++;
-    d->stats.n_steps++;
-    d->stats.h_last = h;
-    d->stats.order_last = RK4_ORDER;
+    d->head.stats.n_steps++;
+    d->head.stats.h_last = h;
+    d->head.stats.order_last = RK4_ORDER;
     *t_new = t_try;
     return lands ? HY_TSTOP : HY_OK;
 }
@@ -268,12 +245,9 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
 static int rk4_dense(void *mem, double t, double *y, double *yp)
 {
     rk4_mem *d = mem;
-    if (d == NULL || !d->initialized)
+    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
         return HY_ERR_ARG;
     int n = d->n;
-    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
-    if (!(t >= d->t_prev - slack && t <= d->t + slack))
-        return HY_ERR_ARG;
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
         if (y)
             memcpy(y, d->y, (size_t)n * sizeof(double));
@@ -303,32 +277,14 @@ static int rk4_dense(void *mem, double t, double *y, double *yp)
     return HY_OK;
 }
 
-static void rk4_get_stats(const void *mem, hy_stats *out)
-{
-    const rk4_mem *d = mem;
-    if (out == NULL)
-        return;
-    if (d == NULL) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = d->stats;
-}
-
-static int rk4_worst_component(const void *mem)
-{
-    const rk4_mem *d = mem;
-    return d == NULL ? -1 : d->worst;
-}
-
 const hy_integrator_ops hy_rk4 = {
     .name = "RK4",
     .create = rk4_create,
     .init = rk4_init,
     .step = rk4_step,
     .dense = rk4_dense,
-    .get_stats = rk4_get_stats,
-    .worst_component = rk4_worst_component,
+    .get_stats = hy_get_stats,
+    .worst_component = hy_worst_component,
     .destroy = rk4_destroy,
     .needs_rhs = 1,
     .fixed_step = 1,

@@ -22,9 +22,8 @@
 ** with h / 4; it counts as a rejected step (n_err_fails). There is no
 ** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
 */
-#include "integrators/integrator.h"
+#include "integrators/common.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +98,6 @@ static const double rk45_dense_v[RK45_N_STAGES] = {
     -10.0 * 829305.0 / 29380423.0
 };
 
-/* Outcome of one evaluation of f. */
-enum { RHS_OK = 0, RHS_RECOVERABLE, RHS_FATAL };
-
 /* Stages of one step: k[0..6] = f at the 7 stages. Two banks, so that a
 ** rejected attempt never spoils the dense output of the accepted step. */
 typedef struct rk45_bank {
@@ -109,6 +105,7 @@ typedef struct rk45_bank {
 } rk45_bank;
 
 typedef struct rk45_mem {
+    hy_mem_head head;           /* first: statistics, worst component */
     int n;
     int initialized;
 
@@ -133,39 +130,16 @@ typedef struct rk45_mem {
     double *yp_init;            /* y'(t0) given to init() */
     rk45_bank banks[2];
     int cur;                    /* bank of the last accepted step */
-
-    hy_stats stats;
-    int worst;
 } rk45_mem;
 
 /* ------------------------------------------------------------------------
 ** Helpers
 */
 
-/* Smallest |h| that still moves t by a few units of roundoff. */
-static double roundoff_floor(double t)
-{
-    return 4.0 * DBL_EPSILON * fabs(t);
-}
-
-static int eval_rhs(rk45_mem *d, double t, const double *y, double *ydot)
-{
-    d->stats.n_res_evals++;
-    int status = d->dae.rhs(t, y, ydot, d->dae.ctx);
-    if (status < 0)
-        return RHS_FATAL;
-    if (status > 0)
-        return RHS_RECOVERABLE;
-    for (int i = 0; i < d->n; i++)
-        if (!isfinite(ydot[i])) {
-            d->worst = i;
-            return RHS_RECOVERABLE;
-        }
-    return RHS_OK;
-}
-
 /* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
-** (4.10) for a single point). */
+** (4.10) for a single point). Kept here rather than hy_wrms_norm with
+** hy_set_weights: it divides by sc_i where those multiply by 1/sc_i (a
+** different last bit), and a zero v_i counts 0 even where sc_i = 0. */
 static double norm_at(const rk45_mem *d, const double *v, const double *y)
 {
     double sum = 0.0;
@@ -183,7 +157,7 @@ static double norm_at(const rk45_mem *d, const double *v, const double *y)
 ** one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
 ** h1 = (0.01 / max(d1, d2))^(1/(q+1)) (max(1e-6, 1e-3 h0) if
 ** max(d1, d2) <= 1e-15), h = min(100 h0, h1). f0 is in f0. Returns
-** RHS_FATAL if f fails fatally; a recoverable failure of the trial
+** HY_EVAL_RES_FATAL if f fails fatally; a recoverable failure of the trial
 ** evaluation keeps h = h0. h0 is also bounded by h_max and t_stop - t0,
 ** so that the trial point stays in the interval asked for. */
 static int initial_step(rk45_mem *d, const double *f0, double t_stop,
@@ -199,12 +173,12 @@ static int initial_step(rk45_mem *d, const double *f0, double t_stop,
     double *f_euler = d->banks[1 - d->cur].k[1];
     for (int i = 0; i < n; i++)
         y_euler[i] = d->y[i] + h0 * f0[i];
-    int status = eval_rhs(d, d->t + h0, y_euler, f_euler);
-    if (status == RHS_FATAL)
-        return RHS_FATAL;
-    if (status == RHS_RECOVERABLE) {
+    int status = hy_eval_rhs(&d->dae, &d->head, d->t + h0, y_euler, f_euler);
+    if (status == HY_EVAL_RES_FATAL)
+        return HY_EVAL_RES_FATAL;
+    if (status == HY_EVAL_RES_FAIL) {
         *h_out = h0;
-        return RHS_OK;
+        return HY_EVAL_OK;
     }
     for (int i = 0; i < n; i++)
         f_euler[i] -= f0[i];
@@ -213,7 +187,7 @@ static int initial_step(rk45_mem *d, const double *f0, double t_stop,
     double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
                                : pow(0.01 / d_max, RK45_ERR_EXPONENT);
     *h_out = fmin(100.0 * h0, h1);
-    return RHS_OK;
+    return HY_EVAL_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -249,7 +223,7 @@ static void *rk45_create(int n)
         rk45_destroy(d);
         return NULL;
     }
-    d->worst = -1;
+    d->head.worst = -1;
     return d;
 }
 
@@ -279,27 +253,15 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         return HY_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+    /* rtol_i = atol_i = 0 is refused here (a zero scale sc_i); max_order
+    ** is not checked, the order being fixed. */
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0)
+        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
+        || hy_copy_tolerances(n, opt, 0, d->rtol, d->atol) != 0
+        || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
         return HY_ERR_ARG;
-    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
-        || !isfinite(opt->h0) || !isfinite(opt->h_min))
-        return HY_ERR_ARG;
-    for (int i = 0; i < n; i++) {
-        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
-        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
-        if (!(rtol_i >= 0.0) || !isfinite(rtol_i) || !(atol_i >= 0.0)
-            || !isfinite(atol_i) || (rtol_i == 0.0 && atol_i == 0.0)
-            || !isfinite(y0[i]) || (yp0 != NULL && !isfinite(yp0[i])))
-            return HY_ERR_ARG;
-        d->rtol[i] = rtol_i;
-        d->atol[i] = atol_i;
-    }
     d->dae = *dae;
     d->h_user = opt->h0;
-    d->h_min = opt->h_min;
-    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
-    if (d->h_min > d->h_max)
-        return HY_ERR_ARG;
 
     d->t = t0;
     d->t_prev = t0;
@@ -308,22 +270,22 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->n_steps_since_init = 0;
     d->last_step_trivial = 0;
     d->cur = 0;
-    d->worst = -1;
+    d->head.worst = -1;
     memcpy(d->y, y0, (size_t)n * sizeof(double));
     memcpy(d->y_prev, y0, (size_t)n * sizeof(double));
     if (yp0 != NULL)
         memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
     else
         memset(d->yp_init, 0, (size_t)n * sizeof(double));
-    d->stats.h_last = 0.0;
-    d->stats.order_last = 0;
+    d->head.stats.h_last = 0.0;
+    d->head.stats.order_last = 0;
     d->initialized = 1;
     return HY_OK;
 }
 
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
 ** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
-** Returns RHS_OK with *err_norm set, or the failure of f. */
+** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
 static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
 {
     int n = d->n;
@@ -346,14 +308,14 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
         double t_stage = rk45_c[s] == 1.0 ? t_try : d->t + rk45_c[s] * h;
-        int status = eval_rhs(d, t_stage, arg, work->k[s]);
-        if (status != RHS_OK)
+        int status = hy_eval_rhs(&d->dae, &d->head, t_stage, arg, work->k[s]);
+        if (status != HY_EVAL_OK)
             return status;
     }
     for (int i = 0; i < n; i++)
         if (!isfinite(d->y_new[i])) {
-            d->worst = i;
-            return RHS_RECOVERABLE;
+            d->head.worst = i;
+            return HY_EVAL_RES_FAIL;
         }
     double sum = 0.0, worst_ratio = -1.0;
     int worst = -1;
@@ -373,8 +335,8 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
     }
     *err_norm = sqrt(sum / n);
     if (!(*err_norm <= 1.0))
-        d->worst = worst;
-    return RHS_OK;
+        d->head.worst = worst;
+    return HY_EVAL_OK;
 }
 
 static int rk45_step(void *mem, double t_stop, double *t_new)
@@ -387,12 +349,13 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         return HY_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
-        int status = eval_rhs(d, d->t, d->y, d->banks[d->cur].k[RK45_N_STAGES - 1]);
-        if (status != RHS_OK)
+        int status = hy_eval_rhs(&d->dae, &d->head, d->t, d->y,
+                                 d->banks[d->cur].k[RK45_N_STAGES - 1]);
+        if (status != HY_EVAL_OK)
             return HY_ERR_RES;
         d->have_f = 1;
     }
-    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps carries no information). The solution moves by
         ** (t_stop - t) f, which is below roundoff. */
@@ -412,10 +375,10 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         if (h == 0.0) {
             int status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
                                       t_stop, &h);
-            if (status == RHS_FATAL)
+            if (status == HY_EVAL_RES_FATAL)
                 return HY_ERR_RES;
         }
-        d->h = fmax(fmax(h, d->h_min), roundoff_floor(d->t));
+        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
     }
 
     int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
@@ -431,16 +394,16 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         if (!lands && t_try - d->t > d->h_max)
             t_try = nextafter(t_try, d->t);
         double h_step = t_try - d->t;
-        double h_floor = fmax(d->h_min, roundoff_floor(d->t));
+        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
         if (!lands && (h_step < h_floor || t_try == d->t))
             return HY_ERR_HMIN;
 
         double err_norm = 0.0;
         int status = attempt(d, h_step, t_try, &err_norm);
-        if (status == RHS_FATAL)
+        if (status == HY_EVAL_RES_FATAL)
             return HY_ERR_RES;
-        if (status == RHS_RECOVERABLE) {
-            d->stats.n_err_fails++;
+        if (status == HY_EVAL_RES_FAIL) {
+            d->head.stats.n_err_fails++;
             n_rhs_fails++;
             rejected = 1;
             d->h = RK45_RHS_FAIL_FACTOR * h_step;
@@ -471,14 +434,14 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
             d->t = t_try;
             d->last_step_trivial = 0;
             d->n_steps_since_init++;
-            d->stats.n_steps++;
-            d->stats.h_last = h_step;
-            d->stats.order_last = RK45_ORDER;
+            d->head.stats.n_steps++;
+            d->head.stats.h_last = h_step;
+            d->head.stats.order_last = RK45_ORDER;
             *t_new = t_try;
             return lands ? HY_TSTOP : HY_OK;
         }
         /* Error test failure (err_norm > 1 or NaN). */
-        d->stats.n_err_fails++;
+        d->head.stats.n_err_fails++;
         n_err_fails++;
         rejected = 1;
         d->h = h_step * (isnan(err_norm) ? RK45_RHS_FAIL_FACTOR : fac);
@@ -493,12 +456,9 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
 static int rk45_dense(void *mem, double t, double *y, double *yp)
 {
     rk45_mem *d = mem;
-    if (d == NULL || !d->initialized)
+    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
         return HY_ERR_ARG;
     int n = d->n;
-    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
-    if (!(t >= d->t_prev - slack && t <= d->t + slack))
-        return HY_ERR_ARG;
     const rk45_bank *acc = &d->banks[d->cur];
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
         if (y)
@@ -545,32 +505,14 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
     return HY_OK;
 }
 
-static void rk45_get_stats(const void *mem, hy_stats *out)
-{
-    const rk45_mem *d = mem;
-    if (out == NULL)
-        return;
-    if (d == NULL) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = d->stats;
-}
-
-static int rk45_worst_component(const void *mem)
-{
-    const rk45_mem *d = mem;
-    return d == NULL ? -1 : d->worst;
-}
-
 const hy_integrator_ops hy_rk45 = {
     .name = "RK45",
     .create = rk45_create,
     .init = rk45_init,
     .step = rk45_step,
     .dense = rk45_dense,
-    .get_stats = rk45_get_stats,
-    .worst_component = rk45_worst_component,
+    .get_stats = hy_get_stats,
+    .worst_component = hy_worst_component,
     .destroy = rk45_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,

@@ -58,7 +58,7 @@
 ** failures, order 1 after three, 7 error test and 10 convergence failures
 ** at most per step. No source code of VODE, CVODE or LSODE was used.
 */
-#include "integrators/integrator.h"
+#include "integrators/common.h"
 
 #include "linalg/dense.h"
 
@@ -92,18 +92,8 @@
 #define VSTIFF_MAX_ERR_FAILS 7
 #define VSTIFF_MAX_CONV_FAILS 10
 
-/* Outcome of one corrector solve. */
-enum {
-    CORR_OK = 0,
-    CORR_FAIL,          /* no convergence with a fresh Jacobian */
-    CORR_RES_FAIL,      /* f returned > 0 or a non-finite value */
-    CORR_SINGULAR,      /* P exactly singular */
-    CORR_JAC_FAIL,      /* Jacobian returned > 0 or non-finite values */
-    CORR_RES_FATAL,     /* f returned < 0 */
-    CORR_JAC_FATAL      /* Jacobian returned < 0 */
-};
-
 typedef struct vstiff_mem {
+    hy_mem_head head;           /* first: statistics, worst component */
     int n;
     int initialized;
 
@@ -154,140 +144,10 @@ typedef struct vstiff_mem {
     double *delta;              /* Newton update */
     double *ewt;                /* 1 / (rtol |y| + atol) */
     double *f_pert;             /* f at a perturbed point (FD Jacobian) */
-
-    hy_stats stats;
-    int worst;
 } vstiff_mem;
 
 #define ZCOL(d, j) ((d)->z + (size_t)(j) * (size_t)(d)->n)
 #define ZBACK(d, j) ((d)->z_backup + (size_t)(j) * (size_t)(d)->n)
-
-/* ------------------------------------------------------------------------
-** Norms, weights, problem calls
-*/
-
-static double wrms_norm(int n, const double *v, const double *w)
-{
-    double sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        double scaled = v[i] * w[i];
-        sum += scaled * scaled;
-    }
-    return sqrt(sum / n);
-}
-
-/* w_i = 1/(rtol_i |y_i| + atol_i); -1 at init if one is not positive and
-** finite; later a component with such a weight keeps its previous one. */
-static int set_weights(vstiff_mem *d, const double *y, int keep_old)
-{
-    for (int i = 0; i < d->n; i++) {
-        double tol_i = d->rtol[i] * fabs(y[i]) + d->atol[i];
-        if (tol_i > 0.0 && isfinite(tol_i))
-            d->ewt[i] = 1.0 / tol_i;
-        else if (!keep_old)
-            return -1;
-    }
-    return 0;
-}
-
-static int argmax_weighted(int n, const double *v, const double *w)
-{
-    int worst = -1;
-    double worst_val = 0.0;
-    for (int i = 0; i < n; i++) {
-        double val = fabs(v[i] * w[i]);
-        if (isnan(val))
-            return i;
-        if (val > worst_val) {
-            worst_val = val;
-            worst = i;
-        }
-    }
-    return worst;
-}
-
-static double roundoff_floor(double t)
-{
-    return 4.0 * DBL_EPSILON * fabs(t);
-}
-
-/* f(t, y) into out: CORR_OK, CORR_RES_FAIL (> 0 or not finite) or
-** CORR_RES_FATAL. */
-static int eval_rhs(vstiff_mem *d, double t, const double *y, double *out)
-{
-    d->stats.n_res_evals++;
-    int status = d->dae.rhs(t, y, out, d->dae.ctx);
-    if (status < 0)
-        return CORR_RES_FATAL;
-    if (status > 0)
-        return CORR_RES_FAIL;
-    for (int i = 0; i < d->n; i++)
-        if (!isfinite(out[i])) {
-            d->worst = i;
-            return CORR_RES_FAIL;
-        }
-    return CORR_OK;
-}
-
-/* J = df/dy at (t, y) with f = f(t, y): -(dae->jac with cj = 0), or forward
-** differences with increment sqrt(uround) max(|y_j|, |h f_j|, 1/w_j). */
-static int eval_jacobian(vstiff_mem *d, double t, double h)
-{
-    int n = d->n;
-    d->stats.n_jac_evals++;
-    if (d->dae.jac != NULL) {
-        int status = d->dae.jac(t, 0.0, d->y, d->f, d->jac, d->dae.ctx);
-        if (status < 0)
-            return CORR_JAC_FATAL;
-        if (status > 0)
-            return CORR_JAC_FAIL;
-        for (size_t k = 0; k < (size_t)n * (size_t)n; k++) {
-            d->jac[k] = -d->jac[k];
-            if (!isfinite(d->jac[k]))
-                return CORR_JAC_FAIL;
-        }
-        return CORR_OK;
-    }
-    double sqrt_uround = sqrt(DBL_EPSILON);
-    for (int j = 0; j < n; j++) {
-        double y_save = d->y[j];
-        double inc = sqrt_uround
-            * fmax(fmax(fabs(y_save), fabs(h * d->f[j])), 1.0 / d->ewt[j]);
-        inc = (y_save + inc) - y_save;
-        if (inc == 0.0)
-            inc = sqrt_uround;
-        d->y[j] = y_save + inc;
-        int status = eval_rhs(d, t, d->y, d->f_pert);
-        d->y[j] = y_save;
-        if (status != CORR_OK)
-            return status;
-        double *col = d->jac + (size_t)j * (size_t)n;
-        for (int i = 0; i < n; i++)
-            col[i] = (d->f_pert[i] - d->f[i]) / inc;
-    }
-    return CORR_OK;
-}
-
-/* P = I - gamma J, factored. */
-static int form_iteration_matrix(vstiff_mem *d, double gamma)
-{
-    int n = d->n;
-    size_t nn = (size_t)n * (size_t)n;
-    for (size_t k = 0; k < nn; k++)
-        d->iter_matrix[k] = -gamma * d->jac[k];
-    for (int i = 0; i < n; i++)
-        d->iter_matrix[i + (size_t)i * (size_t)n] += 1.0;
-    d->stats.n_lu++;
-    d->gamma_matrix = gamma;
-    d->steps_since_matrix = 0;
-    d->conv_rate = 0.7;
-    if (hy_lu_factor(n, d->iter_matrix, d->pivot) != 0) {
-        d->have_matrix = 0;
-        return CORR_SINGULAR;
-    }
-    d->have_matrix = 1;
-    return CORR_OK;
-}
 
 /* ------------------------------------------------------------------------
 ** Nordsieck history
@@ -444,13 +304,14 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
         double del_prev = 0.0;
         int converged = 0;
         for (int iter = 0;; iter++) {
-            int status = eval_rhs(d, t_new, d->y, d->f);
-            if (status != CORR_OK)
+            int status = hy_eval_rhs(&d->dae, &d->head, t_new, d->y, d->f);
+            if (status != HY_EVAL_OK)
                 return status;
             if (iter == 0 && need_matrix) {
                 if (need_jac) {
-                    status = eval_jacobian(d, t_new, h);
-                    if (status != CORR_OK) {
+                    status = hy_eval_dfdy(&d->dae, &d->head, t_new, h, d->y,
+                                          d->f, d->ewt, d->jac, d->f_pert);
+                    if (status != HY_EVAL_OK) {
                         d->have_jac = 0;
                         d->have_matrix = 0;
                         return status;
@@ -459,8 +320,14 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
                     d->jac_fresh = 1;
                     d->steps_since_jac = 0;
                 }
-                status = form_iteration_matrix(d, gamma);
-                if (status != CORR_OK)
+                /* P = I - gamma J, factored. */
+                d->gamma_matrix = gamma;
+                d->steps_since_matrix = 0;
+                d->conv_rate = 0.7;
+                status = hy_form_iter_matrix(n, gamma, d->jac, d->iter_matrix,
+                                             d->pivot, &d->head.stats.n_lu);
+                d->have_matrix = status == HY_EVAL_OK;
+                if (status != HY_EVAL_OK)
                     return status;
             }
             double gamma_ratio = gamma / d->gamma_matrix;
@@ -472,12 +339,12 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
                 d->delta[i] = rhs_scale
                     * (gamma * d->f[i] - hyp_pred[i] / l1 - d->corr[i]);
             hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
-            d->stats.n_newton_iters++;
+            d->head.stats.n_newton_iters++;
             for (int i = 0; i < n; i++) {
                 d->y[i] += d->delta[i];
                 d->corr[i] += d->delta[i];
             }
-            double del = wrms_norm(n, d->delta, d->ewt);
+            double del = hy_wrms_norm(n, d->delta, d->ewt);
             if (!isfinite(del))
                 break;
             if (iter > 0)
@@ -497,10 +364,10 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
             del_prev = del;
         }
         if (converged)
-            return CORR_OK;
-        d->worst = argmax_weighted(n, d->delta, d->ewt);
+            return HY_EVAL_OK;
+        d->head.worst = hy_argmax_weighted(n, d->delta, d->ewt);
         if (d->jac_fresh)
-            return CORR_FAIL;
+            return HY_EVAL_NO_CONV;
         /* The Jacobian was old: retry the step with a new one. */
         force_jac = 1;
     }
@@ -561,7 +428,7 @@ static void *vstiff_create(int n)
         vstiff_destroy(d);
         return NULL;
     }
-    d->worst = -1;
+    d->head.worst = -1;
     return d;
 }
 
@@ -575,31 +442,17 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
+    if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
+        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
+        || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
+        || !hy_all_finite(n, y0)
+        || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->ewt) != 0)
         return HY_ERR_ARG;
-    if (!(opt->h0 >= 0.0) || !(opt->h_min >= 0.0) || !(opt->h_max >= 0.0)
-        || !isfinite(opt->h0) || !isfinite(opt->h_min) || opt->max_order < 0)
-        return HY_ERR_ARG;
-    for (int i = 0; i < n; i++) {
-        double atol_i = opt->atol_vec ? opt->atol_vec[i] : opt->atol;
-        double rtol_i = opt->rtol_vec ? opt->rtol_vec[i] : opt->rtol;
-        if (!(atol_i >= 0.0) || !isfinite(atol_i) || !(rtol_i >= 0.0)
-            || !isfinite(rtol_i) || !isfinite(y0[i]))
-            return HY_ERR_ARG;
-        d->atol[i] = atol_i;
-        d->rtol[i] = rtol_i;
-    }
     d->dae = *dae;
     d->h_user = opt->h0;
-    d->h_min = opt->h_min;
-    d->h_max = opt->h_max > 0.0 ? opt->h_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < VSTIFF_MAX_ORDER
                        ? opt->max_order
                        : VSTIFF_MAX_ORDER;
-    if (d->h_min > d->h_max)
-        return HY_ERR_ARG;
-    if (set_weights(d, y0, 0) != 0)
-        return HY_ERR_ARG;
 
     d->t = t0;
     d->t_prev = t0;
@@ -620,70 +473,13 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
     d->steps_since_matrix = 0;
     d->steps_since_jac = 0;
     d->conv_rate = 0.7;
-    d->worst = -1;
+    d->head.worst = -1;
     memset(d->z, 0, VSTIFF_N_COLS * (size_t)n * sizeof(double));
     memcpy(ZCOL(d, 0), y0, (size_t)n * sizeof(double));
-    d->stats.h_last = 0.0;
-    d->stats.order_last = 0;
+    d->head.stats.h_last = 0.0;
+    d->head.stats.order_last = 0;
     d->initialized = 1;
     return HY_OK;
-}
-
-/* First step ([CV], "initial step size", after [BBH89]'s DVHIN): estimate
-** y'' by a difference of f along y' and take h with h^2 ||y''||/2 = 1/4 of
-** the error test, between 100 uround |t| and 0.1 |t_stop - t0| (and
-** h |y'_i| <= 0.1 |y_i| + atol_i). f0 = f(t0, y0) is in d->f. */
-static int choose_initial_step(vstiff_mem *d, double t_stop, double *h_out)
-{
-    int n = d->n;
-    double t0 = d->t, dist = t_stop - t0;
-    const double *y0 = ZCOL(d, 0);
-    double h_lo = 100.0 * DBL_EPSILON * fmax(fabs(t0), fabs(t_stop));
-    double h_hi = 0.1 * dist;
-    for (int i = 0; i < n; i++) {
-        double bound = 0.1 * fabs(y0[i]) + d->atol[i];
-        if (fabs(d->f[i]) * h_hi > bound)
-            h_hi = bound / fabs(d->f[i]);
-    }
-    if (h_hi > d->h_max)
-        h_hi = d->h_max;
-    if (!(h_hi > h_lo)) {
-        /* The accuracy bound is below the roundoff-motivated floor (E5:
-        ** a transient of 5e-5 s on [0, 1e13]): keep the accuracy bound as
-        ** long as t0 + h still differs from t0. */
-        double floor_t0 = 4.0 * roundoff_floor(t0);
-        *h_out = fmin(fmax(h_hi, floor_t0), dist);
-        return CORR_OK;
-    }
-    double h_guess = sqrt(h_lo * h_hi), h_new = h_guess;
-    for (int iter = 0; iter < 4; iter++) {
-        for (int i = 0; i < n; i++)
-            d->y[i] = y0[i] + h_guess * d->f[i];
-        int status = eval_rhs(d, t0 + h_guess, d->y, d->f_pert);
-        if (status == CORR_RES_FATAL)
-            return status;
-        if (status != CORR_OK) {
-            h_guess *= 0.2;
-            h_new = h_guess;
-            continue;
-        }
-        for (int i = 0; i < n; i++)
-            d->delta[i] = (d->f_pert[i] - d->f[i]) / h_guess;
-        double ydd_norm = wrms_norm(n, d->delta, d->ewt);
-        h_new = ydd_norm * h_hi * h_hi > 2.0 ? sqrt(2.0 / ydd_norm)
-                                             : sqrt(h_guess * h_hi);
-        double ratio = h_new / h_guess;
-        if (ratio > 0.5 && ratio < 2.0)
-            break;
-        h_guess = h_new;
-    }
-    double h = 0.5 * h_new;
-    if (h < h_lo)
-        h = h_lo;
-    if (h > h_hi)
-        h = h_hi;
-    *h_out = h;
-    return CORR_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -720,7 +516,7 @@ static void choose_next(vstiff_mem *d, double err_q, int raise_ok)
                 prod *= xi;
                 sum_inv += 1.0 / xi;
             }
-            double err_down = wrms_norm(n, ZCOL(d, q), d->ewt) * prod
+            double err_down = hy_wrms_norm(n, ZCOL(d, q), d->ewt) * prod
                             / sum_inv;
             eta_down = 1.0 / (pow(VSTIFF_BIAS_DOWN * err_down, 1.0 / q)
                               + VSTIFF_ETA_ADDON);
@@ -733,7 +529,7 @@ static void choose_next(vstiff_mem *d, double err_q, int raise_ok)
                 prod *= xi;
                 sum_inv += 1.0 / xi;
             }
-            double err_up = wrms_norm(n, d->f_pert, d->ewt) / (q + 2) * prod
+            double err_up = hy_wrms_norm(n, d->f_pert, d->ewt) / (q + 2) * prod
                           / sum_inv;
             eta_up = 1.0 / (pow(VSTIFF_BIAS_UP * err_up, 1.0 / (q + 2))
                             + VSTIFF_ETA_ADDON);
@@ -765,21 +561,21 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
     if (!(t_stop >= d->t) || !isfinite(t_stop))
         return HY_ERR_ARG;
     int n = d->n;
-    if (t_stop - d->t <= roundoff_floor(t_stop)) {
+    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         d->t = t_stop;
         *t_new = t_stop;
         return HY_TSTOP;
     }
     if (!d->started) {
-        int status = eval_rhs(d, d->t, ZCOL(d, 0), d->f);
-        if (status == CORR_RES_FATAL)
-            return HY_ERR_RES;
-        if (status != CORR_OK)
+        int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), d->f);
+        if (status != HY_EVAL_OK)
             return HY_ERR_RES;
         double h0 = d->h_user;
         if (h0 == 0.0) {
-            status = choose_initial_step(d, t_stop, &h0);
-            if (status != CORR_OK)
+            status = hy_ode_initial_step(
+                &d->dae, &d->head, d->t, t_stop, d->h_max, ZCOL(d, 0), d->f,
+                d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
+            if (status != HY_EVAL_OK)
                 return HY_ERR_RES;
         }
         if (h0 > d->h_max)
@@ -821,8 +617,8 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
         predict(d);
         d->jac_fresh = 0;
         int status = solve_corrector(d, t_try, h, l1, err_const);
-        if (status == CORR_OK) {
-            double err = err_const * wrms_norm(n, d->corr, d->ewt);
+        if (status == HY_EVAL_OK) {
+            double err = err_const * hy_wrms_norm(n, d->corr, d->ewt);
             if (err <= 1.0) {
                 /* Accept: z <- z + e l, step history, d = e / prod xi. */
                 for (int j = 0; j <= q; j++) {
@@ -852,13 +648,13 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                     d->n_tau++;
                 d->t_prev = d->t;
                 d->t = t_try;
-                d->stats.n_steps++;
+                d->head.stats.n_steps++;
                 d->n_steps_since_init++;
                 d->steps_since_matrix++;
                 d->steps_since_jac++;
-                d->stats.h_last = h;
-                d->stats.order_last = q;
-                set_weights(d, ZCOL(d, 0), 1);
+                d->head.stats.h_last = h;
+                d->head.stats.order_last = q;
+                hy_set_weights(n, d->rtol, d->atol, ZCOL(d, 0), 1, d->ewt);
                 choose_next(d, err, prev_ok);
                 if (d->h_next < d->h_min)
                     d->h_next = d->h_min;
@@ -868,8 +664,8 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
             /* Error test failure. */
             memcpy(d->z, d->z_backup,
                    (size_t)(q + 1) * (size_t)n * sizeof(double));
-            d->worst = argmax_weighted(n, d->corr, d->ewt);
-            d->stats.n_err_fails++;
+            d->head.worst = hy_argmax_weighted(n, d->corr, d->ewt);
+            d->head.stats.n_err_fails++;
             n_err_fails++;
             if (n_err_fails >= VSTIFF_MAX_ERR_FAILS)
                 return HY_ERR_ERRTEST;
@@ -883,10 +679,9 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                 eta = VSTIFF_ETA_MIN;
                 if (q > 1) {
                     /* Restart at order 1 from y_n and f(t_n, y_n). */
-                    status = eval_rhs(d, d->t, ZCOL(d, 0), d->f);
-                    if (status == CORR_RES_FATAL)
-                        return HY_ERR_RES;
-                    if (status != CORR_OK)
+                    status = hy_eval_rhs(&d->dae, &d->head, d->t,
+                                         ZCOL(d, 0), d->f);
+                    if (status != HY_EVAL_OK)
                         return HY_ERR_RES;
                     for (int j = 2; j <= q; j++)
                         memset(ZCOL(d, j), 0, (size_t)n * sizeof(double));
@@ -904,37 +699,28 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                     return HY_ERR_HMIN;
                 h_try = d->h_min;
             }
-            if (d->t + h_try == d->t || h_try < roundoff_floor(d->t))
+            if (d->t + h_try == d->t || h_try < hy_roundoff_floor(d->t))
                 return HY_ERR_HMIN;
             continue;
         }
         /* Corrector failure: restore, reduce h by 0.25. */
         memcpy(d->z, d->z_backup, (size_t)(q + 1) * (size_t)n * sizeof(double));
-        if (status == CORR_RES_FATAL)
-            return HY_ERR_RES;
-        if (status == CORR_JAC_FATAL)
-            return HY_ERR_JAC;
-        d->stats.n_conv_fails++;
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+            return hy_eval_error(status, 0);
+        d->head.stats.n_conv_fails++;
         n_conv_fails++;
         d->eta_max = 1.0;
-        if (status == CORR_SINGULAR)
+        if (status == HY_EVAL_SINGULAR)
             d->have_matrix = 0;
         h_try = h * VSTIFF_ETA_CONVFAIL;
         int too_small = (d->h_min > 0.0 && h_try < d->h_min
                          && h <= d->h_min * (1.0 + 1e-12))
                       || d->t + h_try == d->t
-                      || h_try < roundoff_floor(d->t);
+                      || h_try < hy_roundoff_floor(d->t);
         if (h_try < d->h_min)
             h_try = d->h_min;
-        if (n_conv_fails >= VSTIFF_MAX_CONV_FAILS || too_small) {
-            if (status == CORR_RES_FAIL)
-                return HY_ERR_RES;
-            if (status == CORR_JAC_FAIL)
-                return HY_ERR_JAC;
-            if (status == CORR_SINGULAR)
-                return HY_ERR_SINGULAR;
-            return too_small ? HY_ERR_HMIN : HY_ERR_CONV;
-        }
+        if (n_conv_fails >= VSTIFF_MAX_CONV_FAILS || too_small)
+            return hy_eval_error(status, too_small);
     }
 }
 
@@ -944,18 +730,15 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
 static int vstiff_dense(void *mem, double t, double *y, double *yp)
 {
     vstiff_mem *d = mem;
-    if (d == NULL || !d->initialized)
+    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
         return HY_ERR_ARG;
     int n = d->n;
-    double slack = 100.0 * DBL_EPSILON * fmax(fabs(d->t_prev), fabs(d->t));
-    if (!(t >= d->t_prev - slack && t <= d->t + slack))
-        return HY_ERR_ARG;
     if (!d->started) {
         if (y)
             memcpy(y, ZCOL(d, 0), (size_t)n * sizeof(double));
         if (yp) {
-            int status = eval_rhs(d, d->t, ZCOL(d, 0), yp);
-            if (status != CORR_OK)
+            int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), yp);
+            if (status != HY_EVAL_OK)
                 return HY_ERR_RES;
         }
         return HY_OK;
@@ -979,32 +762,14 @@ static int vstiff_dense(void *mem, double t, double *y, double *yp)
     return HY_OK;
 }
 
-static void vstiff_get_stats(const void *mem, hy_stats *out)
-{
-    const vstiff_mem *d = mem;
-    if (out == NULL)
-        return;
-    if (d == NULL) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = d->stats;
-}
-
-static int vstiff_worst_component(const void *mem)
-{
-    const vstiff_mem *d = mem;
-    return d == NULL ? -1 : d->worst;
-}
-
 const hy_integrator_ops hy_vstiff = {
     .name = "VSTIFF",
     .create = vstiff_create,
     .init = vstiff_init,
     .step = vstiff_step,
     .dense = vstiff_dense,
-    .get_stats = vstiff_get_stats,
-    .worst_component = vstiff_worst_component,
+    .get_stats = hy_get_stats,
+    .worst_component = hy_worst_component,
     .destroy = vstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
