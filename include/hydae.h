@@ -137,9 +137,17 @@ HYDAE_NODISCARD int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode);
 ** is "rest"; values move to it by name, as on a transition. */
 HYDAE_NODISCARD int hydae_chart_set_resting_mode(hydae_chart *c, hydae_mode *mode);
 
+/* The mode called name in any chart (the first if several charts have
+** one), or NULL. */
+hydae_mode *hydae_model_mode(hydae_model *m, const char *name);
+
 /* Variables of a mode, in the order of y; returns the index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_var(hydae_mode *mode, const char *name,
                                        hydae_var_kind kind, double start);
+/* The integrator this mode prefers ("VSTIFF" for a stiff ODE mode, "RK45"
+** for a non-stiff one ...): used while the active modes agree on it,
+** otherwise the run's (hydae_sim_set_integrator). */
+HYDAE_NODISCARD int hydae_mode_set_integrator(hydae_mode *mode, const char *name);
 /* Tolerances of one variable (index from hydae_mode_add_var) in the local
 ** error test: rtol |y| + atol. A value of 0 keeps the run's setting. */
 HYDAE_NODISCARD int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol,

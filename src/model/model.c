@@ -5,6 +5,7 @@
 #include "model.h"
 
 #include "core/core.h"
+#include "integrators/integrator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,6 +208,17 @@ hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
     return mode;
 }
 
+hydae_mode *hydae_model_mode(hydae_model *m, const char *name)
+{
+    if (!m || !name)
+        return NULL;
+    for (int c = 0; c < m->n_charts; c++)
+        for (int i = 0; i < m->charts[c]->n_modes; i++)
+            if (strcmp(m->charts[c]->modes[i]->name, name) == 0)
+                return m->charts[c]->modes[i];
+    return NULL;
+}
+
 int hydae_chart_set_initial(hydae_chart *c, hydae_mode *mode)
 {
     if (!c)
@@ -319,6 +331,18 @@ int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value)
                             "differential variable and a finite value", mode->name);
     mode->vars[var].has_start_derivative = 1;
     mode->vars[var].start_derivative = value;
+    return 0;
+}
+
+int hydae_mode_set_integrator(hydae_mode *mode, const char *name)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    const hy_integrator_ops *method = hy_integrator_find(name);
+    if (!method)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no integrator '%s' (see `hydae "
+                            "solvers`)", mode->name, name ? name : "(null)");
+    mode->integrator = method;
     return 0;
 }
 

@@ -74,6 +74,7 @@ struct hydae_mode {
     int n_guards;
     hydae_eval_fn guards;
     hydae_eval_fn outputs;
+    const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
 };
 
 struct hydae_chart {

@@ -42,7 +42,7 @@ int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
             memcpy(yp, s->yp, sizeof(double) * (size_t)s->n);
         return 0;
     }
-    int code = s->method->dense(s->integ, t, y, yp);
+    int code = s->integ_method->dense(s->integ, t, y, yp);
     if (code) {
         hy_sim_fail(s, "dense output failed at t = %.17g (status %d)", t, code);
         return HYDAE_ERR_ARG;

@@ -125,7 +125,7 @@ void hydae_sim_free(hydae_sim *s)
             s->sinks[i].release(s->sinks[i].user);
     free(s->sinks);
     if (s->integ)
-        s->method->destroy(s->integ);
+        s->integ_method->destroy(s->integ);
     free_run_arrays(s);
     free(s->jac_block);
     free(s->out_work);
@@ -239,8 +239,8 @@ int hydae_sim_set_integrator(hydae_sim *s, const char *name)
         return HY_SETTING_ERROR(s, "no integrator '%s' (available: %s)", name ? name : "(null)",
                                 known);
     }
-    if (s->integ && method != s->method) {
-        s->method->destroy(s->integ);
+    if (s->integ && method != s->integ_method) {
+        s->integ_method->destroy(s->integ);
         s->integ = NULL;
     }
     s->method = method;
@@ -696,7 +696,7 @@ static void current_integ_stats(const hydae_sim *s, hy_stats *out)
     *out = s->integ_base;
     if (s->integ) {
         hy_stats now;
-        s->method->get_stats(s->integ, &now);
+        s->integ_method->get_stats(s->integ, &now);
         accumulate_stats(out, &now);
         out->h_last = now.h_last;
         out->order_last = now.order_last;
@@ -734,35 +734,53 @@ int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out)
     return 0;
 }
 
+/* The method for the active configuration: the one its modes prefer
+** (hydae_mode_set_integrator), if they agree, else the run's. */
+static const hy_integrator_ops *configuration_method(const hydae_sim *s)
+{
+    const hy_integrator_ops *chosen = NULL;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        if (mode->n_vars == 0 || !mode->integrator)
+            continue;
+        if (chosen && chosen != mode->integrator)
+            return s->method; /* the modes disagree: the run's choice */
+        chosen = mode->integrator;
+    }
+    return chosen ? chosen : s->method;
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
     s->integ_started = 0;
     if (s->n == 0)
         return 0;
+    const hy_integrator_ops *method = configuration_method(s);
     const hydae_mode *implicit = first_implicit_mode(s);
-    if (s->method->needs_rhs && implicit) {
+    if (method->needs_rhs && implicit) {
         hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' is written "
                     "as a residual F(t, y, y') = 0 (at t = %.17g); use DSTIFF for it",
-                    s->method->name, implicit->name, s->t);
+                    method->name, implicit->name, s->t);
         return HYDAE_ERR_ARG;
     }
-    if (s->method->fixed_step && !isfinite(s->h_max)) {
-        hy_sim_fail(s, "%s takes fixed steps of length h_max: set h_max", s->method->name);
+    if (method->fixed_step && !isfinite(s->h_max)) {
+        hy_sim_fail(s, "%s takes fixed steps of length h_max: set h_max", method->name);
         return HYDAE_ERR_ARG;
     }
-    if (s->integ && s->integ_n != s->n) {
+    if (s->integ && (s->integ_n != s->n || s->integ_method != method)) {
         hy_stats old;
-        s->method->get_stats(s->integ, &old);
+        s->integ_method->get_stats(s->integ, &old);
         accumulate_stats(&s->integ_base, &old);
-        s->method->destroy(s->integ);
+        s->integ_method->destroy(s->integ);
         s->integ = NULL;
     }
     if (!s->integ) {
-        s->integ = s->method->create(s->n);
+        s->integ = method->create(s->n);
         if (!s->integ)
             return HYDAE_ERR_NOMEM;
         s->integ_n = s->n;
+        s->integ_method = method;
     }
     hy_options opt;
     memset(&opt, 0, sizeof opt);
@@ -788,9 +806,9 @@ static int restart_integrator(hydae_sim *s)
     opt.h_max = s->h_max;
     opt.max_order = s->max_order;
     hy_dae dae = config_dae(s);
-    int status = s->method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
+    int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
     if (status) {
-        hy_sim_fail(s, "%s could not start at t = %.17g (status %d)", s->method->name, s->t,
+        hy_sim_fail(s, "%s could not start at t = %.17g (status %d)", s->integ_method->name, s->t,
                     status);
         return HYDAE_ERR_ARG;
     }
@@ -833,7 +851,7 @@ static int integrator_failure(hydae_sim *s, int code)
         if (s->bad_is_nan)
             status = HYDAE_ERR_RESIDUAL;
     } else {
-        int worst = s->method->worst_component(s->integ);
+        int worst = s->integ_method->worst_component(s->integ);
         if (worst >= 0) {
             const hydae_mode *mode = NULL;
             const char *name = hy_component_name(s, worst, &mode);
@@ -847,7 +865,7 @@ static int integrator_failure(hydae_sim *s, int code)
         used += (size_t)snprintf(modes + used, sizeof modes - used, "%s'%s'", c ? ", " : "",
                                  s->active[c]->name);
     hy_sim_fail(s, "%s failed at t = %.17g (h = %.3g, order %d) in mode %s: %s%s",
-                s->method->name, s->t, st.h_last, st.order_last, modes, what, detail);
+                s->integ_method->name, s->t, st.h_last, st.order_last, modes, what, detail);
     return status;
 }
 
@@ -961,7 +979,7 @@ static int start_run(hydae_sim *s)
     s->have_prev = 0;
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
-        s->method->destroy(s->integ);
+        s->integ_method->destroy(s->integ);
         s->integ = NULL;
     }
     for (int i = 0; i < m->n_globals; i++)
@@ -1161,7 +1179,7 @@ static int run(hydae_sim *s)
         }
         double t_new = t_stop;
         if (s->n > 0) {
-            int code = s->method->step(s->integ, t_stop, &t_new);
+            int code = s->integ_method->step(s->integ, t_stop, &t_new);
             if (code < 0 && s->dt_min > 0.0
                 && (code == HY_ERR_HMIN || code == HY_ERR_CONV || code == HY_ERR_ERRTEST)) {
                 status = jump_restart(s, t_stop);

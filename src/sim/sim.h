@@ -29,7 +29,8 @@ struct hydae_action {
 
 struct hydae_sim {
     hydae_model *model;
-    const hy_integrator_ops *method;
+    const hy_integrator_ops *method;        /* the run's choice */
+    const hy_integrator_ops *integ_method;  /* the method of integ */
     /* Settings. */
     double t0, t_end, dt_out;
     double rtol, atol, h_min, h_max, h0;
