@@ -11,6 +11,7 @@
 #include "examples.h"
 #include "hydae.h"
 #include "integrators/integrator.h"
+#include "lang/lang.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,7 +27,9 @@ static const char usage_text[] =
     "usage: hydae <command> [options]\n"
     "\n"
     "commands:\n"
+    "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
+    "  check MODEL.hym                compile a model file and show its structure\n"
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
@@ -120,11 +123,13 @@ static int list_solvers(void)
 }
 
 typedef struct run_options {
+    const char *model_file;
     const char *example;
     const char *output;
     const char *solver;
     double t0, t_end, dt, rtol, atol, h_max, h_min, h0;
     int have_t_end, have_dt, have_rtol, have_atol;
+    unsigned given;             /* bit i: numeric option i given */
     int max_order;
     int stats, quiet, modes, output_steps;
     const char *vars;
@@ -215,6 +220,12 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             fputs(usage_text, stdout);
             return -1;
         }
+        if (arg[0] != '-') {
+            if (opt->model_file)
+                return usage_error("one model file only, not also '%s'", arg);
+            opt->model_file = arg;
+            continue;
+        }
         const char **text_target = text_option(opt, arg);
         int takes_value = text_target || strcmp(arg, "--set") == 0
                           || strcmp(arg, "--max-order") == 0 || strcmp(arg, "--output") == 0;
@@ -263,14 +274,16 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             double *targets[] = { &opt->t0, &opt->t_end, &opt->dt, &opt->rtol, &opt->atol,
                                   &opt->h_max, &opt->h_min, &opt->h0 };
             *targets[numeric_index] = number;
+            opt->given |= 1u << numeric_index;
             opt->have_t_end |= numeric_index == 1;
             opt->have_dt |= numeric_index == 2;
             opt->have_rtol |= numeric_index == 3;
             opt->have_atol |= numeric_index == 4;
         }
     }
-    if (!opt->example)
-        return usage_error("%s", "run needs a model: --example NAME (see `hydae examples`)");
+    if (!opt->example == !opt->model_file)
+        return usage_error("%s", "run needs one model: a file MODEL.hym or --example NAME "
+                           "(see `hydae examples`)");
     if (!opt->plot && (opt->plot_vars || opt->phase || opt->title))
         return usage_error("%s", "--plot-vars, --phase and --title need --plot FILE");
     if (opt->phase && split_phase(opt->phase, opt->phase_x, opt->phase_y, sizeof opt->phase_x))
@@ -304,16 +317,56 @@ static int apply_sets(hydae_model *model, const run_options *opt)
     return 0;
 }
 
-static int configure(hydae_sim *sim, const run_options *opt, const hydae_example *ex)
+/* A model file's experiment, then the command-line options given. */
+static int configure_from_file(hydae_sim *sim, const run_options *opt,
+                               const hy_lang_experiment *experiment)
 {
-    double t_end = opt->have_t_end ? opt->t_end : ex->t_end;
-    double dt = opt->have_dt ? opt->dt : ex->dt_out;
-    double rtol = opt->have_rtol ? opt->rtol : ex->rtol;
-    double atol = opt->have_atol ? opt->atol : (opt->have_rtol ? opt->rtol * 1e-2 : ex->atol);
-    if (hydae_sim_set_time(sim, opt->t0, t_end) || hydae_sim_set_output_interval(sim, dt)
-        || hydae_sim_set_tolerances(sim, rtol, atol)
-        || hydae_sim_set_step_limits(sim, opt->h_min, opt->h_max, opt->h0)
-        || (opt->max_order > 0 && hydae_sim_set_max_order(sim, opt->max_order))
+    if (hy_lang_experiment_apply(experiment, sim, NULL)) {
+        fprintf(stderr, "hydae: %s: experiment: %s\n", opt->model_file, hydae_sim_errmsg(sim));
+        return EXIT_USAGE;
+    }
+    static const char *const names[] = { "t0", "t_end", "dt", "rtol", "atol",
+                                         "h_max", "h_min", "h0" };
+    const double values[] = { opt->t0, opt->t_end, opt->dt, opt->rtol, opt->atol,
+                              opt->h_max, opt->h_min, opt->h0 };
+    for (int i = 0; i < 8; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "%.17g", values[i]);
+        if ((opt->given >> i & 1u) && hydae_sim_set_option(sim, names[i], text)) {
+            fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
+            return EXIT_USAGE;
+        }
+    }
+    if (opt->have_rtol && !opt->have_atol) {
+        char text[64];
+        snprintf(text, sizeof text, "%.17g", opt->rtol * 1e-2);
+        if (hydae_sim_set_option(sim, "atol", text)) {
+            fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static int configure(hydae_sim *sim, const run_options *opt, const hydae_example *ex,
+                     const hy_lang_experiment *experiment)
+{
+    if (ex) {
+        double t_end = opt->have_t_end ? opt->t_end : ex->t_end;
+        double dt = opt->have_dt ? opt->dt : ex->dt_out;
+        double rtol = opt->have_rtol ? opt->rtol : ex->rtol;
+        double atol = opt->have_atol ? opt->atol
+                                     : (opt->have_rtol ? opt->rtol * 1e-2 : ex->atol);
+        if (hydae_sim_set_time(sim, opt->t0, t_end) || hydae_sim_set_output_interval(sim, dt)
+            || hydae_sim_set_tolerances(sim, rtol, atol)
+            || hydae_sim_set_step_limits(sim, opt->h_min, opt->h_max, opt->h0)) {
+            fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
+            return EXIT_USAGE;
+        }
+    } else if (configure_from_file(sim, opt, experiment)) {
+        return EXIT_USAGE;
+    }
+    if ((opt->max_order > 0 && hydae_sim_set_max_order(sim, opt->max_order))
         || (opt->solver && hydae_sim_set_integrator(sim, opt->solver))
         || hydae_sim_set_output_steps(sim, opt->output_steps)
         || (opt->vars && hydae_sim_check_vars(sim, opt->vars))
@@ -430,31 +483,61 @@ static int command_run(int argc, char **argv)
     int status = parse_run_options(argc, argv, &opt);
     if (status)
         return status < 0 ? 0 : status;
-    const hydae_example *ex = hydae_example_find(opt.example);
-    if (!ex)
-        return usage_error("no built-in example '%s' (see `hydae examples`)", opt.example);
-    hydae_model *model = ex->build();
-    if (!model) {
-        fprintf(stderr, "hydae: could not build example '%s'\n", ex->name);
-        return EXIT_USAGE;
+    const hydae_example *ex = NULL;
+    hy_lang_unit *unit = NULL;
+    hy_lang_experiment experiment;
+    hydae_model *model = NULL;
+    char model_name[256];
+    if (opt.example) {
+        ex = hydae_example_find(opt.example);
+        if (!ex)
+            return usage_error("no built-in example '%s' (see `hydae examples`)", opt.example);
+        model = ex->build();
+        if (!model) {
+            fprintf(stderr, "hydae: could not build example '%s'\n", ex->name);
+            return EXIT_USAGE;
+        }
+        snprintf(model_name, sizeof model_name, "%s", ex->name);
+    } else {
+        int n_errors = 0;
+        unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
+        if (!unit) {
+            fprintf(stderr, "hydae: %s: %d error%s; nothing was simulated\n", opt.model_file,
+                    n_errors, n_errors == 1 ? "" : "s");
+            return EXIT_USAGE;
+        }
+        model = hy_lang_unit_model(unit);
+        /* The file's stem names the default results. */
+        const char *base = strrchr(opt.model_file, '/');
+        base = base ? base + 1 : opt.model_file;
+        snprintf(model_name, sizeof model_name, "%s", base);
+        char *dot = strrchr(model_name, '.');
+        if (dot && dot != model_name)
+            *dot = '\0';
     }
     status = apply_sets(model, &opt);
     if (status) {
-        hydae_model_free(model);
+        if (unit)
+            hy_lang_unit_free(unit);
+        else
+            hydae_model_free(model);
         return status;
     }
     int create_status = 0;
     hydae_sim *sim = hydae_sim_create(model, &create_status);
     if (!sim) {
         fprintf(stderr, "hydae: model error: %s\n", hydae_model_errmsg(model));
-        hydae_model_free(model);
+        if (unit)
+            hy_lang_unit_free(unit);
+        else
+            hydae_model_free(model);
         return EXIT_USAGE;
     }
-    status = configure(sim, &opt, ex);
+    status = configure(sim, &opt, ex, unit ? &experiment : NULL);
     char default_path[PATH_MAX];
     const char *path = opt.output;
     if (!path) {
-        snprintf(default_path, sizeof default_path, "%s.csv", ex->name);
+        snprintf(default_path, sizeof default_path, "%s.csv", model_name);
         path = default_path;
     }
     output results = { path, NULL }, plot = { opt.plot, NULL }, stats = { opt.stats_json, NULL };
@@ -492,15 +575,18 @@ static int command_run(int argc, char **argv)
         && !(stats.path && is_stdout(stats.path))) {
         char resolved[PATH_MAX];
         const char *shown = realpath(path, resolved) ? resolved : path;
-        printf("hydae: %s simulated to t = %g; results in %s\n", ex->name, hydae_sim_time(sim),
-               shown);
+        printf("hydae: %s simulated to t = %g; results in %s\n", model_name,
+               hydae_sim_time(sim), shown);
         if (plot.path) {
             shown = realpath(plot.path, resolved) ? resolved : plot.path;
             printf("hydae: plot in %s\n", shown);
         }
     }
     hydae_sim_free(sim);
-    hydae_model_free(model);
+    if (unit)
+        hy_lang_unit_free(unit);
+    else
+        hydae_model_free(model);
     return status;
 }
 
@@ -530,6 +616,11 @@ int main(int argc, char **argv)
         return list_solvers();
     if (strcmp(command, "settings") == 0)
         return hy_cli_list_settings();
+    if (strcmp(command, "check") == 0) {
+        if (argc != 3 || argv[2][0] == '-')
+            return usage_error("%s", "check needs one model file: hydae check MODEL.hym");
+        return hy_lang_check_report(argv[2], stdout) == 0 ? 0 : EXIT_USAGE;
+    }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);

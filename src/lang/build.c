@@ -1,0 +1,188 @@
+/*
+** From the IR to a hydae_model: parameters and discrete variables, charts,
+** modes with their variables, residual, Jacobian, guards and outputs, and
+** transitions with triggers, conditions and actions. Every callback is a
+** trampoline into the evaluation backend (eval.h) with the mode's or
+** transition's code as user data.
+*/
+#include "lang/build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int residual_trampoline(double t, const double *y, const double *yp, const double *p,
+                               double *res, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->residual(b->code, t, y, yp, p, res);
+}
+
+static int jacobian_trampoline(double t, double cj, const double *y, const double *yp,
+                               const double *p, double *jac, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->jacobian(b->code, t, cj, y, yp, p, jac);
+}
+
+static int guards_trampoline(double t, const double *y, const double *yp, const double *p,
+                             double *g, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->guards(b->code, t, y, yp, p, g);
+}
+
+static int outputs_trampoline(double t, const double *y, const double *yp, const double *p,
+                              double *out, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->outputs(b->code, t, y, yp, p, out);
+}
+
+static int condition_trampoline(const hydae_action *a, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->condition(b->code, a);
+}
+
+static int action_trampoline(hydae_action *a, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->action(b->code, a);
+}
+
+#define NAME(ir, id) hy_strtab_get((ir)->strings, (id))
+
+static int fail(hydae_model *m, hy_diag *diag, const char *what)
+{
+    hy_diag_error(diag, 0, 0, "building the model failed (%s): %s", what,
+                  m ? hydae_model_errmsg(m) : "out of memory");
+    return -1;
+}
+
+int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag)
+{
+    hydae_model *m = hydae_model_create(NAME(ir, ir->model_name));
+    unit->model = m;
+    if (!m)
+        return fail(NULL, diag, "model");
+    for (int g = 0; g < ir->n_globals; g++) {
+        const hy_ir_global *gl = &ir->globals[g];
+        int index = gl->is_discrete ? hydae_model_add_discrete(m, NAME(ir, gl->name), gl->value)
+                                    : hydae_model_add_param(m, NAME(ir, gl->name), gl->value);
+        if (index != g)
+            return fail(m, diag, "parameters");
+    }
+    unit->global_values = calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
+    if (!unit->global_values)
+        return fail(m, diag, "memory");
+    unit->n_globals = ir->n_globals;
+    for (int g = 0; g < ir->n_globals; g++)
+        unit->global_values[g] = ir->globals[g].value;
+    unit->modes = calloc((size_t)ir->n_modes + 1, sizeof *unit->modes);
+    unit->transitions = calloc((size_t)ir->n_transitions + 1, sizeof *unit->transitions);
+    hydae_mode **modes = calloc((size_t)ir->n_modes + 1, sizeof *modes);
+    hydae_chart **charts = calloc((size_t)ir->n_charts + 1, sizeof *charts);
+    int status = -1;
+    if (!unit->modes || !unit->transitions || !modes || !charts) {
+        fail(m, diag, "memory");
+        goto done;
+    }
+    for (int c = 0; c < ir->n_charts; c++) {
+        charts[c] = hydae_model_add_chart(m, NAME(ir, ir->charts[c].name));
+        if (!charts[c]) {
+            fail(m, diag, "charts");
+            goto done;
+        }
+    }
+    for (int i = 0; i < ir->n_modes; i++) {
+        const hy_ir_mode *mode = &ir->modes[i];
+        hydae_mode *hm = hydae_chart_add_mode(charts[mode->chart], NAME(ir, mode->name));
+        modes[i] = hm;
+        if (!hm) {
+            fail(m, diag, "modes");
+            goto done;
+        }
+        hy_binding *b = &unit->modes[i];
+        b->ops = ops;
+        b->code = ops->compile_mode(ir, i);
+        b->n_unknowns = mode->n_vars;
+        unit->n_modes = i + 1;
+        if (!b->code) {
+            fail(m, diag, "mode code");
+            goto done;
+        }
+        int ok = 1;
+        for (int k = 0; k < mode->n_vars && ok; k++) {
+            const hy_ir_var *v = &mode->vars[k];
+            ok = hydae_mode_add_var(hm, NAME(ir, v->name),
+                                    v->is_differential ? HYDAE_DIFFERENTIAL : HYDAE_ALGEBRAIC,
+                                    v->start) == k;
+            if (ok && (v->rtol > 0 || v->atol > 0))
+                ok = hydae_mode_set_tolerances(hm, k, v->rtol, v->atol) == 0;
+        }
+        for (int k = 0; k < mode->n_outputs && ok; k++)
+            ok = hydae_mode_add_output(hm, NAME(ir, mode->outputs[k].name)) == k;
+        if (ok && mode->n_vars > 0)
+            ok = hydae_mode_set_residual(hm, mode->n_equations, residual_trampoline, b) == 0
+                 && hydae_mode_set_jacobian(hm, jacobian_trampoline) == 0;
+        else if (ok && mode->n_equations == 0)
+            ok = hydae_mode_set_residual(hm, 0, residual_trampoline, b) == 0;
+        if (ok && mode->n_guards > 0)
+            ok = hydae_mode_set_guards(hm, mode->n_guards, guards_trampoline) == 0;
+        if (ok && mode->n_outputs > 0)
+            ok = hydae_mode_set_outputs(hm, outputs_trampoline) == 0;
+        if (!ok) {
+            fail(m, diag, NAME(ir, mode->name));
+            goto done;
+        }
+    }
+    for (int c = 0; c < ir->n_charts; c++)
+        if (ir->charts[c].initial >= 0
+            && hydae_chart_set_initial(charts[c], modes[ir->charts[c].initial]) != 0) {
+            fail(m, diag, "initial modes");
+            goto done;
+        }
+    for (int t = 0; t < ir->n_transitions; t++) {
+        const hy_ir_transition *tr = &ir->transitions[t];
+        hydae_transition *ht = hydae_chart_add_transition(charts[tr->chart], NAME(ir, tr->name),
+                                                          modes[tr->from], modes[tr->to]);
+        hy_binding *b = &unit->transitions[t];
+        b->ops = ops;
+        b->code = ht ? ops->compile_transition(ir, t) : NULL;
+        unit->n_transitions = t + 1;
+        int ok = ht && b->code;
+        if (ok) {
+            switch (tr->trigger) {
+            case HY_IR_GUARD:
+                ok = hydae_transition_on_guard(ht, tr->guard, (hydae_direction)tr->direction) == 0;
+                break;
+            case HY_IR_TIME:
+                ok = hydae_transition_on_time(ht, tr->t_event) == 0;
+                break;
+            case HY_IR_SAMPLE:
+                ok = hydae_transition_on_sample(ht, tr->t_start, tr->period) == 0;
+                break;
+            case HY_IR_EVENT:
+                ok = hydae_transition_on_event(ht, NAME(ir, tr->event)) == 0;
+                break;
+            }
+        }
+        if (ok && tr->condition >= 0)
+            ok = hydae_transition_set_condition(ht, condition_trampoline, b) == 0;
+        if (ok && tr->n_stmts > 0)
+            ok = hydae_transition_set_action(ht, action_trampoline, b) == 0;
+        if (!ok) {
+            fail(m, diag, NAME(ir, tr->name));
+            goto done;
+        }
+    }
+    if (hydae_model_check(m) != 0) {
+        fail(m, diag, "check");
+        goto done;
+    }
+    status = 0;
+done:
+    free(modes);
+    free(charts);
+    return status;
+}

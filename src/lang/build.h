@@ -1,0 +1,37 @@
+/*
+** From the compiled IR to a hydae_model through the public C API, with
+** the callbacks bound to an evaluation backend; and the compiled unit
+** that owns both.
+*/
+#ifndef HY_LANG_BUILD_H
+#define HY_LANG_BUILD_H
+
+#include "lang/eval.h"
+#include "lang/lang.h"
+
+typedef struct hy_binding {
+    const hy_eval_ops *ops;
+    void *code;
+    int n_unknowns;          /* modes: the size of y */
+} hy_binding;
+
+struct hy_lang_unit {
+    hydae_model *model;
+    hy_strtab strings;       /* names used by the action code at run time */
+    int n_modes;
+    hy_binding *modes;
+    int n_transitions;
+    hy_binding *transitions;
+    int n_globals;
+    double *global_values;   /* parameters and discrete starts as compiled */
+};
+
+/* Build unit->model from ir with the backend ops. 0, or -1 with a
+** message on diag. */
+int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag);
+
+/* The whole file in a malloc'ed buffer (compile.c); NULL after printing
+** "path: error: ..." to diagnostics (may be NULL). */
+char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+** The model-language compiler's entry points: read a file, parse, analyse
+** (names, modes, structure, Jacobians), build the hydae_model with the
+** bytecode backend; apply an experiment block to a sim.
+*/
+#include "lang/build.h"
+#include "lang/parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HY_LANG_MAX_FILE = 256 * 1024 * 1024 };
+
+hydae_model *hy_lang_unit_model(const hy_lang_unit *unit)
+{
+    return unit ? unit->model : NULL;
+}
+
+void hy_lang_unit_free(hy_lang_unit *unit)
+{
+    if (!unit)
+        return;
+    for (int i = 0; i < unit->n_modes; i++)
+        if (unit->modes[i].code)
+            unit->modes[i].ops->free_mode(unit->modes[i].code);
+    for (int i = 0; i < unit->n_transitions; i++)
+        if (unit->transitions[i].code)
+            unit->transitions[i].ops->free_transition(unit->transitions[i].code);
+    free(unit->modes);
+    free(unit->transitions);
+    free(unit->global_values);
+    hydae_model_free(unit->model);
+    hy_strtab_free(&unit->strings);
+    free(unit);
+}
+
+hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const char *display_name,
+                                     FILE *diagnostics, hy_lang_experiment *experiment,
+                                     int *n_errors)
+{
+    hy_diag diag;
+    hy_diag_init(&diag, diagnostics, display_name, source, length);
+    if (experiment)
+        memset(experiment, 0, sizeof *experiment);
+    hy_lang_unit *unit = calloc(1, sizeof *unit);
+    if (!unit) {
+        hy_diag_nomem(&diag);
+        if (n_errors)
+            *n_errors = diag.n_errors;
+        return NULL;
+    }
+    hy_strtab_init(&unit->strings);
+    hy_syntax syntax;
+    hy_parse(source, length, &diag, &unit->strings, &syntax);
+    if (diag.n_errors == 0) {
+        hy_ir ir;
+        hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);
+        if (diag.n_errors == 0)
+            hy_structure_analyse(&ir, &diag);
+        if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
+            hy_diag_nomem(&diag);
+        if (diag.n_errors == 0)
+            hy_build_model(unit, &ir, &hy_eval_vm, &diag);
+        hy_ir_free(&ir);
+    }
+    hy_syntax_free(&syntax);
+    if (n_errors)
+        *n_errors = diag.n_errors;
+    if (diag.n_errors > 0) {
+        hy_lang_unit_free(unit);
+        return NULL;
+    }
+    return unit;
+}
+
+/* The whole file in a malloc'ed buffer; NULL with a message. */
+char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (diagnostics)
+            fprintf(diagnostics, "%s: error: cannot open: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        size_t got = fread(text + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        if (cap >= HY_LANG_MAX_FILE) {
+            free(text);
+            text = NULL;
+            if (diagnostics)
+                fprintf(diagnostics, "%s: error: file larger than %d bytes\n", path, HY_LANG_MAX_FILE);
+            fclose(f);
+            return NULL;
+        }
+        char *grown = realloc(text, cap * 2);
+        if (!grown) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = grown;
+        cap *= 2;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!text || read_error) {
+        if (diagnostics)
+            fprintf(diagnostics, "%s: error: %s\n", path, text ? "read error" : "out of memory");
+        free(text);
+        return NULL;
+    }
+    *length = n;
+    return text;
+}
+
+hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
+                                   hy_lang_experiment *experiment, int *n_errors)
+{
+    size_t length = 0;
+    char *text = hy_lang_read_file(path, &length, diagnostics);
+    if (!text) {
+        if (n_errors)
+            *n_errors = 1;
+        if (experiment)
+            memset(experiment, 0, sizeof *experiment);
+        return NULL;
+    }
+    hy_lang_unit *unit = hy_lang_compile_string(text, length, path, diagnostics, experiment, n_errors);
+    free(text);
+    return unit;
+}
+
+int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)
+{
+    /* Every setting through the engine's one table of settings, so the
+    ** names, ranges and messages are those of the command line and the
+    ** Param_Transient XML. */
+    for (int i = 0; i < ex->n_settings; i++) {
+        int status = hydae_sim_set_option(sim, ex->settings[i].name, ex->settings[i].value);
+        if (status) {
+            if (warnings)
+                fprintf(warnings, "experiment, line %d, column %d: %s\n", ex->settings[i].line,
+                        ex->settings[i].column, hydae_sim_errmsg(sim));
+            return status;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,221 @@
+/*
+** The bytecode backend of the evaluation interface: each mode gets
+** programs for its residual, Jacobian, guards and outputs; each transition
+** programs for its condition and its action values. Actions read the names
+** they use with hydae_get before any write (so every right-hand side sees
+** the values before the transition) and then assign in order.
+*/
+#include "lang/eval.h"
+
+#include "lang/vm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vm_mode {
+    int n;                   /* unknowns */
+    hy_program *residual, *jacobian, *guards, *outputs;
+} vm_mode;
+
+typedef struct vm_stmt {
+    int is_raise;
+    const char *name;        /* borrowed from the unit's string table */
+} vm_stmt;
+
+typedef struct vm_transition {
+    hy_program *condition, *action;
+    int n_reads;
+    const char **read_names;
+    int n_globals;
+    const char **global_names;
+    double *in, *p, *values;
+    int n_stmts;
+    vm_stmt *stmts;
+} vm_transition;
+
+static void vm_free_mode(void *code)
+{
+    vm_mode *vm = code;
+    if (!vm)
+        return;
+    hy_program_free(vm->residual);
+    hy_program_free(vm->jacobian);
+    hy_program_free(vm->guards);
+    hy_program_free(vm->outputs);
+    free(vm);
+}
+
+static void *vm_compile_mode(hy_ir *ir, int m)
+{
+    const hy_ir_mode *mode = &ir->modes[m];
+    vm_mode *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return NULL;
+    vm->n = mode->n_vars;
+    int n_roots = mode->n_equations;
+    if (mode->n_jac_entries > n_roots)
+        n_roots = mode->n_jac_entries;
+    if (mode->n_guards > n_roots)
+        n_roots = mode->n_guards;
+    if (mode->n_outputs > n_roots)
+        n_roots = mode->n_outputs;
+    int *roots = malloc(sizeof *roots * (size_t)(n_roots + 1));
+    int *index = malloc(sizeof *index * (size_t)(n_roots + 1));
+    int ok = roots && index;
+    if (ok) {
+        for (int i = 0; i < mode->n_equations; i++)
+            roots[i] = mode->equations[i].residual;
+        vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
+        for (int k = 0; k < mode->n_jac_entries; k++)
+            index[k] = mode->jac_rows[k] + mode->jac_cols[k] * mode->n_vars;
+        vm->jacobian = hy_program_build(&ir->dag, mode->jac_nodes, index, mode->n_jac_entries);
+        vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
+        for (int k = 0; k < mode->n_outputs; k++)
+            roots[k] = mode->outputs[k].node;
+        vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
+        ok = vm->residual && vm->jacobian && vm->guards && vm->outputs;
+    }
+    free(roots);
+    free(index);
+    if (!ok) {
+        vm_free_mode(vm);
+        return NULL;
+    }
+    return vm;
+}
+
+static void vm_free_transition(void *code)
+{
+    vm_transition *vt = code;
+    if (!vt)
+        return;
+    hy_program_free(vt->condition);
+    hy_program_free(vt->action);
+    free(vt->read_names);
+    free(vt->global_names);
+    free(vt->in);
+    free(vt->p);
+    free(vt->values);
+    free(vt->stmts);
+    free(vt);
+}
+
+static void *vm_compile_transition(hy_ir *ir, int t)
+{
+    const hy_ir_transition *tr = &ir->transitions[t];
+    vm_transition *vt = calloc(1, sizeof *vt);
+    if (!vt)
+        return NULL;
+    vt->n_reads = tr->n_reads;
+    vt->n_globals = ir->n_globals;
+    vt->n_stmts = tr->n_stmts;
+    vt->read_names = malloc(sizeof *vt->read_names * (size_t)(tr->n_reads + 1));
+    vt->global_names = malloc(sizeof *vt->global_names * (size_t)(ir->n_globals + 1));
+    vt->in = calloc((size_t)tr->n_reads + 1, sizeof *vt->in);
+    vt->p = calloc((size_t)ir->n_globals + 1, sizeof *vt->p);
+    vt->values = calloc((size_t)tr->n_stmts + 1, sizeof *vt->values);
+    vt->stmts = calloc((size_t)tr->n_stmts + 1, sizeof *vt->stmts);
+    int *roots = malloc(sizeof *roots * (size_t)(tr->n_stmts + 1));
+    int ok = vt->read_names && vt->global_names && vt->in && vt->p && vt->values && vt->stmts && roots;
+    if (ok) {
+        for (int k = 0; k < tr->n_reads; k++)
+            vt->read_names[k] = hy_strtab_get(ir->strings, tr->reads[k]);
+        for (int k = 0; k < ir->n_globals; k++)
+            vt->global_names[k] = hy_strtab_get(ir->strings, ir->globals[k].name);
+        for (int k = 0; k < tr->n_stmts; k++) {
+            vt->stmts[k].is_raise = tr->stmts[k].is_raise;
+            vt->stmts[k].name = hy_strtab_get(ir->strings, tr->stmts[k].target);
+            roots[k] = tr->stmts[k].is_raise ? -1 : tr->stmts[k].value;
+        }
+        vt->action = hy_program_build(&ir->dag, roots, NULL, tr->n_stmts);
+        ok = vt->action != NULL;
+        if (ok && tr->condition >= 0) {
+            vt->condition = hy_program_build(&ir->dag, &tr->condition, NULL, 1);
+            ok = vt->condition != NULL;
+        }
+    }
+    free(roots);
+    if (!ok) {
+        vm_free_transition(vt);
+        return NULL;
+    }
+    return vt;
+}
+
+static int vm_residual(void *code, double t, const double *y, const double *yp, const double *p,
+                       double *res)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, 0.0, y, yp, p, NULL };
+    hy_program_run(vm->residual, &input, res);
+    return 0;
+}
+
+static int vm_jacobian(void *code, double t, double cj, const double *y, const double *yp,
+                       const double *p, double *jac)
+{
+    vm_mode *vm = code;
+    memset(jac, 0, sizeof *jac * (size_t)vm->n * (size_t)vm->n);
+    hy_vm_input input = { t, cj, y, yp, p, NULL };
+    hy_program_run(vm->jacobian, &input, jac);
+    return 0;
+}
+
+static int vm_guards(void *code, double t, const double *y, const double *yp, const double *p,
+                     double *g)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, 0.0, y, yp, p, NULL };
+    hy_program_run(vm->guards, &input, g);
+    return 0;
+}
+
+static int vm_outputs(void *code, double t, const double *y, const double *yp, const double *p,
+                      double *out)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, 0.0, y, yp, p, NULL };
+    hy_program_run(vm->outputs, &input, out);
+    return 0;
+}
+
+/* Read what program prog uses by name. */
+static void fetch(vm_transition *vt, const hy_program *prog, const hydae_action *a)
+{
+    for (int k = 0; k < prog->n_in_used; k++)
+        vt->in[prog->in_used[k]] = hydae_get(a, vt->read_names[prog->in_used[k]]);
+    for (int k = 0; k < prog->n_p_used; k++)
+        vt->p[prog->p_used[k]] = hydae_get(a, vt->global_names[prog->p_used[k]]);
+}
+
+static int vm_condition(void *code, const hydae_action *a)
+{
+    vm_transition *vt = code;
+    if (!vt->condition)
+        return 1;
+    fetch(vt, vt->condition, a);
+    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, vt->p, vt->in };
+    double holds = 0.0;
+    hy_program_run(vt->condition, &input, &holds);
+    return holds != 0.0;
+}
+
+static int vm_action(void *code, hydae_action *a)
+{
+    vm_transition *vt = code;
+    fetch(vt, vt->action, a);
+    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, vt->p, vt->in };
+    hy_program_run(vt->action, &input, vt->values);
+    int status = 0;
+    for (int k = 0; k < vt->n_stmts && status == 0; k++)
+        status = vt->stmts[k].is_raise ? hydae_raise(a, vt->stmts[k].name)
+                                       : hydae_set(a, vt->stmts[k].name, vt->values[k]);
+    return status;
+}
+
+const hy_eval_ops hy_eval_vm = {
+    "bytecode",
+    vm_compile_mode, vm_compile_transition, vm_free_mode, vm_free_transition,
+    vm_residual, vm_jacobian, vm_guards, vm_outputs, vm_condition, vm_action,
+};

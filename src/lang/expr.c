@@ -1,0 +1,553 @@
+/*
+** Symbolic expressions of the model-language compiler: the hash-consed
+** DAG with constant folding and 0/1 simplification, the built-in function
+** table, reachability and substitution walks. All walks visit nodes in
+** index order (operands before the node), never recursing.
+*/
+#include "lang/expr.h"
+
+#include "lang/strtab.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int arity;
+} function_table[FN_N_FUNCTIONS] = {
+#define HY_FUNCTION_ROW_(id, name, arity) [id] = { name, arity },
+    HY_FUNCTION_LIST(HY_FUNCTION_ROW_)
+#undef HY_FUNCTION_ROW_
+};
+
+hy_function hy_function_find(const char *name)
+{
+    for (int i = 0; i < FN_N_FUNCTIONS; i++)
+        if (strcmp(function_table[i].name, name) == 0)
+            return (hy_function)i;
+    return FN_N_FUNCTIONS;
+}
+
+int hy_function_arity(hy_function fn)
+{
+    return fn < FN_N_FUNCTIONS ? function_table[fn].arity : 0;
+}
+
+const char *hy_function_name(hy_function fn)
+{
+    return fn < FN_N_FUNCTIONS ? function_table[fn].name : "?";
+}
+
+double hy_function_apply(hy_function fn, double a, double b)
+{
+    switch (fn) {
+    case FN_SIN: return sin(a);
+    case FN_COS: return cos(a);
+    case FN_TAN: return tan(a);
+    case FN_ASIN: return asin(a);
+    case FN_ACOS: return acos(a);
+    case FN_ATAN: return atan(a);
+    case FN_SINH: return sinh(a);
+    case FN_COSH: return cosh(a);
+    case FN_TANH: return tanh(a);
+    case FN_EXP: return exp(a);
+    case FN_LOG: return log(a);
+    case FN_LOG10: return log10(a);
+    case FN_SQRT: return sqrt(a);
+    case FN_ABS: return fabs(a);
+    case FN_SIGN: return a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : 0.0;
+    case FN_FLOOR: return floor(a);
+    case FN_CEIL: return ceil(a);
+    case FN_ATAN2: return atan2(a, b);
+    case FN_MIN: return a < b ? a : b;
+    case FN_MAX: return a > b ? a : b;
+    case FN_MOD: return a - floor(a / b) * b;  /* Modelica mod: sign of b */
+    case FN_REM: return a - trunc(a / b) * b;  /* Modelica rem: sign of a */
+    default: return NAN;
+    }
+}
+
+void hy_expr_init(hy_expr *e)
+{
+    memset(e, 0, sizeof *e);
+    e->epoch = 1;
+}
+
+void hy_expr_free(hy_expr *e)
+{
+    free(e->nodes);
+    free(e->slots);
+    free(e->stamp);
+    free(e->scratch);
+    memset(e, 0, sizeof *e);
+}
+
+static uint64_t hash_node(const hy_xnode *n)
+{
+    uint64_t bits;
+    memcpy(&bits, &n->value, sizeof bits);
+    uint64_t h = 1469598103934665603ull;
+    uint64_t parts[5] = { (uint64_t)n->op | (uint64_t)n->fn << 8, (uint64_t)(uint32_t)n->a,
+                          (uint64_t)(uint32_t)n->b, (uint64_t)(uint32_t)n->c, bits };
+    for (int i = 0; i < 5; i++) {
+        h ^= parts[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int same_node(const hy_xnode *x, const hy_xnode *y)
+{
+    return x->op == y->op && x->fn == y->fn && x->a == y->a && x->b == y->b && x->c == y->c
+           && memcmp(&x->value, &y->value, sizeof x->value) == 0;
+}
+
+static int rehash(hy_expr *e)
+{
+    int n_slots = e->n_slots ? 2 * e->n_slots : 256;
+    int *slots = calloc((size_t)n_slots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (int i = 0; i < e->n_nodes; i++) {
+        uint64_t h = hash_node(&e->nodes[i]) & (uint64_t)(n_slots - 1);
+        while (slots[h])
+            h = (h + 1) & (uint64_t)(n_slots - 1);
+        slots[h] = i + 1;
+    }
+    free(e->slots);
+    e->slots = slots;
+    e->n_slots = n_slots;
+    return 0;
+}
+
+/* The node equal to *proto, added if new. */
+static int intern(hy_expr *e, hy_xnode *proto)
+{
+    if (e->failed)
+        return -1;
+    proto->deps = 0;
+    switch ((hy_xop)proto->op) {
+    case X_Y: case X_YP: case X_T: proto->deps = HY_DEP_STATE; break;
+    case X_P: proto->deps = HY_DEP_P; break;
+    case X_IN: proto->deps = HY_DEP_IN; break;
+    case X_NUM: case X_CJ: break;
+    default:
+        if (proto->a >= 0) proto->deps |= e->nodes[proto->a].deps;
+        if (proto->b >= 0) proto->deps |= e->nodes[proto->b].deps;
+        if (proto->c >= 0) proto->deps |= e->nodes[proto->c].deps;
+        break;
+    }
+    if (2 * (e->n_nodes + 1) > e->n_slots && rehash(e) != 0) {
+        e->failed = 1;
+        return -1;
+    }
+    uint64_t mask = (uint64_t)(e->n_slots - 1), h = hash_node(proto) & mask;
+    while (e->slots[h]) {
+        int i = e->slots[h] - 1;
+        if (same_node(&e->nodes[i], proto))
+            return i;
+        h = (h + 1) & mask;
+    }
+    int old_cap = e->cap_nodes;
+    if (hy_grow((void **)&e->nodes, &e->cap_nodes, e->n_nodes + 1, sizeof *e->nodes)) {
+        e->failed = 1;
+        return -1;
+    }
+    if (e->cap_nodes != old_cap) {
+        int cap = old_cap;
+        unsigned *stamp = realloc(e->stamp, sizeof *stamp * (size_t)e->cap_nodes);
+        if (stamp)
+            e->stamp = stamp;
+        int *scratch = realloc(e->scratch, sizeof *scratch * (size_t)e->cap_nodes);
+        if (scratch)
+            e->scratch = scratch;
+        if (!stamp || !scratch) {
+            e->failed = 1;
+            return -1;
+        }
+        memset(e->stamp + cap, 0, sizeof *stamp * (size_t)(e->cap_nodes - cap));
+    }
+    e->nodes[e->n_nodes] = *proto;
+    e->slots[h] = e->n_nodes + 1;
+    return e->n_nodes++;
+}
+
+static hy_xnode make(hy_xop op, int fn, int a, int b, int c)
+{
+    hy_xnode n;
+    memset(&n, 0, sizeof n);
+    n.op = (unsigned char)op;
+    n.fn = (unsigned char)fn;
+    n.a = a;
+    n.b = b;
+    n.c = c;
+    return n;
+}
+
+int hy_x_num(hy_expr *e, double value)
+{
+    hy_xnode n = make(X_NUM, 0, -1, -1, -1);
+    n.value = value == 0.0 ? 0.0 : value; /* one zero: -0 and +0 fold together */
+    return intern(e, &n);
+}
+
+int hy_x_leaf(hy_expr *e, hy_xop op, int index)
+{
+    hy_xnode n = make(op, 0, index, -1, -1);
+    return intern(e, &n);
+}
+
+static int is_num(const hy_expr *e, int i)
+{
+    return e->nodes[i].op == X_NUM;
+}
+
+static double num(const hy_expr *e, int i)
+{
+    return e->nodes[i].value;
+}
+
+int hy_x_unary(hy_expr *e, hy_xop op, int a)
+{
+    if (a < 0)
+        return -1;
+    if (is_num(e, a))
+        return hy_x_num(e, op == X_NEG ? -num(e, a) : (double)(num(e, a) == 0.0));
+    if (op == X_NEG && e->nodes[a].op == X_NEG)
+        return e->nodes[a].a;
+    if (op == X_NEG && e->nodes[a].op == X_SUB) /* -(x - y) = y - x */
+        return hy_x_binary(e, X_SUB, e->nodes[a].b, e->nodes[a].a);
+    hy_xnode n = make(op, 0, a, -1, -1);
+    return intern(e, &n);
+}
+
+static double fold_binary(hy_xop op, double x, double y)
+{
+    switch (op) {
+    case X_ADD: return x + y;
+    case X_SUB: return x - y;
+    case X_MUL: return x * y;
+    case X_DIV: return x / y;
+    case X_POW: return pow(x, y);
+    case X_LT: return x < y;
+    case X_LE: return x <= y;
+    case X_GT: return x > y;
+    case X_GE: return x >= y;
+    case X_EQ: return x == y;
+    case X_NE: return x != y;
+    case X_AND: return x != 0.0 && y != 0.0;
+    case X_OR: return x != 0.0 || y != 0.0;
+    default: return NAN;
+    }
+}
+
+int hy_x_binary(hy_expr *e, hy_xop op, int a, int b)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    if (is_num(e, a) && is_num(e, b))
+        return hy_x_num(e, fold_binary(op, num(e, a), num(e, b)));
+    switch (op) {
+    case X_ADD:
+        if (hy_x_is_num(e, a, 0.0))
+            return b;
+        if (hy_x_is_num(e, b, 0.0))
+            return a;
+        if (e->nodes[b].op == X_NEG)
+            return hy_x_binary(e, X_SUB, a, e->nodes[b].a);
+        if (e->nodes[a].op == X_NEG)
+            return hy_x_binary(e, X_SUB, b, e->nodes[a].a);
+        if (a > b) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        break;
+    case X_SUB:
+        if (hy_x_is_num(e, b, 0.0))
+            return a;
+        if (hy_x_is_num(e, a, 0.0))
+            return hy_x_unary(e, X_NEG, b);
+        if (a == b)
+            return hy_x_num(e, 0.0);
+        if (e->nodes[b].op == X_NEG)
+            return hy_x_binary(e, X_ADD, a, e->nodes[b].a);
+        break;
+    case X_MUL:
+        if (hy_x_is_num(e, a, 0.0) || hy_x_is_num(e, b, 0.0))
+            return hy_x_num(e, 0.0);
+        if (hy_x_is_num(e, a, 1.0))
+            return b;
+        if (hy_x_is_num(e, b, 1.0))
+            return a;
+        if (hy_x_is_num(e, a, -1.0))
+            return hy_x_unary(e, X_NEG, b);
+        if (hy_x_is_num(e, b, -1.0))
+            return hy_x_unary(e, X_NEG, a);
+        if (e->nodes[a].op == X_NEG && e->nodes[b].op == X_NEG)
+            return hy_x_binary(e, X_MUL, e->nodes[a].a, e->nodes[b].a);
+        if (a > b) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        break;
+    case X_DIV:
+        if (hy_x_is_num(e, a, 0.0))
+            return hy_x_num(e, 0.0);
+        if (hy_x_is_num(e, b, 1.0))
+            return a;
+        if (hy_x_is_num(e, b, -1.0))
+            return hy_x_unary(e, X_NEG, a);
+        break;
+    case X_POW:
+        if (hy_x_is_num(e, b, 1.0))
+            return a;
+        if (hy_x_is_num(e, b, 0.0))
+            return hy_x_num(e, 1.0);
+        break;
+    case X_AND:
+        if ((is_num(e, a) && num(e, a) == 0.0) || (is_num(e, b) && num(e, b) == 0.0))
+            return hy_x_num(e, 0.0);
+        break;
+    case X_OR:
+        if ((is_num(e, a) && num(e, a) != 0.0) || (is_num(e, b) && num(e, b) != 0.0))
+            return hy_x_num(e, 1.0);
+        break;
+    default:
+        break;
+    }
+    hy_xnode n = make(op, 0, a, b, -1);
+    return intern(e, &n);
+}
+
+int hy_x_fn(hy_expr *e, hy_function fn, int a, int b)
+{
+    int binary = hy_function_arity(fn) == 2;
+    if (a < 0 || (binary && b < 0))
+        return -1;
+    if (is_num(e, a) && (!binary || is_num(e, b)))
+        return hy_x_num(e, hy_function_apply(fn, num(e, a), binary ? num(e, b) : 0.0));
+    hy_xnode n = make(binary ? X_FN2 : X_FN1, fn, a, binary ? b : -1, -1);
+    return intern(e, &n);
+}
+
+int hy_x_if(hy_expr *e, int cond, int then_value, int else_value)
+{
+    if (cond < 0 || then_value < 0 || else_value < 0)
+        return -1;
+    if (is_num(e, cond))
+        return num(e, cond) != 0.0 ? then_value : else_value;
+    if (then_value == else_value)
+        return then_value;
+    hy_xnode n = make(X_IF, 0, cond, then_value, else_value);
+    return intern(e, &n);
+}
+
+static int compare_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+static void next_epoch(hy_expr *e)
+{
+    if (++e->epoch == 0) {
+        memset(e->stamp, 0, sizeof *e->stamp * (size_t)e->cap_nodes);
+        e->epoch = 1;
+    }
+}
+
+int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
+{
+    *out = NULL;
+    if (e->failed)
+        return -1;
+    next_epoch(e);
+    int n = 0, cap = 0, n_stack = 0, cap_stack = 0;
+    int *list = NULL, *stack = NULL;
+    for (int r = 0; r < n_roots; r++) {
+        if (roots[r] < 0 || e->stamp[roots[r]] == e->epoch)
+            continue;
+        if (hy_grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
+            goto nomem;
+        stack[n_stack++] = roots[r];
+        e->stamp[roots[r]] = e->epoch;
+        while (n_stack > 0) {
+            int i = stack[--n_stack];
+            if (hy_grow((void **)&list, &cap, n + 1, sizeof *list))
+                goto nomem;
+            list[n++] = i;
+            const hy_xnode *node = &e->nodes[i];
+            int children[3] = { -1, -1, -1 };
+            if (node->op >= X_NEG) {
+                children[0] = node->a;
+                children[1] = node->b;
+                children[2] = node->c;
+            }
+            for (int k = 0; k < 3; k++) {
+                int ch = children[k];
+                if (ch < 0 || e->stamp[ch] == e->epoch)
+                    continue;
+                e->stamp[ch] = e->epoch;
+                if (hy_grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
+                    goto nomem;
+                stack[n_stack++] = ch;
+            }
+        }
+    }
+    free(stack);
+    if (n > 1)
+        qsort(list, (size_t)n, sizeof *list, compare_int);
+    *out = list;
+    return n;
+nomem:
+    free(stack);
+    free(list);
+    e->failed = 1;
+    return -1;
+}
+
+/* Derivative of node i given the derivatives of its operands. */
+static int derive_node(hy_expr *e, int i, int da, int db, int dc)
+{
+    hy_xnode n = e->nodes[i];
+    int a = n.a, b = n.b, zero = hy_x_num(e, 0.0);
+    switch ((hy_xop)n.op) {
+    case X_NEG: return hy_x_unary(e, X_NEG, da);
+    case X_ADD: return hy_x_binary(e, X_ADD, da, db);
+    case X_SUB: return hy_x_binary(e, X_SUB, da, db);
+    case X_MUL:
+        return hy_x_binary(e, X_ADD, hy_x_binary(e, X_MUL, da, b), hy_x_binary(e, X_MUL, a, db));
+    case X_DIV: /* (da - (a/b) db) / b */
+        return hy_x_binary(e, X_DIV, hy_x_binary(e, X_SUB, da, hy_x_binary(e, X_MUL, i, db)), b);
+    case X_POW:
+        if (db == zero) { /* b a^(b-1) da */
+            int b_minus_1 = hy_x_binary(e, X_SUB, b, hy_x_num(e, 1.0));
+            return hy_x_binary(e, X_MUL,
+                               hy_x_binary(e, X_MUL, b, hy_x_binary(e, X_POW, a, b_minus_1)), da);
+        }
+        /* a^b (db log a + b da / a) */
+        return hy_x_binary(e, X_MUL, i,
+                           hy_x_binary(e, X_ADD,
+                                       hy_x_binary(e, X_MUL, db, hy_x_fn(e, FN_LOG, a, -1)),
+                                       hy_x_binary(e, X_DIV, hy_x_binary(e, X_MUL, b, da), a)));
+    case X_IF: return hy_x_if(e, a, db, dc);
+    case X_FN1: {
+        int one = hy_x_num(e, 1.0), factor;
+        switch ((hy_function)n.fn) {
+        case FN_SIN: factor = hy_x_fn(e, FN_COS, a, -1); break;
+        case FN_COS: factor = hy_x_unary(e, X_NEG, hy_x_fn(e, FN_SIN, a, -1)); break;
+        case FN_TAN: factor = hy_x_binary(e, X_ADD, one, hy_x_binary(e, X_MUL, i, i)); break;
+        case FN_ASIN: case FN_ACOS: {
+            int root = hy_x_fn(e, FN_SQRT, hy_x_binary(e, X_SUB, one, hy_x_binary(e, X_MUL, a, a)), -1);
+            factor = hy_x_binary(e, X_DIV, hy_x_num(e, n.fn == FN_ASIN ? 1.0 : -1.0), root);
+            break;
+        }
+        case FN_ATAN:
+            factor = hy_x_binary(e, X_DIV, one, hy_x_binary(e, X_ADD, one, hy_x_binary(e, X_MUL, a, a)));
+            break;
+        case FN_SINH: factor = hy_x_fn(e, FN_COSH, a, -1); break;
+        case FN_COSH: factor = hy_x_fn(e, FN_SINH, a, -1); break;
+        case FN_TANH: factor = hy_x_binary(e, X_SUB, one, hy_x_binary(e, X_MUL, i, i)); break;
+        case FN_EXP: factor = i; break;
+        case FN_LOG: return hy_x_binary(e, X_DIV, da, a);
+        case FN_LOG10:
+            return hy_x_binary(e, X_DIV, da, hy_x_binary(e, X_MUL, a, hy_x_num(e, log(10.0))));
+        case FN_SQRT: return hy_x_binary(e, X_DIV, da, hy_x_binary(e, X_MUL, hy_x_num(e, 2.0), i));
+        case FN_ABS: factor = hy_x_fn(e, FN_SIGN, a, -1); break;
+        default: return zero; /* sign, floor, ceil: piecewise constant */
+        }
+        return hy_x_binary(e, X_MUL, factor, da);
+    }
+    case X_FN2:
+        switch ((hy_function)n.fn) {
+        case FN_ATAN2: /* (b da - a db) / (a^2 + b^2) */
+            return hy_x_binary(e, X_DIV,
+                               hy_x_binary(e, X_SUB, hy_x_binary(e, X_MUL, b, da),
+                                           hy_x_binary(e, X_MUL, a, db)),
+                               hy_x_binary(e, X_ADD, hy_x_binary(e, X_MUL, a, a),
+                                           hy_x_binary(e, X_MUL, b, b)));
+        case FN_MIN: return hy_x_if(e, hy_x_binary(e, X_LE, a, b), da, db);
+        case FN_MAX: return hy_x_if(e, hy_x_binary(e, X_GE, a, b), da, db);
+        case FN_MOD: case FN_REM: /* a - q b with q = (a - node)/b piecewise constant */
+            return hy_x_binary(e, X_SUB, da,
+                               hy_x_binary(e, X_MUL,
+                                           hy_x_binary(e, X_DIV, hy_x_binary(e, X_SUB, a, i), b),
+                                           db));
+        default: return zero;
+        }
+    default:
+        return zero; /* relations and logic are piecewise constant */
+    }
+}
+
+int hy_x_derivative(hy_expr *e, int root, int leaf)
+{
+    int *list = NULL;
+    int n = hy_x_reachable(e, &root, 1, &list);
+    if (n < 0)
+        return -1;
+    int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0), result = zero;
+    for (int k = 0; k < n && !e->failed; k++) {
+        int i = list[k];
+        hy_xnode node = e->nodes[i];
+        int d;
+        if (i == leaf) {
+            d = one;
+        } else if (node.op < X_NEG) {
+            d = zero;
+        } else {
+            int da = node.a >= 0 ? e->scratch[node.a] : zero;
+            int db = node.b >= 0 ? e->scratch[node.b] : zero;
+            int dc = node.c >= 0 ? e->scratch[node.c] : zero;
+            d = da == zero && db == zero && dc == zero ? zero : derive_node(e, i, da, db, dc);
+        }
+        if (d < 0)
+            break;
+        e->scratch[i] = d;
+        if (i == root)
+            result = d;
+    }
+    free(list);
+    return e->failed ? -1 : result;
+}
+
+int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int n_subst)
+{
+    int *list = NULL;
+    int n = hy_x_reachable(e, &root, 1, &list);
+    if (n < 0)
+        return -1;
+    int result = root;
+    for (int k = 0; k < n && !e->failed; k++) {
+        int i = list[k];
+        hy_xnode node = e->nodes[i];
+        int r;
+        if (node.op == leaf_op && node.a < n_subst && subst[node.a] >= 0) {
+            r = subst[node.a];
+        } else if (node.op < X_NEG) {
+            r = i;
+        } else {
+            int a = node.a >= 0 ? e->scratch[node.a] : -1;
+            int b = node.b >= 0 ? e->scratch[node.b] : -1;
+            int c = node.c >= 0 ? e->scratch[node.c] : -1;
+            switch ((hy_xop)node.op) {
+            case X_NEG: case X_NOT: r = hy_x_unary(e, (hy_xop)node.op, a); break;
+            case X_FN1: case X_FN2: r = hy_x_fn(e, (hy_function)node.fn, a, b); break;
+            case X_IF: r = hy_x_if(e, a, b, c); break;
+            default: r = hy_x_binary(e, (hy_xop)node.op, a, b); break;
+            }
+        }
+        if (r < 0)
+            break;
+        e->scratch[i] = r;
+        if (i == root)
+            result = r;
+    }
+    free(list);
+    return e->failed ? -1 : result;
+}

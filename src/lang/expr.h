@@ -1,0 +1,111 @@
+/*
+** Symbolic expressions of the model-language compiler: a hash-consed DAG
+** (each distinct node exists once, so common subexpressions are shared)
+** whose constructors fold constants and simplify 0 and 1 terms. A node's
+** operands always have smaller indices than the node, so every pass is a
+** loop over indices, never a recursion over the input's depth.
+**
+** Leaves: numbers, the unknowns y[k] and their derivatives y'[k] of the
+** mode being compiled, p[k] (parameters and discrete variables), time, cj
+** (the Jacobian's coefficient) and in[k] (values an action reads by name).
+*/
+#ifndef HY_LANG_EXPR_H
+#define HY_LANG_EXPR_H
+
+#include <stddef.h>
+
+/* Built-in functions: X(id, name, arity). */
+#define HY_FUNCTION_LIST(X)                                                  \
+    X(FN_SIN, "sin", 1) X(FN_COS, "cos", 1) X(FN_TAN, "tan", 1)              \
+    X(FN_ASIN, "asin", 1) X(FN_ACOS, "acos", 1) X(FN_ATAN, "atan", 1)        \
+    X(FN_SINH, "sinh", 1) X(FN_COSH, "cosh", 1) X(FN_TANH, "tanh", 1)        \
+    X(FN_EXP, "exp", 1) X(FN_LOG, "log", 1) X(FN_LOG10, "log10", 1)          \
+    X(FN_SQRT, "sqrt", 1) X(FN_ABS, "abs", 1) X(FN_SIGN, "sign", 1)          \
+    X(FN_FLOOR, "floor", 1) X(FN_CEIL, "ceil", 1)                            \
+    X(FN_ATAN2, "atan2", 2) X(FN_MIN, "min", 2) X(FN_MAX, "max", 2)          \
+    X(FN_MOD, "mod", 2) X(FN_REM, "rem", 2)
+
+typedef enum hy_function {
+#define HY_FUNCTION_ENUM_(id, name, arity) id,
+    HY_FUNCTION_LIST(HY_FUNCTION_ENUM_)
+#undef HY_FUNCTION_ENUM_
+    FN_N_FUNCTIONS
+} hy_function;
+
+/* The function called name (FN_N_FUNCTIONS if none) and its arity. */
+hy_function hy_function_find(const char *name);
+int hy_function_arity(hy_function fn);
+const char *hy_function_name(hy_function fn);
+/* Apply a built-in function (b unused for unary ones). */
+double hy_function_apply(hy_function fn, double a, double b);
+
+typedef enum hy_xop {
+    X_NUM, X_Y, X_YP, X_P, X_T, X_CJ, X_IN,  /* leaves; index in a */
+    X_NEG, X_NOT, X_FN1,                     /* a (X_FN1: fn) */
+    X_ADD, X_SUB, X_MUL, X_DIV, X_POW,
+    X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE, X_AND, X_OR,
+    X_FN2,                                   /* a, b (fn) */
+    X_IF                                     /* a ? b : c */
+} hy_xop;
+
+/* Flags: what a node depends on. */
+enum {
+    HY_DEP_STATE = 1,  /* y, y' or time: changes during integration */
+    HY_DEP_P = 2,      /* parameters or discrete variables */
+    HY_DEP_IN = 4      /* in[] */
+};
+
+typedef struct hy_xnode {
+    unsigned char op, fn, deps;
+    int a, b, c;
+    double value;      /* X_NUM */
+} hy_xnode;
+
+typedef struct hy_expr {
+    int n_nodes, cap_nodes;
+    hy_xnode *nodes;
+    int *slots;        /* hash slot -> node + 1 */
+    int n_slots;
+    unsigned *stamp;   /* per node: visited in walk number `epoch` */
+    int *scratch;      /* per node: a walk's result, valid where stamped */
+    unsigned epoch;
+    int failed;        /* out of memory: constructors return -1 from then on */
+} hy_expr;
+
+void hy_expr_init(hy_expr *e);
+void hy_expr_free(hy_expr *e);
+
+/* Constructors: the node index, or -1 when out of memory (or an operand
+** is -1). They fold constants and simplify (x + 0, x * 1, x * 0, --x,
+** x ^ 1, ...) and order the operands of + and * canonically. */
+int hy_x_num(hy_expr *e, double value);
+int hy_x_leaf(hy_expr *e, hy_xop op, int index);   /* X_Y X_YP X_P X_T X_CJ X_IN */
+int hy_x_unary(hy_expr *e, hy_xop op, int a);      /* X_NEG X_NOT */
+int hy_x_binary(hy_expr *e, hy_xop op, int a, int b);
+int hy_x_fn(hy_expr *e, hy_function fn, int a, int b); /* b = -1 for unary */
+int hy_x_if(hy_expr *e, int cond, int then_value, int else_value);
+
+static inline const hy_xnode *hy_x_node(const hy_expr *e, int i)
+{
+    return &e->nodes[i];
+}
+static inline int hy_x_is_num(const hy_expr *e, int i, double value)
+{
+    return e->nodes[i].op == X_NUM && e->nodes[i].value == value;
+}
+
+/* The nodes reachable from roots[0..n_roots) (ignoring -1), in increasing
+** index order (operands first), into *out (malloc'ed, caller frees).
+** Returns the count, or -1 when out of memory. Iterative. */
+int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out);
+
+/* d(root)/d(leaf), leaf an X_Y or X_YP (or X_IN) node: the derivative's
+** node, or -1 when out of memory. Iterative over the reachable nodes. */
+int hy_x_derivative(hy_expr *e, int root, int leaf);
+
+/* Copy of root with every leaf of kind leaf_op (X_Y, X_YP or X_IN) with
+** index k replaced by subst[k] (n_subst long; -1 keeps the leaf).
+** Iterative. -1 when out of memory. */
+int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int n_subst);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+** The model language (.hym files): compile a model file into a
+** hydae_model through the public C API, and print what `hydae check`
+** shows. Internal to hydae; the command (src/cli) is its user.
+**
+** How the command uses it:
+**
+**   hydae run model.hym [--set p=v]... [options]
+**       hy_lang_experiment ex;
+**       int n_errors;
+**       hy_lang_unit *unit = hy_lang_compile_file(path, stderr, &ex, &n_errors);
+**       if (!unit) exit(2);                        (diagnostics already printed)
+**       hydae_model *m = hy_lang_unit_model(unit);
+**       for each --set NAME=VALUE: hydae_model_set_param(m, NAME, VALUE)
+**                                  (failure: usage error naming NAME)
+**       hydae_sim *s = hydae_sim_create(m, &status);
+**       hy_lang_experiment_apply(&ex, s, stderr);   (the file's experiment)
+**       then the command-line options override (--tend, --dt, --rtol, ...),
+**       then run as for --example; finally hydae_sim_free(s) and
+**       hy_lang_unit_free(unit) (which frees the model).
+**
+**   hydae check model.hym
+**       int n_errors = hy_lang_check_report(path, stdout);
+**       exit status 0 if n_errors == 0, else 2. Diagnostics go to `out` too.
+**
+** Start values, the values of time events and the experiment are evaluated
+** with the parameters' default values (a later --set does not move them);
+** see docs/language.md.
+*/
+#ifndef HY_LANG_H
+#define HY_LANG_H
+
+#include "hydae.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { HY_LANG_MAX_SETTINGS = 64 };
+
+/* The experiment block of a model file: `experiment t_end = 12, dt = 0.01,
+** integrator_type = "DSTIFF";`. Every setting is also listed in
+** settings[] as written (numbers printed with %.17g). */
+typedef struct hy_lang_setting {
+    char name[64];
+    char value[128];
+    int is_string;
+    int line, column;
+} hy_lang_setting;
+
+typedef struct hy_lang_experiment {
+    double t0, t_end, dt, rtol, atol, h_max, h_min, h0;
+    int max_order;
+    char integrator_type[64];
+    int has_t0, has_t_end, has_dt, has_rtol, has_atol, has_h_max, has_h_min, has_h0,
+        has_max_order, has_integrator_type;
+    int n_settings;
+    hy_lang_setting settings[HY_LANG_MAX_SETTINGS];
+} hy_lang_experiment;
+
+/* A compiled model: the hydae_model and the evaluation code its callbacks
+** use. The model belongs to the unit. */
+typedef struct hy_lang_unit hy_lang_unit;
+
+/* Compile a file. Diagnostics (file:line:column: error: ...) go to
+** `diagnostics` (may be NULL); *n_errors (may be NULL) gets their count.
+** `experiment` (may be NULL) receives the experiment block. NULL on any
+** error. */
+hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
+                                   hy_lang_experiment *experiment, int *n_errors);
+/* The same from a string; display_name is shown in diagnostics. */
+hy_lang_unit *hy_lang_compile_string(const char *source, size_t length,
+                                     const char *display_name, FILE *diagnostics,
+                                     hy_lang_experiment *experiment, int *n_errors);
+hydae_model *hy_lang_unit_model(const hy_lang_unit *unit);
+void hy_lang_unit_free(hy_lang_unit *unit);
+
+/* Apply every setting of the experiment to a sim through
+** hydae_sim_set_option (the transient-solver settings of docs/solver.md).
+** 0, or the failing setting's status, its line and message also written to
+** `warnings` (may be NULL). */
+int hy_lang_experiment_apply(const hy_lang_experiment *experiment, hydae_sim *sim,
+                             FILE *warnings);
+
+/* What `hydae check model.hym` prints: per chart and mode the unknowns
+** (with kind, start, unit), equations, outputs, guards (event variables),
+** structural index and algebraic loops; the transitions with triggers; the
+** parameters and discrete variables, after the diagnostics. Returns the
+** number of errors (0: the model compiles). */
+int hy_lang_check_report(const char *path, FILE *out);
+/* The same from a string. */
+int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
+                                FILE *out);
+
+#endif

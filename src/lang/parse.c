@@ -1,0 +1,939 @@
+/*
+** Parser of the model language (.hym): recursive descent with one token
+** of lookahead, in the manner of Lua's lparser.c. The grammar is in
+** docs/language.md. Errors name the file, line, column and the token found
+** ("expected ';', found 'end'"); after an error the parser skips to the
+** next ';' or to the start of the next element and goes on, so one run
+** reports several errors. Within one statement only the first error is
+** reported (panic mode).
+*/
+#include "lang/parse.h"
+
+#include "lang/lex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hy_parser {
+    hy_lexer lex;
+    hy_token tk;          /* current token */
+    hy_token ahead;       /* lookahead, valid if has_ahead */
+    int has_ahead;
+    hy_diag *diag;
+    hy_strtab *strings;
+    hy_syntax *syn;
+    int depth;            /* expression nesting */
+    int panic;            /* an error in this statement was reported */
+    int n_errors;
+    int mode;             /* mode being parsed, -1 at model level */
+    int chart;            /* chart being parsed, -1 outside */
+} hy_parser;
+
+static void next(hy_parser *ps)
+{
+    if (ps->has_ahead) {
+        ps->tk = ps->ahead;
+        ps->has_ahead = 0;
+    } else {
+        hy_lex_next(&ps->lex, &ps->tk);
+    }
+}
+
+/* How the current token is shown: "'x'", "'12.5'", "'end'", "end of file". */
+static void describe(const hy_token *tk, char *buf, size_t size)
+{
+    if (tk->kind == TK_NAME || tk->kind == TK_NUMBER)
+        snprintf(buf, size, "'%.*s'", tk->text_len > 40 ? 40 : tk->text_len, tk->text);
+    else
+        snprintf(buf, size, "%s", hy_lex_kind_name(tk->kind));
+}
+
+static void syntax_error(hy_parser *ps, const char *expected)
+{
+    if (ps->panic)
+        return;
+    ps->panic = 1;
+    ps->n_errors++;
+    char found[64];
+    describe(&ps->tk, found, sizeof found);
+    hy_diag_error(ps->diag, ps->tk.line, ps->tk.column, "expected %s, found %s", expected, found);
+}
+
+static int accept(hy_parser *ps, hy_token_kind kind)
+{
+    if (ps->tk.kind != kind)
+        return 0;
+    next(ps);
+    return 1;
+}
+
+static int expect(hy_parser *ps, hy_token_kind kind)
+{
+    if (accept(ps, kind))
+        return 1;
+    syntax_error(ps, hy_lex_kind_name(kind));
+    return 0;
+}
+
+/* A name: its id, or -1 after reporting. */
+static int expect_name(hy_parser *ps, const char *what)
+{
+    if (ps->tk.kind != TK_NAME) {
+        syntax_error(ps, what);
+        return -1;
+    }
+    int id = ps->tk.id;
+    next(ps);
+    return id;
+}
+
+static int starts_element(hy_token_kind kind)
+{
+    switch (kind) {
+    case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_EQUATION:
+    case TK_MODE: case TK_INITIAL: case TK_CHART: case TK_TRANSITION: case TK_EXPERIMENT:
+    case TK_ENTRY: case TK_EXIT: case TK_OUTPUT: case TK_END: case TK_EOF:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* After an error: skip to just past the next ';', or to a token that
+** starts an element (not consumed). Clears panic mode. */
+static void synchronize(hy_parser *ps)
+{
+    if (!ps->panic)
+        return;
+    while (ps->tk.kind != TK_EOF) {
+        if (ps->tk.kind == TK_SEMI) {
+            next(ps);
+            break;
+        }
+        if (starts_element(ps->tk.kind) && ps->tk.kind != TK_END)
+            break;
+        if (ps->tk.kind == TK_END) {
+            /* `end NAME;` or `end;` closes something: leave it. */
+            break;
+        }
+        next(ps);
+    }
+    ps->panic = 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Expressions                                                      */
+
+static int add_node(hy_parser *ps, hy_syn_op op, int line, int column, int a, int b, int c)
+{
+    hy_syntax *s = ps->syn;
+    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)) {
+        hy_diag_nomem(ps->diag);
+        ps->panic = 1;
+        return -1;
+    }
+    hy_syn *n = &s->nodes[s->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->op = (unsigned char)op;
+    n->line = line;
+    n->column = column;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    n->name = -1;
+    return s->n_nodes++;
+}
+
+static int parse_expr(hy_parser *ps);
+
+/* Enter one level of nesting; 0 if the limit is reached (reported). */
+static int enter(hy_parser *ps)
+{
+    if (ps->depth >= HY_PARSE_MAX_DEPTH) {
+        if (!ps->panic) {
+            ps->panic = 1;
+            ps->n_errors++;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                          "expression nested too deeply (more than %d levels)",
+                          HY_PARSE_MAX_DEPTH);
+        }
+        return 0;
+    }
+    ps->depth++;
+    return 1;
+}
+
+static int parse_call(hy_parser *ps, int name, int line, int column)
+{
+    int args[HY_SYN_MAX_ARGS] = { -1, -1, -1 };
+    int n_args = 0;
+    next(ps); /* ( */
+    if (ps->tk.kind != TK_RPAREN) {
+        do {
+            int arg = parse_expr(ps);
+            if (ps->panic)
+                return -1;
+            if (n_args < HY_SYN_MAX_ARGS)
+                args[n_args] = arg;
+            if (n_args < 255)
+                n_args++;
+        } while (accept(ps, TK_COMMA));
+    }
+    if (!expect(ps, TK_RPAREN))
+        return -1;
+    int node = add_node(ps, SYN_CALL, line, column, args[0], args[1], args[2]);
+    if (node >= 0) {
+        ps->syn->nodes[node].name = name;
+        ps->syn->nodes[node].n_args = (unsigned char)n_args;
+    }
+    return node;
+}
+
+static int parse_primary(hy_parser *ps)
+{
+    int line = ps->tk.line, column = ps->tk.column;
+    switch (ps->tk.kind) {
+    case TK_NUMBER:
+    case TK_TRUE:
+    case TK_FALSE: {
+        double value = ps->tk.kind == TK_NUMBER ? ps->tk.number : ps->tk.kind == TK_TRUE;
+        next(ps);
+        int node = add_node(ps, SYN_NUM, line, column, -1, -1, -1);
+        if (node >= 0)
+            ps->syn->nodes[node].value = value;
+        return node;
+    }
+    case TK_TIME:
+        next(ps);
+        return add_node(ps, SYN_TIME, line, column, -1, -1, -1);
+    case TK_EVENT: {
+        next(ps);
+        int name = expect_name(ps, "an event name");
+        if (name < 0)
+            return -1;
+        int node = add_node(ps, SYN_EVENT, line, column, -1, -1, -1);
+        if (node >= 0)
+            ps->syn->nodes[node].name = name;
+        return node;
+    }
+    case TK_NAME: {
+        int name = ps->tk.id;
+        next(ps);
+        if (ps->tk.kind == TK_LPAREN) {
+            if (!enter(ps))
+                return -1;
+            int node = parse_call(ps, name, line, column);
+            ps->depth--;
+            return node;
+        }
+        int node = add_node(ps, SYN_NAME, line, column, -1, -1, -1);
+        if (node >= 0)
+            ps->syn->nodes[node].name = name;
+        return node;
+    }
+    case TK_LPAREN: {
+        if (!enter(ps))
+            return -1;
+        next(ps);
+        int node = parse_expr(ps);
+        ps->depth--;
+        if (ps->panic || !expect(ps, TK_RPAREN))
+            return -1;
+        return node;
+    }
+    case TK_IF: {
+        if (!enter(ps))
+            return -1;
+        next(ps);
+        int cond = parse_expr(ps);
+        int then_value = -1, else_value = -1;
+        if (!ps->panic && expect(ps, TK_THEN))
+            then_value = parse_expr(ps);
+        if (!ps->panic && expect(ps, TK_ELSE))
+            else_value = parse_expr(ps);
+        ps->depth--;
+        if (ps->panic)
+            return -1;
+        return add_node(ps, SYN_IF, line, column, cond, then_value, else_value);
+    }
+    default:
+        syntax_error(ps, "an expression");
+        return -1;
+    }
+}
+
+/* power := primary ['^' unary]  (right-associative through unary) */
+static int parse_unary(hy_parser *ps);
+
+static int parse_power(hy_parser *ps)
+{
+    int base = parse_primary(ps);
+    if (ps->panic || ps->tk.kind != TK_CARET)
+        return base;
+    int line = ps->tk.line, column = ps->tk.column;
+    if (!enter(ps))
+        return -1;
+    next(ps);
+    int exponent = parse_unary(ps);
+    ps->depth--;
+    if (ps->panic)
+        return -1;
+    return add_node(ps, SYN_POW, line, column, base, exponent, -1);
+}
+
+/* unary := ('-' | '+') unary | power */
+static int parse_unary(hy_parser *ps)
+{
+    if (ps->tk.kind == TK_MINUS || ps->tk.kind == TK_PLUS) {
+        int negate = ps->tk.kind == TK_MINUS;
+        int line = ps->tk.line, column = ps->tk.column;
+        if (!enter(ps))
+            return -1;
+        next(ps);
+        int operand = parse_unary(ps);
+        ps->depth--;
+        if (ps->panic)
+            return -1;
+        return negate ? add_node(ps, SYN_NEG, line, column, operand, -1, -1) : operand;
+    }
+    return parse_power(ps);
+}
+
+static int parse_term(hy_parser *ps)
+{
+    int left = parse_unary(ps);
+    while (!ps->panic && (ps->tk.kind == TK_STAR || ps->tk.kind == TK_SLASH)) {
+        hy_syn_op op = ps->tk.kind == TK_STAR ? SYN_MUL : SYN_DIV;
+        int line = ps->tk.line, column = ps->tk.column;
+        next(ps);
+        int right = parse_unary(ps);
+        if (ps->panic)
+            return -1;
+        left = add_node(ps, op, line, column, left, right, -1);
+    }
+    return left;
+}
+
+static int parse_sum(hy_parser *ps)
+{
+    int left = parse_term(ps);
+    while (!ps->panic && (ps->tk.kind == TK_PLUS || ps->tk.kind == TK_MINUS)) {
+        hy_syn_op op = ps->tk.kind == TK_PLUS ? SYN_ADD : SYN_SUB;
+        int line = ps->tk.line, column = ps->tk.column;
+        next(ps);
+        int right = parse_term(ps);
+        if (ps->panic)
+            return -1;
+        left = add_node(ps, op, line, column, left, right, -1);
+    }
+    return left;
+}
+
+static int relation_op(hy_token_kind kind)
+{
+    switch (kind) {
+    case TK_LT: return SYN_LT;
+    case TK_LE: return SYN_LE;
+    case TK_GT: return SYN_GT;
+    case TK_GE: return SYN_GE;
+    case TK_EQEQ: return SYN_EQ;
+    case TK_NE: return SYN_NE;
+    default: return -1;
+    }
+}
+
+/* relation := sum [relop sum]  (not associative) */
+static int parse_relation(hy_parser *ps)
+{
+    int left = parse_sum(ps);
+    int op = relation_op(ps->tk.kind);
+    if (ps->panic || op < 0)
+        return left;
+    int line = ps->tk.line, column = ps->tk.column;
+    next(ps);
+    int right = parse_sum(ps);
+    if (ps->panic)
+        return -1;
+    int node = add_node(ps, (hy_syn_op)op, line, column, left, right, -1);
+    if (relation_op(ps->tk.kind) >= 0) {
+        syntax_error(ps, "an operator other than a comparison (a < b < c is not allowed)");
+        return -1;
+    }
+    return node;
+}
+
+static int parse_not(hy_parser *ps)
+{
+    if (ps->tk.kind != TK_NOT)
+        return parse_relation(ps);
+    int line = ps->tk.line, column = ps->tk.column;
+    if (!enter(ps))
+        return -1;
+    next(ps);
+    int operand = parse_not(ps);
+    ps->depth--;
+    if (ps->panic)
+        return -1;
+    return add_node(ps, SYN_NOT, line, column, operand, -1, -1);
+}
+
+static int parse_and(hy_parser *ps)
+{
+    int left = parse_not(ps);
+    while (!ps->panic && ps->tk.kind == TK_AND) {
+        int line = ps->tk.line, column = ps->tk.column;
+        next(ps);
+        int right = parse_not(ps);
+        if (ps->panic)
+            return -1;
+        left = add_node(ps, SYN_AND, line, column, left, right, -1);
+    }
+    return left;
+}
+
+static int parse_expr(hy_parser *ps)
+{
+    int left = parse_and(ps);
+    while (!ps->panic && ps->tk.kind == TK_OR) {
+        int line = ps->tk.line, column = ps->tk.column;
+        next(ps);
+        int right = parse_and(ps);
+        if (ps->panic)
+            return -1;
+        left = add_node(ps, SYN_OR, line, column, left, right, -1);
+    }
+    return ps->panic ? -1 : left;
+}
+
+/* An expression with its node range. */
+static hy_expr_ref parse_expr_ref(hy_parser *ps)
+{
+    hy_expr_ref ref;
+    ref.first = ps->syn->n_nodes;
+    ps->depth = 0;
+    ref.root = parse_expr(ps);
+    if (ps->panic)
+        ref.root = -1;
+    return ref;
+}
+
+/* ---------------------------------------------------------------- */
+/* Declarations, equations, statements                              */
+
+static int push(hy_parser *ps, void **array, int *n, int *cap, size_t size)
+{
+    if (hy_grow(array, cap, *n + 1, size)) {
+        hy_diag_nomem(ps->diag);
+        ps->panic = 1;
+        return -1;
+    }
+    memset((char *)*array + (size_t)*n * size, 0, size);
+    return (*n)++;
+}
+
+#define PUSH(ps, field, n, cap) push((ps), (void **)&(ps)->syn->field, &(ps)->syn->n, \
+                                     &(ps)->syn->cap, sizeof *(ps)->syn->field)
+
+/* modifiers := '(' NAME '=' (expr | STRING) {',' ...} ')' */
+static void parse_modifiers(hy_parser *ps, hy_decl *decl_copy)
+{
+    next(ps); /* ( */
+    do {
+        int line = ps->tk.line, column = ps->tk.column;
+        int name = expect_name(ps, "a modifier name (start, unit, rtol, atol)");
+        if (name < 0 || !expect(ps, TK_EQUAL))
+            return;
+        const char *text = hy_strtab_get(ps->strings, name);
+        if (strcmp(text, "unit") == 0) {
+            if (ps->tk.kind != TK_STRING) {
+                syntax_error(ps, "a string for 'unit'");
+                return;
+            }
+            decl_copy->unit = ps->tk.id;
+            next(ps);
+        } else if (strcmp(text, "start") == 0 || strcmp(text, "rtol") == 0
+                   || strcmp(text, "atol") == 0) {
+            int value_line = ps->tk.line, value_column = ps->tk.column;
+            hy_expr_ref value = parse_expr_ref(ps);
+            if (ps->panic)
+                return;
+            if (text[0] == 's') {
+                decl_copy->value = value;
+                decl_copy->value_line = value_line;
+                decl_copy->value_column = value_column;
+            } else if (text[0] == 'r') {
+                decl_copy->rtol = value;
+            } else {
+                decl_copy->atol = value;
+            }
+        } else {
+            ps->panic = 1;
+            ps->n_errors++;
+            hy_diag_error(ps->diag, line, column,
+                          "unknown modifier '%s' (known: start, unit, rtol, atol)", text);
+            return;
+        }
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_RPAREN);
+}
+
+/* declaration := [parameter | constant | discrete] Real item {',' item} ';'
+** item := NAME [modifiers] ['=' expr] [STRING] */
+static void parse_declaration(hy_parser *ps)
+{
+    hy_decl_kind kind = DECL_VARIABLE;
+    if (accept(ps, TK_PARAMETER))
+        kind = DECL_PARAMETER;
+    else if (accept(ps, TK_CONSTANT))
+        kind = DECL_CONSTANT;
+    else if (accept(ps, TK_DISCRETE))
+        kind = DECL_DISCRETE;
+    if (!expect(ps, TK_REAL))
+        return;
+    do {
+        hy_decl decl;
+        memset(&decl, 0, sizeof decl);
+        decl.kind = kind;
+        decl.line = ps->tk.line;
+        decl.column = ps->tk.column;
+        decl.value.root = decl.rtol.root = decl.atol.root = -1;
+        decl.unit = decl.description = -1;
+        decl.mode = ps->mode;
+        decl.name = expect_name(ps, "a name");
+        if (decl.name < 0)
+            return;
+        if (ps->tk.kind == TK_LPAREN) {
+            parse_modifiers(ps, &decl);
+            if (ps->panic)
+                return;
+        }
+        if (ps->tk.kind == TK_EQUAL) {
+            next(ps);
+            decl.value_line = ps->tk.line;
+            decl.value_column = ps->tk.column;
+            if (decl.value.root >= 0 && !ps->panic) {
+                ps->panic = 1;
+                ps->n_errors++;
+                hy_diag_error(ps->diag, decl.value_line, decl.value_column,
+                              "'%s' has both a start modifier and '= value'",
+                              hy_strtab_get(ps->strings, decl.name));
+                return;
+            }
+            decl.value = parse_expr_ref(ps);
+            if (ps->panic)
+                return;
+        }
+        if (ps->tk.kind == TK_STRING) {
+            decl.description = ps->tk.id;
+            next(ps);
+        }
+        int i = PUSH(ps, decls, n_decls, cap_decls);
+        if (i < 0)
+            return;
+        ps->syn->decls[i] = decl;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_SEMI);
+}
+
+/* equation := expr '=' expr ';' | output NAME '=' expr ';' */
+static void parse_equation(hy_parser *ps)
+{
+    hy_equation_syn eq;
+    memset(&eq, 0, sizeof eq);
+    eq.mode = ps->mode;
+    eq.output_name = -1;
+    if (accept(ps, TK_OUTPUT)) {
+        eq.line = ps->tk.line;
+        eq.column = ps->tk.column;
+        eq.output_name = expect_name(ps, "the output's name");
+        if (eq.output_name < 0)
+            return;
+        eq.lhs.root = -1;
+        eq.lhs.first = ps->syn->n_nodes;
+        if (!expect(ps, TK_EQUAL))
+            return;
+        eq.rhs = parse_expr_ref(ps);
+    } else {
+        eq.lhs = parse_expr_ref(ps);
+        if (ps->panic)
+            return;
+        eq.line = ps->tk.line;
+        eq.column = ps->tk.column;
+        if (ps->tk.kind == TK_ASSIGN) {
+            syntax_error(ps, "'=' (':=' assigns in actions, equations use '=')");
+            return;
+        }
+        if (!expect(ps, TK_EQUAL))
+            return;
+        eq.rhs = parse_expr_ref(ps);
+    }
+    if (ps->panic || !expect(ps, TK_SEMI))
+        return;
+    int i = PUSH(ps, equations, n_equations, cap_equations);
+    if (i >= 0)
+        ps->syn->equations[i] = eq;
+}
+
+/* statement := NAME ':=' expr ';' | raise NAME ';' */
+static void parse_statement(hy_parser *ps)
+{
+    hy_stmt_syn st;
+    memset(&st, 0, sizeof st);
+    st.line = ps->tk.line;
+    st.column = ps->tk.column;
+    st.value.root = -1;
+    if (accept(ps, TK_RAISE)) {
+        st.is_raise = 1;
+        st.target = expect_name(ps, "an event name");
+        if (st.target < 0)
+            return;
+    } else {
+        st.target = expect_name(ps, "an assignment 'name := value;' or 'raise EVENT;'");
+        if (st.target < 0)
+            return;
+        if (ps->tk.kind == TK_EQUAL) {
+            syntax_error(ps, "':=' (actions assign with ':=')");
+            return;
+        }
+        if (!expect(ps, TK_ASSIGN))
+            return;
+        st.value = parse_expr_ref(ps);
+        if (ps->panic)
+            return;
+    }
+    if (!expect(ps, TK_SEMI))
+        return;
+    int i = PUSH(ps, stmts, n_stmts, cap_stmts);
+    if (i >= 0)
+        ps->syn->stmts[i] = st;
+}
+
+/* Statements up to a token that starts an element or a section. */
+static void parse_statements(hy_parser *ps, hy_stmt_range *range)
+{
+    range->first = ps->syn->n_stmts;
+    while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+        parse_statement(ps);
+        synchronize(ps);
+    }
+    range->count = ps->syn->n_stmts - range->first;
+}
+
+/* 'end' [NAME] ';' closing `what` called `name` (-1: no name expected). */
+static void parse_end(hy_parser *ps, const char *what, int name, int name_required)
+{
+    if (!expect(ps, TK_END))
+        return;
+    if (ps->tk.kind == TK_NAME) {
+        if (name >= 0 && ps->tk.id != name && !ps->panic) {
+            ps->n_errors++;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column, "'end %s' closes %s '%s'",
+                          hy_strtab_get(ps->strings, ps->tk.id), what,
+                          hy_strtab_get(ps->strings, name));
+        }
+        next(ps);
+    } else if (name_required) {
+        char expected[160];
+        snprintf(expected, sizeof expected, "'%s' after 'end' (closing %s '%s')",
+                 hy_strtab_get(ps->strings, name), what, hy_strtab_get(ps->strings, name));
+        syntax_error(ps, expected);
+        return;
+    }
+    expect(ps, TK_SEMI);
+}
+
+/* Equations up to a token that starts an element. */
+static void parse_equations(hy_parser *ps)
+{
+    while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+        parse_equation(ps);
+        synchronize(ps);
+    }
+}
+
+static void section_twice(hy_parser *ps, const char *section)
+{
+    ps->n_errors++;
+    hy_diag_error(ps->diag, ps->tk.line, ps->tk.column, "a second '%s' section in mode '%s'",
+                  section, hy_strtab_get(ps->strings, ps->syn->modes[ps->mode].name));
+}
+
+/* mode := [initial] mode NAME {declaration | equation-section | entry
+**         statements | exit statements} end NAME ';' */
+static void parse_mode(hy_parser *ps)
+{
+    int is_initial = accept(ps, TK_INITIAL);
+    if (!expect(ps, TK_MODE))
+        return;
+    int line = ps->tk.line, column = ps->tk.column;
+    int name = expect_name(ps, "the mode's name");
+    if (name < 0)
+        return;
+    int index = PUSH(ps, modes, n_modes, cap_modes);
+    if (index < 0)
+        return;
+    hy_mode_syn *mode = &ps->syn->modes[index];
+    mode->name = name;
+    mode->line = line;
+    mode->column = column;
+    mode->chart = ps->chart;
+    mode->is_initial = is_initial;
+    int outer_mode = ps->mode;
+    ps->mode = index;
+    for (;;) {
+        hy_token_kind kind = ps->tk.kind;
+        if (kind == TK_END || kind == TK_EOF)
+            break;
+        if (kind == TK_EQUATION) {
+            next(ps);
+            parse_equations(ps);
+        } else if (kind == TK_ENTRY || kind == TK_EXIT) {
+            hy_stmt_range *range = kind == TK_ENTRY ? &ps->syn->modes[index].entry
+                                                    : &ps->syn->modes[index].exit;
+            if (range->line)
+                section_twice(ps, kind == TK_ENTRY ? "entry" : "exit");
+            int section_line = ps->tk.line, section_column = ps->tk.column;
+            next(ps);
+            hy_stmt_range parsed;
+            parse_statements(ps, &parsed);
+            range = kind == TK_ENTRY ? &ps->syn->modes[index].entry : &ps->syn->modes[index].exit;
+            *range = parsed;
+            range->line = section_line;
+            range->column = section_column;
+        } else if (kind == TK_PARAMETER || kind == TK_CONSTANT || kind == TK_DISCRETE) {
+            ps->n_errors++;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                          "%s declarations belong to the model, not to mode '%s'",
+                          hy_lex_kind_name(kind), hy_strtab_get(ps->strings, name));
+            parse_declaration(ps); /* consumed; sema ignores it */
+            synchronize(ps);
+        } else if (kind == TK_REAL) {
+            parse_declaration(ps);
+            synchronize(ps);
+        } else if (kind == TK_OUTPUT) {
+            parse_equation(ps);
+            synchronize(ps);
+        } else {
+            syntax_error(ps, "a declaration, 'equation', 'entry', 'exit' or 'end'");
+            synchronize(ps);
+            if (starts_element(ps->tk.kind) && ps->tk.kind != TK_END && ps->tk.kind != TK_REAL
+                && ps->tk.kind != TK_EQUATION && ps->tk.kind != TK_ENTRY
+                && ps->tk.kind != TK_EXIT && ps->tk.kind != TK_OUTPUT)
+                break; /* a mode or transition begins: this mode lacks its end */
+        }
+    }
+    ps->mode = outer_mode;
+    parse_end(ps, "mode", name, 1);
+}
+
+/* transition := transition NAME [from NAME to NAME] when expr
+**               [do statements] end [NAME] ';' */
+static void parse_transition(hy_parser *ps)
+{
+    next(ps); /* transition */
+    hy_transition_syn tr;
+    memset(&tr, 0, sizeof tr);
+    tr.line = ps->tk.line;
+    tr.column = ps->tk.column;
+    tr.chart = ps->chart;
+    tr.from = tr.to = -1;
+    tr.when.root = -1;
+    tr.name = expect_name(ps, "the transition's name");
+    if (tr.name < 0)
+        return;
+    if (accept(ps, TK_FROM)) {
+        tr.from_line = ps->tk.line;
+        tr.from_column = ps->tk.column;
+        tr.from = expect_name(ps, "the mode the transition leaves");
+        if (tr.from < 0 || !expect(ps, TK_TO))
+            return;
+        tr.to_line = ps->tk.line;
+        tr.to_column = ps->tk.column;
+        tr.to = expect_name(ps, "the mode the transition enters");
+        if (tr.to < 0)
+            return;
+    }
+    if (!expect(ps, TK_WHEN))
+        return;
+    tr.when = parse_expr_ref(ps);
+    if (ps->panic)
+        return;
+    tr.actions.first = ps->syn->n_stmts;
+    if (ps->tk.kind == TK_DO) {
+        tr.actions.line = ps->tk.line;
+        tr.actions.column = ps->tk.column;
+        next(ps);
+        parse_statements(ps, &tr.actions);
+    }
+    int i = PUSH(ps, transitions, n_transitions, cap_transitions);
+    if (i < 0)
+        return;
+    ps->syn->transitions[i] = tr;
+    parse_end(ps, "transition", tr.name, 0);
+}
+
+/* experiment := experiment setting {',' setting} ';'
+** setting := NAME '=' (expr | STRING) */
+static void parse_experiment(hy_parser *ps)
+{
+    next(ps); /* experiment */
+    do {
+        hy_setting_syn st;
+        memset(&st, 0, sizeof st);
+        st.line = ps->tk.line;
+        st.column = ps->tk.column;
+        st.string_value = -1;
+        st.value.root = -1;
+        st.name = expect_name(ps, "a setting name");
+        if (st.name < 0 || !expect(ps, TK_EQUAL))
+            return;
+        if (ps->tk.kind == TK_STRING) {
+            st.string_value = ps->tk.id;
+            next(ps);
+        } else {
+            st.value = parse_expr_ref(ps);
+            if (ps->panic)
+                return;
+        }
+        int i = PUSH(ps, settings, n_settings, cap_settings);
+        if (i < 0)
+            return;
+        ps->syn->settings[i] = st;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_SEMI);
+}
+
+/* chart := chart NAME {mode | transition} end NAME ';' */
+static void parse_chart(hy_parser *ps)
+{
+    next(ps); /* chart */
+    int line = ps->tk.line, column = ps->tk.column;
+    int name = expect_name(ps, "the chart's name");
+    if (name < 0)
+        return;
+    if (ps->chart >= 0) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "chart '%s' inside chart '%s': charts do not nest",
+                      hy_strtab_get(ps->strings, name),
+                      hy_strtab_get(ps->strings, ps->syn->charts[ps->chart].name));
+    }
+    int index = PUSH(ps, charts, n_charts, cap_charts);
+    if (index < 0)
+        return;
+    ps->syn->charts[index].name = name;
+    ps->syn->charts[index].line = line;
+    ps->syn->charts[index].column = column;
+    int outer = ps->chart;
+    ps->chart = index;
+    while (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF) {
+        if (ps->tk.kind == TK_MODE || ps->tk.kind == TK_INITIAL)
+            parse_mode(ps);
+        else if (ps->tk.kind == TK_TRANSITION)
+            parse_transition(ps);
+        else
+            syntax_error(ps, "'mode', 'initial mode', 'transition' or 'end' in a chart");
+        synchronize(ps);
+        if (ps->panic)
+            break;
+        if (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF && ps->tk.kind != TK_MODE
+            && ps->tk.kind != TK_INITIAL && ps->tk.kind != TK_TRANSITION) {
+            syntax_error(ps, "'mode', 'initial mode', 'transition' or 'end' in a chart");
+            ps->panic = 0;
+            next(ps);
+        }
+    }
+    ps->chart = outer;
+    parse_end(ps, "chart", name, 1);
+}
+
+static void parse_model_body(hy_parser *ps, int model_name)
+{
+    for (;;) {
+        switch (ps->tk.kind) {
+        case TK_EOF:
+            syntax_error(ps, "'end' closing the model");
+            return;
+        case TK_END:
+            parse_end(ps, "model", model_name, 1);
+            return;
+        case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL:
+            parse_declaration(ps);
+            break;
+        case TK_EQUATION:
+            next(ps);
+            parse_equations(ps);
+            break;
+        case TK_OUTPUT:
+            parse_equation(ps);
+            break;
+        case TK_MODE: case TK_INITIAL:
+            parse_mode(ps);
+            break;
+        case TK_CHART:
+            parse_chart(ps);
+            break;
+        case TK_TRANSITION:
+            parse_transition(ps);
+            break;
+        case TK_EXPERIMENT:
+            parse_experiment(ps);
+            break;
+        case TK_ENTRY: case TK_EXIT:
+            ps->n_errors++;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                          "'%s' actions belong to a mode", hy_lex_kind_name(ps->tk.kind));
+            ps->panic = 1;
+            next(ps);
+            break;
+        default:
+            syntax_error(ps, "a declaration, 'equation', 'mode', 'chart', 'transition', "
+                             "'experiment' or 'end'");
+            if (ps->tk.kind != TK_SEMI)
+                next(ps);
+            break;
+        }
+        synchronize(ps);
+    }
+}
+
+int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+             hy_syntax *syntax)
+{
+    hy_parser ps;
+    memset(&ps, 0, sizeof ps);
+    memset(syntax, 0, sizeof *syntax);
+    syntax->model_name = -1;
+    ps.diag = diag;
+    ps.strings = strings;
+    ps.syn = syntax;
+    ps.mode = ps.chart = -1;
+    int lex_errors_before = diag->n_errors;
+    hy_lex_init(&ps.lex, source, len, diag, strings);
+    next(&ps);
+    if (expect(&ps, TK_MODEL)) {
+        syntax->line = ps.tk.line;
+        syntax->column = ps.tk.column;
+        syntax->model_name = expect_name(&ps, "the model's name");
+        if (syntax->model_name >= 0)
+            parse_model_body(&ps, syntax->model_name);
+    }
+    if (!ps.panic && ps.tk.kind != TK_EOF)
+        syntax_error(&ps, "end of file after the model's 'end'");
+    hy_lex_free(&ps.lex);
+    /* Lexical errors are counted by diag; count them here too. */
+    int n_lex = diag->n_errors - lex_errors_before - ps.n_errors;
+    return ps.n_errors + (n_lex > 0 ? n_lex : 0);
+}
+
+void hy_syntax_free(hy_syntax *s)
+{
+    free(s->nodes);
+    free(s->decls);
+    free(s->equations);
+    free(s->stmts);
+    free(s->modes);
+    free(s->charts);
+    free(s->transitions);
+    free(s->settings);
+    memset(s, 0, sizeof *s);
+}

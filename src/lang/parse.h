@@ -1,0 +1,23 @@
+/*
+** Parser of the model language: recursive descent over the tokens of the
+** lexer, building a hy_syntax. Expression nesting (parentheses, calls,
+** unary operators, if-expressions, powers) is limited to
+** HY_PARSE_MAX_DEPTH levels; deeper input is refused with a message, never
+** a stack overflow. Long operator chains (a + b + c + ...) are parsed by
+** loops and are not limited.
+*/
+#ifndef HY_LANG_PARSE_H
+#define HY_LANG_PARSE_H
+
+#include "lang/diag.h"
+#include "lang/syntax.h"
+
+enum { HY_PARSE_MAX_DEPTH = 200 };
+
+/* Parse source into *syntax (zeroed first). Errors go to diag; parsing
+** recovers at ';' and 'end' to report several. Returns the number of
+** errors found while parsing. */
+int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+             hy_syntax *syntax);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+** What `hydae check model.hym` prints: the diagnostics, then per chart and
+** mode the unknowns, equations, outputs, guards, the structural index and
+** the algebraic loops (BLT blocks of more than one equation), the Jacobian's
+** sparsity, and the transitions with their triggers.
+*/
+#include "lang/build.h"
+#include "lang/parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME(ir, id) hy_strtab_get((ir)->strings, (id))
+
+/* The source line `line`, without leading blanks, into buf. */
+static void source_line(const char *src, size_t len, int line, char *buf, size_t size)
+{
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (src[i] == '\n')
+            l++;
+    while (i < len && (src[i] == ' ' || src[i] == '\t'))
+        i++;
+    size_t n = 0;
+    while (i < len && src[i] != '\n' && src[i] != '\r' && n + 1 < size)
+        buf[n++] = src[i++];
+    buf[n] = '\0';
+}
+
+static const char *trigger_text(const hy_ir *ir, const hy_ir_transition *tr, char *buf, size_t size)
+{
+    switch (tr->trigger) {
+    case HY_IR_GUARD:
+        snprintf(buf, size, "guard %d of '%s' %s", tr->guard, NAME(ir, ir->modes[tr->from].name),
+                 tr->direction == HYDAE_RISING ? "rises through 0"
+                 : tr->direction == HYDAE_FALLING ? "falls through 0" : "crosses 0");
+        break;
+    case HY_IR_TIME:
+        snprintf(buf, size, "time event at t = %.17g", tr->t_event);
+        break;
+    case HY_IR_SAMPLE:
+        snprintf(buf, size, "sample clock t = %.17g + k * %.17g", tr->t_start, tr->period);
+        break;
+    case HY_IR_EVENT:
+        snprintf(buf, size, "event '%s'", NAME(ir, tr->event));
+        break;
+    }
+    return buf;
+}
+
+static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src, size_t len, FILE *out)
+{
+    char line[200];
+    const hy_ir_structure *st = &mode->structure;
+    fprintf(out, "  mode %s: %d unknown%s, %d equation%s", NAME(ir, mode->name), mode->n_vars,
+            mode->n_vars == 1 ? "" : "s", mode->n_equations, mode->n_equations == 1 ? "" : "s");
+    if (st->analysed)
+        fprintf(out, ", index %s, %d algebraic loop%s", st->index_ok ? "<= 1" : "> 1", st->n_loops,
+                st->n_loops == 1 ? "" : "s");
+    fputc('\n', out);
+    for (int k = 0; k < mode->n_vars; k++) {
+        const hy_ir_var *v = &mode->vars[k];
+        fprintf(out, "    unknown %-12s %-10s start %.17g", NAME(ir, v->name),
+                v->is_differential ? "state" : "algebraic", v->start);
+        if (v->unit >= 0)
+            fprintf(out, "  unit \"%s\"", NAME(ir, v->unit));
+        if (v->description >= 0)
+            fprintf(out, "  \"%s\"", NAME(ir, v->description));
+        fputc('\n', out);
+    }
+    for (int i = 0; i < mode->n_equations; i++) {
+        source_line(src, len, mode->equations[i].line, line, sizeof line);
+        fprintf(out, "    equation %d (%d:%d): %s\n", i, mode->equations[i].line,
+                mode->equations[i].column, line);
+    }
+    for (int k = 0; k < mode->n_outputs; k++)
+        fprintf(out, "    output %s (%d:%d)\n", NAME(ir, mode->outputs[k].name), mode->outputs[k].line,
+                mode->outputs[k].column);
+    for (int k = 0; k < mode->n_guards; k++) {
+        fprintf(out, "    guard %d:", k);
+        for (int t = 0; t < ir->n_transitions; t++) {
+            const hy_ir_transition *tr = &ir->transitions[t];
+            if (tr->from == mode - ir->modes && tr->trigger == HY_IR_GUARD && tr->guard == k)
+                fprintf(out, " %s%s", NAME(ir, tr->name), tr->is_hidden ? " (if-condition)" : "");
+        }
+        fputc('\n', out);
+    }
+    for (int b = 0; b < st->n_blocks; b++) {
+        int first = st->block_start[b], n = st->block_start[b + 1] - first;
+        if (n < 2)
+            continue;
+        fprintf(out, "    algebraic loop of %d equations:", n);
+        for (int k = 0; k < n; k++) {
+            int i = st->block_eqs[first + k];
+            fprintf(out, " %d:%d", mode->equations[i].line, mode->equations[i].column);
+        }
+        fprintf(out, "; unknowns");
+        for (int k = 0; k < n; k++) {
+            int i = st->block_eqs[first + k], j = st->eq_unknown[i];
+            if (j >= 0)
+                fprintf(out, " %s%s%s", mode->vars[j].is_differential ? "der(" : "",
+                        NAME(ir, mode->vars[j].name), mode->vars[j].is_differential ? ")" : "");
+        }
+        fputc('\n', out);
+    }
+    if (mode->n_vars > 0)
+        fprintf(out, "    Jacobian: %d non-zero entries of %d\n", mode->n_jac_entries,
+                mode->n_vars * mode->n_vars);
+}
+
+static void print_report(const hy_ir *ir, const char *src, size_t len, FILE *out)
+{
+    fprintf(out, "model %s\n", NAME(ir, ir->model_name));
+    for (int g = 0; g < ir->n_globals; g++) {
+        const hy_ir_global *gl = &ir->globals[g];
+        fprintf(out, "  %s %s = %.17g%s\n",
+                gl->is_hidden ? "hidden discrete" : gl->is_discrete ? "discrete" : "parameter",
+                NAME(ir, gl->name), gl->value, gl->is_hidden ? " (value of an if-condition)" : "");
+    }
+    for (int c = 0; c < ir->n_charts; c++) {
+        const hy_ir_chart *ch = &ir->charts[c];
+        fprintf(out, "chart %s (initial mode %s)\n", NAME(ir, ch->name),
+                ch->initial >= 0 ? NAME(ir, ir->modes[ch->initial].name) : "-");
+        for (int m = 0; m < ir->n_modes; m++)
+            if (ir->modes[m].chart == c)
+                print_mode(ir, &ir->modes[m], src, len, out);
+        for (int t = 0; t < ir->n_transitions; t++) {
+            const hy_ir_transition *tr = &ir->transitions[t];
+            if (tr->chart != c || tr->from < 0 || tr->to < 0)
+                continue;
+            char trigger[200];
+            fprintf(out, "  transition %s: %s -> %s on %s%s, %d action%s\n", NAME(ir, tr->name),
+                    NAME(ir, ir->modes[tr->from].name), NAME(ir, ir->modes[tr->to].name),
+                    trigger_text(ir, tr, trigger, sizeof trigger),
+                    tr->condition >= 0 ? " if its condition holds" : "", tr->n_stmts,
+                    tr->n_stmts == 1 ? "" : "s");
+        }
+    }
+}
+
+int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
+                                FILE *out)
+{
+    hy_diag diag;
+    hy_diag_init(&diag, out, display_name, source, length);
+    hy_strtab strings;
+    hy_strtab_init(&strings);
+    hy_syntax syntax;
+    hy_parse(source, length, &diag, &strings, &syntax);
+    if (diag.n_errors == 0) {
+        hy_ir ir;
+        hy_sema(&syntax, &strings, &diag, &ir, NULL);
+        if (diag.n_errors == 0)
+            hy_structure_analyse(&ir, &diag);
+        if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
+            hy_diag_nomem(&diag);
+        print_report(&ir, source, length, out);
+        hy_ir_free(&ir);
+    }
+    hy_syntax_free(&syntax);
+    hy_strtab_free(&strings);
+    fprintf(out, "%d error%s, %d warning%s\n", diag.n_errors, diag.n_errors == 1 ? "" : "s",
+            diag.n_warnings, diag.n_warnings == 1 ? "" : "s");
+    return diag.n_errors;
+}
+
+int hy_lang_check_report(const char *path, FILE *out)
+{
+    size_t length = 0;
+    char *text = hy_lang_read_file(path, &length, out);
+    if (!text)
+        return 1;
+    int n_errors = hy_lang_check_report_string(text, length, path, out);
+    free(text);
+    return n_errors;
+}

@@ -1,0 +1,150 @@
+/*
+** Semantic analysis of the model language: from the syntax to the
+** compiled model (the "IR"): name resolution, the parameters and discrete
+** variables, each mode's unknowns and residual equations as DAG nodes,
+** outputs, guards, hidden condition variables for relations inside
+** equations, and transitions with their triggers, conditions and actions.
+** Reports undefined and duplicate names, count mismatches, unknown and
+** unreachable modes, bad assignments, arity errors and more.
+*/
+#ifndef HY_LANG_SEMA_H
+#define HY_LANG_SEMA_H
+
+#include "lang/diag.h"
+#include "lang/expr.h"
+#include "lang/lang.h"
+#include "lang/syntax.h"
+
+typedef struct hy_ir_var {
+    int name;
+    int is_differential;     /* der(name) appears in the mode's equations */
+    double start;
+    double rtol, atol;       /* 0: the run's */
+    int unit, description;   /* string ids or -1 */
+    int line, column;
+} hy_ir_var;
+
+typedef struct hy_ir_equation {
+    int residual;            /* DAG node: lhs - rhs */
+    int line, column;        /* of the '=' */
+} hy_ir_equation;
+
+typedef struct hy_ir_output {
+    int name, node, line, column;
+} hy_ir_output;
+
+/* A relation inside an equation, replaced by a hidden discrete variable. */
+typedef struct hy_ir_relation {
+    int guard;               /* index into the mode's guards: lhs - rhs */
+    int true_when_rising;    /* '>' '>=': true above zero; '<' '<=': below */
+    int global;              /* the hidden discrete variable */
+    int relation_node;       /* the live comparison (mode context) */
+} hy_ir_relation;
+
+/* Result of the structural analysis of a mode (structure.c). */
+typedef struct hy_ir_structure {
+    int analysed;
+    int n_unmatched;         /* equations the matching left without an unknown */
+    int *unmatched;          /* their indices */
+    int index_ok;            /* 1: index <= 1 (structurally) */
+    int n_index_eqs;         /* equations that fail the index-1 matching */
+    int *index_eqs;
+    int n_blocks;            /* BLT blocks, in solution order */
+    int *block_start;        /* n_blocks + 1 offsets into block_eqs */
+    int *block_eqs;          /* equations, grouped by block */
+    int *eq_unknown;         /* equation -> matched unknown of the index-1 problem:
+                                k < n_vars: y'[k]; k >= n_vars: y[k - n_vars] */
+    int n_loops;             /* blocks of more than one equation */
+} hy_ir_structure;
+
+typedef struct hy_ir_mode {
+    int name, line, column;
+    int chart;
+    int n_vars, cap_vars;
+    hy_ir_var *vars;
+    int n_equations, cap_equations;
+    hy_ir_equation *equations;
+    int n_outputs, cap_outputs;
+    hy_ir_output *outputs;
+    int n_guards, cap_guards;
+    int *guards;             /* DAG nodes */
+    int n_relations, cap_relations;
+    hy_ir_relation *relations;
+    hy_stmt_range entry, exit;
+    int syntax_index;        /* in syntax->modes, -1 if implicit */
+    hy_ir_structure structure;
+    /* Jacobian sparsity: entries (row, column) that are not zero. */
+    int n_jac_entries;
+    int *jac_rows, *jac_cols;
+    int *jac_nodes;          /* DAG: dF_i/dy_j + cj dF_i/dy'_j */
+} hy_ir_mode;
+
+typedef enum hy_ir_trigger {
+    HY_IR_GUARD, HY_IR_TIME, HY_IR_SAMPLE, HY_IR_EVENT
+} hy_ir_trigger;
+
+typedef struct hy_ir_stmt {
+    int is_raise;
+    int target;              /* name id (assignment) or event name id */
+    int value;               /* DAG node in action context */
+} hy_ir_stmt;
+
+typedef struct hy_ir_transition {
+    int name, line, column;
+    int chart, from, to;     /* mode indices */
+    hy_ir_trigger trigger;
+    int guard;               /* HY_IR_GUARD: index in the from-mode's guards */
+    int direction;           /* hydae_direction */
+    double t_event, t_start, period;
+    int event;               /* HY_IR_EVENT: name id */
+    int condition;           /* DAG node in action context, -1: none */
+    int n_reads, cap_reads;
+    int *reads;              /* in[k] = hydae_get(reads[k]) (name ids) */
+    int n_stmts, cap_stmts;
+    hy_ir_stmt *stmts;
+    int is_hidden;           /* generated for an if-condition */
+} hy_ir_transition;
+
+typedef struct hy_ir_global {
+    int name;
+    int is_discrete, is_hidden;
+    double value;            /* parameter value or discrete start */
+    int unit, description;
+    int line, column;
+} hy_ir_global;
+
+typedef struct hy_ir_chart {
+    int name, line, column;
+    int initial;             /* mode index */
+} hy_ir_chart;
+
+typedef struct hy_ir {
+    hy_strtab *strings;      /* borrowed */
+    hy_expr dag;
+    int model_name;
+    int n_globals, cap_globals;
+    hy_ir_global *globals;
+    int n_charts, cap_charts;
+    hy_ir_chart *charts;
+    int n_modes, cap_modes;
+    hy_ir_mode *modes;
+    int n_transitions, cap_transitions;
+    hy_ir_transition *transitions;
+} hy_ir;
+
+/* Analyse a parsed model. Errors go to diag; returns their number (the IR
+** is usable only if 0). experiment may be NULL. */
+int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *ir,
+            hy_lang_experiment *experiment);
+void hy_ir_free(hy_ir *ir);
+
+/* Structural analysis of every mode (structure.c): matching, index, BLT.
+** Reports structurally singular and high-index modes to diag; returns the
+** number of errors. */
+int hy_structure_analyse(hy_ir *ir, hy_diag *diag);
+
+/* The Jacobian entries of every mode (jacobian.c): symbolic derivatives
+** dF/dy + cj dF/dy' and the sparsity pattern. 0 or -1 out of memory. */
+int hy_jacobian_derive(hy_ir *ir);
+
+#endif

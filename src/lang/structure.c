@@ -1,0 +1,322 @@
+/*
+** Structural analysis of each mode:
+**  - solvability: a maximum bipartite matching between equations and
+**    unknowns (an unknown counts if it or its derivative appears), by
+**    augmenting paths (Kuhn's algorithm, with an explicit stack);
+**  - the index: the same matching with the states known, the unknowns
+**    being the derivatives of the states and the algebraic variables; if
+**    it is not perfect the mode has index > 1 (Pantelides' criterion at
+**    its first step);
+**  - the block lower triangular (BLT) form: Tarjan's strongly connected
+**    components (iterative) of the equations' dependency graph under that
+**    matching; blocks of several equations are algebraic loops.
+** Tarjan, "Depth-first search and linear graph algorithms", SIAM J.
+** Comput. 1 (1972); Duff & Reid, "An implementation of Tarjan's
+** algorithm for the block triangularization of a matrix", ACM TOMS 4
+** (1978).
+*/
+#include "lang/sema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Incidence in compressed rows: row i's columns adj[start[i]..start[i+1]). */
+typedef struct incidence {
+    int n;
+    int *start, *adj;
+} incidence;
+
+static void incidence_free(incidence *g)
+{
+    free(g->start);
+    free(g->adj);
+}
+
+/* index1 = 0: column j if y_j or y'_j appears; index1 = 1: column j if
+** y'_j appears (j a state) or y_j appears (j algebraic). */
+static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incidence *g)
+{
+    int n = mode->n_vars, cap = 0, count = 0;
+    g->n = mode->n_equations;
+    g->start = malloc(sizeof *g->start * (size_t)(g->n + 1));
+    g->adj = NULL;
+    unsigned char *seen = calloc((size_t)n + 1, 1);
+    if (!g->start || !seen)
+        goto nomem;
+    for (int i = 0; i < g->n; i++) {
+        g->start[i] = count;
+        int root = mode->equations[i].residual;
+        int *list = NULL;
+        int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
+        if (n_list < 0)
+            goto nomem;
+        for (int k = 0; k < n_list; k++) {
+            const hy_xnode *leaf = hy_x_node(&ir->dag, list[k]);
+            if (leaf->op != X_Y && leaf->op != X_YP)
+                continue;
+            int j = leaf->a;
+            if (index1 && (leaf->op == X_YP) != (mode->vars[j].is_differential != 0))
+                continue;
+            if (seen[j])
+                continue;
+            seen[j] = 1;
+            if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj)) {
+                free(list);
+                goto nomem;
+            }
+            g->adj[count++] = j;
+        }
+        free(list);
+        for (int k = g->start[i]; k < count; k++)
+            seen[g->adj[k]] = 0;
+    }
+    g->start[g->n] = count;
+    free(seen);
+    return 0;
+nomem:
+    free(seen);
+    incidence_free(g);
+    return -1;
+}
+
+/* Maximum matching; row_match[i] = column or -1, col_match[j] = row or -1.
+** Returns the number of matched rows, or -1 when out of memory. */
+static int maximum_matching(const incidence *g, int n_cols, int *row_match, int *col_match)
+{
+    int n = g->n, matched = 0;
+    int *visited = calloc((size_t)n_cols + 1, sizeof *visited);
+    int *stack_row = malloc(sizeof *stack_row * (size_t)(n + 1));
+    int *stack_pos = malloc(sizeof *stack_pos * (size_t)(n + 1));
+    if (!visited || !stack_row || !stack_pos) {
+        free(visited);
+        free(stack_row);
+        free(stack_pos);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        row_match[i] = -1;
+    for (int j = 0; j < n_cols; j++)
+        col_match[j] = -1;
+    /* Cheap first pass: a free column for each row. */
+    for (int i = 0; i < n; i++)
+        for (int k = g->start[i]; k < g->start[i + 1]; k++)
+            if (col_match[g->adj[k]] < 0) {
+                col_match[g->adj[k]] = i;
+                row_match[i] = g->adj[k];
+                matched++;
+                break;
+            }
+    for (int i = 0; i < n; i++) {
+        if (row_match[i] >= 0)
+            continue;
+        int stamp = i + 1, depth = 0;
+        stack_row[0] = i;
+        stack_pos[0] = g->start[i];
+        depth = 1;
+        while (depth > 0) {
+            int r = stack_row[depth - 1];
+            if (stack_pos[depth - 1] == g->start[r + 1]) {
+                depth--;
+                continue;
+            }
+            int j = g->adj[stack_pos[depth - 1]++];
+            if (visited[j] == stamp)
+                continue;
+            visited[j] = stamp;
+            if (col_match[j] < 0) {
+                /* Augment along the stack. */
+                for (int d = depth - 1; d >= 0; d--) {
+                    int col = g->adj[stack_pos[d] - 1];
+                    row_match[stack_row[d]] = col;
+                    col_match[col] = stack_row[d];
+                }
+                matched++;
+                break;
+            }
+            stack_row[depth] = col_match[j];
+            stack_pos[depth] = g->start[col_match[j]];
+            depth++;
+        }
+    }
+    free(visited);
+    free(stack_row);
+    free(stack_pos);
+    return matched;
+}
+
+/* Tarjan's SCCs of the graph: equation i -> col_match[j] for j in row i.
+** Components in solution order into s->block_start / block_eqs. */
+static int blt(const incidence *g, const int *col_match, hy_ir_structure *st)
+{
+    int n = g->n;
+    int *index = malloc(sizeof *index * (size_t)(n + 1));
+    int *low = malloc(sizeof *low * (size_t)(n + 1));
+    int *on_stack = calloc((size_t)n + 1, sizeof *on_stack);
+    int *scc_stack = malloc(sizeof *scc_stack * (size_t)(n + 1));
+    int *call_node = malloc(sizeof *call_node * (size_t)(n + 1));
+    int *call_pos = malloc(sizeof *call_pos * (size_t)(n + 1));
+    st->block_start = malloc(sizeof *st->block_start * (size_t)(n + 2));
+    st->block_eqs = malloc(sizeof *st->block_eqs * (size_t)(n + 1));
+    int ok = index && low && on_stack && scc_stack && call_node && call_pos && st->block_start
+             && st->block_eqs;
+    if (ok) {
+        int counter = 0, n_scc = 0, n_out = 0;
+        for (int v = 0; v < n; v++)
+            index[v] = -1;
+        for (int root = 0; root < n; root++) {
+            if (index[root] >= 0)
+                continue;
+            int depth = 0;
+            call_node[depth] = root;
+            call_pos[depth] = g->start[root];
+            depth = 1;
+            index[root] = low[root] = counter++;
+            scc_stack[n_scc++] = root;
+            on_stack[root] = 1;
+            while (depth > 0) {
+                int v = call_node[depth - 1];
+                if (call_pos[depth - 1] < g->start[v + 1]) {
+                    int w = col_match[g->adj[call_pos[depth - 1]++]];
+                    if (w < 0 || w == v)
+                        continue;
+                    if (index[w] < 0) {
+                        index[w] = low[w] = counter++;
+                        scc_stack[n_scc++] = w;
+                        on_stack[w] = 1;
+                        call_node[depth] = w;
+                        call_pos[depth] = g->start[w];
+                        depth++;
+                    } else if (on_stack[w] && index[w] < low[v]) {
+                        low[v] = index[w];
+                    }
+                    continue;
+                }
+                /* v is finished. */
+                if (low[v] == index[v]) {
+                    st->block_start[st->n_blocks] = n_out;
+                    int w, size = 0;
+                    do {
+                        w = scc_stack[--n_scc];
+                        on_stack[w] = 0;
+                        st->block_eqs[n_out++] = w;
+                        size++;
+                    } while (w != v);
+                    st->n_blocks++;
+                    if (size > 1)
+                        st->n_loops++;
+                }
+                depth--;
+                if (depth > 0) {
+                    int parent = call_node[depth - 1];
+                    if (low[v] < low[parent])
+                        low[parent] = low[v];
+                }
+            }
+        }
+        st->block_start[st->n_blocks] = n_out;
+    }
+    free(index);
+    free(low);
+    free(on_stack);
+    free(scc_stack);
+    free(call_node);
+    free(call_pos);
+    return ok ? 0 : -1;
+}
+
+static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n && used + 24 < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%d:%d", k ? ", " : "",
+                                 mode->equations[eqs[k]].line, mode->equations[eqs[k]].column);
+    if (used + 24 >= size)
+        snprintf(buf + used, size - used, ", ...");
+}
+
+static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
+{
+    hy_ir_structure *st = &mode->structure;
+    int n = mode->n_vars, n_errors = 0;
+    if (mode->n_equations != n)
+        return 0; /* reported by sema */
+    st->analysed = 1;
+    st->index_ok = 1;
+    if (n == 0)
+        return 0;
+    incidence g;
+    int *row_match = malloc(sizeof *row_match * (size_t)n);
+    int *col_match = malloc(sizeof *col_match * (size_t)n);
+    st->eq_unknown = row_match;
+    if (!row_match || !col_match || build_incidence(ir, mode, 0, &g) != 0) {
+        free(col_match);
+        hy_diag_nomem(diag);
+        return 1;
+    }
+    int matched = maximum_matching(&g, n, row_match, col_match);
+    incidence_free(&g);
+    const char *name = hy_strtab_get(ir->strings, mode->name);
+    if (matched < 0) {
+        free(col_match);
+        hy_diag_nomem(diag);
+        return 1;
+    }
+    if (matched < n) {
+        st->unmatched = malloc(sizeof *st->unmatched * (size_t)n);
+        char lines[300], unknowns[300] = "";
+        size_t used = 0;
+        for (int i = 0; i < n && st->unmatched; i++)
+            if (row_match[i] < 0)
+                st->unmatched[st->n_unmatched++] = i;
+        for (int j = 0; j < n && used + 40 < sizeof unknowns; j++)
+            if (col_match[j] < 0)
+                used += (size_t)snprintf(unknowns + used, sizeof unknowns - used, "%s%s",
+                                         used ? ", " : "", hy_strtab_get(ir->strings, mode->vars[j].name));
+        list_lines(mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
+        int first = st->unmatched ? st->unmatched[0] : 0;
+        hy_diag_error(diag, mode->equations[first].line, mode->equations[first].column,
+                      "mode '%s' is structurally singular: the equation%s at %s cannot be "
+                      "matched to an unknown; no equation determines %s",
+                      name, st->n_unmatched == 1 ? "" : "s", lines, unknowns);
+        free(col_match);
+        return 1;
+    }
+    /* Index: states known, solve for derivatives and algebraic unknowns. */
+    if (build_incidence(ir, mode, 1, &g) != 0) {
+        free(col_match);
+        hy_diag_nomem(diag);
+        return 1;
+    }
+    matched = maximum_matching(&g, n, row_match, col_match);
+    if (matched >= 0 && matched < n) {
+        st->index_ok = 0;
+        st->index_eqs = malloc(sizeof *st->index_eqs * (size_t)n);
+        for (int i = 0; i < n && st->index_eqs; i++)
+            if (row_match[i] < 0)
+                st->index_eqs[st->n_index_eqs++] = i;
+        char lines[300];
+        list_lines(mode, st->index_eqs, st->n_index_eqs, lines, sizeof lines);
+        int first = st->index_eqs ? st->index_eqs[0] : 0;
+        hy_diag_error(diag, mode->equations[first].line, mode->equations[first].column,
+                      "mode '%s' has index > 1: given the states, the equation%s at %s cannot "
+                      "be solved for the derivatives and algebraic unknowns (a constraint on "
+                      "the states; index reduction is not supported yet)",
+                      name, st->n_index_eqs == 1 ? "" : "s", lines);
+        n_errors++;
+    } else if (matched == n && blt(&g, col_match, st) != 0) {
+        hy_diag_nomem(diag);
+        n_errors++;
+    }
+    incidence_free(&g);
+    free(col_match);
+    return n_errors;
+}
+
+int hy_structure_analyse(hy_ir *ir, hy_diag *diag)
+{
+    int n_errors = 0;
+    for (int m = 0; m < ir->n_modes; m++)
+        n_errors += analyse_mode(ir, &ir->modes[m], diag);
+    return n_errors;
+}

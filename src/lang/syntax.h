@@ -1,0 +1,125 @@
+/*
+** The syntax of a parsed model file: an arena of expression nodes and the
+** lists of declarations, equations, statements, modes, charts, transitions
+** and experiment settings, all with their source positions. Names are ids
+** of the string table.
+**
+** Expression nodes are appended in the order the parser finishes them, so
+** a node's operands always come before it and every expression occupies a
+** contiguous range [first, root] of the arena. Later passes walk these
+** ranges in index order instead of recursing.
+*/
+#ifndef HY_LANG_SYNTAX_H
+#define HY_LANG_SYNTAX_H
+
+#include "lang/strtab.h"
+
+typedef enum hy_syn_op {
+    SYN_NUM, SYN_NAME, SYN_TIME, SYN_EVENT, /* leaves; SYN_EVENT: `event NAME` */
+    SYN_NEG, SYN_NOT,                        /* a */
+    SYN_ADD, SYN_SUB, SYN_MUL, SYN_DIV, SYN_POW,
+    SYN_LT, SYN_LE, SYN_GT, SYN_GE, SYN_EQ, SYN_NE,
+    SYN_AND, SYN_OR,                         /* a, b */
+    SYN_IF,                                  /* if a then b else c */
+    SYN_CALL                                 /* name(a, b, c): n_args given */
+} hy_syn_op;
+
+enum { HY_SYN_MAX_ARGS = 3 };
+
+typedef struct hy_syn {
+    unsigned char op;
+    unsigned char n_args;    /* SYN_CALL: arguments given, up to 255 counted */
+    int line, column;
+    int a, b, c;             /* operand node indices, -1 if none */
+    int name;                /* SYN_NAME, SYN_CALL, SYN_EVENT */
+    double value;            /* SYN_NUM */
+} hy_syn;
+
+/* An expression: nodes [first, root]; root -1 if absent. */
+typedef struct hy_expr_ref {
+    int first, root;
+} hy_expr_ref;
+
+typedef enum hy_decl_kind {
+    DECL_PARAMETER, DECL_CONSTANT, DECL_DISCRETE, DECL_VARIABLE
+} hy_decl_kind;
+
+typedef struct hy_decl {
+    hy_decl_kind kind;
+    int name, line, column;
+    hy_expr_ref value;       /* parameter/constant: value; variable/discrete: start */
+    int value_line, value_column;
+    int unit, description;   /* string ids or -1 */
+    hy_expr_ref rtol, atol;  /* variable tolerances, root -1 if not given */
+    int mode;                /* -1: model level */
+} hy_decl;
+
+typedef struct hy_equation_syn {
+    hy_expr_ref lhs, rhs;
+    int line, column;        /* of the '=' */
+    int mode;                /* -1: model level */
+    int output_name;         /* `output NAME = expr;`: the name, else -1 */
+} hy_equation_syn;
+
+typedef struct hy_stmt_syn {
+    int is_raise;
+    int target;              /* the assigned name or the raised event */
+    int line, column;
+    hy_expr_ref value;       /* assignment */
+} hy_stmt_syn;
+
+/* A range of statements in the statement list. */
+typedef struct hy_stmt_range {
+    int first, count;
+    int line, column;        /* of the section keyword; line 0 if absent */
+} hy_stmt_range;
+
+typedef struct hy_mode_syn {
+    int name, line, column;
+    int chart;               /* -1: the implicit chart of the model */
+    int is_initial;
+    hy_stmt_range entry, exit;
+} hy_mode_syn;
+
+typedef struct hy_chart_syn {
+    int name, line, column;
+} hy_chart_syn;
+
+typedef struct hy_transition_syn {
+    int name, line, column;
+    int chart;               /* -1: the implicit chart */
+    int from, to;            /* mode names, -1 if omitted */
+    int from_line, from_column, to_line, to_column;
+    hy_expr_ref when;
+    hy_stmt_range actions;
+} hy_transition_syn;
+
+typedef struct hy_setting_syn {
+    int name, line, column;
+    hy_expr_ref value;       /* a number */
+    int string_value;        /* a string id, or -1 */
+} hy_setting_syn;
+
+typedef struct hy_syntax {
+    int model_name, line, column;
+    int n_nodes, cap_nodes;
+    hy_syn *nodes;
+    int n_decls, cap_decls;
+    hy_decl *decls;
+    int n_equations, cap_equations;
+    hy_equation_syn *equations;
+    int n_stmts, cap_stmts;
+    hy_stmt_syn *stmts;
+    int n_modes, cap_modes;
+    hy_mode_syn *modes;
+    int n_charts, cap_charts;
+    hy_chart_syn *charts;
+    int n_transitions, cap_transitions;
+    hy_transition_syn *transitions;
+    int n_settings, cap_settings;
+    hy_setting_syn *settings;
+} hy_syntax;
+
+void hy_syntax_free(hy_syntax *s);
+
+#endif

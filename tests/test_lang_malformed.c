@@ -1,0 +1,279 @@
+/*
+** The model-language compiler on malformed input: every file of
+** tests/lang/malformed/ starts with lines "// expect: LINE:COLUMN: MESSAGE"
+** and must be refused with exactly those diagnostics (as
+** "file:LINE:COLUMN: error: MESSAGE", then the source line and a caret
+** under COLUMN). Generated inputs: expressions nested 10,000 levels deep
+** in every nesting construct (refused with a message, no stack overflow),
+** a flat sum of 200,000 terms and a 1 MB model (accepted), and every
+** truncation and many one-byte corruptions of the example models (never a
+** crash).
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include "check.h"
+#include "lang/lang.h"
+#include "lang/lang_test_util.h"
+
+#include <dirent.h>
+
+/* Compile text; the diagnostics into *out (caller frees). */
+static int compile_capture(const char *text, size_t length, const char *name, char **out)
+{
+    FILE *f = tmpfile();
+    int n_errors = -1;
+    hy_lang_experiment ex;
+    hy_lang_unit *unit = hy_lang_compile_string(text, length, name, f, &ex, &n_errors);
+    if (unit)
+        n_errors = -n_errors - 1000; /* flag: accepted */
+    hy_lang_unit_free(unit);
+    *out = f ? lang_test_drain(f) : NULL;
+    if (f)
+        fclose(f);
+    return n_errors;
+}
+
+/* The caret line under `column` of the quoted source line. */
+static int caret_ok(const char *after_message, int column)
+{
+    const char *quoted = after_message;
+    const char *caret = strchr(quoted, '\n');
+    if (!caret)
+        return 0;
+    caret++;
+    if (caret[0] != ' ')
+        return 0;
+    for (int k = 1; k < column; k++)
+        if (caret[k] != ' ' && caret[k] != '\t')
+            return 0;
+    return caret[column] == '^';
+}
+
+static void check_file(const char *dir, const char *file)
+{
+    char path[1600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    size_t length = 0;
+    char *text = lang_test_read(path, &length);
+    CHECK(text != NULL, "cannot read %s", path);
+    if (!text)
+        return;
+    char *diagnostics = NULL;
+    int n_errors = compile_capture(text, length, file, &diagnostics);
+    CHECK(n_errors >= 1, "%s: compiled without errors (status %d)", file, n_errors);
+    int n_expect = 0;
+    for (const char *line = text; strncmp(line, "// expect: ", 11) == 0;) {
+        int l = 0, c = 0, used = 0;
+        const char *end = strchr(line, '\n');
+        if (!end || sscanf(line + 11, "%d:%d: %n", &l, &c, &used) != 2)
+            break;
+        char want[1200];
+        int msg_len = (int)(end - (line + 11 + used));
+        snprintf(want, sizeof want, "%s:%d:%d: error: %.*s\n", file, l, c, msg_len, line + 11 + used);
+        const char *found = diagnostics ? strstr(diagnostics, want) : NULL;
+        CHECK(found != NULL, "%s: missing diagnostic\n  want: %s  got:\n%s", file, want,
+              diagnostics ? diagnostics : "(none)");
+        if (found)
+            CHECK(caret_ok(found + strlen(want), c), "%s: no caret under column %d:\n%s", file, c,
+                  found);
+        n_expect++;
+        line = end + 1;
+    }
+    CHECK(n_expect >= 1, "%s: no '// expect: LINE:COLUMN: MESSAGE' header", file);
+    /* The check report on the same file: errors counted, no crash. */
+    FILE *f = tmpfile();
+    if (f) {
+        CHECK(hy_lang_check_report_string(text, length, file, f) >= 1, "%s: check report found no error",
+              file);
+        fclose(f);
+    }
+    free(diagnostics);
+    free(text);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void corpus(const char *source_dir)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/tests/lang/malformed", source_dir);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "cannot open %s", dir);
+    if (!d)
+        return;
+    char *names[512];
+    int n = 0;
+    struct dirent *entry;
+    while ((entry = readdir(d)) != NULL && n < 512) {
+        size_t len = strlen(entry->d_name);
+        if (len > 4 && strcmp(entry->d_name + len - 4, ".hym") == 0)
+            names[n++] = strdup(entry->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], compare_names);
+    CHECK(n >= 40, "only %d malformed files", n);
+    for (int i = 0; i < n; i++) {
+        check_file(dir, names[i]);
+        free(names[i]);
+    }
+    printf("%d malformed files\n", n);
+}
+
+/* A buffer that grows; aborts the test on allocation failure. */
+typedef struct text_buf {
+    char *text;
+    size_t len, cap;
+} text_buf;
+
+static void put(text_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *grown = realloc(b->text, cap);
+        if (!grown) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+        b->text = grown;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void repeat(text_buf *b, const char *s, int times)
+{
+    for (int i = 0; i < times; i++)
+        put(b, s);
+}
+
+/* `der(x) = OPEN^depth x CLOSE^depth;` must be refused at the first token
+** past HY_PARSE_MAX_DEPTH (200) levels. */
+static void deep(const char *what, const char *open, const char *close, int refused_column_offset)
+{
+    const int depth = 10000;
+    text_buf b = { 0 };
+    put(&b, "model deep\n  Real x(start = 1);\nequation\n  der(x) = ");
+    repeat(&b, open, depth);
+    put(&b, "x");
+    repeat(&b, close, depth);
+    put(&b, ";\nend deep;\n");
+    char *diagnostics = NULL;
+    int n_errors = compile_capture(b.text, b.len, "deep.hym", &diagnostics);
+    CHECK(n_errors >= 1, "%s nested %d deep was accepted", what, depth);
+    char want[200];
+    /* Line 4; "  der(x) = " is 11 columns; 200 levels of `open` precede the
+    ** refused one, plus what the construct needs before it nests. */
+    snprintf(want, sizeof want, "deep.hym:4:%d: error: expression nested too deeply (more than 200 levels)",
+             12 + 200 * (int)strlen(open) + refused_column_offset);
+    CHECK(diagnostics && strstr(diagnostics, want), "%s: want '%s', got:\n%.600s", what, want,
+          diagnostics ? diagnostics : "(none)");
+    free(diagnostics);
+    free(b.text);
+}
+
+static void big_inputs(void)
+{
+    deep("parentheses", "(", ")", 0);
+    deep("unary minus", "-", "", 0);
+    deep("not", "not ", "", 0);
+    deep("calls", "sin(", ")", 3);
+    deep("powers", "x^", "", 1);
+    deep("if-expressions", "if x > 0 then x else ", "", 0);
+
+    /* A flat sum of 200,000 terms: parsed by a loop, compiled. */
+    text_buf b = { 0 };
+    put(&b, "model flat\n  Real x(start = 1);\nequation\n  der(x) = -(x");
+    repeat(&b, " + x", 199999);
+    put(&b, ") / 200000;\nend flat;\n");
+    char *diagnostics = NULL;
+    int status = compile_capture(b.text, b.len, "flat.hym", &diagnostics);
+    CHECK(status <= -1000, "flat sum of 200,000 terms refused:\n%.600s", diagnostics ? diagnostics : "");
+    free(diagnostics);
+    free(b.text);
+
+    /* About 1 MB: a chain of 20,000 first-order lags in one mode. */
+    memset(&b, 0, sizeof b);
+    put(&b, "// generated\nmodel big\n  parameter Real a = 0.5;\n");
+    char line[200];
+    const int n = 20000;
+    for (int i = 0; i < n; i++) {
+        snprintf(line, sizeof line, "  Real state_%d(start = %d, unit = \"m\") \"lag %d\";\n", i, i % 7, i);
+        put(&b, line);
+    }
+    put(&b, "equation\n  der(state_0) = -state_0;\n");
+    for (int i = 1; i < n; i++) {
+        snprintf(line, sizeof line, "  der(state_%d) = -state_%d + a * state_%d;\n", i, i, i - 1);
+        put(&b, line);
+    }
+    put(&b, "end big;\n");
+    CHECK(b.len >= 1000000, "the generated model has only %zu bytes", b.len);
+    FILE *f = tmpfile();
+    int n_errors = f ? hy_lang_check_report_string(b.text, b.len, "big.hym", f) : -1;
+    CHECK(n_errors == 0, "the 1 MB model has %d errors", n_errors);
+    if (f)
+        fclose(f);
+    status = compile_capture(b.text, b.len, "big.hym", &diagnostics);
+    CHECK(status <= -1000, "the 1 MB model was refused:\n%.600s", diagnostics ? diagnostics : "");
+    free(diagnostics);
+    free(b.text);
+}
+
+/* Truncations and one-byte corruptions of the examples: no crash. */
+static void mutations(const char *source_dir)
+{
+    static const char *const examples[] = { "string_pendulum", "bouncing_ball", "relay",
+                                            "algebraic_loop", "half_wave_rectifier", "sampled_pi",
+                                            "two_spring_masses" };
+    static const char replacements[] = { ';', '(', ')', '=', 'x', ' ', '\0', '"', '/', '*', '<' };
+    long n_runs = 0;
+    for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++) {
+        char path[1600];
+        snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, examples[e]);
+        size_t length = 0;
+        char *text = lang_test_read(path, &length);
+        CHECK(text != NULL, "cannot read %s", path);
+        if (!text)
+            continue;
+        char *copy = malloc(length + 1);
+        if (!copy) {
+            free(text);
+            continue;
+        }
+        for (size_t cut = 0; cut < length; cut += 3) {
+            int n_errors = 0;
+            hy_lang_unit *unit = hy_lang_compile_string(text, cut, "cut.hym", NULL, NULL, &n_errors);
+            CHECK(unit == NULL || n_errors == 0, "%s cut at %zu: unit with errors", examples[e], cut);
+            hy_lang_unit_free(unit);
+            n_runs++;
+        }
+        for (size_t at = 0; at < length; at += 5) {
+            memcpy(copy, text, length);
+            copy[at] = replacements[(at / 5) % sizeof replacements];
+            int n_errors = 0;
+            hy_lang_unit *unit = hy_lang_compile_string(copy, length, "bent.hym", NULL, NULL, &n_errors);
+            hy_lang_unit_free(unit);
+            n_runs++;
+        }
+        free(copy);
+        free(text);
+    }
+    CHECK(n_runs > 1000, "only %ld mutated compiles", n_runs);
+    printf("%ld mutated compiles\n", n_runs);
+}
+
+int main(void)
+{
+    char source_dir[1024];
+    lang_test_source_dir(source_dir, sizeof source_dir);
+    corpus(source_dir);
+    big_inputs();
+    mutations(source_dir);
+    return CHECK_DONE();
+}
