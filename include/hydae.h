@@ -127,6 +127,17 @@ HYDAE_NODISCARD int hydae_model_add_discrete(hydae_model *m,
 HYDAE_NODISCARD int hydae_model_set_param(hydae_model *m, const char *name,
                                           double value);
 
+/* An action run once at t0 of every run, after the parameters are final
+** (hydae_model_set_param) and before the consistent initial values: it
+** reads values by name and sets start values of the initial modes'
+** variables, parameters and discrete variables (start values that depend
+** on parameters, the initial truth of conditions ...). */
+HYDAE_NODISCARD int hydae_model_set_initial_action(hydae_model *m, hydae_action_fn action,
+                                                   void *user);
+/* The model takes ownership of data and calls free_fn(data) when it is
+** freed (compiled code behind its callbacks, say). */
+HYDAE_NODISCARD int hydae_model_attach(hydae_model *m, void *data, void (*free_fn)(void *));
+
 /* A statechart; its first mode is its initial mode unless set. */
 hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name);
 hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name);

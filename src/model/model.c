@@ -64,6 +64,8 @@ void hydae_model_free(hydae_model *m)
 {
     if (!m)
         return;
+    if (m->attached_free)
+        m->attached_free(m->attached);
     for (int c = 0; c < m->n_charts; c++) {
         hydae_chart *chart = m->charts[c];
         for (int i = 0; i < chart->n_modes; i++)
@@ -153,6 +155,28 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
         return HYDAE_ERR_ARG;
     }
     m->globals[i].value = value;
+    return 0;
+}
+
+int hydae_model_set_initial_action(hydae_model *m, hydae_action_fn action, void *user)
+{
+    if (!m)
+        return HYDAE_ERR_ARG;
+    if (!action)
+        return HY_ARG_ERROR(m, "model '%s': no initial action function", m->name);
+    m->initial_action = action;
+    m->initial_action_user = user;
+    return 0;
+}
+
+int hydae_model_attach(hydae_model *m, void *data, void (*free_fn)(void *))
+{
+    if (!m)
+        return HYDAE_ERR_ARG;
+    if (m->attached_free)
+        m->attached_free(m->attached);
+    m->attached = data;
+    m->attached_free = free_fn;
     return 0;
 }
 

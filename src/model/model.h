@@ -98,6 +98,10 @@ struct hydae_model {
     int n_charts, cap_charts;
     hydae_chart **charts;
     /* Built by hydae_model_check. */
+    hydae_action_fn initial_action;
+    void *initial_action_user;
+    void *attached;             /* owned data, freed with the model */
+    void (*attached_free)(void *);
     int checked;
     int n_slots;
     const char **slot_names;    /* borrowed from globals and modes */

@@ -31,8 +31,12 @@ double hydae_get(const hydae_action *a, const char *name)
 static int action_error(hydae_action *a, int status, const char *what, const char *name)
 {
     const hydae_transition *tr = a->tr;
-    hy_sim_fail(a->sim, "transition '%s' (%s -> %s) at t = %.17g: %s '%s'", tr->name,
-                tr->from->name, tr->to->name, a->t, what, name ? name : "(null)");
+    if (tr)
+        hy_sim_fail(a->sim, "transition '%s' (%s -> %s) at t = %.17g: %s '%s'", tr->name,
+                    tr->from->name, tr->to->name, a->t, what, name ? name : "(null)");
+    else
+        hy_sim_fail(a->sim, "initial action at t = %.17g: %s '%s'", a->t, what,
+                    name ? name : "(null)");
     if (a->status == 0)
         a->status = status;
     return status;
@@ -47,11 +51,21 @@ int hydae_set(hydae_action *a, const char *name, double value)
     const hydae_model *m = a->sim->model;
     int slot = hy_model_find_slot(m, name);
     int is_global = slot >= 0 && slot < m->n_globals;
-    if (!is_global && !hy_mode_find_var(a->tr->to, name, NULL)) {
+    if (!is_global && a->tr && !hy_mode_find_var(a->tr->to, name, NULL)) {
         char what[200];
         hy_format(what, sizeof what, "cannot set a name that is neither a variable of mode "
                   "'%s' nor a parameter or discrete variable:", a->tr->to->name);
         return action_error(a, HYDAE_ERR_ACTION, what, name);
+    }
+    if (!is_global && !a->tr) {
+        /* The initial action: a variable of any initial mode. */
+        int found = 0;
+        for (int c = 0; c < m->n_charts && !found; c++)
+            found = hy_mode_find_var(a->sim->active[c], name, NULL);
+        if (!found)
+            return action_error(a, HYDAE_ERR_ACTION, "cannot set a name that is neither a "
+                                "variable of an initial mode nor a parameter or discrete "
+                                "variable:", name);
     }
     if (!isfinite(value))
         return action_error(a, HYDAE_ERR_ACTION, "a value that is not finite was set for",
@@ -64,6 +78,8 @@ int hydae_raise(hydae_action *a, const char *event)
 {
     if (!a)
         return HYDAE_ERR_ARG;
+    if (!a->tr)
+        return action_error(a, HYDAE_ERR_ACTION, "cannot raise events; it raised", event);
     int id = event ? hy_model_find_event(a->sim->model, event) : -1;
     if (id < 0)
         return action_error(a, HYDAE_ERR_ACTION, "no transition listens to the raised event",
@@ -124,6 +140,22 @@ static int cascade_failure(hydae_sim *s, double t)
     hy_sim_fail(s, "event cascade limit (%d updates) reached at t = %.17g: the transitions "
                 "%s keep raising events for each other", s->cascade_limit, t, cycle);
     return HYDAE_ERR_CASCADE;
+}
+
+int hy_initial_action(hydae_sim *s, double t)
+{
+    const hydae_model *m = s->model;
+    if (!m->initial_action)
+        return 0;
+    hydae_action ctx = { s, NULL, t, 0 };
+    int status = m->initial_action(&ctx, m->initial_action_user);
+    if (ctx.status)
+        return ctx.status;
+    if (status < 0) {
+        hy_sim_fail(s, "the initial action returned %d at t = %.17g", status, t);
+        return HYDAE_ERR_ACTION;
+    }
+    return 0;
 }
 
 int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)

@@ -993,6 +993,18 @@ static int start_run(hydae_sim *s)
         status = begin_sinks(s);
     if (!status)
         status = build_config(s);
+    if (!status && m->initial_action) {
+        /* The initial action sees the start values and the parameters as
+        ** they are now (after hydae_model_set_param); what it sets is the
+        ** start of the run. */
+        for (int i = 0; i < s->n; i++)
+            s->yp[i] = 0.0;
+        status = hy_store_state(s, s->t, s->y, s->yp);
+        if (!status)
+            status = hy_initial_action(s, s->t);
+        if (!status)
+            status = build_config(s);
+    }
     if (!status)
         status = hy_consistent_init(s, s->t, 1);
     if (status)

@@ -158,6 +158,9 @@ int hy_time_event_pending(const hydae_sim *s, double t);
 ** count. 0 or a negative status. */
 int hy_discrete_phase(hydae_sim *s, double t, int *n_fired);
 
+/* The model's initial action at t0 (values by name, as transitions'). */
+int hy_initial_action(hydae_sim *s, double t);
+
 /* init.c */
 /* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',
 ** differential components of y fixed. 0 or HYDAE_ERR_INIT. */
