@@ -3,13 +3,10 @@
 ** src/integrators/rk4.c) through its descriptor: 4th-order convergence of
 ** the solution and of the Hermite dense output against closed forms, steps
 ** of exactly h_max with the last one shortened onto t_stop, the refusals
-** of init(), restarts, failures of f, and the statistics.
+** of init(), restarts, failures of f, and the statistics. The checks
+** every explicit method shares are in tests/ode_checks.h.
 */
-#include "check.h"
-#include "validation/nonstiff_problems.h"
-
-#include <float.h>
-#include <stdio.h>
+#include "ode_checks.h"
 
 extern const hy_integrator_ops hy_rk4;
 
@@ -29,17 +26,12 @@ static void test_convergence_order(void)
     const double steps[] = { 0.1, 0.05, 0.025 };
     double err_end[3], err_dense[3], err_dense_yp[3];
     for (int k = 0; k < 3; k++) {
-        ns_ctx ctx;
-        ns_ctx_init(&ctx);
-        double y0 = 1.0, y_exact;
         hy_options opt = fixed_step(steps[k]);
-        ns_dense_check dense = { 1, ns_forced_exact, ns_forced, 9, 0, 0, 0, 0 };
-        ns_run run = ns_integrate(&hy_rk4, 1, ns_forced, &ctx, 0.0, &y0, 5.0,
-                                  &opt, 100000, ns_check_dense, &dense);
-        ns_forced_exact(5.0, &y_exact);
+        ns_dense_check dense;
+        ns_run run = oc_integrate_closed_form(&hy_rk4, &oc_forced, &opt, &dense,
+                                              &err_end[k]);
         CHECK(run.status == HY_TSTOP && run.t_reached == 5.0,
               "h %g: status %d at t %.17g", steps[k], run.status, run.t_reached);
-        err_end[k] = fabs(run.y[0] - y_exact);
         err_dense[k] = dense.max_err_y;
         err_dense_yp[k] = dense.max_err_yp;
         printf("RK4 y'=-y+sin t, h %-6g steps %4ld f %5ld error(5) %.3e "
@@ -124,7 +116,8 @@ static void test_fixed_steps(void)
           log_long.h_first_off);
 }
 
-/* Successive stops at odd times: each reached exactly with HY_TSTOP. */
+/* Successive stops at odd times with h = 0.01: each reached exactly with
+** HY_TSTOP (oc_step_through_stops). */
 static void test_lands_on_t_stop(void)
 {
     void *mem = hy_rk4.create(2);
@@ -135,54 +128,8 @@ static void test_lands_on_t_stop(void)
     hy_options opt = fixed_step(0.01);
     CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "init");
     const double stops[] = { 1e-3, 1.0 / 3.0, 0.7, 0.7 + 1e-15, 2.0 };
-    double t = 0.0;
-    for (size_t s = 0; s < sizeof stops / sizeof stops[0]; s++) {
-        int code = HY_OK;
-        while (code == HY_OK) {
-            double t_new = t;
-            code = hy_rk4.step(mem, stops[s], &t_new);
-            CHECK(t_new <= stops[s], "step went past %.17g", stops[s]);
-            t = t_new;
-        }
-        CHECK(code == HY_TSTOP && t == stops[s], "stop %.17g: code %d, t %.17g",
-              stops[s], code, t);
-        double y[2];
-        hy_rk4.dense(mem, t, y, NULL);
-        CHECK_NEAR(y[0], cos(t), 1e-8, "y1 at the stop");
-    }
-    hy_rk4.destroy(mem);
-}
-
-/* y' = 1, y(0) = 0 with 100-odd steps: y must stay equal to t up to an
-** ulp or two at every stop (the increments are formed relative to k_1,
-** so no rounding drift accumulates); the simulator relies on y reaching
-** a guard's level at the very time event where t does. */
-static int unit_rate(double t, const double *y, double *ydot, void *ctx)
-{
-    (void)y;
-    ydot[0] = 1.0;
-    return ns_inject(ctx, t, ydot);
-}
-
-static void test_constant_rate_has_no_drift(void)
-{
-    void *mem = hy_rk4.create(1);
-    ns_ctx ctx;
-    ns_ctx_init(&ctx);
-    hy_dae dae = { .n = 1, .rhs = unit_rate, .ctx = &ctx };
-    double y = 0.0, yp = 1.0, t = 0.0;
-    hy_options opt = ns_options(1e-8, 1e-8);
-    opt.h_max = 0.01;
-    CHECK(hy_rk4.init(mem, &dae, 0.0, &y, &yp, &opt) == HY_OK, "init");
-    const double stops[] = { 1.0 / 3.0, 1.0, 2.5 };
-    for (size_t s = 0; s < sizeof stops / sizeof stops[0]; s++) {
-        int code = HY_OK;
-        while (code == HY_OK)
-            code = hy_rk4.step(mem, stops[s], &t);
-        hy_rk4.dense(mem, t, &y, NULL);
-        CHECK(code == HY_TSTOP && fabs(y - stops[s]) <= 4.0 * DBL_EPSILON * stops[s],
-              "y' = 1: y = %.17g at t = %.17g (code %d)", y, stops[s], code);
-    }
+    oc_step_through_stops(&hy_rk4, mem, stops, sizeof stops / sizeof stops[0],
+                          1e-8);
     hy_rk4.destroy(mem);
 }
 
@@ -218,40 +165,24 @@ static void test_init_refusals(void)
 /* Restart with init() halfway; counters accumulate. */
 static void test_restart(void)
 {
-    void *mem = hy_rk4.create(2);
-    ns_ctx ctx;
-    ns_ctx_init(&ctx);
-    hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
-    double y[2] = { 1.0, 0.0 }, yp[2] = { 0.0, -1.0 };
     hy_options opt = fixed_step(0.01);
-    double t = 0.0;
-    int code = hy_rk4.init(mem, &dae, 0.0, y, yp, &opt);
-    while (code == HY_OK)
-        code = hy_rk4.step(mem, 1.0, &t);
-    hy_stats first;
-    hy_rk4.get_stats(mem, &first);
-    hy_rk4.dense(mem, t, y, yp);
-    CHECK(hy_rk4.init(mem, &dae, t, y, yp, &opt) == HY_OK, "re-init");
-    code = HY_OK;
-    while (code == HY_OK)
-        code = hy_rk4.step(mem, 2.0, &t);
-    CHECK(code == HY_TSTOP && t == 2.0, "second part: code %d", code);
-    hy_rk4.dense(mem, t, y, NULL);
+    oc_restart_run r = oc_run_with_restart(&hy_rk4, &opt, 1.0, 2.0);
+    CHECK(r.code_reinit == HY_OK, "re-init");
+    CHECK(r.code_second == HY_TSTOP && r.t_second == 2.0,
+          "second part: code %d", r.code_second);
     /* Global error of RK4 with h = 0.01 over [0, 2]: about 1e-10. */
-    CHECK_NEAR(y[0], cos(2.0), 1e-9, "y1(2) after restart");
-    hy_stats total;
-    hy_rk4.get_stats(mem, &total);
-    CHECK(total.n_steps == 200 && first.n_steps == 100,
-          "steps %ld then %ld, expected 100 then 200", first.n_steps,
-          total.n_steps);
+    CHECK_NEAR(r.y[0], cos(2.0), 1e-9, "y1(2) after restart");
+    CHECK(r.total.n_steps == 200 && r.first.n_steps == 100,
+          "steps %ld then %ld, expected 100 then 200", r.first.n_steps,
+          r.total.n_steps);
     /* f(t0) once per init, 4 evaluations per step (the 4th stage's
     ** successor f(t_new, y_new) is the next step's first stage). */
-    CHECK(total.n_res_evals == ctx.n_calls && total.n_res_evals == 2 + 4 * 200,
+    CHECK(r.total.n_res_evals == r.n_calls && r.total.n_res_evals == 2 + 4 * 200,
           "n_res_evals %ld, f called %ld times, expected %d",
-          total.n_res_evals, ctx.n_calls, 2 + 4 * 200);
-    CHECK(total.n_err_fails == 0 && total.n_jac_evals == 0 && total.n_lu == 0,
+          r.total.n_res_evals, r.n_calls, 2 + 4 * 200);
+    CHECK(r.total.n_err_fails == 0 && r.total.n_jac_evals == 0
+              && r.total.n_lu == 0,
           "no error control, Jacobian or LU");
-    hy_rk4.destroy(mem);
 }
 
 /* A fixed step cannot be retried smaller: f giving NaN ends the step with
@@ -286,11 +217,7 @@ static void test_failures_of_f(void)
           "dense output of the last accepted step survives the failure");
     hy_rk4.destroy(mem);
 
-    ns_ctx_init(&ctx);
-    ctx.fail_after = 0.25;
-    ctx.fail_code = 1;
-    ns_run run = ns_integrate(&hy_rk4, 2, ns_oscillator, &ctx, 0.0, y0, 1.0,
-                              &opt, 1000, NULL, NULL);
+    ns_run run = oc_run_failing_f(&hy_rk4, &opt, 0.25, 1, 1000);
     CHECK(run.status == HY_ERR_RES && run.t_reached <= 0.25,
           "f failing recoverably: status %d at %.17g", run.status,
           run.t_reached);
@@ -301,7 +228,7 @@ int main(void)
     test_convergence_order();
     test_fixed_steps();
     test_lands_on_t_stop();
-    test_constant_rate_has_no_drift();
+    oc_check_constant_rate_has_no_drift(&hy_rk4);
     test_init_refusals();
     test_restart();
     test_failures_of_f();
