@@ -1,6 +1,8 @@
 /*
 ** DSTIFF: variable-order (1-5), variable-step BDF integrator for fully
-** implicit DAEs F(t, y, y') = 0 of index <= 1.
+** implicit DAEs F(t, y, y') = 0 of index <= 1, and of Hessenberg index 2
+** or 3 (constrained mechanics, src/mech) when hy_options.var_index says
+** which components have which index (scale_weights_for_step).
 **
 ** The method is DASSL's fixed-leading-coefficient BDF in modified divided
 ** difference form, written from the published description:
@@ -77,6 +79,8 @@ typedef struct dstiff_mem {
     double *atol;               /* per component */
     unsigned char *in_err_test; /* 1: component takes part in the error test */
     int suppress_alg;           /* some component is out of the error test */
+    unsigned char *var_index;   /* opt->var_index copied (1..3), if has_index */
+    int has_index;              /* some component has index 2 or 3 */
     double h_user;              /* opt->h0, 0 = automatic */
     double h0_max;              /* cap on the automatic first step, 0 = none */
     int max_newton_iters;       /* dae_corrector_maxit */
@@ -124,6 +128,9 @@ typedef struct dstiff_mem {
     double *corr;               /* accumulated correction E = y - y_pred */
     double *ewt;                /* inverse error weights, 1/(rtol|y|+atol) */
     double *ewt_err;            /* ewt, or 0 for suppressed components */
+    double *ewt_newton;         /* ewt scaled by h^(index-1), if has_index */
+    const double *w_newton;     /* weights of the Newton norms: ewt or ewt_newton */
+    const double *w_test;       /* weights of the error test: ewt or ewt_err */
     double *res_pert;           /* residual at a perturbed point (FD) */
     double *iter_matrix;        /* J = dF/dy + cj dF/dy', then its LU */
     int *pivot;
@@ -147,6 +154,31 @@ static int set_weights(dstiff_mem *d, const double *y, int keep_old)
         for (int i = 0; i < n; i++)
             d->ewt_err[i] = d->in_err_test[i] ? d->ewt[i] : 0.0;
     return 0;
+}
+
+/* Weights for a step of size h when the DAE declares variable indices: the
+** Newton update and the local error of an index-2 component are measured
+** times h, of an index-3 component times h^2. A BDF step perturbs an
+** index-nu component by O(h^(1-nu)) times a perturbation of its equation
+** (Lotstedt & Petzold 1986), so its Newton update and error estimate carry
+** that factor; measured unscaled they fail the tests at small h or let
+** the step size be driven by components the method cannot resolve. The
+** scaling is that of E. Hairer, C. Lubich, M. Roche, "The Numerical
+** Solution of Differential-Algebraic Systems by Runge-Kutta Methods",
+** Lecture Notes in Math. 1409, Springer 1989 (the index-2 and index-3
+** components of their code RADAU5); see also Hairer & Wanner, Solving
+** ODEs II, ch. VII, on higher-index DAEs and mechanical systems. Called
+** before every attempt, as h changes. */
+static void scale_weights_for_step(dstiff_mem *d)
+{
+    if (!d->has_index)
+        return;
+    double h = fabs(d->h);
+    for (int i = 0; i < d->n; i++) {
+        double scale = d->var_index[i] == 3 ? h * h : d->var_index[i] == 2 ? h : 1.0;
+        d->ewt_newton[i] = d->ewt[i] * scale;
+        d->ewt_err[i] = d->in_err_test[i] ? d->ewt_newton[i] : 0.0;
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -333,7 +365,7 @@ static int solve_corrector(dstiff_mem *d, double t_new)
     int n = d->n;
     for (;;) {
         predict(d);
-        double pred_norm = hy_wrms_norm(n, d->y, d->ewt);
+        double pred_norm = hy_wrms_norm(n, d->y, d->w_newton);
         int status = hy_eval_res(&d->dae, &d->head, t_new, d->y, d->yp,
                                  d->delta);
         if (status != HY_EVAL_OK)
@@ -371,7 +403,7 @@ static int solve_corrector(dstiff_mem *d, double t_new)
                 d->corr[i] -= update;
                 d->yp[i] -= d->cj * update;
             }
-            double update_norm = hy_wrms_norm(n, d->delta, d->ewt);
+            double update_norm = hy_wrms_norm(n, d->delta, d->w_newton);
             if (!isfinite(update_norm))
                 break;
             double rate = 0.0;
@@ -423,7 +455,7 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             d->jac_state = JAC_OLD;
             return HY_EVAL_OK;
         }
-        d->head.worst = hy_argmax_weighted(n, d->delta, d->ewt);
+        d->head.worst = hy_argmax_weighted(n, d->delta, d->w_newton);
         if (d->jac_state == JAC_FRESH) {
             d->jac_state = JAC_OLD;
             return HY_EVAL_NO_CONV;
@@ -459,11 +491,13 @@ static void *dstiff_create(int n)
     d->corr = malloc(len * sizeof(double));
     d->ewt = malloc(len * sizeof(double));
     d->ewt_err = malloc(len * sizeof(double));
+    d->ewt_newton = malloc(len * sizeof(double));
+    d->var_index = malloc(len);
     d->res_pert = malloc(len * sizeof(double));
     d->iter_matrix = malloc(len * len * sizeof(double));
     d->pivot = malloc(len * sizeof(int));
     if (!d->rtol || !d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
-        || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err
+        || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err || !d->ewt_newton || !d->var_index
         || !d->res_pert || !d->iter_matrix || !d->pivot) {
         dstiff_destroy(d);
         return NULL;
@@ -488,6 +522,8 @@ static void dstiff_destroy(void *mem)
     free(d->corr);
     free(d->ewt);
     free(d->ewt_err);
+    free(d->ewt_newton);
+    free(d->var_index);
     free(d->res_pert);
     free(d->iter_matrix);
     free(d->pivot);
@@ -518,6 +554,16 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->suppress_alg = 0;
     for (int i = 0; i < n; i++)
         d->suppress_alg |= !d->in_err_test[i];
+    d->has_index = 0;
+    for (int i = 0; i < n; i++) {
+        int index = opt->var_index != NULL ? opt->var_index[i] : 1;
+        if (index > 3)
+            return HY_ERR_ARG;
+        d->var_index[i] = (unsigned char)(index < 1 ? 1 : index);
+        d->has_index |= index > 1;
+    }
+    d->w_newton = d->has_index ? d->ewt_newton : d->ewt;
+    d->w_test = d->has_index || d->suppress_alg ? d->ewt_err : d->ewt;
     if (opt->corrector_maxit < 0 || opt->corrector_minit < 0 || !(opt->constr_tol >= 0.0)
         || opt->jacob_eval < 0 || opt->jacob_init < 0 || opt->eval_expiry < 0
         || !(opt->h0_max >= 0.0))
@@ -613,7 +659,7 @@ typedef struct err_estimates {
 static void estimate_errors(dstiff_mem *d, err_estimates *e)
 {
     int n = d->n, k = d->order;
-    const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+    const double *w = d->w_test;
     double corr_norm = hy_wrms_norm(n, d->corr, w);
     e->est_k = d->sigma[k] * corr_norm;
     e->term_k = (k + 1) * e->est_k;
@@ -683,7 +729,7 @@ static void accept_step(dstiff_mem *d, const err_estimates *e, double t_new)
             /* Estimate at order k+1 from E - phi_{k+1}: only after k+1
             ** steps of constant h and order. */
             const double *phi_kp1 = PHI(d, k_step + 1);
-            const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+            const double *w = d->w_test;
             double sum = 0.0;
             for (int i = 0; i < n; i++) {
                 double diff = (d->corr[i] - phi_kp1[i]) * w[i];
@@ -767,6 +813,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         double t_try = lands ? t_stop : d->t + d->h;
         double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
 
+        scale_weights_for_step(d);
         set_coefficients(d);
         int status = solve_corrector(d, t_try);
         if (status == HY_EVAL_OK) {
@@ -781,7 +828,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
             /* Error test failure ([BCP] 5.2.3): first r = 0.9 (2 est +
             ** 1e-4)^(-1/(k+1)) in [0.25, 0.9] at order knew; second
             ** r = 0.25 at knew; later order 1 and r = 0.25. */
-            const double *w = d->suppress_alg ? d->ewt_err : d->ewt;
+            const double *w = d->w_test;
             d->head.worst = hy_argmax_weighted(d->n, d->corr, w);
             d->head.stats.n_err_fails++;
             n_err_fails++;

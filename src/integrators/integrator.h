@@ -72,6 +72,12 @@ typedef struct hy_options {
     /* Called after every corrector iteration when non-NULL (--debug-newton). */
     void (*newton_debug)(void *debug_ctx, const struct hy_newton_info *info);
     void *debug_ctx;
+    /* Per component the index of the variable in a DAE of Hessenberg form
+    ** (1, 2 or 3; 0 counts as 1), or NULL (all 1). DSTIFF measures the
+    ** Newton update and the local error of an index-2 component times h,
+    ** of an index-3 component times h^2 (constrained mechanics: q 1, u 2,
+    ** lambda 3; see dstiff.c). Other methods ignore it. */
+    const unsigned char *var_index;
 } hy_options;
 
 typedef struct hy_stats {

@@ -1,0 +1,227 @@
+/*
+** Constrained mechanical systems: the I3 and SI1 residuals of seed 002's
+** equations (2.1)-(2.3), Table 1's tolerances and error-test exclusion,
+** a consistent start and the constraint drift. See mech.h for the
+** formulations and their sources.
+*/
+#include "mech/mech.h"
+
+#include "linalg/dense.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
+{
+    memset(md, 0, sizeof *md);
+    if (sys == NULL || sys->n_q <= 0 || sys->n_c < 0 || sys->mass == NULL
+        || sys->force == NULL || (sys->n_c > 0 && (sys->constraint == NULL
+                                                   || sys->constraint_jac == NULL))
+        || (dae_index != 3 && dae_index != 1))
+        return HY_ERR_ARG;
+    int n_q = sys->n_q, n_c = sys->n_c;
+    md->sys = sys;
+    md->dae_index = dae_index;
+    md->n = 2 * n_q + (dae_index == 1 ? 2 : 1) * n_c;
+    size_t n = (size_t)md->n, nq = (size_t)n_q, nc = (size_t)n_c;
+    md->kind = malloc(n);
+    md->is_algebraic = malloc(n);
+    md->mass = malloc(nq * nq * sizeof(double));
+    md->force = malloc(nq * sizeof(double));
+    md->g = malloc((nc * nq + 1) * sizeof(double));
+    md->phi = malloc((nc + 1) * sizeof(double));
+    md->phi_t = malloc((nc + 1) * sizeof(double));
+    md->gt_lambda = malloc(nq * sizeof(double));
+    md->gt_mu = malloc(nq * sizeof(double));
+    if (!md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
+        || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
+        mech_dae_free(md);
+        return HY_ERR_NOMEM;
+    }
+    for (int i = 0; i < md->n; i++) {
+        md->kind[i] = i < n_q ? MECH_POSITION : i < 2 * n_q ? MECH_VELOCITY : MECH_MULTIPLIER;
+        md->is_algebraic[i] = md->kind[i] == MECH_MULTIPLIER;
+    }
+    return 0;
+}
+
+void mech_dae_free(mech_dae *md)
+{
+    if (md == NULL)
+        return;
+    free(md->kind);
+    free(md->is_algebraic);
+    free(md->mass);
+    free(md->force);
+    free(md->g);
+    free(md->phi);
+    free(md->phi_t);
+    free(md->gt_lambda);
+    free(md->gt_mu);
+    memset(md, 0, sizeof *md);
+}
+
+hy_dae mech_dae_problem(mech_dae *md)
+{
+    hy_dae dae;
+    memset(&dae, 0, sizeof dae);
+    dae.n = md->n;
+    dae.res = mech_residual;
+    dae.ctx = md;
+    dae.is_algebraic = md->is_algebraic;
+    return dae;
+}
+
+/* out = G^T v, G n_c x n_q column-major. */
+static void mul_gt(int n_q, int n_c, const double *g, const double *v, double *out)
+{
+    for (int j = 0; j < n_q; j++) {
+        double sum = 0.0;
+        for (int i = 0; i < n_c; i++)
+            sum += g[i + (size_t)j * (size_t)n_c] * v[i];
+        out[j] = sum;
+    }
+}
+
+int mech_residual(double t, const double *y, const double *yp, double *res, void *ctx)
+{
+    mech_dae *md = ctx;
+    const mech_system *sys = md->sys;
+    int n_q = sys->n_q, n_c = sys->n_c;
+    const double *q = y, *u = y + n_q, *lambda = y + 2 * n_q;
+    const double *qp = yp, *up = yp + n_q;
+    int status = sys->mass(t, q, md->mass, sys->user);
+    if (status == 0)
+        status = sys->force(t, q, u, md->force, sys->user);
+    if (status == 0 && n_c > 0) {
+        status = sys->constraint(t, q, md->phi, sys->user);
+        if (status == 0)
+            status = sys->constraint_jac(t, q, md->g, sys->user);
+    }
+    if (status != 0)
+        return status;
+    mul_gt(n_q, n_c, md->g, lambda, md->gt_lambda);
+    if (md->dae_index == 1)
+        mul_gt(n_q, n_c, md->g, lambda + n_c, md->gt_mu);
+    /* Kinematics q' - u (+ G^T mu for GGL). */
+    for (int i = 0; i < n_q; i++)
+        res[i] = qp[i] - u[i] + (md->dae_index == 1 ? md->gt_mu[i] : 0.0);
+    /* Dynamics M u' - F + G^T lambda. */
+    for (int i = 0; i < n_q; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < n_q; j++)
+            sum += md->mass[i + (size_t)j * (size_t)n_q] * up[j];
+        res[n_q + i] = sum - md->force[i] + md->gt_lambda[i];
+    }
+    /* Position constraints. */
+    for (int i = 0; i < n_c; i++)
+        res[2 * n_q + i] = md->phi[i];
+    if (md->dae_index == 1) {
+        /* Velocity constraints Phi_q u + Phi_t. */
+        if (sys->constraint_t != NULL) {
+            status = sys->constraint_t(t, q, md->phi_t, sys->user);
+            if (status != 0)
+                return status;
+        } else {
+            memset(md->phi_t, 0, (size_t)n_c * sizeof(double));
+        }
+        for (int i = 0; i < n_c; i++) {
+            double sum = md->phi_t[i];
+            for (int j = 0; j < n_q; j++)
+                sum += md->g[i + (size_t)j * (size_t)n_c] * u[j];
+            res[2 * n_q + n_c + i] = sum;
+        }
+    }
+    return 0;
+}
+
+void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_ratio,
+                     double vel_tol_factor, double alg_tol_factor, int vel_ctrl,
+                     double *rtol, double *atol, unsigned char *err_test_exclude)
+{
+    for (int i = 0; i < md->n; i++) {
+        double scale = md->kind[i] == MECH_VELOCITY     ? vel_tol_factor
+                       : md->kind[i] == MECH_MULTIPLIER ? alg_tol_factor
+                                                        : 1.0;
+        rtol[i] = rel_abs_tol_ratio * integr_tol * scale;
+        atol[i] = integr_tol * scale;
+        int in_test = md->kind[i] == MECH_POSITION
+                      || (md->kind[i] == MECH_VELOCITY && md->dae_index == 1 && vel_ctrl);
+        err_test_exclude[i] = (unsigned char)!in_test;
+    }
+}
+
+void mech_var_index(const mech_dae *md, unsigned char *var_index)
+{
+    for (int i = 0; i < md->n; i++) {
+        int kind = md->kind[i];
+        var_index[i] = (unsigned char)(md->dae_index == 3 ? kind + 1 : 1);
+    }
+}
+
+int mech_consistent_start(mech_dae *md, double t0, const double *q0, const double *u0,
+                          double *y0, double *yp0)
+{
+    const mech_system *sys = md->sys;
+    int n_q = sys->n_q, n_c = sys->n_c, n_kkt = n_q + n_c;
+    if (n_c > 0 && sys->accel_rhs == NULL)
+        return HY_ERR_ARG;
+    double *kkt = calloc((size_t)n_kkt * (size_t)n_kkt, sizeof(double));
+    double *rhs = malloc((size_t)n_kkt * sizeof(double));
+    int *pivot = malloc((size_t)n_kkt * sizeof(int));
+    int rc = 0;
+    if (!kkt || !rhs || !pivot) {
+        rc = HY_ERR_NOMEM;
+        goto done;
+    }
+    if (sys->mass(t0, q0, md->mass, sys->user) != 0
+        || sys->force(t0, q0, u0, md->force, sys->user) != 0
+        || (n_c > 0 && (sys->constraint_jac(t0, q0, md->g, sys->user) != 0
+                        || sys->accel_rhs(t0, q0, u0, rhs + n_q, sys->user) != 0))) {
+        rc = HY_ERR_RES;
+        goto done;
+    }
+    for (int j = 0; j < n_q; j++)
+        for (int i = 0; i < n_q; i++)
+            kkt[i + (size_t)j * (size_t)n_kkt] = md->mass[i + (size_t)j * (size_t)n_q];
+    for (int i = 0; i < n_c; i++)
+        for (int j = 0; j < n_q; j++) {
+            double gij = md->g[i + (size_t)j * (size_t)n_c];
+            kkt[(n_q + i) + (size_t)j * (size_t)n_kkt] = gij;
+            kkt[j + (size_t)(n_q + i) * (size_t)n_kkt] = gij;
+        }
+    memcpy(rhs, md->force, (size_t)n_q * sizeof(double));
+    if (hy_lu_factor(n_kkt, kkt, pivot) != 0) {
+        rc = HY_ERR_SINGULAR;
+        goto done;
+    }
+    hy_lu_solve(n_kkt, kkt, pivot, rhs);
+    memset(y0, 0, (size_t)md->n * sizeof(double));
+    memset(yp0, 0, (size_t)md->n * sizeof(double));
+    memcpy(y0, q0, (size_t)n_q * sizeof(double));
+    memcpy(y0 + n_q, u0, (size_t)n_q * sizeof(double));
+    memcpy(y0 + 2 * n_q, rhs + n_q, (size_t)n_c * sizeof(double));
+    memcpy(yp0, u0, (size_t)n_q * sizeof(double));
+    memcpy(yp0 + n_q, rhs, (size_t)n_q * sizeof(double));
+done:
+    free(kkt);
+    free(rhs);
+    free(pivot);
+    return rc;
+}
+
+double mech_track_drift(mech_dae *md, double t, const double *y)
+{
+    const mech_system *sys = md->sys;
+    if (sys->n_c == 0)
+        return 0.0;
+    if (sys->constraint(t, y, md->phi, sys->user) != 0)
+        return -1.0;
+    double worst = 0.0;
+    for (int i = 0; i < sys->n_c; i++)
+        worst = fmax(worst, fabs(md->phi[i]));
+    if (worst > md->max_drift)
+        md->max_drift = worst;
+    return worst;
+}

@@ -1,0 +1,118 @@
+/*
+** Constrained mechanical systems (internal): the equations of motion
+**
+**     M(q) u' = F(q, u, t) - Phi_q(q, t)^T lambda       (seed 002, (2.1))
+**           q' = u                                      (2.2)
+**     Phi(q, t) = 0                                     (2.3)
+**
+** given by callbacks (mech_system), and the residuals F(t, y, y') = 0 of
+** two of seed 002's formulations for DSTIFF:
+**
+**   I3  (dae_index = 3): y = (q, u, lambda), the equations as they stand,
+**       an index-3 DAE. Error test on q only (u and lambda out of it, seed
+**       002: "ignore local integration error in {u} and {lambda}").
+**   SI1 (dae_index = 1): y = (q, u, lambda, mu), the stabilised form of
+**       Gear, Gupta & Leimkuhler:
+**           q' - u + Phi_q^T mu = 0
+**           M u' - F + Phi_q^T lambda = 0
+**           Phi = 0
+**           Phi_q u + Phi_t = 0
+**       (C.W. Gear, B. Leimkuhler, G.K. Gupta, "Automatic integration of
+**       Euler-Lagrange equations with constraints", J. Comput. Appl. Math.
+**       12-13 (1985) 77-90; mu = 0 on the exact solution). Error
+**       test on q and, with dae_vel_ctrl, u; lambda and mu are scaled by
+**       dae_alg_tol_factor and kept out of the test.
+**
+** Layout of y (and of the residual's rows, equation block k belongs to
+** variable block k): q[0..n_q), u[n_q..2 n_q), lambda[2 n_q..2 n_q+n_c),
+** and for SI1 mu[2 n_q+n_c..2 n_q+2 n_c).
+**
+** Matrices are dense, column-major: M[i + j n_q], G = Phi_q with
+** G[i + j n_c] = dPhi_i/dq_j.
+*/
+#ifndef HY_MECH_H
+#define HY_MECH_H
+
+#include "integrators/integrator.h"
+
+/* Callbacks return 0 on success, > 0 recoverable, < 0 fatal (as hy_res_fn). */
+typedef struct mech_system {
+    int n_q;                    /* coordinates */
+    int n_c;                    /* constraints (rows of Phi) */
+    void *user;
+    /* M(q, t), n_q x n_q, symmetric positive definite on the manifold. */
+    int (*mass)(double t, const double *q, double *mass, void *user);
+    /* F(q, u, t): applied, gyroscopic and centrifugal forces, n_q. */
+    int (*force)(double t, const double *q, const double *u, double *f, void *user);
+    /* Phi(q, t), n_c. */
+    int (*constraint)(double t, const double *q, double *phi, void *user);
+    /* Phi_q(q, t), n_c x n_q. */
+    int (*constraint_jac)(double t, const double *q, double *g, void *user);
+    /* Phi_t(q, t), n_c; NULL for scleronomic constraints (Phi_t = 0). */
+    int (*constraint_t)(double t, const double *q, double *phi_t, void *user);
+    /* gamma = -((Phi_q u)_q u + 2 Phi_qt u + Phi_tt), n_c: the right-hand
+    ** side of the acceleration constraint Phi_q u' = gamma. Only the
+    ** consistent start (mech_consistent_start) uses it. */
+    int (*accel_rhs)(double t, const double *q, const double *u, double *gamma,
+                     void *user);
+} mech_system;
+
+/* Variable classes of y (seed 002, Table 1). */
+enum { MECH_POSITION = 0, MECH_VELOCITY = 1, MECH_MULTIPLIER = 2 };
+
+/* A formulation of a mech_system as a DAE: owns its workspace. */
+typedef struct mech_dae {
+    const mech_system *sys;
+    int dae_index;              /* 3 (I3) or 1 (SI1) */
+    int n;                      /* size of y */
+    unsigned char *kind;        /* per component MECH_POSITION ... */
+    unsigned char *is_algebraic;/* per component: lambda, mu */
+    double *mass, *force, *g, *phi, *phi_t, *gt_lambda, *gt_mu;
+    /* Largest |Phi_i| seen at an accepted point (mech_track_drift). */
+    double max_drift;
+} mech_dae;
+
+/* Set up md for sys and dae_index (3 or 1). 0, HY_ERR_ARG or HY_ERR_NOMEM. */
+int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index);
+void mech_dae_free(mech_dae *md);
+
+/* The residual of md's formulation as a hy_dae (finite-difference
+** Jacobian; ctx is md, which must outlive it). */
+hy_dae mech_dae_problem(mech_dae *md);
+
+/* The residual itself (hy_res_fn), ctx a mech_dae. */
+int mech_residual(double t, const double *y, const double *yp, double *res, void *ctx);
+
+/* Tolerances of seed 002's Table 1: RTOL = rel_abs_tol_ratio integr_tol
+** scale, ATOL = integr_tol scale, scale 1 for q, vel_tol_factor for u,
+** dae_alg_tol_factor for lambda and mu; and the error-test exclusion:
+** I3 keeps q only, SI1 keeps q and (vel_ctrl != 0) u. Arrays of md->n. */
+void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_ratio,
+                     double vel_tol_factor, double alg_tol_factor, int vel_ctrl,
+                     double *rtol, double *atol, unsigned char *err_test_exclude);
+
+/* Index of each component for DSTIFF's hy_options.var_index. I3: q 1,
+** u 2, lambda 3, so that the Newton updates of u and lambda are measured
+** times h and h^2 (unscaled, the corrector fails repeatedly at small
+** steps: measured on the pendulum, see docs/mechanics.md). SI1: all 1
+** (scaling lambda and mu by h loosens mu's convergence, and mu's Newton
+** error enters q' directly: measured, up to 1.8 digits lost). Array of
+** md->n. */
+void mech_var_index(const mech_dae *md, unsigned char *var_index);
+
+/* Consistent y0, yp0 at t0 from positions q0 and velocities u0 that
+** satisfy Phi = 0 and Phi_q u + Phi_t = 0: u' and lambda from
+**     [ M  G^T ] [ u'     ]   [ F     ]
+**     [ G  0   ] [ lambda ] = [ gamma ]
+** (the index-1 form, [BCP] K.E. Brenan, S.L. Campbell, L.R. Petzold, SIAM
+** 1996, ch. 6 on mechanical systems), q' = u, mu = 0, and lambda' and mu' = 0 (algebraic:
+** they enter only the first predictor). 0, or < 0 (HY_ERR_RES,
+** HY_ERR_NOMEM, HY_ERR_SINGULAR). */
+int mech_consistent_start(mech_dae *md, double t0, const double *q0, const double *u0,
+                          double *y0, double *yp0);
+
+/* max |Phi_i(q, t)| at y, also kept in md->max_drift (the largest so
+** far). < 0 if Phi failed. */
+double mech_track_drift(mech_dae *md, double t, const double *y);
+
+#endif
