@@ -6,12 +6,26 @@
 # bench_dstiff_ida and runs both. Results in bench/results/:
 #   suite.txt, suite.csv, work_precision.svg   every integrator vs SUNDIALS
 #   dstiff_ida.txt, dstiff_ida.csv             DSTIFF vs IDA with FD Jacobians
+#   lang.txt                                   the model language (bench_lang)
 # Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
 # --min-time also to bench_dstiff_ida.
+#     bash bench/run.sh --lang
+# runs only bench_lang (bytecode vs C, compile time), which needs no
+# SUNDIALS: a Release build in build-bench-lang/.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+
+if [ "${1:-}" = "--lang" ]; then
+    build="$root/build-bench-lang"
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON \
+        -DHYDAE_BENCH_LANG_ONLY=ON
+    cmake --build "$build" --target bench_lang -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$root/bench/results"
+    "$build/bench/bench_lang" | tee "$root/bench/results/lang.txt"
+    exit 0
+fi
 
 have_sundials() {
     [ -f /usr/include/ida/ida.h ] || return 1
@@ -57,7 +71,7 @@ done
 
 build="$root/build-bench"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
-cmake --build "$build" --target bench_suite bench_dstiff_ida \
+cmake --build "$build" --target bench_suite bench_dstiff_ida bench_lang \
     -j "$(nproc 2>/dev/null || echo 2)"
 
 results="$root/bench/results"
@@ -67,3 +81,5 @@ mkdir -p "$results"
 echo
 "$build/bench/bench_dstiff_ida" --csv "$results/dstiff_ida.csv" \
     ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/dstiff_ida.txt"
+echo
+"$build/bench/bench_lang" | tee "$results/lang.txt"

@@ -3,7 +3,11 @@
 # shows the structure; a malformed file gives file:line:col, a caret and
 # exit 2; --set reaches the model's parameters; the experiment block's
 # transient-solver settings reach the engine (dae_jacob_eval = 1 makes
-# every corrector iteration form a Jacobian, seen with --debug-newton).
+# every corrector iteration form a Jacobian, seen with --debug-newton);
+# --set moves a start value that uses a parameter; explicit-ODE model files
+# run with every integrator and an algebraic mode is refused by RK45 with
+# its name; `hydae converge MODEL.hym` gives the same study as the C
+# example it mirrors.
 # Usage: cli_lang.sh PATH_TO_HYDAE
 set -u
 hydae=$1
@@ -57,6 +61,43 @@ check "--set of an unknown name: exit 2" test "$(status_of "$hydae" run decay.hy
 sed 's/dae_jacob_eval = 1/dae_jacob_eval = -1/' decay.hym > bad_setting.hym
 check "a bad experiment setting: exit 2" test "$(status_of "$hydae" run bad_setting.hym)" = 2
 check "a bad experiment setting: message" grep -q "dae_jacob_eval" "$work/err"
+
+cat > start.hym <<'HYM'
+// x(0) = 2 a, x' = 1: x(1) = 2 a + 1.
+model start
+  parameter Real a = 1;
+  Real x(start = 2 * a);
+equation
+  der(x) = 1;
+  experiment t_end = 1, dt = 0.5;
+end start;
+HYM
+check "--set moves a start value: exit 0" test "$(status_of "$hydae" run start.hym --set a=3 -o s.csv)" = 0
+check "--set moves a start value: x(0) = 6" awk -F, '$1 == 0 { d = $2 - 6; exit !(d < 1e-9 && d > -1e-9) }' s.csv
+check "--set moves a start value: x(1) = 7" awk -F, '$1 == 1 { d = $2 - 7; exit !(d < 1e-6 && d > -1e-6) }' s.csv
+
+for solver in DSTIFF VSTIFF MSTIFF ABAM RK45 RK4; do
+    check "bouncing_ball.hym with $solver: exit 0" \
+        test "$(status_of "$hydae" run "$here/examples/bouncing_ball.hym" --solver "$solver" --h-max 1e-3 -o "ball_$solver.csv")" = 0
+    # The first impact at sqrt(2 h0 / g) = 0.4515236409857309 s.
+    check "bouncing_ball.hym with $solver: first impact" awk -F, -v t1=0.4515236409857309 \
+        'NR > 1 && $1 > 0.3 && $1 < 0.6 && $2 < 1e-9 { d = $1 - t1; found = d < 1e-6 && d > -1e-6; exit }
+         END { exit !found }' "ball_$solver.csv"
+done
+check "an algebraic mode with RK45: exit 1" test "$(status_of "$hydae" run "$here/examples/algebraic_loop.hym" --solver RK45 -o a.csv)" = 1
+check "an algebraic mode with RK45: names the mode" grep -q "RK45 .* mode 'closed_loop'" "$work/err"
+
+check "converge on a model file: exit 0" test "$(status_of "$hydae" converge "$here/examples/string_pendulum.hym" --channels x,y --from 1e-3 --to 1e-6 --tend 2)" = 0
+cp "$work/out" converge_file.txt
+check "converge on a model file: a verdict" grep -q "^the largest integr_tol whose channels agree" converge_file.txt
+check "converge on the C example: exit 0" test "$(status_of "$hydae" converge --example string_pendulum --channels x,y --from 1e-3 --to 1e-6 --tend 2)" = 0
+# The same steps and digits (the time column aside) as the C model.
+check "converge: the model file agrees with the C example" \
+    test "$(awk '{ $3 = ""; print }' converge_file.txt)" = "$(awk '{ $3 = ""; print }' "$work/out")"
+check "converge on a model file: an unknown channel, exit 2" \
+    test "$(status_of "$hydae" converge "$here/examples/string_pendulum.hym" --channels nope)" = 2
+check "converge on a model file: names the channel" grep -q "no channel 'nope'" "$work/err"
+check "converge on a malformed model file: exit 2" test "$(status_of "$hydae" converge "$malformed" --channels x)" = 2
 
 echo "$passed passed, $failed failed"
 test "$failed" = 0

@@ -6,11 +6,16 @@
 ** and the largest tolerance (or step) whose channels agree to the stated
 ** number of digits.
 **
+** The model is a built-in example (--example NAME) or a model file
+** (MODEL.hym, compiled by src/lang; its experiment block applies first,
+** then --tend, --dt, --solver and the tolerance or h_max being studied).
+**
 ** Agreement of a channel: digits = -log10(max_t |a(t) - a_ref(t)| /
 ** max_t |a_ref(t)|), the error relative to the channel's magnitude over the
 ** run, so channels passing through zero do not blow up the measure.
 */
 #include "cli.h"
+#include "lang/lang.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +52,7 @@ static int record_row(void *user, hydae_row_kind kind, double t, const double *v
 }
 
 static const char converge_usage[] =
-    "usage: hydae converge --example NAME --channels a,b,... [options]\n"
+    "usage: hydae converge (MODEL.hym | --example NAME) --channels a,b,... [options]\n"
     "  --from TOL        loosest integr_tol (default 1e-2)\n"
     "  --to TOL          tightest integr_tol, the reference (default 1e-9)\n"
     "  --digits D        agreement wanted, significant digits (default 3)\n"
@@ -57,6 +62,7 @@ static const char converge_usage[] =
 
 typedef struct study {
     const char *example;
+    const char *model_file;
     const char *channels;
     double from, to, digits, h_max_start, fixed_tol, t_end, dt;
     int have_t_end, have_dt;
@@ -84,6 +90,10 @@ static int parse_study(int argc, char **argv, study *st)
         if (strcmp(arg, "--help") == 0) {
             fputs(converge_usage, stdout);
             return -1;
+        }
+        if (arg[0] != '-' && !st->model_file) {
+            st->model_file = arg;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "hydae converge: option '%s' needs a value\n%s", arg, converge_usage);
@@ -120,9 +130,9 @@ static int parse_study(int argc, char **argv, study *st)
         if (status)
             return status;
     }
-    if (!st->example || !st->channels) {
-        fprintf(stderr, "hydae converge: needs --example NAME and --channels a,b\n%s",
-                converge_usage);
+    if (!st->example == !st->model_file || !st->channels) {
+        fprintf(stderr, "hydae converge: needs a model file or --example NAME (one of them) "
+                "and --channels a,b\n%s", converge_usage);
         return 2;
     }
     if (!(st->from > 0 && st->to > 0 && st->to < st->from && st->digits > 0)) {
@@ -167,16 +177,36 @@ typedef struct run_record {
     channel_recorder rec;
 } run_record;
 
-static int one_run(hydae_model *m, const study *st, const hydae_example *ex, double knob,
-                   run_record *out)
+/* The run's time span and output grid: the example's, or the model file's
+** experiment; --tend and --dt override either. */
+static int set_span(hydae_sim *sim, const study *st, const hydae_example *ex,
+                    const hy_lang_experiment *experiment)
+{
+    if (ex)
+        return hydae_sim_set_time(sim, 0.0, st->have_t_end ? st->t_end : ex->t_end)
+               || hydae_sim_set_output_interval(sim, st->have_dt ? st->dt : ex->dt_out);
+    char text[64];
+    int bad = hy_lang_experiment_apply(experiment, sim, NULL) != 0;
+    if (!bad && st->have_t_end) {
+        snprintf(text, sizeof text, "%.17g", st->t_end);
+        bad = hydae_sim_set_option(sim, "t_end", text) != 0;
+    }
+    if (!bad && st->have_dt) {
+        snprintf(text, sizeof text, "%.17g", st->dt);
+        bad = hydae_sim_set_option(sim, "dt", text) != 0;
+    }
+    return bad;
+}
+
+static int one_run(hydae_model *m, const study *st, const hydae_example *ex,
+                   const hy_lang_experiment *experiment, double knob, run_record *out)
 {
     int status;
     hydae_sim *sim = hydae_sim_create(m, &status);
     if (!sim)
         return 2;
     char text[64];
-    int bad = hydae_sim_set_time(sim, 0.0, st->have_t_end ? st->t_end : ex->t_end)
-              || hydae_sim_set_output_interval(sim, st->have_dt ? st->dt : ex->dt_out)
+    int bad = set_span(sim, st, ex, experiment)
               || (st->solver && hydae_sim_set_integrator(sim, st->solver));
     if (st->h_max_start > 0) {
         snprintf(text, sizeof text, "%.17g", st->fixed_tol);
@@ -236,12 +266,25 @@ int hy_cli_converge(int argc, char **argv)
     int status = parse_study(argc, argv, &st);
     if (status)
         return status < 0 ? 0 : status;
-    const hydae_example *ex = hydae_example_find(st.example);
-    if (!ex) {
-        fprintf(stderr, "hydae converge: no built-in example '%s'\n", st.example);
-        return 2;
+    const hydae_example *ex = NULL;
+    hy_lang_experiment experiment;
+    hydae_model *m = NULL;
+    if (st.example) {
+        ex = hydae_example_find(st.example);
+        if (!ex) {
+            fprintf(stderr, "hydae converge: no built-in example '%s'\n", st.example);
+            return 2;
+        }
+        m = ex->build();
+    } else {
+        int n_errors = 0;
+        /* The compiled code is attached to the model: freed with it. */
+        m = hy_lang_unit_model(hy_lang_compile_file(st.model_file, stderr, &experiment,
+                                                    &n_errors));
+        if (!m)
+            fprintf(stderr, "hydae converge: %s: %d error%s; nothing was simulated\n",
+                    st.model_file, n_errors, n_errors == 1 ? "" : "s");
     }
-    hydae_model *m = ex->build();
     if (!m)
         return 2;
     for (int i = 0; i < st.n_sets; i++) {
@@ -276,7 +319,7 @@ int hy_cli_converge(int argc, char **argv)
             status = 2;
             break;
         }
-        status = one_run(m, &st, ex, knob, &runs[n_runs]);
+        status = one_run(m, &st, ex, ex ? NULL : &experiment, knob, &runs[n_runs]);
         n_runs++;
         if (status)
             break;

@@ -34,7 +34,7 @@ static const char usage_text[] =
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
     "  settings                       list the transient-solver settings\n"
-    "  converge --example NAME --channels A,B [options]\n"
+    "  converge (MODEL.hym | --example NAME) --channels A,B [options]\n"
     "                                 convergence study over integr_tol or h_max\n"
     "  help                           this text\n"
     "\n"
@@ -484,7 +484,7 @@ static int command_run(int argc, char **argv)
     if (status)
         return status < 0 ? 0 : status;
     const hydae_example *ex = NULL;
-    hy_lang_unit *unit = NULL;
+    int from_file = 0;
     hy_lang_experiment experiment;
     hydae_model *model = NULL;
     char model_name[256];
@@ -500,13 +500,15 @@ static int command_run(int argc, char **argv)
         snprintf(model_name, sizeof model_name, "%s", ex->name);
     } else {
         int n_errors = 0;
-        unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
+        hy_lang_unit *unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
         if (!unit) {
             fprintf(stderr, "hydae: %s: %d error%s; nothing was simulated\n", opt.model_file,
                     n_errors, n_errors == 1 ? "" : "s");
             return EXIT_USAGE;
         }
+        /* The compiled code is attached to the model: freed with it. */
         model = hy_lang_unit_model(unit);
+        from_file = 1;
         /* The file's stem names the default results. */
         const char *base = strrchr(opt.model_file, '/');
         base = base ? base + 1 : opt.model_file;
@@ -517,23 +519,17 @@ static int command_run(int argc, char **argv)
     }
     status = apply_sets(model, &opt);
     if (status) {
-        if (unit)
-            hy_lang_unit_free(unit);
-        else
-            hydae_model_free(model);
+        hydae_model_free(model);
         return status;
     }
     int create_status = 0;
     hydae_sim *sim = hydae_sim_create(model, &create_status);
     if (!sim) {
         fprintf(stderr, "hydae: model error: %s\n", hydae_model_errmsg(model));
-        if (unit)
-            hy_lang_unit_free(unit);
-        else
-            hydae_model_free(model);
+        hydae_model_free(model);
         return EXIT_USAGE;
     }
-    status = configure(sim, &opt, ex, unit ? &experiment : NULL);
+    status = configure(sim, &opt, ex, from_file ? &experiment : NULL);
     char default_path[PATH_MAX];
     const char *path = opt.output;
     if (!path) {
@@ -583,10 +579,7 @@ static int command_run(int argc, char **argv)
         }
     }
     hydae_sim_free(sim);
-    if (unit)
-        hy_lang_unit_free(unit);
-    else
-        hydae_model_free(model);
+    hydae_model_free(model);
     return status;
 }
 

@@ -1,9 +1,11 @@
 /*
 ** From the IR to a hydae_model: parameters and discrete variables, charts,
 ** modes with their variables, residual, Jacobian, guards and outputs, and
-** transitions with triggers, conditions and actions. Every callback is a
-** trampoline into the evaluation backend (eval.h) with the mode's or
-** transition's code as user data.
+** transitions with triggers, conditions and actions, and the initial
+** action. An explicit mode (der(x) = f for every unknown) is given as a
+** right-hand side with df/dy, so the ODE integrators run it; the others as
+** residuals. Every callback is a trampoline into the evaluation backend
+** (eval.h) with the mode's or transition's code as user data.
 */
 #include "lang/build.h"
 
@@ -22,6 +24,22 @@ static int jacobian_trampoline(double t, double cj, const double *y, const doubl
 {
     const hy_binding *b = user;
     return b->ops->jacobian(b->code, t, cj, y, yp, p, jac);
+}
+
+static int rhs_trampoline(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->rhs(b->code, t, y, p, ydot);
+}
+
+/* For an explicit mode the engine asks for df/dy (cj and y' unused). */
+static int rhs_jacobian_trampoline(double t, double cj, const double *y, const double *yp,
+                                   const double *p, double *jac, void *user)
+{
+    (void)cj;
+    (void)yp;
+    const hy_binding *b = user;
+    return b->ops->rhs_jacobian(b->code, t, y, p, jac);
 }
 
 static int guards_trampoline(double t, const double *y, const double *yp, const double *p,
@@ -65,6 +83,12 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
     unit->model = m;
     if (!m)
         return fail(NULL, diag, "model");
+    if (hydae_model_attach(m, unit, hy_lang_unit_free_code) != 0) {
+        fail(m, diag, "attach");
+        hydae_model_free(m);
+        unit->model = NULL;
+        return -1;
+    }
     for (int g = 0; g < ir->n_globals; g++) {
         const hy_ir_global *gl = &ir->globals[g];
         int index = gl->is_discrete ? hydae_model_add_discrete(m, NAME(ir, gl->name), gl->value)
@@ -106,6 +130,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         b->ops = ops;
         b->code = ops->compile_mode(ir, i);
         b->n_unknowns = mode->n_vars;
+        b->is_explicit = mode->is_explicit;
         unit->n_modes = i + 1;
         if (!b->code) {
             fail(m, diag, "mode code");
@@ -122,7 +147,10 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         }
         for (int k = 0; k < mode->n_outputs && ok; k++)
             ok = hydae_mode_add_output(hm, NAME(ir, mode->outputs[k].name)) == k;
-        if (ok && mode->n_vars > 0)
+        if (ok && mode->is_explicit)
+            ok = hydae_mode_set_rhs(hm, rhs_trampoline, b) == 0
+                 && hydae_mode_set_jacobian(hm, rhs_jacobian_trampoline) == 0;
+        else if (ok && mode->n_vars > 0)
             ok = hydae_mode_set_residual(hm, mode->n_equations, residual_trampoline, b) == 0
                  && hydae_mode_set_jacobian(hm, jacobian_trampoline) == 0;
         else if (ok && mode->n_equations == 0)
@@ -148,7 +176,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
                                                           modes[tr->from], modes[tr->to]);
         hy_binding *b = &unit->transitions[t];
         b->ops = ops;
-        b->code = ht ? ops->compile_transition(ir, t) : NULL;
+        b->code = ht ? ops->compile_transition(ir, tr) : NULL;
         unit->n_transitions = t + 1;
         int ok = ht && b->code;
         if (ok) {
@@ -173,6 +201,15 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             ok = hydae_transition_set_action(ht, action_trampoline, b) == 0;
         if (!ok) {
             fail(m, diag, NAME(ir, tr->name));
+            goto done;
+        }
+    }
+    if (ir->initial.n_stmts > 0) {
+        unit->initial.ops = ops;
+        unit->initial.code = ops->compile_transition(ir, &ir->initial);
+        if (!unit->initial.code
+            || hydae_model_set_initial_action(m, action_trampoline, &unit->initial) != 0) {
+            fail(m, diag, "initial action");
             goto done;
         }
     }

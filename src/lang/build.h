@@ -13,8 +13,12 @@ typedef struct hy_binding {
     const hy_eval_ops *ops;
     void *code;
     int n_unknowns;          /* modes: the size of y */
+    int is_explicit;         /* modes: given as ydot = f(t, y, p) (ops->rhs) */
 } hy_binding;
 
+/* The compiled unit: the model and the code behind its callbacks. The
+** unit is attached to its model (hydae_model_attach), so freeing the model
+** frees the unit; hy_lang_unit_free frees the model. */
 struct hy_lang_unit {
     hydae_model *model;
     hy_strtab strings;       /* names used by the action code at run time */
@@ -22,12 +26,18 @@ struct hy_lang_unit {
     hy_binding *modes;
     int n_transitions;
     hy_binding *transitions;
+    hy_binding initial;      /* the initial action; code NULL if it has none */
     int n_globals;
     double *global_values;   /* parameters and discrete starts as compiled */
 };
 
-/* Build unit->model from ir with the backend ops. 0, or -1 with a
-** message on diag. */
+/* Free the code and the unit, not the model (the model's attached free
+** function; also used when no model was created). */
+void hy_lang_unit_free_code(void *unit);
+
+/* Build unit->model from ir with the backend ops and attach the unit to
+** it. 0, or -1 with a message on diag (unit->model may then be set: free
+** with hy_lang_unit_free). */
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag);
 
 /* The whole file in a malloc'ed buffer (compile.c); NULL after printing

@@ -17,8 +17,9 @@ hydae_model *hy_lang_unit_model(const hy_lang_unit *unit)
     return unit ? unit->model : NULL;
 }
 
-void hy_lang_unit_free(hy_lang_unit *unit)
+void hy_lang_unit_free_code(void *data)
 {
+    hy_lang_unit *unit = data;
     if (!unit)
         return;
     for (int i = 0; i < unit->n_modes; i++)
@@ -27,12 +28,23 @@ void hy_lang_unit_free(hy_lang_unit *unit)
     for (int i = 0; i < unit->n_transitions; i++)
         if (unit->transitions[i].code)
             unit->transitions[i].ops->free_transition(unit->transitions[i].code);
+    if (unit->initial.code)
+        unit->initial.ops->free_transition(unit->initial.code);
     free(unit->modes);
     free(unit->transitions);
     free(unit->global_values);
-    hydae_model_free(unit->model);
     hy_strtab_free(&unit->strings);
     free(unit);
+}
+
+void hy_lang_unit_free(hy_lang_unit *unit)
+{
+    if (!unit)
+        return;
+    if (unit->model)
+        hydae_model_free(unit->model); /* frees the unit, attached to it */
+    else
+        hy_lang_unit_free_code(unit);
 }
 
 hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const char *display_name,

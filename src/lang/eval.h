@@ -13,9 +13,10 @@
 
 typedef struct hy_eval_ops {
     const char *name;
-    /* Code for mode m / transition t of the IR; NULL when out of memory. */
+    /* Code for mode m / a transition (or the initial action) of the IR;
+    ** NULL when out of memory. */
     void *(*compile_mode)(hy_ir *ir, int m);
-    void *(*compile_transition)(hy_ir *ir, int t);
+    void *(*compile_transition)(hy_ir *ir, const hy_ir_transition *tr);
     void (*free_mode)(void *code);
     void (*free_transition)(void *code);
     /* The hydae callbacks, with the code in place of `user`. */
@@ -23,6 +24,10 @@ typedef struct hy_eval_ops {
                     double *res);
     int (*jacobian)(void *code, double t, double cj, const double *y, const double *yp,
                     const double *p, double *jac);
+    /* Explicit modes (hy_ir_mode.is_explicit): ydot = f(t, y, p) and df/dy
+    ** (column-major n x n). */
+    int (*rhs)(void *code, double t, const double *y, const double *p, double *ydot);
+    int (*rhs_jacobian)(void *code, double t, const double *y, const double *p, double *jac);
     int (*guards)(void *code, double t, const double *y, const double *yp, const double *p,
                   double *g);
     int (*outputs)(void *code, double t, const double *y, const double *yp, const double *p,

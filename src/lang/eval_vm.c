@@ -1,6 +1,7 @@
 /*
 ** The bytecode backend of the evaluation interface: each mode gets
-** programs for its residual, Jacobian, guards and outputs; each transition
+** programs for its residual, Jacobian, guards and outputs (an explicit
+** mode also for f and df/dy); each transition, and the initial action,
 ** programs for its condition and its action values. Actions read the names
 ** they use with hydae_get before any write (so every right-hand side sees
 ** the values before the transition) and then assign in order.
@@ -16,6 +17,7 @@
 typedef struct vm_mode {
     int n;                   /* unknowns */
     hy_program *residual, *jacobian, *guards, *outputs;
+    hy_program *rhs, *rhs_jacobian;   /* explicit modes only */
 } vm_mode;
 
 typedef struct vm_stmt {
@@ -43,6 +45,8 @@ static void vm_free_mode(void *code)
     hy_program_free(vm->jacobian);
     hy_program_free(vm->guards);
     hy_program_free(vm->outputs);
+    hy_program_free(vm->rhs);
+    hy_program_free(vm->rhs_jacobian);
     free(vm);
 }
 
@@ -60,6 +64,8 @@ static void *vm_compile_mode(hy_ir *ir, int m)
         n_roots = mode->n_guards;
     if (mode->n_outputs > n_roots)
         n_roots = mode->n_outputs;
+    if (mode->n_rhs_jac_entries > n_roots)
+        n_roots = mode->n_rhs_jac_entries;
     int *roots = malloc(sizeof *roots * (size_t)(n_roots + 1));
     int *index = malloc(sizeof *index * (size_t)(n_roots + 1));
     int ok = roots && index;
@@ -75,6 +81,14 @@ static void *vm_compile_mode(hy_ir *ir, int m)
             roots[k] = mode->outputs[k].node;
         vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
         ok = vm->residual && vm->jacobian && vm->guards && vm->outputs;
+        if (ok && mode->is_explicit) {
+            vm->rhs = hy_program_build(&ir->dag, mode->rhs_nodes, NULL, mode->n_vars);
+            for (int k = 0; k < mode->n_rhs_jac_entries; k++)
+                index[k] = mode->rhs_jac_rows[k] + mode->rhs_jac_cols[k] * mode->n_vars;
+            vm->rhs_jacobian = hy_program_build(&ir->dag, mode->rhs_jac_nodes, index,
+                                                mode->n_rhs_jac_entries);
+            ok = vm->rhs && vm->rhs_jacobian;
+        }
     }
     free(roots);
     free(index);
@@ -101,9 +115,8 @@ static void vm_free_transition(void *code)
     free(vt);
 }
 
-static void *vm_compile_transition(hy_ir *ir, int t)
+static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
 {
-    const hy_ir_transition *tr = &ir->transitions[t];
     vm_transition *vt = calloc(1, sizeof *vt);
     if (!vt)
         return NULL;
@@ -162,6 +175,23 @@ static int vm_jacobian(void *code, double t, double cj, const double *y, const d
     return 0;
 }
 
+static int vm_rhs(void *code, double t, const double *y, const double *p, double *ydot)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    hy_program_run(vm->rhs, &input, ydot);
+    return 0;
+}
+
+static int vm_rhs_jacobian(void *code, double t, const double *y, const double *p, double *jac)
+{
+    vm_mode *vm = code;
+    memset(jac, 0, sizeof *jac * (size_t)vm->n * (size_t)vm->n);
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    hy_program_run(vm->rhs_jacobian, &input, jac);
+    return 0;
+}
+
 static int vm_guards(void *code, double t, const double *y, const double *yp, const double *p,
                      double *g)
 {
@@ -217,5 +247,6 @@ static int vm_action(void *code, hydae_action *a)
 const hy_eval_ops hy_eval_vm = {
     "bytecode",
     vm_compile_mode, vm_compile_transition, vm_free_mode, vm_free_transition,
-    vm_residual, vm_jacobian, vm_guards, vm_outputs, vm_condition, vm_action,
+    vm_residual, vm_jacobian, vm_rhs, vm_rhs_jacobian, vm_guards, vm_outputs, vm_condition,
+    vm_action,
 };

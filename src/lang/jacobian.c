@@ -3,9 +3,11 @@
 ** j it mentions, the DAG node of dF_i/dy_j + cj dF_i/dy'_j (simplified, so
 ** structural zeros vanish), and the sparsity pattern: the (i, j) entries
 ** that are not identically zero. The engine wants the dense column-major
-** matrix; the pattern is kept for a sparse solver later.
+** matrix; the pattern is kept for a sparse solver later. An explicit mode
+** (der(x_k) = f_k) also gets df/dy, the Jacobian the ODE integrators use.
 */
 #include "lang/sema.h"
+#include "lang/strtab.h"
 
 #include <stdlib.h>
 
@@ -74,10 +76,49 @@ nomem:
     return -1;
 }
 
+/* An explicit mode's df/dy: for every f_k and every y_j it mentions, the
+** node of df_k/dy_j when it is not identically zero. */
+static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
+{
+    hy_expr *e = &ir->dag;
+    int cap_rows = 0, cap_cols = 0, cap_nodes = 0;
+    for (int k = 0; k < mode->n_vars; k++) {
+        int root = mode->rhs_nodes[k];
+        int *list = NULL;
+        int n_list = hy_x_reachable(e, &root, 1, &list);
+        if (n_list < 0)
+            return -1;
+        for (int l = 0; l < n_list; l++) {
+            const hy_xnode *leaf = hy_x_node(e, list[l]);
+            if (leaf->op != X_Y)
+                continue;
+            int column = leaf->a, n = mode->n_rhs_jac_entries;
+            int entry = hy_x_derivative(e, root, list[l]);
+            if (entry < 0 || hy_grow((void **)&mode->rhs_jac_rows, &cap_rows, n + 1, sizeof(int))
+                || hy_grow((void **)&mode->rhs_jac_cols, &cap_cols, n + 1, sizeof(int))
+                || hy_grow((void **)&mode->rhs_jac_nodes, &cap_nodes, n + 1, sizeof(int))) {
+                free(list);
+                return -1;
+            }
+            if (hy_x_is_num(e, entry, 0.0))
+                continue;
+            mode->rhs_jac_rows[n] = k;
+            mode->rhs_jac_cols[n] = column;
+            mode->rhs_jac_nodes[n] = entry;
+            mode->n_rhs_jac_entries = n + 1;
+        }
+        free(list);
+    }
+    return 0;
+}
+
 int hy_jacobian_derive(hy_ir *ir)
 {
-    for (int m = 0; m < ir->n_modes; m++)
+    for (int m = 0; m < ir->n_modes; m++) {
         if (derive_mode(ir, &ir->modes[m]) != 0)
             return -1;
+        if (ir->modes[m].is_explicit && derive_rhs(ir, &ir->modes[m]) != 0)
+            return -1;
+    }
     return 0;
 }

@@ -17,15 +17,18 @@
 **       hy_lang_experiment_apply(&ex, s, stderr);   (the file's experiment)
 **       then the command-line options override (--tend, --dt, --rtol, ...),
 **       then run as for --example; finally hydae_sim_free(s) and
-**       hy_lang_unit_free(unit) (which frees the model).
+**       hydae_model_free(m) (the compiled code is attached to the model and
+**       freed with it; hy_lang_unit_free(unit) does the same: call one).
 **
 **   hydae check model.hym
 **       int n_errors = hy_lang_check_report(path, stdout);
 **       exit status 0 if n_errors == 0, else 2. Diagnostics go to `out` too.
 **
-** Start values, the values of time events and the experiment are evaluated
-** with the parameters' default values (a later --set does not move them);
-** see docs/language.md.
+** Start values that use parameters, parameters computed from others, the
+** initial modes' entry actions and the initial truth of hidden `if`
+** conditions are evaluated at t0 of every run by the model's initial action
+** (hydae_model_set_initial_action), so --set moves them. Sample clocks and
+** the experiment use the parameters' default values; see docs/language.md.
 */
 #ifndef HY_LANG_H
 #define HY_LANG_H
@@ -58,7 +61,8 @@ typedef struct hy_lang_experiment {
 } hy_lang_experiment;
 
 /* A compiled model: the hydae_model and the evaluation code its callbacks
-** use. The model belongs to the unit. */
+** use. The unit is attached to the model: hydae_model_free(model) frees
+** both, and so does hy_lang_unit_free(unit) (one of them, once). */
 typedef struct hy_lang_unit hy_lang_unit;
 
 /* Compile a file. Diagnostics (file:line:column: error: ...) go to

@@ -389,9 +389,11 @@ static int lower_ref(sema *s, ctx *c, hy_expr_ref ref)
     return lower(s, c, ref.first, ref.root);
 }
 
-/* A constant (allow_params: or parameter) expression's value; NAN and
-** *ok = 0 after reporting. */
-static double const_value(sema *s, hy_expr_ref ref, int allow_params, const char *what, int *ok)
+/* A constant (allow_params: or parameter) expression's value with the
+** parameters' default values; NAN and *ok = 0 after reporting. *param_node
+** (may be NULL) gets its DAG node when it uses parameters, else -1. */
+static double const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
+                               int *ok, int *param_node)
 {
     ctx c;
     memset(&c, 0, sizeof c);
@@ -399,12 +401,19 @@ static double const_value(sema *s, hy_expr_ref ref, int allow_params, const char
     c.allow_params = allow_params;
     c.what = what;
     int node = lower_ref(s, &c, ref);
+    if (param_node)
+        *param_node = node >= 0 && c.uses_param ? node : -1;
     if (node < 0) {
         *ok = 0;
         return NAN;
     }
     *ok = 1;
     return evaluate(s, node, NULL, 0, NULL);
+}
+
+static double const_value(sema *s, hy_expr_ref ref, int allow_params, const char *what, int *ok)
+{
+    return const_value_node(s, ref, allow_params, what, ok, NULL);
 }
 
 /* ---------------------------------------------------------------- */
@@ -420,6 +429,7 @@ static int add_global(sema *s, int name, int is_discrete, double value, int line
     g->name = name;
     g->is_discrete = is_discrete;
     g->value = value;
+    g->start_node = -1;
     g->unit = g->description = -1;
     g->line = line;
     g->column = column;
@@ -547,13 +557,15 @@ static void declare_globals(sema *s)
             }
         } else { /* discrete */
             double start = 0.0;
+            int start_node = -1;
             if (d->value.root >= 0)
-                start = const_value(s, d->value, 1, NULL, &ok);
+                start = const_value_node(s, d->value, 1, NULL, &ok, &start_node);
             if (!ok)
                 continue;
             int g = add_global(s, d->name, 1, start, d->line, d->column);
             if (g < 0)
                 return;
+            s->ir->globals[g].start_node = start_node;
             s->ir->globals[g].unit = d->unit;
             s->ir->globals[g].description = d->description;
             s->gkind[d->name] = G_DISCRETE;
@@ -933,10 +945,14 @@ static void declare_variables(sema *s)
                 v->line = d->line;
                 v->column = d->column;
                 int ok = 1;
-                if (d->value.root >= 0 && !quiet)
-                    v->start = const_value(s, d->value, 1, NULL, &ok);
-                else if (d->value.root >= 0)
-                    v->start = ir->modes[m - 1].vars[find_var(&ir->modes[m - 1], d->name)].start;
+                v->start_node = -1;
+                if (d->value.root >= 0 && !quiet) {
+                    v->start = const_value_node(s, d->value, 1, NULL, &ok, &v->start_node);
+                } else if (d->value.root >= 0) {
+                    const hy_ir_var *first = &ir->modes[m - 1].vars[find_var(&ir->modes[m - 1], d->name)];
+                    v->start = first->start;
+                    v->start_node = first->start_node;
+                }
                 if (ok && d->rtol.root >= 0)
                     v->rtol = const_value(s, d->rtol, 1, NULL, &ok);
                 if (ok && d->atol.root >= 0)
@@ -1125,6 +1141,57 @@ static void compile_trigger(sema *s, int i)
 /* ---------------------------------------------------------------- */
 /* Modes: equations and outputs                                     */
 
+/* If the syntax expression `side` is der(NAME) of an unknown of the mode
+** being compiled: that unknown's index, else -1. */
+static int der_of_unknown(const sema *s, hy_expr_ref side)
+{
+    if (side.root < 0)
+        return -1;
+    const hy_syn *node = &s->syn->nodes[side.root];
+    if (node->op != SYN_CALL || node->n_args != 1 || strcmp(NAME(s, node->name), "der") != 0)
+        return -1;
+    const hy_syn *arg = &s->syn->nodes[node->a];
+    return arg->op == SYN_NAME && valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
+}
+
+/* Does node (a DAG node) use any y'? -1 when out of memory. */
+static int uses_derivative(sema *s, int node)
+{
+    int *list = NULL;
+    int n = hy_x_reachable(&s->ir->dag, &node, 1, &list);
+    int found = n < 0 ? -1 : 0;
+    for (int k = 0; k < n && !found; k++)
+        found = hy_x_node(&s->ir->dag, list[k])->op == X_YP;
+    free(list);
+    return found;
+}
+
+/* An explicit ODE: one der(x_k) = f_k per unknown, every f_k free of der(). */
+static void find_explicit_form(hy_ir_mode *mode)
+{
+    mode->is_explicit = 0;
+    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
+        return;
+    int *rhs = malloc(sizeof *rhs * (size_t)mode->n_vars);
+    if (!rhs)
+        return;
+    for (int k = 0; k < mode->n_vars; k++)
+        rhs[k] = -1;
+    int ok = 1;
+    for (int i = 0; i < mode->n_equations && ok; i++) {
+        int k = mode->equations[i].explicit_state;
+        ok = k >= 0 && rhs[k] < 0;
+        if (ok)
+            rhs[k] = mode->equations[i].explicit_rhs;
+    }
+    if (ok) {
+        mode->rhs_nodes = rhs;
+        mode->is_explicit = 1;
+    } else {
+        free(rhs);
+    }
+}
+
 static void compile_mode(sema *s, int m)
 {
     const hy_syntax *syn = s->syn;
@@ -1150,8 +1217,18 @@ static void compile_mode(sema *s, int m)
             equation_errors = 1;
             continue;
         }
+        /* der(x) = f or f = der(x), f free of der(): explicit. */
+        int explicit_state = der_of_unknown(s, eq->lhs), explicit_rhs = rhs;
+        if (explicit_state < 0) {
+            explicit_state = der_of_unknown(s, eq->rhs);
+            explicit_rhs = lhs;
+        }
+        if (explicit_state >= 0 && uses_derivative(s, explicit_rhs) != 0)
+            explicit_state = -1;
         if (GROW(s, mode->equations, mode->n_equations, mode->cap_equations))
             return;
+        mode->equations[mode->n_equations].explicit_state = explicit_state;
+        mode->equations[mode->n_equations].explicit_rhs = explicit_state >= 0 ? explicit_rhs : -1;
         mode->equations[mode->n_equations].residual = residual;
         mode->equations[mode->n_equations].line = eq->line;
         mode->equations[mode->n_equations].column = eq->column;
@@ -1173,6 +1250,8 @@ static void compile_mode(sema *s, int m)
                  mode->n_vars ? ")" : "",
                  mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined");
     }
+    if (!equation_errors)
+        find_explicit_form(mode);
     /* Outputs, in order; each may use the ones before it. */
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
@@ -1327,6 +1406,31 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
     free(subst);
 }
 
+/* Variables of mode `to` whose start value uses parameters and that take
+** it on entering (not set by tr's statements, not carried over from mode
+** `from`, -1 for none): a statement setting it from the parameters' values
+** of the moment. */
+static void add_start_statements(sema *s, hy_ir_transition *tr, int from, int to)
+{
+    hy_ir *ir = s->ir;
+    for (int k = 0; k < ir->modes[to].n_vars; k++) {
+        const hy_ir_var *v = &ir->modes[to].vars[k];
+        if (v->start_node < 0 || (from >= 0 && find_var(&ir->modes[from], v->name) >= 0))
+            continue;
+        int assigned = 0;
+        for (int st = 0; st < tr->n_stmts; st++)
+            assigned |= !tr->stmts[st].is_raise && tr->stmts[st].target == v->name;
+        if (assigned)
+            continue;
+        if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
+            return;
+        hy_ir_stmt *st = &tr->stmts[tr->n_stmts++];
+        st->is_raise = 0;
+        st->target = v->name;
+        st->value = v->start_node;
+    }
+}
+
 static void compile_actions(sema *s)
 {
     const hy_syntax *syn = s->syn;
@@ -1367,57 +1471,88 @@ static void compile_actions(sema *s)
         lower_statements(s, tr, ts->actions, tr->to, 0);
         lower_statements(s, tr, to->entry, tr->to, s->entry_checked[tr->to]);
         s->entry_checked[tr->to] = 1;
+        add_start_statements(s, tr, tr->from, tr->to);
         refresh_relations(s, tr, tr->to);
         clear_reads(s, tr);
     }
 }
 
-/* Entry actions of initial modes: applied to the start values. */
-static void apply_initial_entries(sema *s)
+/* The initial action: run at t0 of every run after the parameters are
+** final (--set), so what depends on parameters follows them. In order:
+** discrete starts and the initial modes' start values that use parameters;
+** the initial modes' entry actions (reading the values before, where a
+** start value just computed replaces the one compiled); the initial truth
+** of the initial modes' hidden condition variables. */
+static void build_initial_action(sema *s)
 {
     hy_ir *ir = s->ir;
+    hy_ir_transition *init = &ir->initial;
+    memset(init, 0, sizeof *init);
+    init->name = intern(s, "initial");
+    init->chart = init->from = init->to = -1;
+    init->condition = init->guard = -1;
+    for (int g = 0; g < ir->n_globals; g++) {
+        if (ir->globals[g].start_node < 0)
+            continue;
+        if (GROW(s, init->stmts, init->n_stmts, init->cap_stmts))
+            return;
+        hy_ir_stmt *st = &init->stmts[init->n_stmts++];
+        st->is_raise = 0;
+        st->target = ir->globals[g].name;
+        st->value = ir->globals[g].start_node;
+    }
+    for (int ch = 0; ch < ir->n_charts; ch++)
+        if (ir->charts[ch].initial >= 0)
+            add_start_statements(s, init, -1, ir->charts[ch].initial);
+    int n_starts = init->n_stmts;
     for (int ch = 0; ch < ir->n_charts; ch++) {
         int m = ir->charts[ch].initial;
         if (m < 0 || ir->modes[m].entry.count == 0)
             continue;
-        hy_ir_transition pseudo;
-        memset(&pseudo, 0, sizeof pseudo);
-        lower_statements(s, &pseudo, ir->modes[m].entry, m, s->entry_checked[m]);
+        int first = init->n_stmts;
+        lower_statements(s, init, ir->modes[m].entry, m, s->entry_checked[m]);
         s->entry_checked[m] = 1;
-        double *in = malloc(sizeof *in * (size_t)(pseudo.n_reads + 1));
-        if (in) {
-            for (int k = 0; k < pseudo.n_reads; k++) {
-                int name = pseudo.reads[k], owner = s->owner_mode[name];
-                int var = find_var(&ir->modes[m], name);
-                if (var >= 0)
-                    in[k] = ir->modes[m].vars[var].start;
-                else if (owner >= 0 && find_var(&ir->modes[owner], name) >= 0)
-                    in[k] = ir->modes[owner].vars[find_var(&ir->modes[owner], name)].start;
-                else
-                    in[k] = NAN;
+        int kept = first;
+        for (int k = first; k < init->n_stmts; k++) {
+            if (init->stmts[k].is_raise) {
+                hy_diag_warning(s->diag, ir->modes[m].entry.line, ir->modes[m].entry.column,
+                                "'raise %s' in the entry actions of initial mode '%s' does "
+                                "nothing at the start", NAME(s, init->stmts[k].target),
+                                NAME(s, ir->modes[m].name));
+                continue;
             }
-            for (int k = 0; k < pseudo.n_stmts; k++) {
-                const hy_ir_stmt *st = &pseudo.stmts[k];
-                if (st->is_raise) {
-                    hy_diag_warning(s->diag, ir->modes[m].entry.line, ir->modes[m].entry.column,
-                                    "'raise %s' in the entry actions of initial mode '%s' does "
-                                    "nothing at the start", NAME(s, st->target), NAME(s, ir->modes[m].name));
-                    continue;
-                }
-                double value = evaluate(s, st->value, NULL, 0, in);
-                int var = find_var(&ir->modes[m], st->target);
-                if (var >= 0)
-                    ir->modes[m].vars[var].start = value;
-                else if (s->gkind[st->target] == G_PARAMETER || s->gkind[st->target] == G_DISCRETE)
-                    ir->globals[s->gref[st->target]].value = value;
-            }
+            init->stmts[kept++] = init->stmts[k];
         }
-        free(in);
-        clear_reads(s, &pseudo);
-        free(pseudo.reads);
-        free(pseudo.stmts);
+        init->n_stmts = kept;
     }
-    /* Entry and exit actions never used by a transition are still checked. */
+    if (n_starts > 0 && init->n_reads > 0 && init->n_stmts > n_starts) {
+        int *subst = malloc(sizeof *subst * (size_t)init->n_reads);
+        if (!subst) {
+            hy_diag_nomem(s->diag);
+            s->n_errors++;
+            return;
+        }
+        for (int slot = 0; slot < init->n_reads; slot++) {
+            subst[slot] = -1;
+            for (int k = 0; k < n_starts; k++)
+                if (init->stmts[k].target == init->reads[slot])
+                    subst[slot] = init->stmts[k].value;
+        }
+        for (int k = n_starts; k < init->n_stmts; k++)
+            init->stmts[k].value = hy_x_substitute(&ir->dag, init->stmts[k].value, X_IN, subst,
+                                                   init->n_reads);
+        free(subst);
+    }
+    for (int ch = 0; ch < ir->n_charts; ch++)
+        if (ir->charts[ch].initial >= 0)
+            refresh_relations(s, init, ir->charts[ch].initial);
+    clear_reads(s, init);
+}
+
+/* Entry and exit actions never used by a transition are still checked. */
+static void check_unused_actions(sema *s)
+{
+    hy_ir *ir = s->ir;
     for (int m = 0; m < ir->n_modes; m++) {
         for (int which = 0; which < 2; which++) {
             unsigned char *checked = which ? s->exit_checked : s->entry_checked;
@@ -1588,7 +1723,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
         compile_mode(&s, m);
     check_reachability(&s);
     compile_actions(&s);
-    apply_initial_entries(&s);
+    build_initial_action(&s);
+    check_unused_actions(&s);
     add_relation_transitions(&s);
     check_events(&s);
 done:
@@ -1626,7 +1762,13 @@ void hy_ir_free(hy_ir *ir)
         free(mode->jac_rows);
         free(mode->jac_cols);
         free(mode->jac_nodes);
+        free(mode->rhs_nodes);
+        free(mode->rhs_jac_rows);
+        free(mode->rhs_jac_cols);
+        free(mode->rhs_jac_nodes);
     }
+    free(ir->initial.reads);
+    free(ir->initial.stmts);
     for (int t = 0; t < ir->n_transitions; t++) {
         free(ir->transitions[t].reads);
         free(ir->transitions[t].stmts);

@@ -18,7 +18,9 @@
 typedef struct hy_ir_var {
     int name;
     int is_differential;     /* der(name) appears in the mode's equations */
-    double start;
+    double start;            /* with the parameters' default values */
+    int start_node;          /* DAG node of a start value that uses parameters,
+                                -1: constant (set again at t0 / on entry if not) */
     double rtol, atol;       /* 0: the run's */
     int unit, description;   /* string ids or -1 */
     int line, column;
@@ -26,6 +28,8 @@ typedef struct hy_ir_var {
 
 typedef struct hy_ir_equation {
     int residual;            /* DAG node: lhs - rhs */
+    int explicit_state;      /* der(x) = f with f free of der(): x's index, else -1 */
+    int explicit_rhs;        /* that f (DAG node), else -1 */
     int line, column;        /* of the '=' */
 } hy_ir_equation;
 
@@ -77,6 +81,12 @@ typedef struct hy_ir_mode {
     int n_jac_entries;
     int *jac_rows, *jac_cols;
     int *jac_nodes;          /* DAG: dF_i/dy_j + cj dF_i/dy'_j */
+    /* An explicit ODE (every equation der(x_k) = f_k(t, y, p), one per
+    ** unknown): f_k (DAG node, by state) and the non-zeros of df/dy. */
+    int is_explicit;
+    int *rhs_nodes;
+    int n_rhs_jac_entries;
+    int *rhs_jac_rows, *rhs_jac_cols, *rhs_jac_nodes;
 } hy_ir_mode;
 
 typedef enum hy_ir_trigger {
@@ -109,6 +119,8 @@ typedef struct hy_ir_global {
     int name;
     int is_discrete, is_hidden;
     double value;            /* parameter value or discrete start */
+    int start_node;          /* discrete: DAG node of a start that uses
+                                parameters (set by the initial action), -1 */
     int unit, description;
     int line, column;
 } hy_ir_global;
@@ -130,6 +142,10 @@ typedef struct hy_ir {
     hy_ir_mode *modes;
     int n_transitions, cap_transitions;
     hy_ir_transition *transitions;
+    /* The initial action (run at t0 of every run, after --set): start
+    ** values that use parameters, the initial modes' entry actions and the
+    ** initial truth of their hidden condition variables. No statements: none. */
+    hy_ir_transition initial;
 } hy_ir;
 
 /* Analyse a parsed model. Errors go to diag; returns their number (the IR
@@ -144,7 +160,8 @@ void hy_ir_free(hy_ir *ir);
 int hy_structure_analyse(hy_ir *ir, hy_diag *diag);
 
 /* The Jacobian entries of every mode (jacobian.c): symbolic derivatives
-** dF/dy + cj dF/dy' and the sparsity pattern. 0 or -1 out of memory. */
+** dF/dy + cj dF/dy' and the sparsity pattern; for an explicit mode also
+** its right-hand side f by state and df/dy. 0 or -1 out of memory. */
 int hy_jacobian_derive(hy_ir *ir);
 
 #endif
