@@ -56,6 +56,7 @@ static void free_mode(hydae_mode *mode)
         free(mode->out_vars[i].name);
     free(mode->vars);
     free(mode->out_vars);
+    hy_strmap_free(&mode->names);
     free(mode->name);
     free(mode);
 }
@@ -85,6 +86,7 @@ void hydae_model_free(hydae_model *m)
     free(m->globals);
     free(m->charts);
     free(m->slot_names);
+    hy_strmap_free(&m->slot_map);
     free(m->column_slot);
     free(m->event_names);
     free(m->name);
@@ -272,23 +274,17 @@ int hy_var_is_algebraic(hydae_var_kind kind)
 
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
 {
-    for (int i = 0; i < mode->n_vars; i++)
-        if (strcmp(mode->vars[i].name, name) == 0) {
-            if (var_index)
-                *var_index = i;
-            return 1;
-        }
-    return 0;
+    int code = hy_strmap_get(&mode->names, name);
+    if (code < 0 || code % 2 != 0)
+        return 0;
+    if (var_index)
+        *var_index = code / 2;
+    return 1;
 }
 
 static int mode_has_name(const hydae_mode *mode, const char *name)
 {
-    if (hy_mode_find_var(mode, name, NULL))
-        return 1;
-    for (int i = 0; i < mode->n_outputs; i++)
-        if (strcmp(mode->out_vars[i].name, name) == 0)
-            return 1;
-    return 0;
+    return hy_strmap_get(&mode->names, name) >= 0;
 }
 
 /* Append a name to one of the mode's lists (variables or outputs); its
@@ -303,7 +299,9 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
     if (mode_has_name(mode, name))
         return HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
     char *copy = hy_strdup(name);
-    if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))) {
+    int code = 2 * *n + (list == &mode->out_vars);
+    if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))
+        || hy_strmap_put(&mode->names, copy, code)) {
         free(copy);
         return model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
@@ -575,10 +573,7 @@ int hydae_transition_set_action(hydae_transition *tr, hydae_action_fn action, vo
 
 int hy_model_find_slot(const hydae_model *m, const char *name)
 {
-    for (int i = 0; i < m->n_slots; i++)
-        if (strcmp(m->slot_names[i], name) == 0)
-            return i;
-    return -1;
+    return hy_strmap_get(&m->slot_map, name);
 }
 
 int hy_model_find_event(const hydae_model *m, const char *name)
@@ -595,7 +590,8 @@ static int intern_slot(hydae_model *m, const char *name, int *cap_slots)
     int slot = hy_model_find_slot(m, name);
     if (slot >= 0)
         return slot;
-    if (hy_reserve((void **)&m->slot_names, cap_slots, m->n_slots + 1, sizeof(char *)))
+    if (hy_reserve((void **)&m->slot_names, cap_slots, m->n_slots + 1, sizeof(char *))
+        || hy_strmap_put(&m->slot_map, name, m->n_slots))
         return -1;
     m->slot_names[m->n_slots] = name;
     return m->n_slots++;
@@ -722,6 +718,7 @@ int hydae_model_check(hydae_model *m)
     /* Slots: globals first, then every mode name in order of declaration. */
     int cap_slots = 0;
     m->n_slots = 0;
+    hy_strmap_free(&m->slot_map);
     for (int i = 0; i < m->n_globals; i++)
         if (intern_slot(m, m->globals[i].name, &cap_slots) < 0)
             return HYDAE_ERR_NOMEM;

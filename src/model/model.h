@@ -11,6 +11,7 @@
 #ifndef HY_MODEL_H
 #define HY_MODEL_H
 
+#include "core/strmap.h"
 #include "hydae.h"
 
 typedef enum hy_trigger_kind {
@@ -75,6 +76,7 @@ struct hydae_mode {
     hydae_eval_fn guards;
     hydae_eval_fn outputs;
     const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
+    hy_strmap names;            /* name -> 2 var_index, or 2 output_index + 1 */
 };
 
 struct hydae_chart {
@@ -105,6 +107,7 @@ struct hydae_model {
     int checked;
     int n_slots;
     const char **slot_names;    /* borrowed from globals and modes */
+    hy_strmap slot_map;         /* name -> slot */
     int n_columns;
     int *column_slot;           /* result column -> slot */
     int n_events;
