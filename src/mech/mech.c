@@ -154,9 +154,13 @@ void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_r
 
 void mech_var_index(const mech_dae *md, unsigned char *var_index)
 {
+    int mu_start = 2 * md->sys->n_q + md->sys->n_c; /* SI1: mu from here */
     for (int i = 0; i < md->n; i++) {
         int kind = md->kind[i];
-        var_index[i] = (unsigned char)(md->dae_index == 3 ? kind + 1 : 1);
+        if (md->dae_index == 3)
+            var_index[i] = (unsigned char)(kind + 1);
+        else
+            var_index[i] = (unsigned char)(i >= mu_start ? 2 : 1);
     }
 }
 

@@ -94,9 +94,12 @@ void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_r
 /* Index of each component for DSTIFF's hy_options.var_index. I3: q 1,
 ** u 2, lambda 3, so that the Newton updates of u and lambda are measured
 ** times h and h^2 (unscaled, the corrector fails repeatedly at small
-** steps: measured on the pendulum, see docs/mechanics.md). SI1: all 1
-** (scaling lambda and mu by h loosens mu's convergence, and mu's Newton
-** error enters q' directly: measured, up to 1.8 digits lost). Array of
+** steps: measured on the pendulum, see docs/mechanics.md). SI1: mu 2,
+** the rest 1 - mu's Newton update is O(1/h) times the residual's
+** roundoff, so unscaled the corrector cannot converge at the small first
+** steps of Andrews' mechanism (measured: HY_ERR_CONV at t = 0 for
+** integr_tol <= 1e-6); scaling lambda by h as well costs the pendulum up
+** to 1 digit (measured), scaling neither was the first version. Array of
 ** md->n. */
 void mech_var_index(const mech_dae *md, unsigned char *var_index);
 

@@ -163,7 +163,7 @@ static void test_pendulum(void)
     ** integrated (about tol^(k/(k+1))); SI1 controls q and u. */
     static const double floors[2][4] = {
         { 1.5, 3.2, 3.8, 5.7 }, /* I3 */
-        { 2.2, 4.5, 7.0, 7.7 }, /* SI1 */
+        { 2.2, 4.6, 6.5, 7.3 }, /* SI1 (mu index 2: see mech_var_index) */
     };
     for (int f = 0; f < 2; f++) {
         int dae_index = f == 0 ? 3 : 1;
