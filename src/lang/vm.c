@@ -8,6 +8,7 @@
 #include "lang/strtab.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,11 +78,13 @@ static int compare_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* An operation to schedule: by level, then order (opcode and function, or
-** for the direct outputs the out index), then DAG order, so the schedule
-** is deterministic. */
+/* An operation to schedule: by level, then order (opcode and function),
+** then DAG order, so the schedule is deterministic. The direct outputs
+** (level LEVEL_OUTPUTS) are sorted again by opcode, the regions of their
+** operands (sig) and out index. */
 typedef struct sched {
     int level, order, pos, opfn;
+    int sig[3];
 } sched;
 
 static int compare_sched(const void *x, const void *y)
@@ -92,6 +95,36 @@ static int compare_sched(const void *x, const void *y)
     if (a->order != b->order)
         return (a->order > b->order) - (a->order < b->order);
     return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int compare_direct(const void *x, const void *y)
+{
+    const sched *a = x, *b = y;
+    if (a->opfn != b->opfn)
+        return (a->opfn > b->opfn) - (a->opfn < b->opfn);
+    for (int k = 0; k < 3; k++)
+        if (a->sig[k] != b->sig[k])
+            return (a->sig[k] > b->sig[k]) - (a->sig[k] < b->sig[k]);
+    if (a->order != b->order)
+        return (a->order > b->order) - (a->order < b->order);
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The leftover direct outputs: by out index (order), or by opcode first. */
+static int compare_out(const void *x, const void *y)
+{
+    const sched *a = x, *b = y;
+    if (a->order != b->order)
+        return (a->order > b->order) - (a->order < b->order);
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int compare_opfn_out(const void *x, const void *y)
+{
+    const sched *a = x, *b = y;
+    if (a->opfn != b->opfn)
+        return (a->opfn > b->opfn) - (a->opfn < b->opfn);
+    return compare_out(x, y);
 }
 
 /* The opcode node runs as (whole powers become HY_OP_POWI, HY_OP_SQR or
@@ -117,8 +150,224 @@ typedef struct slot {
     int out;                 /* its out index (the last root naming it) */
     int level;
     int absorbed;            /* a multiplication fused into its one user */
+    int written;             /* a direct output: written to out[] by its instruction */
     int operand[3];          /* positions (HY_OP_POWI: the exponent second) */
 } slot;
+
+/* The instruction stream while it is written. A lane is LANE_INTS ints:
+** its destination (register or out index), then its operand registers
+** (HY_OP_POWI: the exponent second). */
+enum { LANE_INTS = 4 };
+
+typedef struct builder {
+    hy_program *prog;
+    int cap_code, cap_operands, n_operands;
+} builder;
+
+static int begin_instr(builder *b, int op, int fn, int strided)
+{
+    hy_program *prog = b->prog;
+    if (hy_grow((void **)&prog->code, &b->cap_code, prog->n_instr + 1, sizeof *prog->code))
+        return -1;
+    hy_instr *in = &prog->code[prog->n_instr++];
+    in->op = (unsigned char)op;
+    in->fn = (unsigned char)fn;
+    in->strided = (unsigned char)strided;
+    in->count = 0;
+    return 0;
+}
+
+static int push_ints(builder *b, const int *v, int n)
+{
+    if (hy_grow((void **)&b->prog->operands, &b->cap_operands, b->n_operands + n,
+                sizeof *b->prog->operands))
+        return -1;
+    memcpy(b->prog->operands + b->n_operands, v, sizeof *v * (size_t)n);
+    b->n_operands += n;
+    return 0;
+}
+
+/* Where registers lo..hi (either order) can be read from: the input block
+** they mirror (HY_SRC_Y...), with *index the input index of lo, or the
+** registers. */
+static int source_of(const hy_program *prog, int lo, int hi, int *index)
+{
+    for (int kind = 0; kind < HY_N_LOADS; kind++) {
+        const hy_moves *m = &prog->loads[kind];
+        if (m->dst || m->n == 0)
+            continue;
+        if (lo >= m->block_dst && lo < m->block_dst + m->n && hi >= m->block_dst
+            && hi < m->block_dst + m->n) {
+            *index = lo - m->block_dst + m->block_src;
+            return HY_SRC_Y + kind;
+        }
+    }
+    *index = lo;
+    return HY_SRC_REGS;
+}
+
+/* Can lane k (> j) join the strided run starting at lane j (whose stride
+** lane j + 1 gives)? Every field an arithmetic progression; HY_OP_POWI's
+** exponent the same in every lane. */
+static int lane_fits(const int *v, int op, int arity, int j, int k)
+{
+    const int *first = v + (size_t)j * LANE_INTS, *second = first + LANE_INTS;
+    const int *lane = v + (size_t)k * LANE_INTS;
+    for (int f = 0; f <= arity; f++) {
+        if (op == HY_OP_POWI && f == 2) {
+            if (lane[f] != first[f])
+                return 0;
+            continue;
+        }
+        long long stride = (long long)second[f] - first[f];
+        if ((long long)lane[f] - first[f] != stride * (k - j))
+            return 0;
+    }
+    return 1;
+}
+
+/* Write the m lanes v of one opcode (and function) as instructions: runs
+** of at least HY_MIN_RUN lanes affine in every field as strided
+** instructions (destination dst_kind), the others gathered, in order
+** (left == NULL), or their lane numbers appended to left[*n_left]. */
+static int emit_lanes(builder *b, const int *v, int m, int op, int fn, int dst_kind, int *left,
+                      int *n_left)
+{
+    const int arity = op_arity(op);
+    int j = 0, gathered_open = 0;
+    while (j < m) {
+        int k = j + 1;
+        if (m - j >= HY_MIN_RUN)
+            while (k < m && lane_fits(v, op, arity, j, k))
+                k++;
+        if (k - j >= HY_MIN_RUN) {
+            const int *first = v + (size_t)j * LANE_INTS, *second = first + LANE_INTS;
+            const int *last = v + (size_t)(k - 1) * LANE_INTS;
+            int rec[3 + 3 * 3];
+            rec[0] = dst_kind;
+            rec[1] = first[0];
+            rec[2] = second[0] - first[0];
+            for (int a = 0; a < arity; a++) {
+                int *s = rec + 3 + 3 * a;
+                if (op == HY_OP_POWI && a == 1) {
+                    s[0] = HY_SRC_REGS;
+                    s[1] = first[2];
+                    s[2] = 0;
+                    continue;
+                }
+                s[0] = source_of(b->prog, first[1 + a], last[1 + a], &s[1]);
+                s[2] = second[1 + a] - first[1 + a];
+            }
+            if (begin_instr(b, op, fn, 1) || push_ints(b, rec, 3 + 3 * arity))
+                return -1;
+            b->prog->code[b->prog->n_instr - 1].count = k - j;
+            gathered_open = 0;
+            j = k;
+            continue;
+        }
+        if (left) {
+            left[(*n_left)++] = j;
+        } else {
+            if (!gathered_open && begin_instr(b, op, fn, 0))
+                return -1;
+            gathered_open = 1;
+            b->prog->code[b->prog->n_instr - 1].count++;
+            if (push_ints(b, v + (size_t)j * LANE_INTS + 1, arity))
+                return -1;
+        }
+        j++;
+    }
+    return 0;
+}
+
+/* A lane of operation ops[j]: destination dst, then its operands. */
+static void make_lane(int *lane, const slot *s, const int *reg, int dst)
+{
+    lane[0] = dst;
+    for (int a = 0; a < 3; a++)
+        lane[1 + a] = a >= op_arity(s->op) ? 0
+                      : s->op == HY_OP_POWI && a == 1 ? s->operand[1] : reg[s->operand[a]];
+}
+
+/* The region a register lies in (the fixed registers, a kind of leaf, the
+** constants, or the results of one instruction group of grp), for sorting
+** the direct outputs by shape. */
+static int region_of(const hy_program *prog, int first_const, const int *grp, int r)
+{
+    if (r < HY_N_FIXED_REGS)
+        return r;
+    if (r < first_const) {
+        for (int kind = 0; kind < HY_N_LOADS; kind++) {
+            const hy_moves *m = &prog->loads[kind];
+            if (r >= m->block_dst && r < m->block_dst + m->n)
+                return HY_N_FIXED_REGS + kind;
+        }
+        return HY_N_FIXED_REGS + HY_N_LOADS;
+    }
+    if (r < prog->first_result)
+        return HY_N_FIXED_REGS + HY_N_LOADS + 1;
+    return HY_N_FIXED_REGS + HY_N_LOADS + 2 + grp[r - prog->first_result];
+}
+
+/* Load only the registers of each leaf block that something reads from
+** the registers (gathered operands, strided operands in the registers,
+** stores); strided operands read the rest from the input in place. */
+static int trim_loads(hy_program *prog)
+{
+    unsigned char *needed = calloc((size_t)prog->n_regs + 1, 1);
+    if (!needed)
+        return -1;
+    const int *o = prog->operands;
+    for (int i = 0; i < prog->n_instr; i++) {
+        const hy_instr *in = &prog->code[i];
+        int arity = op_arity(in->op);
+        if (in->strided) {
+            for (int a = 0; a < arity; a++) {
+                const int *s = o + 3 + 3 * a;
+                if (s[0] != HY_SRC_REGS || (in->op == HY_OP_POWI && a == 1))
+                    continue;
+                for (int j = 0; j < in->count; j++)
+                    needed[s[1] + (long)j * s[2]] = 1;
+            }
+            o += 3 + 3 * arity;
+        } else {
+            for (int j = 0; j < in->count; j++, o += arity)
+                for (int a = 0; a < arity; a++)
+                    if (!(in->op == HY_OP_POWI && a == 1))
+                        needed[o[a]] = 1;
+        }
+    }
+    for (int k = 0; k < prog->stores.n; k++)
+        needed[prog->stores.src[k]] = 1;
+    for (int kind = 0; kind < HY_N_LOADS; kind++) {
+        hy_moves *m = &prog->loads[kind];
+        if (m->dst || m->n == 0)
+            continue;
+        int count = 0;
+        for (int k = 0; k < m->n; k++)
+            count += needed[m->block_dst + k];
+        if (count > m->n / 2)
+            continue;        /* the block copy is as cheap */
+        if (count > 0) {
+            m->dst = malloc(sizeof *m->dst * (size_t)count);
+            m->src = malloc(sizeof *m->src * (size_t)count);
+            if (!m->dst || !m->src) {
+                free(needed);
+                return -1;
+            }
+        }
+        int c = 0;
+        for (int k = 0; k < m->n; k++)
+            if (needed[m->block_dst + k]) {
+                m->dst[c] = m->block_dst + k;
+                m->src[c] = m->block_src + k;
+                c++;
+            }
+        m->n = c;
+    }
+    free(needed);
+    return 0;
+}
 
 hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index, int n_roots)
 {
@@ -131,11 +380,16 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         free(prog);
         return NULL;
     }
+    builder b = { prog, 0, 0, 0 };
     int cap_p = 0, cap_in = 0, cap_store_dst = 0, cap_store_src = 0;
     int *reg = malloc(sizeof *reg * (size_t)(n + 1));
     slot *sl = calloc((size_t)n + 1, sizeof *sl);
     sched *ops = malloc(sizeof *ops * (size_t)(n + 1));
-    if (!reg || !sl || !ops)
+    int *lanes = malloc(sizeof *lanes * LANE_INTS * (size_t)(n + 1));
+    int *grp = malloc(sizeof *grp * (size_t)(n + 1));
+    int *left = malloc(sizeof *left * (size_t)(n + 1));
+    sched *leftover = malloc(sizeof *leftover * (size_t)(n + 1));
+    if (!reg || !sl || !ops || !lanes || !grp || !left || !leftover)
         goto nomem;
     /* Position of node list[k] is k; scratch maps node -> position. */
     for (int k = 0; k < n; k++)
@@ -199,20 +453,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         }
     }
     /* The direct outputs: operations that are one root each and used by
-    ** nothing else, when their out indices are one contiguous range, run
-    ** last, in out order, writing out[] directly. */
-    int n_direct = 0, out_lo = 0, out_hi = -1;
-    for (int k = 0; k < n; k++)
-        if (sl[k].op >= 0 && sl[k].roots == 1 && sl[k].uses == 1) {
-            if (n_direct == 0 || sl[k].out < out_lo)
-                out_lo = sl[k].out;
-            if (n_direct == 0 || sl[k].out > out_hi)
-                out_hi = sl[k].out;
-            n_direct++;
-        }
-    if (n_direct > 0 && (long)out_hi - out_lo + 1 != n_direct)
-        n_direct = 0;        /* not contiguous, or an out index twice */
-    int n_ops = 0, n_operands = 0;
+    ** nothing else; they run last. */
+    int n_ops = 0, n_direct = 0;
     for (int k = 0; k < n; k++) {
         slot *s = &sl[k];
         s->level = 0;
@@ -223,16 +465,14 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             if (!(s->op == HY_OP_POWI && j == 1) && sl[s->operand[j]].level > top)
                 top = sl[s->operand[j]].level;
         s->level = top + 1;
-        int direct = n_direct > 0 && s->roots == 1 && s->uses == 1;
+        int direct = s->roots == 1 && s->uses == 1;
+        n_direct += direct;
         ops[n_ops].level = direct ? LEVEL_OUTPUTS : s->level;
         ops[n_ops].opfn = s->op * 256 + e->nodes[list[k]].fn;
         ops[n_ops].order = direct ? s->out : ops[n_ops].opfn;
         ops[n_ops].pos = k;
         n_ops++;
-        n_operands += arity;
     }
-    if (n_direct > 0 && out_hi + 1 > prog->n_outputs)
-        prog->n_outputs = out_hi + 1;
     /* Registers: t, cj, the leaves, the constants, the results. */
     int next = HY_N_FIXED_REGS, used[HY_N_LOADS] = { 0 };
     for (int kind = 0; kind < HY_N_LOADS; kind++) {
@@ -257,13 +497,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     int first_const = next;
     next += n_consts;
     prog->first_result = next;
-    prog->n_regs = next + n_ops - n_direct;
-    prog->direct_out = out_lo;
-    prog->regs = calloc((size_t)prog->n_regs, sizeof *prog->regs);
-    prog->code = malloc(sizeof *prog->code * (size_t)(n_ops + 1));
-    prog->operands = malloc(sizeof *prog->operands * (size_t)(n_operands + 1));
-    if (!prog->regs || !prog->code || !prog->operands)
-        goto nomem;
     int n_const = 0;
     for (int k = 0; k < n; k++) {
         const hy_xnode *node = &e->nodes[list[k]];
@@ -271,7 +504,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         reg[k] = -1;
         if (node->op == X_NUM) {
             reg[k] = first_const + n_const++;
-            prog->regs[reg[k]] = node->value;
         } else if (node->op == X_T) {
             reg[k] = HY_REG_T;
         } else if (node->op == X_CJ) {
@@ -290,30 +522,109 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         }
     }
     qsort(ops, (size_t)n_ops, sizeof *ops, compare_sched);
-    for (int j = 0; j < n_ops - n_direct; j++)
+    const int n_inner = n_ops - n_direct;
+    for (int j = 0; j < n_inner; j++)
         reg[ops[j].pos] = prog->first_result + j;
-    int *operand_out = prog->operands;
-    for (int j = 0; j < n_ops; j++) {
+    /* The inner operations: a group per run of one opcode, as strided and
+    ** gathered instructions; results in schedule order. */
+    int n_groups = 0;
+    for (int j = 0, end; j < n_inner; j = end) {
+        for (end = j; end < n_inner && ops[end].opfn == ops[j].opfn; end++) {
+            grp[end] = n_groups;
+            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[ops[end].pos], reg,
+                      prog->first_result + end);
+        }
+        n_groups++;
         const slot *s = &sl[ops[j].pos];
-        if (prog->n_instr == 0 || ops[j].opfn != ops[j - 1].opfn || j == n_ops - n_direct) {
-            if (j == n_ops - n_direct)
-                prog->first_direct = prog->n_instr;
-            hy_instr *in = &prog->code[prog->n_instr++];
-            in->op = (unsigned char)s->op;
-            in->fn = e->nodes[list[ops[j].pos]].fn;
-            in->count = 0;
+        if (emit_lanes(&b, lanes, end - j, s->op, e->nodes[list[ops[j].pos]].fn, HY_DST_REGS, NULL,
+                       NULL))
+            goto nomem;
+    }
+    /* The direct outputs, sorted by opcode, the regions of their operands
+    ** and out index, so outputs of one shape (every x' - v of a chain) are
+    ** together: the strided runs write out[] directly; the others, if
+    ** their out indices are one contiguous range, run last in out order
+    ** writing out[] directly, else into registers and are stored. */
+    sched *direct = ops + n_inner;
+    for (int j = 0; j < n_direct; j++) {
+        const slot *s = &sl[direct[j].pos];
+        for (int a = 0; a < 3; a++)
+            direct[j].sig[a] = a >= op_arity(s->op) ? 0
+                               : s->op == HY_OP_POWI && a == 1
+                                   ? s->operand[1]
+                                   : region_of(prog, first_const, grp, reg[s->operand[a]]);
+    }
+    if (n_direct > 1)
+        qsort(direct, (size_t)n_direct, sizeof *direct, compare_direct);
+    int n_left = 0;
+    for (int j = 0, end; j < n_direct; j = end) {
+        for (end = j; end < n_direct && direct[end].opfn == direct[j].opfn; end++)
+            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[direct[end].pos], reg,
+                      direct[end].order);
+        const slot *s = &sl[direct[j].pos];
+        int from = n_left;
+        if (emit_lanes(&b, lanes, end - j, s->op, e->nodes[list[direct[j].pos]].fn, HY_DST_OUT,
+                       left, &n_left))
+            goto nomem;
+        /* Lanes not in left were written directly. */
+        for (int t = j, q = from; t < end; t++) {
+            if (q < n_left && left[q] == t - j) {
+                leftover[q++] = direct[t];
+                continue;
+            }
+            sl[direct[t].pos].written = 1;
+            if (direct[t].order + 1 > prog->n_outputs)
+                prog->n_outputs = direct[t].order + 1;
+        }
+    }
+    int contiguous = n_left > 0;
+    if (n_left > 1) {
+        qsort(leftover, (size_t)n_left, sizeof *leftover, compare_out);
+        for (int j = 1; j < n_left; j++)
+            if (leftover[j].order != leftover[j - 1].order + 1)
+                contiguous = 0;
+        if (!contiguous)
+            qsort(leftover, (size_t)n_left, sizeof *leftover, compare_opfn_out);
+    }
+    int n_reg_left = contiguous ? 0 : n_left;
+    for (int j = 0; j < n_reg_left; j++)
+        reg[leftover[j].pos] = prog->first_result + n_inner + j;
+    prog->first_direct = -1;
+    for (int j = 0; j < n_left; j++) {
+        const slot *s = &sl[leftover[j].pos];
+        if (contiguous && j == 0) {
+            prog->first_direct = prog->n_instr;
+            prog->direct_out = leftover[0].order;
+        }
+        if (j == 0 || leftover[j].opfn != leftover[j - 1].opfn) {
+            if (begin_instr(&b, s->op, e->nodes[list[leftover[j].pos]].fn, 0))
+                goto nomem;
         }
         prog->code[prog->n_instr - 1].count++;
-        for (int a = 0; a < op_arity(s->op); a++)
-            *operand_out++ = s->op == HY_OP_POWI && a == 1 ? s->operand[1] : reg[s->operand[a]];
+        int lane[LANE_INTS];
+        make_lane(lane, s, reg, 0);
+        if (push_ints(&b, lane + 1, op_arity(s->op)))
+            goto nomem;
+        if (contiguous) {
+            sl[leftover[j].pos].written = 1;
+            if (leftover[j].order + 1 > prog->n_outputs)
+                prog->n_outputs = leftover[j].order + 1;
+        }
     }
-    if (n_direct == 0)
+    if (prog->first_direct < 0)
         prog->first_direct = prog->n_instr;
+    prog->n_regs = prog->first_result + n_inner + n_reg_left;
+    prog->regs = calloc((size_t)prog->n_regs, sizeof *prog->regs);
+    if (!prog->regs)
+        goto nomem;
+    for (int k = 0; k < n; k++)
+        if (e->nodes[list[k]].op == X_NUM)
+            prog->regs[reg[k]] = e->nodes[list[k]].value;
     for (int r = 0; r < n_roots; r++) {
         if (roots[r] < 0)
             continue;
         const slot *s = &sl[e->scratch[roots[r]]];
-        if (n_direct > 0 && s->op >= 0 && s->roots == 1 && s->uses == 1)
+        if (s->written)
             continue;        /* written directly */
         int dst = out_index ? out_index[r] : r;
         if (add_move(&prog->stores, &cap_store_dst, &cap_store_src, dst, reg[e->scratch[roots[r]]]))
@@ -321,6 +632,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         if (dst + 1 > prog->n_outputs)
             prog->n_outputs = dst + 1;
     }
+    if (trim_loads(prog))
+        goto nomem;
     if (prog->n_p_used > 1)
         qsort(prog->p_used, (size_t)prog->n_p_used, sizeof *prog->p_used, compare_int);
     if (prog->n_in_used > 1)
@@ -329,12 +642,20 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     free(reg);
     free(sl);
     free(ops);
+    free(lanes);
+    free(grp);
+    free(left);
+    free(leftover);
     return prog;
 nomem:
     free(list);
     free(reg);
     free(sl);
     free(ops);
+    free(lanes);
+    free(grp);
+    free(left);
+    free(leftover);
     hy_program_free(prog);
     return NULL;
 }
@@ -371,7 +692,7 @@ static inline void load(double *r, const hy_moves *moves, const double *source)
         r[moves->dst[k]] = source[moves->src[k]];
 }
 
-/* One instruction: n operations, d[j] = f(operands o[arity j ...]). */
+/* One gathered instruction: n operations, d[j] = f(operands o[arity j ...]). */
 #define HY_RUN1(expr)                                                        \
     for (int j = 0; j < n; j++, o += 1) {                                    \
         double a = r[o[0]];                                                  \
@@ -391,18 +712,118 @@ static inline void load(double *r, const hy_moves *moves, const double *source)
     }                                                                        \
     break
 
-/* Instructions [begin, end) with operands from o, results from d on; the
-** operands that follow. (No vectorization: the operands are gathered,
+#if defined(__GNUC__) && !defined(__clang__)
+#define HY_UNROLL _Pragma("GCC unroll 4")
+#else
+#define HY_UNROLL
+#endif
+
+/* One strided instruction: lane j reads pa[j sa] (pb[j sb], pc[j sc])
+** and writes pd[j sd]; no index loads. */
+#define HY_STRIDED1(expr)                                                    \
+    HY_UNROLL                                                                \
+    for (ptrdiff_t j = 0; j < n; j++) {                                      \
+        double a = pa[j * sa];                                               \
+        pd[j * sd] = (expr);                                                 \
+    }                                                                        \
+    break
+#define HY_STRIDED2(expr)                                                    \
+    HY_UNROLL                                                                \
+    for (ptrdiff_t j = 0; j < n; j++) {                                      \
+        double a = pa[j * sa], b = pb[j * sb];                               \
+        pd[j * sd] = (expr);                                                 \
+    }                                                                        \
+    break
+#define HY_STRIDED3(expr)                                                    \
+    HY_UNROLL                                                                \
+    for (ptrdiff_t j = 0; j < n; j++) {                                      \
+        double a = pa[j * sa], b = pb[j * sb], c = pc[j * sc];               \
+        pd[j * sd] = (expr);                                                 \
+    }                                                                        \
+    break
+
+/* Returns the operands that follow. The record: destination (kind, base,
+** stride), then per operand (source, base, stride). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const int *run_strided(const hy_instr *in, const int *o, double *r,
+                              const hy_vm_input *input, double *out)
+{
+    const double *const src[HY_N_SRC] = { r, input->y, input->yp, input->p, input->in };
+    double *const dst[2] = { r, out };
+    const ptrdiff_t n = in->count;
+    const hy_function fn = (hy_function)in->fn;
+    const int arity = op_arity(in->op);
+    double *pd = dst[o[0]] + o[1];
+    const ptrdiff_t sd = o[2];
+    const double *pa = src[o[3]] + o[4], *pb = NULL, *pc = NULL;
+    const ptrdiff_t sa = o[5];
+    ptrdiff_t sb = 0, sc = 0;
+    if (arity >= 2 && in->op != HY_OP_POWI) {
+        pb = src[o[6]] + o[7];
+        sb = o[8];
+    }
+    if (arity >= 3) {
+        pc = src[o[9]] + o[10];
+        sc = o[11];
+    }
+    switch (in->op) {
+    case X_NEG: HY_STRIDED1(-a);
+    case X_NOT: HY_STRIDED1(a == 0.0);
+    case X_FN1: HY_STRIDED1(hy_function_apply(fn, a, 0.0));
+    case HY_OP_SQR: HY_STRIDED1(a * a);
+    case HY_OP_CUBE: HY_STRIDED1(a * (a * a));
+    case X_ADD: HY_STRIDED2(a + b);
+    case X_SUB: HY_STRIDED2(a - b);
+    case X_MUL: HY_STRIDED2(a * b);
+    case X_DIV: HY_STRIDED2(a / b);
+    case X_POW: HY_STRIDED2(b == 2.0 ? a * a : pow(a, b));
+    case X_LT: HY_STRIDED2(a < b);
+    case X_LE: HY_STRIDED2(a <= b);
+    case X_GT: HY_STRIDED2(a > b);
+    case X_GE: HY_STRIDED2(a >= b);
+    case X_EQ: HY_STRIDED2(a == b);
+    case X_NE: HY_STRIDED2(a != b);
+    case X_AND: HY_STRIDED2(a != 0.0 && b != 0.0);
+    case X_OR: HY_STRIDED2(a != 0.0 || b != 0.0);
+    case X_FN2: HY_STRIDED2(hy_function_apply(fn, a, b));
+    case HY_OP_MULADD: HY_STRIDED3(a * b + c);
+    case HY_OP_MULSUB: HY_STRIDED3(a * b - c);
+    case HY_OP_ADDMUL: HY_STRIDED3(a + b * c);
+    case HY_OP_SUBMUL: HY_STRIDED3(a - b * c);
+    case X_IF: HY_STRIDED3(a != 0.0 ? b : c);
+    case HY_OP_POWI:
+        for (ptrdiff_t j = 0; j < n; j++)
+            pd[j * sd] = power_whole(pa[j * sa], o[7]);
+        break;
+    default:
+        for (ptrdiff_t j = 0; j < n; j++)
+            pd[j * sd] = NAN;
+        break;
+    }
+    return o + 3 + 3 * arity;
+}
+
+/* Instructions [begin, end) with operands from o, the results of the
+** gathered ones (and the strided ones into registers) from d on; returns
+** the operands that follow. (No vectorization: the operands are gathered,
 ** and its set-up costs more than short instructions gain.) */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-vectorize")))
 #endif
-static const int *run_code(const double *r, const hy_instr *code, int begin, int end,
-                           const int *o, double *d)
+static const int *run_code(double *r, const hy_instr *code, int begin, int end, const int *o,
+                           double *d, const hy_vm_input *input, double *out)
 {
     for (int i = begin; i < end; i++) {
         const int n = code[i].count;
         const hy_function fn = (hy_function)code[i].fn;
+        if (code[i].strided) {
+            if (o[0] == HY_DST_REGS)
+                d += n;
+            o = run_strided(&code[i], o, r, input, out);
+            continue;
+        }
         switch (code[i].op) {
         case X_NEG: HY_RUN1(-a);
         case X_NOT: HY_RUN1(a == 0.0);
@@ -452,8 +873,9 @@ void hy_program_run(hy_program *prog, const hy_vm_input *input, double *out)
     load(r, &prog->loads[HY_LOAD_P], input->p);
     load(r, &prog->loads[HY_LOAD_IN], input->in);
     const int *o = run_code(r, prog->code, 0, prog->first_direct, prog->operands,
-                            r + prog->first_result);
-    run_code(r, prog->code, prog->first_direct, prog->n_instr, o, out + prog->direct_out);
+                            r + prog->first_result, input, out);
+    run_code(r, prog->code, prog->first_direct, prog->n_instr, o, out + prog->direct_out, input,
+             out);
     const hy_moves *stores = &prog->stores;
     for (int k = 0; k < stores->n; k++)
         out[stores->dst[k]] = r[stores->src[k]];

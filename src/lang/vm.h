@@ -5,20 +5,35 @@
 ** register, so shared subexpressions are computed once.
 **
 ** Register layout: r[0] = t, r[1] = cj, then the leaves y, y', p and in
-** (each kind either as a block mirroring a contiguous range of its input,
-** filled by one memcpy, or as a list filled by an indexed copy), then the
-** constants (filled when the program is built), then the results of the
-** operations in the order they run.
+** (each kind either as a block mirroring a contiguous range of its input
+** or as a list), then the constants (filled when the program is built),
+** then the results of the operations in the order they run.
 **
 ** Operations are scheduled by level (1 + the highest level of their
 ** operands) and then by opcode, and consecutive operations with the same
-** opcode form one instruction: an opcode, a count and count operand
-** records, run as one tight loop. A large model (many equations of the
-** same shape) thus runs a few dozen long loops instead of dispatching
-** every node; each operation computes exactly what it computed alone, so
-** the results do not depend on the order. The destination register is
-** implicit (the next result register). Whole powers are multiplications.
-** Running a program allocates nothing.
+** opcode form one instruction run as one tight loop, so a large model
+** (many equations of the same shape) runs a few dozen long loops instead
+** of dispatching every node; each operation computes exactly what it
+** computed alone, so the results do not depend on the order. An
+** instruction's lanes are split into runs: a run of at least HY_MIN_RUN
+** lanes whose destination and operand registers are each an arithmetic
+** progression (as in any chain or grid of equations of one shape) is a
+** strided instruction, its operands a base and a stride each (no index
+** loads); the other lanes are gathered, an operand record of register
+** indices each. A strided operand within a leaf block reads the input
+** (y, y', p, in) in place, so a leaf register is loaded only if a gathered
+** operand, a register-strided operand or a store reads it.
+**
+** The results go to the next registers, except the direct outputs
+** (operations that are one root each and used by nothing else), which run
+** last, sorted by opcode, the regions their operands come from and out
+** index, so the outputs of one shape are together: strided runs of them
+** write out[] directly with an out stride; the rest write out[] directly
+** if their out indices are contiguous, else registers that are stored.
+** Whole powers are multiplications. Running a program allocates nothing.
+**
+** out must not overlap the inputs (operands are read in place while
+** out[] is written).
 **
 ** A program owns its registers: one program must not run in two threads
 ** at once.
@@ -33,6 +48,7 @@
 typedef struct hy_instr {
     unsigned char op;        /* hy_xop, or HY_OP_POWI */
     unsigned char fn;        /* X_FN1, X_FN2 */
+    unsigned char strided;   /* operands by base and stride (below) */
     int count;
 } hy_instr;
 
@@ -59,6 +75,15 @@ typedef struct hy_moves {
 } hy_moves;
 
 enum { HY_LOAD_Y, HY_LOAD_YP, HY_LOAD_P, HY_LOAD_IN, HY_N_LOADS };
+
+/* A strided instruction's record: the destination (HY_DST_*, base,
+** stride), then per operand (HY_SRC_*, base, stride); lane j reads
+** source[base + j stride] and writes destination[base + j stride]
+** (HY_OP_POWI: the exponent as the second operand's base). Instructions
+** of at least HY_MIN_RUN lanes, each field affine in the lane, are strided. */
+enum { HY_SRC_REGS, HY_SRC_Y, HY_SRC_YP, HY_SRC_P, HY_SRC_IN, HY_N_SRC };
+enum { HY_DST_REGS, HY_DST_OUT };
+enum { HY_MIN_RUN = 4 };
 enum { HY_REG_T, HY_REG_CJ, HY_N_FIXED_REGS };
 
 typedef struct hy_program {
@@ -66,7 +91,7 @@ typedef struct hy_program {
     hy_instr *code;
     int *operands;           /* the operand records of the instructions in turn */
     int first_result;        /* register of the first operation's result */
-    int first_direct;        /* the instructions from here write out[direct_out...] */
+    int first_direct;        /* the gathered instructions from here write out[direct_out...] */
     int direct_out;
     int n_regs;
     double *regs;
