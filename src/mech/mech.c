@@ -164,54 +164,77 @@ void mech_var_index(const mech_dae *md, unsigned char *var_index)
     }
 }
 
+size_t mech_accel_work_len(const mech_system *sys)
+{
+    size_t nq = (size_t)sys->n_q, nc = (size_t)sys->n_c, nk = nq + nc;
+    return nq * nq + nq + nc * nq + 1 + nk * nk + nk;
+}
+
+int mech_accelerations(const mech_system *sys, double t, const double *q, const double *u,
+                       double *work, int *iwork, double *up, double *lambda)
+{
+    int n_q = sys->n_q, n_c = sys->n_c, n_kkt = n_q + n_c;
+    size_t nq = (size_t)n_q, nc = (size_t)n_c, nk = (size_t)n_kkt;
+    double *mass = work, *force = mass + nq * nq, *g = force + nq, *kkt = g + nc * nq + 1;
+    double *rhs = kkt + nk * nk;
+    int status = sys->mass(t, q, mass, sys->user);
+    if (status == 0)
+        status = sys->force(t, q, u, force, sys->user);
+    if (status == 0 && n_c > 0) {
+        status = sys->constraint_jac(t, q, g, sys->user);
+        if (status == 0)
+            status = sys->accel_rhs(t, q, u, rhs + n_q, sys->user);
+    }
+    if (status != 0)
+        return status;
+    memset(kkt, 0, nk * nk * sizeof(double));
+    for (int j = 0; j < n_q; j++)
+        for (int i = 0; i < n_q; i++)
+            kkt[i + (size_t)j * nk] = mass[i + (size_t)j * nq];
+    for (int i = 0; i < n_c; i++)
+        for (int j = 0; j < n_q; j++) {
+            double gij = g[i + (size_t)j * nc];
+            kkt[(size_t)(n_q + i) + (size_t)j * nk] = gij;
+            kkt[(size_t)j + (size_t)(n_q + i) * nk] = gij;
+        }
+    memcpy(rhs, force, nq * sizeof(double));
+    if (hy_lu_factor(n_kkt, kkt, iwork) != 0)
+        return HY_ERR_SINGULAR;
+    hy_lu_solve(n_kkt, kkt, iwork, rhs);
+    if (up != NULL)
+        memcpy(up, rhs, nq * sizeof(double));
+    if (lambda != NULL)
+        memcpy(lambda, rhs + n_q, nc * sizeof(double));
+    return 0;
+}
+
 int mech_consistent_start(mech_dae *md, double t0, const double *q0, const double *u0,
                           double *y0, double *yp0)
 {
     const mech_system *sys = md->sys;
-    int n_q = sys->n_q, n_c = sys->n_c, n_kkt = n_q + n_c;
+    int n_q = sys->n_q, n_c = sys->n_c;
     if (n_c > 0 && sys->accel_rhs == NULL)
         return HY_ERR_ARG;
-    double *kkt = calloc((size_t)n_kkt * (size_t)n_kkt, sizeof(double));
-    double *rhs = malloc((size_t)n_kkt * sizeof(double));
-    int *pivot = malloc((size_t)n_kkt * sizeof(int));
+    double *work = malloc(mech_accel_work_len(sys) * sizeof(double));
+    int *iwork = malloc((size_t)(n_q + n_c) * sizeof(int));
     int rc = 0;
-    if (!kkt || !rhs || !pivot) {
+    if (!work || !iwork) {
         rc = HY_ERR_NOMEM;
         goto done;
     }
-    if (sys->mass(t0, q0, md->mass, sys->user) != 0
-        || sys->force(t0, q0, u0, md->force, sys->user) != 0
-        || (n_c > 0 && (sys->constraint_jac(t0, q0, md->g, sys->user) != 0
-                        || sys->accel_rhs(t0, q0, u0, rhs + n_q, sys->user) != 0))) {
-        rc = HY_ERR_RES;
-        goto done;
-    }
-    for (int j = 0; j < n_q; j++)
-        for (int i = 0; i < n_q; i++)
-            kkt[i + (size_t)j * (size_t)n_kkt] = md->mass[i + (size_t)j * (size_t)n_q];
-    for (int i = 0; i < n_c; i++)
-        for (int j = 0; j < n_q; j++) {
-            double gij = md->g[i + (size_t)j * (size_t)n_c];
-            kkt[(n_q + i) + (size_t)j * (size_t)n_kkt] = gij;
-            kkt[j + (size_t)(n_q + i) * (size_t)n_kkt] = gij;
-        }
-    memcpy(rhs, md->force, (size_t)n_q * sizeof(double));
-    if (hy_lu_factor(n_kkt, kkt, pivot) != 0) {
-        rc = HY_ERR_SINGULAR;
-        goto done;
-    }
-    hy_lu_solve(n_kkt, kkt, pivot, rhs);
     memset(y0, 0, (size_t)md->n * sizeof(double));
     memset(yp0, 0, (size_t)md->n * sizeof(double));
+    rc = mech_accelerations(sys, t0, q0, u0, work, iwork, yp0 + n_q, y0 + 2 * n_q);
+    if (rc != 0) {
+        rc = rc == HY_ERR_SINGULAR ? rc : HY_ERR_RES;
+        goto done;
+    }
     memcpy(y0, q0, (size_t)n_q * sizeof(double));
     memcpy(y0 + n_q, u0, (size_t)n_q * sizeof(double));
-    memcpy(y0 + 2 * n_q, rhs + n_q, (size_t)n_c * sizeof(double));
     memcpy(yp0, u0, (size_t)n_q * sizeof(double));
-    memcpy(yp0 + n_q, rhs, (size_t)n_q * sizeof(double));
 done:
-    free(kkt);
-    free(rhs);
-    free(pivot);
+    free(work);
+    free(iwork);
     return rc;
 }
 

@@ -51,8 +51,9 @@ typedef struct mech_system {
     /* Phi_t(q, t), n_c; NULL for scleronomic constraints (Phi_t = 0). */
     int (*constraint_t)(double t, const double *q, double *phi_t, void *user);
     /* gamma = -((Phi_q u)_q u + 2 Phi_qt u + Phi_tt), n_c: the right-hand
-    ** side of the acceleration constraint Phi_q u' = gamma. Only the
-    ** consistent start (mech_consistent_start) uses it. */
+    ** side of the acceleration constraint Phi_q u' = gamma. Used by the
+    ** consistent start (mech_consistent_start) and by every evaluation of
+    ** the ODE formulation (mech_ode_rhs). */
     int (*accel_rhs)(double t, const double *q, const double *u, double *gamma,
                      void *user);
 } mech_system;
@@ -117,5 +118,110 @@ int mech_consistent_start(mech_dae *md, double t0, const double *q0, const doubl
 /* max |Phi_i(q, t)| at y, also kept in md->max_drift (the largest so
 ** far). < 0 if Phi failed. */
 double mech_track_drift(mech_dae *md, double t, const double *y);
+
+/* u' and lambda at (t, q, u) from the index-1 saddle-point system
+**     [ M  G^T ] [ u'     ]   [ F     ]
+**     [ G  0   ] [ lambda ] = [ gamma ]
+** ([BCP] ch. 6), by LU with partial pivoting. work: mech_accel_work_len
+** doubles, iwork: n_q + n_c ints. 0, a callback's nonzero status, or
+** HY_ERR_SINGULAR. */
+size_t mech_accel_work_len(const mech_system *sys);
+int mech_accelerations(const mech_system *sys, double t, const double *q, const double *u,
+                       double *work, int *iwork, double *up, double *lambda);
+
+/* ------------------------------------------------------------------------
+** The ODE formulation by generalized coordinate partitioning (seed 002:
+** "transforms the DAE form equations of motion into ODE form equations
+** using coordinate partitioning"; R.A. Wehage, E.J. Haug, "Generalized
+** coordinate partitioning for dimension reduction in analysis of
+** constrained dynamic systems", J. Mech. Des. 104 (1982) 247-255).
+**
+** Partition: Gaussian elimination with complete (row and column) pivoting
+** of Phi_q (n_c x n_q) at a point; the n_c pivot columns are the
+** dependent coordinates q_d, the other n_i = n_q - n_c the independent
+** q_i. The state of the ODE is y = (q_i, u_i), n = 2 n_i (independent
+** positions first, then their velocities, in increasing coordinate
+** order). f(t, y):
+**   1. q_d from Phi(q_i, q_d, t) = 0 by Newton's method (Phi_qd
+**      refactored each iteration), started from the q_d of the previous
+**      evaluation, stopped when max_i |Phi_i| <= constr_tol
+**      (dae_constr_tol); no convergence in newton_maxit iterations: f
+**      returns 1 (recoverable: the integrator cuts the step);
+**   2. u_d from Phi_q u + Phi_t = 0: Phi_qd u_d = -(Phi_qi u_i + Phi_t);
+**   3. u' and lambda from mech_accelerations;
+**   4. y' = (u_i, u'_i).
+** Re-partition: the dependent block's quality is its smallest LU pivot
+** (partial pivoting) over the largest |entry| of Phi_q, at the converged
+** q. mech_ode_check_partition, called by the driver at accepted points,
+** computes it there and re-partitions when it has fallen below
+** pivot_drop (default 0.3) times its value right after the last
+** partition; if the columns change, the state changes meaning and the
+** integrator must be restarted (init) from the new y. An error in q_i
+** reaches q_d amplified by |Phi_qd^-1 Phi_qi|, about 1/quality, which the
+** error test (on q_i, u_i only) does not see: measured on the pendulum
+** through the bottom of its swing (VSTIFF, integr_tol 1e-8), the energy
+** error is 1.2e-5 with pivot_drop 0.1, 1.1e-6 with 0.3, 0.5 or 0.7.
+*/
+typedef struct mech_ode {
+    const mech_system *sys;
+    int n;                      /* size of y: 2 n_i */
+    int n_i;                    /* independent coordinates, n_q - n_c */
+    double constr_tol;          /* dae_constr_tol: Newton stops at max |Phi_i| <= it */
+    int newton_maxit;           /* iterations per evaluation (default 10) */
+    double pivot_drop;          /* re-partition below this times the reference (0.3) */
+    int *indep, *dep;           /* coordinate indices, n_i and n_c, ascending */
+    double *q, *u;              /* full q, u of the last successful evaluation */
+    double *q_try;              /* Newton iterate */
+    double *up, *lambda;        /* u', lambda of the last successful evaluation */
+    double *g, *phi, *phi_t, *gd, *rhs_c;
+    int *piv_c;
+    double *accel_work;
+    int *accel_iwork;
+    double *f_work;             /* residual wrapper's scratch, n */
+    double pivot_ref;           /* quality right after the last partition */
+    double pivot_last;          /* quality at the last successful evaluation */
+    long n_partitions;          /* partitions done (the first included) */
+    long n_restarts;            /* re-partitions that changed the columns */
+    long n_evals, n_newton_iters, n_newton_fails;
+    double max_drift;           /* largest max |Phi_i| seen by mech_ode_track_drift */
+} mech_ode;
+
+/* Set up mo for sys (which needs accel_rhs when n_c > 0, and n_c < n_q).
+** 0, HY_ERR_ARG or HY_ERR_NOMEM. */
+int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol);
+void mech_ode_free(mech_ode *mo);
+
+/* Partition at (t, q, u), which must satisfy the position and velocity
+** constraints, and write y = (q_i, u_i) (n = mo->n). 0, HY_ERR_RES or
+** HY_ERR_SINGULAR (Phi_q rank deficient). */
+int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u, double *y);
+
+/* The explicit ODE y' = f(t, y) as a hy_dae: rhs (for VSTIFF, MSTIFF,
+** ABAM, RK45) and the residual y' - f (for DSTIFF); FD Jacobian. ctx is
+** mo, which must outlive it. */
+hy_dae mech_ode_problem(mech_ode *mo);
+int mech_ode_rhs(double t, const double *y, double *ydot, void *ctx);
+int mech_ode_residual(double t, const double *y, const double *yp, double *res, void *ctx);
+
+/* The full solution at (t, y): q, u (n_q each), u' (n_q) and lambda (n_c);
+** any output may be NULL. 0, > 0 (Newton did not converge) or < 0. */
+int mech_ode_complete(mech_ode *mo, double t, const double *y, double *q, double *u,
+                      double *up, double *lambda);
+
+/* Table 1's tolerances for y: integr_tol times 1 for q_i and
+** vel_tol_factor for u_i; RTOL = rel_abs_tol_ratio ATOL. Arrays of mo->n. */
+void mech_ode_tolerances(const mech_ode *mo, double integr_tol, double rel_abs_tol_ratio,
+                         double vel_tol_factor, double *rtol, double *atol);
+
+/* At an accepted point (t, y): re-partition if the dependent block's
+** quality has fallen below pivot_drop times its reference (see above).
+** Returns 1 when the coordinates changed - y then holds the new state and
+** the integrator must be re-initialised from (t, y, f(t, y)) - 0 when
+** nothing changed (the reference may have been reset), < 0 on failure. */
+int mech_ode_check_partition(mech_ode *mo, double t, double *y);
+
+/* max |Phi_i| at the full q of (t, y), kept in mo->max_drift as well.
+** < 0 on failure. */
+double mech_ode_track_drift(mech_ode *mo, double t, const double *y);
 
 #endif

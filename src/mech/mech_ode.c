@@ -1,0 +1,424 @@
+/*
+** Constrained mechanical systems: seed 002's ODE formulation by generalized
+** coordinate partitioning (R.A. Wehage, E.J. Haug, J. Mech. Des. 104
+** (1982) 247-255). The independent coordinates come from Gaussian
+** elimination with complete pivoting of Phi_q; the dependent positions
+** are recovered from Phi = 0 by Newton's method, the dependent velocities
+** from the velocity constraint, and the accelerations from the index-1
+** saddle-point system. See mech.h for the algorithm and the re-partition
+** rule.
+*/
+#include "mech/mech.h"
+
+#include "linalg/dense.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
+{
+    memset(mo, 0, sizeof *mo);
+    if (sys == NULL || sys->n_q <= 0 || sys->n_c < 0 || sys->n_c >= sys->n_q
+        || sys->mass == NULL || sys->force == NULL
+        || (sys->n_c > 0 && (sys->constraint == NULL || sys->constraint_jac == NULL
+                             || sys->accel_rhs == NULL))
+        || !(constr_tol > 0.0) || !isfinite(constr_tol))
+        return HY_ERR_ARG;
+    int n_q = sys->n_q, n_c = sys->n_c;
+    size_t nq = (size_t)n_q, nc = (size_t)n_c;
+    mo->sys = sys;
+    mo->n_i = n_q - n_c;
+    mo->n = 2 * mo->n_i;
+    mo->constr_tol = constr_tol;
+    mo->newton_maxit = 10;
+    mo->pivot_drop = 0.3;
+    mo->indep = malloc((size_t)mo->n_i * sizeof(int));
+    mo->dep = malloc((nc + 1) * sizeof(int));
+    mo->q = malloc(nq * sizeof(double));
+    mo->u = malloc(nq * sizeof(double));
+    mo->q_try = malloc(nq * sizeof(double));
+    mo->up = malloc(nq * sizeof(double));
+    mo->lambda = malloc((nc + 1) * sizeof(double));
+    mo->g = malloc((nc * nq + 1) * sizeof(double));
+    mo->phi = malloc((nc + 1) * sizeof(double));
+    mo->phi_t = malloc((nc + 1) * sizeof(double));
+    mo->gd = malloc((nc * nc + 1) * sizeof(double));
+    mo->rhs_c = malloc((nc + 1) * sizeof(double));
+    mo->piv_c = malloc((nc + 1) * sizeof(int));
+    mo->accel_work = malloc(mech_accel_work_len(sys) * sizeof(double));
+    mo->accel_iwork = malloc((nq + nc) * sizeof(int));
+    mo->f_work = malloc((size_t)mo->n * sizeof(double));
+    if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->up || !mo->lambda
+        || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
+        || !mo->accel_work || !mo->accel_iwork || !mo->f_work) {
+        mech_ode_free(mo);
+        return HY_ERR_NOMEM;
+    }
+    return 0;
+}
+
+void mech_ode_free(mech_ode *mo)
+{
+    if (mo == NULL)
+        return;
+    free(mo->indep);
+    free(mo->dep);
+    free(mo->q);
+    free(mo->u);
+    free(mo->q_try);
+    free(mo->up);
+    free(mo->lambda);
+    free(mo->g);
+    free(mo->phi);
+    free(mo->phi_t);
+    free(mo->gd);
+    free(mo->rhs_c);
+    free(mo->piv_c);
+    free(mo->accel_work);
+    free(mo->accel_iwork);
+    free(mo->f_work);
+    memset(mo, 0, sizeof *mo);
+}
+
+/* Largest |G_ij| over Phi_q (n_c x n_q, in mo->g). */
+static double g_max(const mech_ode *mo)
+{
+    size_t len = (size_t)mo->sys->n_c * (size_t)mo->sys->n_q;
+    double big = 0.0;
+    for (size_t k = 0; k < len; k++)
+        big = fmax(big, fabs(mo->g[k]));
+    return big;
+}
+
+/* Phi_qd (columns dep of mo->g) into mo->gd and its LU with partial
+** pivoting; the quality (smallest |U_kk| over the largest |G_ij|) into
+** *quality. 0, or -1 if exactly singular. */
+static int factor_dependent(mech_ode *mo, double *quality)
+{
+    int n_c = mo->sys->n_c;
+    size_t nc = (size_t)n_c;
+    for (int j = 0; j < n_c; j++)
+        for (int i = 0; i < n_c; i++)
+            mo->gd[(size_t)i + (size_t)j * nc] = mo->g[(size_t)i + (size_t)mo->dep[j] * nc];
+    if (hy_lu_factor(n_c, mo->gd, mo->piv_c) != 0) {
+        *quality = 0.0;
+        return -1;
+    }
+    double smallest = INFINITY, big = g_max(mo);
+    for (int k = 0; k < n_c; k++)
+        smallest = fmin(smallest, fabs(mo->gd[(size_t)k + (size_t)k * nc]));
+    *quality = big > 0.0 ? smallest / big : 0.0;
+    return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The partition from Phi_q in mo->g: Gaussian elimination with complete
+** pivoting (Wehage & Haug 1982); the pivot columns are dependent. 0, or
+** HY_ERR_SINGULAR when a pivot falls to roundoff (rank deficient). */
+static int choose_partition(mech_ode *mo)
+{
+    int n_q = mo->sys->n_q, n_c = mo->sys->n_c;
+    size_t nc = (size_t)n_c;
+    double *a = malloc((nc * (size_t)n_q + 1) * sizeof(double));
+    int *col = malloc((size_t)n_q * sizeof(int));
+    if (!a || !col) {
+        free(a);
+        free(col);
+        return HY_ERR_NOMEM;
+    }
+    memcpy(a, mo->g, nc * (size_t)n_q * sizeof(double));
+    for (int j = 0; j < n_q; j++)
+        col[j] = j;
+    double big = g_max(mo);
+    int rc = 0;
+#define A_(i, j) a[(size_t)(i) + (size_t)(j) * nc]
+    for (int k = 0; k < n_c && rc == 0; k++) {
+        int pr = k, pc = k;
+        double best = -1.0;
+        for (int j = k; j < n_q; j++)
+            for (int i = k; i < n_c; i++)
+                if (fabs(A_(i, j)) > best) {
+                    best = fabs(A_(i, j));
+                    pr = i;
+                    pc = j;
+                }
+        if (!(best > 100.0 * DBL_EPSILON * big)) {
+            rc = HY_ERR_SINGULAR;
+            break;
+        }
+        if (pr != k)
+            for (int j = 0; j < n_q; j++) {
+                double tmp = A_(k, j);
+                A_(k, j) = A_(pr, j);
+                A_(pr, j) = tmp;
+            }
+        if (pc != k) {
+            for (int i = 0; i < n_c; i++) {
+                double tmp = A_(i, k);
+                A_(i, k) = A_(i, pc);
+                A_(i, pc) = tmp;
+            }
+            int tmp = col[k];
+            col[k] = col[pc];
+            col[pc] = tmp;
+        }
+        for (int i = k + 1; i < n_c; i++) {
+            double l = A_(i, k) / A_(k, k);
+            for (int j = k; j < n_q; j++)
+                A_(i, j) -= l * A_(k, j);
+        }
+    }
+#undef A_
+    if (rc == 0) {
+        memcpy(mo->dep, col, nc * sizeof(int));
+        memcpy(mo->indep, col + n_c, (size_t)mo->n_i * sizeof(int));
+        qsort(mo->dep, nc, sizeof(int), cmp_int);
+        qsort(mo->indep, (size_t)mo->n_i, sizeof(int), cmp_int);
+    }
+    free(a);
+    free(col);
+    return rc;
+}
+
+static void gather_state(const mech_ode *mo, const double *q, const double *u, double *y)
+{
+    for (int k = 0; k < mo->n_i; k++) {
+        y[k] = q[mo->indep[k]];
+        y[mo->n_i + k] = u[mo->indep[k]];
+    }
+}
+
+int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u, double *y)
+{
+    const mech_system *sys = mo->sys;
+    size_t nq = (size_t)sys->n_q;
+    if (sys->n_c > 0) {
+        if (sys->constraint_jac(t, q, mo->g, sys->user) != 0)
+            return HY_ERR_RES;
+        int rc = choose_partition(mo);
+        if (rc != 0)
+            return rc;
+        if (factor_dependent(mo, &mo->pivot_ref) != 0)
+            return HY_ERR_SINGULAR;
+        mo->pivot_last = mo->pivot_ref;
+    } else {
+        for (int k = 0; k < mo->n_i; k++)
+            mo->indep[k] = k;
+        mo->pivot_ref = mo->pivot_last = 1.0;
+    }
+    memcpy(mo->q, q, nq * sizeof(double));
+    memcpy(mo->u, u, nq * sizeof(double));
+    mo->n_partitions++;
+    gather_state(mo, q, u, y);
+    return 0;
+}
+
+/* q, u (full) at (t, y) into mo->q, mo->u, and mo->g = Phi_q(q) with its
+** dependent block factored (quality in mo->pivot_last). 0, 1 (Newton did
+** not converge: mo->q unchanged) or a callback's status. */
+static int solve_dependent(mech_ode *mo, double t, const double *y)
+{
+    const mech_system *sys = mo->sys;
+    int n_c = sys->n_c, n_i = mo->n_i;
+    size_t nq = (size_t)sys->n_q, nc = (size_t)n_c;
+    double *q = mo->q_try;
+    memcpy(q, mo->q, nq * sizeof(double));
+    for (int k = 0; k < n_i; k++)
+        q[mo->indep[k]] = y[k];
+    if (n_c == 0) {
+        memcpy(mo->q, q, nq * sizeof(double));
+        for (int k = 0; k < n_i; k++)
+            mo->u[mo->indep[k]] = y[n_i + k];
+        mo->pivot_last = 1.0;
+        return 0;
+    }
+    /* Newton on Phi(q_i, q_d, t) = 0 for q_d. */
+    int converged = 0;
+    for (int it = 0; it <= mo->newton_maxit; it++) {
+        int status = sys->constraint(t, q, mo->phi, sys->user);
+        if (status == 0)
+            status = sys->constraint_jac(t, q, mo->g, sys->user);
+        if (status != 0)
+            return status;
+        double worst = 0.0;
+        for (int i = 0; i < n_c; i++)
+            worst = fmax(worst, fabs(mo->phi[i]));
+        if (!isfinite(worst))
+            break;
+        if (worst <= mo->constr_tol) {
+            converged = 1;
+            break;
+        }
+        if (it == mo->newton_maxit)
+            break;
+        double quality;
+        if (factor_dependent(mo, &quality) != 0)
+            break;
+        memcpy(mo->rhs_c, mo->phi, nc * sizeof(double));
+        hy_lu_solve(n_c, mo->gd, mo->piv_c, mo->rhs_c);
+        for (int j = 0; j < n_c; j++)
+            q[mo->dep[j]] -= mo->rhs_c[j];
+        mo->n_newton_iters++;
+    }
+    double quality;
+    if (!converged || factor_dependent(mo, &quality) != 0) {
+        mo->n_newton_fails++;
+        return 1;
+    }
+    mo->pivot_last = quality;
+    memcpy(mo->q, q, nq * sizeof(double));
+    /* u_d from Phi_qd u_d = -(Phi_qi u_i + Phi_t). */
+    for (int k = 0; k < n_i; k++)
+        mo->u[mo->indep[k]] = y[n_i + k];
+    if (sys->constraint_t != NULL) {
+        int status = sys->constraint_t(t, q, mo->phi_t, sys->user);
+        if (status != 0)
+            return status;
+    } else {
+        memset(mo->phi_t, 0, nc * sizeof(double));
+    }
+    for (int i = 0; i < n_c; i++) {
+        double sum = mo->phi_t[i];
+        for (int k = 0; k < n_i; k++)
+            sum += mo->g[(size_t)i + (size_t)mo->indep[k] * nc] * y[n_i + k];
+        mo->rhs_c[i] = -sum;
+    }
+    hy_lu_solve(n_c, mo->gd, mo->piv_c, mo->rhs_c);
+    for (int j = 0; j < n_c; j++)
+        mo->u[mo->dep[j]] = mo->rhs_c[j];
+    return 0;
+}
+
+int mech_ode_complete(mech_ode *mo, double t, const double *y, double *q, double *u,
+                      double *up, double *lambda)
+{
+    const mech_system *sys = mo->sys;
+    size_t nq = (size_t)sys->n_q;
+    int status = solve_dependent(mo, t, y);
+    if (status != 0)
+        return status;
+    if (up != NULL || lambda != NULL) {
+        status = mech_accelerations(sys, t, mo->q, mo->u, mo->accel_work, mo->accel_iwork,
+                                    mo->up, mo->lambda);
+        if (status != 0)
+            return status;
+        if (up != NULL)
+            memcpy(up, mo->up, nq * sizeof(double));
+        if (lambda != NULL)
+            memcpy(lambda, mo->lambda, (size_t)sys->n_c * sizeof(double));
+    }
+    if (q != NULL)
+        memcpy(q, mo->q, nq * sizeof(double));
+    if (u != NULL)
+        memcpy(u, mo->u, nq * sizeof(double));
+    return 0;
+}
+
+int mech_ode_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    mech_ode *mo = ctx;
+    mo->n_evals++;
+    int status = solve_dependent(mo, t, y);
+    if (status == 0)
+        status = mech_accelerations(mo->sys, t, mo->q, mo->u, mo->accel_work,
+                                    mo->accel_iwork, mo->up, mo->lambda);
+    if (status == HY_ERR_SINGULAR)
+        status = 1; /* let the integrator try a smaller step */
+    if (status != 0)
+        return status;
+    for (int k = 0; k < mo->n_i; k++) {
+        ydot[k] = mo->u[mo->indep[k]];
+        ydot[mo->n_i + k] = mo->up[mo->indep[k]];
+    }
+    return 0;
+}
+
+int mech_ode_residual(double t, const double *y, const double *yp, double *res, void *ctx)
+{
+    mech_ode *mo = ctx;
+    int status = mech_ode_rhs(t, y, mo->f_work, ctx);
+    if (status != 0)
+        return status;
+    for (int k = 0; k < mo->n; k++)
+        res[k] = yp[k] - mo->f_work[k];
+    return 0;
+}
+
+hy_dae mech_ode_problem(mech_ode *mo)
+{
+    hy_dae dae;
+    memset(&dae, 0, sizeof dae);
+    dae.n = mo->n;
+    dae.res = mech_ode_residual;
+    dae.rhs = mech_ode_rhs;
+    dae.ctx = mo;
+    return dae;
+}
+
+void mech_ode_tolerances(const mech_ode *mo, double integr_tol, double rel_abs_tol_ratio,
+                         double vel_tol_factor, double *rtol, double *atol)
+{
+    for (int k = 0; k < mo->n; k++) {
+        double scale = k < mo->n_i ? 1.0 : vel_tol_factor;
+        atol[k] = integr_tol * scale;
+        rtol[k] = rel_abs_tol_ratio * integr_tol * scale;
+    }
+}
+
+int mech_ode_check_partition(mech_ode *mo, double t, double *y)
+{
+    const mech_system *sys = mo->sys;
+    if (sys->n_c == 0)
+        return 0;
+    int status = solve_dependent(mo, t, y);
+    if (status < 0)
+        return status;
+    if (status == 0 && mo->pivot_last >= mo->pivot_drop * mo->pivot_ref)
+        return 0;
+    if (status > 0)
+        return HY_ERR_CONV; /* no q at an accepted point: should not happen */
+    int n_c = sys->n_c;
+    int *old_dep = malloc((size_t)n_c * sizeof(int));
+    if (old_dep == NULL)
+        return HY_ERR_NOMEM;
+    memcpy(old_dep, mo->dep, (size_t)n_c * sizeof(int));
+    size_t nq = (size_t)sys->n_q;
+    double *q = malloc(2 * nq * sizeof(double));
+    if (q == NULL) {
+        free(old_dep);
+        return HY_ERR_NOMEM;
+    }
+    memcpy(q, mo->q, nq * sizeof(double));
+    memcpy(q + nq, mo->u, nq * sizeof(double));
+    int rc = mech_ode_partition(mo, t, q, q + nq, y);
+    if (rc == 0) {
+        rc = memcmp(old_dep, mo->dep, (size_t)n_c * sizeof(int)) != 0;
+        if (rc == 1)
+            mo->n_restarts++;
+    }
+    free(old_dep);
+    free(q);
+    return rc;
+}
+
+double mech_ode_track_drift(mech_ode *mo, double t, const double *y)
+{
+    const mech_system *sys = mo->sys;
+    if (sys->n_c == 0)
+        return 0.0;
+    if (solve_dependent(mo, t, y) != 0 || sys->constraint(t, mo->q, mo->phi, sys->user) != 0)
+        return -1.0;
+    double worst = 0.0;
+    for (int i = 0; i < sys->n_c; i++)
+        worst = fmax(worst, fabs(mo->phi[i]));
+    if (worst > mo->max_drift)
+        mo->max_drift = worst;
+    return worst;
+}
