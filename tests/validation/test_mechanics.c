@@ -26,132 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------
-** The pendulum
-*/
-
-static int pend_mass(double t, const double *q, double *mass, void *user)
-{
-    (void)t, (void)q, (void)user;
-    mass[0] = 1.0, mass[1] = 0.0, mass[2] = 0.0, mass[3] = 1.0;
-    return 0;
-}
-
-static int pend_force(double t, const double *q, const double *u, double *f, void *user)
-{
-    (void)t, (void)q, (void)u, (void)user;
-    f[0] = 0.0;
-    f[1] = -1.0;
-    return 0;
-}
-
-static int pend_phi(double t, const double *q, double *phi, void *user)
-{
-    (void)t, (void)user;
-    phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0);
-    return 0;
-}
-
-static int pend_g(double t, const double *q, double *g, void *user)
-{
-    (void)t, (void)user;
-    g[0] = q[0];
-    g[1] = q[1];
-    return 0;
-}
-
-/* d/dt (x u + y v) = x u' + y v' + u^2 + v^2 = 0. */
-static int pend_gamma(double t, const double *q, const double *u, double *gamma, void *user)
-{
-    (void)t, (void)q, (void)user;
-    gamma[0] = -(u[0] * u[0] + u[1] * u[1]);
-    return 0;
-}
-
-static const mech_system pendulum = {
-    .n_q = 2, .n_c = 1, .user = NULL,
-    .mass = pend_mass, .force = pend_force, .constraint = pend_phi,
-    .constraint_jac = pend_g, .constraint_t = NULL, .accel_rhs = pend_gamma,
-};
-
-/* reference.json, pendulum_index3: yref_highprec (x, y, u, v, lambda). */
-static const double pendulum_ref[5] = {
-    0.8673486406004394, 0.49770105047967295, -0.03374801806095452,
-    0.05881301146525001, -0.4931031514390188,
-};
-
+#include "validation/mech_problems.c"
 /* ------------------------------------------------------------------------
 ** Driver
 */
 
-typedef struct run_result {
-    int ok;
-    double y[64];
-    double max_drift;
-    long steps, err_fails, conv_fails, res_evals;
-} run_result;
 
-static run_result run_problem(const mech_system *sys, int dae_index, double t0, double t_end,
-                              const double *q0, const double *u0, double integr_tol,
-                              int vel_ctrl)
-{
-    run_result r;
-    memset(&r, 0, sizeof r);
-    mech_dae md;
-    CHECK(mech_dae_init(&md, sys, dae_index) == 0, "mech_dae_init");
-    int n = md.n;
-    double *y0 = malloc(sizeof(double) * (size_t)n), *yp0 = malloc(sizeof(double) * (size_t)n);
-    double *rtol = malloc(sizeof(double) * (size_t)n), *atol = malloc(sizeof(double) * (size_t)n);
-    unsigned char *excl = malloc((size_t)n), *var_index = malloc((size_t)n);
-    CHECK(mech_consistent_start(&md, t0, q0, u0, y0, yp0) == 0, "consistent start");
-    /* Seed 002, Table 1 defaults: vel_tol_factor = dae_alg_tol_factor = 1000. */
-    mech_tolerances(&md, integr_tol, 1.0, 1000.0, 1000.0, vel_ctrl, rtol, atol, excl);
-    hy_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.rtol_vec = rtol;
-    opt.atol_vec = atol;
-    opt.err_test_exclude = excl;
-    mech_var_index(&md, var_index);
-    opt.var_index = var_index;
-    hy_dae dae = mech_dae_problem(&md);
-    void *mem = hy_dstiff.create(n);
-    double t = t0;
-    int rc = hy_dstiff.init(mem, &dae, t0, y0, yp0, &opt);
-    double *y = malloc(sizeof(double) * (size_t)n);
-    mech_track_drift(&md, t0, y0);
-    while (rc >= 0 && t < t_end) {
-        rc = hy_dstiff.step(mem, t_end, &t);
-        if (rc >= 0) {
-            hy_dstiff.dense(mem, t, y, NULL);
-            mech_track_drift(&md, t, y);
-        }
-    }
-    r.ok = rc >= 0 && t == t_end;
-    if (r.ok)
-        memcpy(r.y, y, sizeof(double) * (size_t)n);
-    hy_stats st;
-    hy_dstiff.get_stats(mem, &st);
-    r.steps = st.n_steps;
-    r.err_fails = st.n_err_fails;
-    r.conv_fails = st.n_conv_fails;
-    r.res_evals = st.n_res_evals;
-    r.max_drift = md.max_drift;
-    if (!r.ok)
-        fprintf(stderr, "stopped at t = %g (rc %d)\n", t, rc);
-    hy_dstiff.destroy(mem);
-    mech_dae_free(&md);
-    free(y0), free(yp0), free(rtol), free(atol), free(excl), free(var_index), free(y);
-    return r;
-}
 
 /* -log10 of the largest relative error over components [from, to). */
-static double scd(const double *y, const double *ref, int from, int to)
-{
-    double worst = 0.0;
-    for (int i = from; i < to; i++)
-        worst = fmax(worst, fabs(y[i] - ref[i]) / fabs(ref[i]));
-    return -log10(worst);
-}
 
 static void test_pendulum(void)
 {
@@ -169,7 +51,8 @@ static void test_pendulum(void)
         int dae_index = f == 0 ? 3 : 1;
         const char *name = f == 0 ? "I3" : "SI1";
         for (int k = 0; k < 4; k++) {
-            run_result r = run_problem(&pendulum, dae_index, 0.0, 1.0, q0, u0, tols[k], 1);
+            dae_run_result r = run_dae_formulation(&pendulum, dae_index, 0.0, 1.0, q0, u0, tols[k],
+                                                   1000.0, 1);
             CHECK(r.ok, "pendulum %s integr_tol %g failed", name, tols[k]);
             if (!r.ok)
                 continue;

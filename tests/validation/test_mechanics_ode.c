@@ -32,162 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-/* ------------------------------------------------------------------------
-** The pendulum (as in test_mechanics.c)
-*/
-
-static int pend_mass(double t, const double *q, double *mass, void *user)
-{
-    (void)t, (void)q, (void)user;
-    mass[0] = 1.0, mass[1] = 0.0, mass[2] = 0.0, mass[3] = 1.0;
-    return 0;
-}
-
-static int pend_force(double t, const double *q, const double *u, double *f, void *user)
-{
-    (void)t, (void)q, (void)u, (void)user;
-    f[0] = 0.0;
-    f[1] = -1.0;
-    return 0;
-}
-
-static int pend_phi(double t, const double *q, double *phi, void *user)
-{
-    (void)t, (void)user;
-    phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0);
-    return 0;
-}
-
-static int pend_g(double t, const double *q, double *g, void *user)
-{
-    (void)t, (void)user;
-    g[0] = q[0];
-    g[1] = q[1];
-    return 0;
-}
-
-static int pend_gamma(double t, const double *q, const double *u, double *gamma, void *user)
-{
-    (void)t, (void)q, (void)user;
-    gamma[0] = -(u[0] * u[0] + u[1] * u[1]);
-    return 0;
-}
-
-static const mech_system pendulum = {
-    .n_q = 2, .n_c = 1, .user = NULL,
-    .mass = pend_mass, .force = pend_force, .constraint = pend_phi,
-    .constraint_jac = pend_g, .constraint_t = NULL, .accel_rhs = pend_gamma,
-};
-
-/* reference.json, pendulum_index3: y0 and yref_highprec (x, y, u, v, lambda). */
-static const double pend_y0[4] = { 1.0, 0.0, 0.0, 1.0 };
-static const double pend_ref[5] = {
-    0.8673486406004394, 0.49770105047967295, -0.03374801806095452,
-    0.05881301146525001, -0.4931031514390188,
-};
-
-/* ------------------------------------------------------------------------
-** The car axis (as in test_mechanics_testset.c; report II.17)
-*/
-
-#define CAR_EPS 1e-2
-#define CAR_M 10.0
-#define CAR_L 1.0
-#define CAR_L0 0.5
-#define CAR_R 0.1
-#define CAR_W 10.0
-#define CAR_G 1.0
-#define CAR_K (CAR_M * CAR_EPS * CAR_EPS / 2.0)
-
-static void car_wheel(double t, double xb[3], double yb[3])
-{
-    yb[0] = CAR_R * sin(CAR_W * t);
-    yb[1] = CAR_R * CAR_W * cos(CAR_W * t);
-    yb[2] = -CAR_R * CAR_W * CAR_W * sin(CAR_W * t);
-    xb[0] = sqrt(CAR_L * CAR_L - yb[0] * yb[0]);
-    xb[1] = -yb[0] * yb[1] / xb[0];
-    xb[2] = -(yb[1] * yb[1] + yb[0] * yb[2]) / xb[0] - xb[1] * xb[1] / xb[0];
-}
-
-static int car_mass(double t, const double *q, double *m, void *user)
-{
-    (void)t, (void)q, (void)user;
-    memset(m, 0, 16 * sizeof(double));
-    for (int i = 0; i < 4; i++)
-        m[i + 4 * i] = CAR_K;
-    return 0;
-}
-
-static int car_force(double t, const double *q, const double *v, double *f, void *user)
-{
-    (void)v, (void)user;
-    double xb[3], yb[3];
-    car_wheel(t, xb, yb);
-    double ll = sqrt(q[0] * q[0] + q[1] * q[1]);
-    double lr = sqrt((q[2] - xb[0]) * (q[2] - xb[0]) + (q[3] - yb[0]) * (q[3] - yb[0]));
-    f[0] = (CAR_L0 - ll) * q[0] / ll;
-    f[1] = (CAR_L0 - ll) * q[1] / ll - CAR_K * CAR_G;
-    f[2] = (CAR_L0 - lr) * (q[2] - xb[0]) / lr;
-    f[3] = (CAR_L0 - lr) * (q[3] - yb[0]) / lr - CAR_K * CAR_G;
-    return 0;
-}
-
-static int car_phi(double t, const double *q, double *phi, void *user)
-{
-    (void)user;
-    double xb[3], yb[3];
-    car_wheel(t, xb, yb);
-    phi[0] = xb[0] * q[0] + yb[0] * q[1];
-    phi[1] = (q[0] - q[2]) * (q[0] - q[2]) + (q[1] - q[3]) * (q[1] - q[3]) - CAR_L * CAR_L;
-    return 0;
-}
-
-static int car_g(double t, const double *q, double *g, void *user)
-{
-    (void)user;
-    double xb[3], yb[3];
-    car_wheel(t, xb, yb);
-    double dx = q[0] - q[2], dy = q[1] - q[3];
-    g[0] = xb[0], g[2] = yb[0], g[4] = 0.0, g[6] = 0.0;
-    g[1] = 2.0 * dx, g[3] = 2.0 * dy, g[5] = -2.0 * dx, g[7] = -2.0 * dy;
-    return 0;
-}
-
-static int car_phi_t(double t, const double *q, double *phi_t, void *user)
-{
-    (void)user;
-    double xb[3], yb[3];
-    car_wheel(t, xb, yb);
-    phi_t[0] = xb[1] * q[0] + yb[1] * q[1];
-    phi_t[1] = 0.0;
-    return 0;
-}
-
-static int car_gamma(double t, const double *q, const double *v, double *gamma, void *user)
-{
-    (void)user;
-    double xb[3], yb[3];
-    car_wheel(t, xb, yb);
-    gamma[0] = -(2.0 * (xb[1] * v[0] + yb[1] * v[1]) + xb[2] * q[0] + yb[2] * q[1]);
-    double du = v[0] - v[2], dv = v[1] - v[3];
-    gamma[1] = -2.0 * (du * du + dv * dv);
-    return 0;
-}
-
-static const mech_system caraxis = {
-    .n_q = 4, .n_c = 2, .user = NULL,
-    .mass = car_mass, .force = car_force, .constraint = car_phi,
-    .constraint_jac = car_g, .constraint_t = car_phi_t, .accel_rhs = car_gamma,
-};
-
-/* reference.json, caraxis: y0 (q, u) and yref (q, u, -lambda). */
-static const double car_y0[8] = { 0, 0.5, 1, 0.5, -0.5, 0, -0.5, 0 };
-static const double car_ref[10] = {
-    0.04934557842754028, 0.49698946023017115, 1.0417425248854215, 0.37391102726536124,
-    -0.07705836840409723, 0.007446866587237785, 0.017556815753723223, 0.7703410437792519,
-    -0.004736886590848933, -0.0011046803312573436,
-};
-
+#include "validation/mech_problems.c"
 /* ------------------------------------------------------------------------
 ** Driver: partition at t0, integrate the ODE in (q_i, u_i), check the
 ** partition at every accepted point and restart the integrator when it
@@ -275,13 +120,6 @@ static run_result run_ode(const mech_system *sys, const hy_integrator_ops *ops, 
     return r;
 }
 
-static double scd(const double *y, const double *ref, int from, int to)
-{
-    double worst = 0.0;
-    for (int i = from; i < to; i++)
-        worst = fmax(worst, fabs(y[i] - ref[i]) / fabs(ref[i]));
-    return -log10(worst);
-}
 
 /* ------------------------------------------------------------------------
 ** Tests
@@ -413,7 +251,7 @@ static void sweep(void)
                 for (int k = 0; k < 7; k++) {
                     const mech_system *sys = p == 0 ? &pendulum : &caraxis;
                     const double *y0 = p == 0 ? pend_y0 : car_y0;
-                    const double *ref = p == 0 ? pend_ref : car_ref;
+                    const double *ref = p == 0 ? pendulum_ref : car_ref;
                     double t_end = p == 0 ? 1.0 : 3.0, vf = v == 0 ? 1000.0 : 1.0;
                     int n_q = sys->n_q, n_all = 2 * n_q + sys->n_c;
                     run_result r = run_ode(sys, ops[m], 0.0, t_end, y0, y0 + n_q, tols[k], vf,
@@ -541,7 +379,7 @@ static void table2(void)
             for (int f = 0; f < 4; f++) {
                 const mech_system *sys = p == 0 ? &pendulum : p == 1 ? &caraxis : &pendulum_jump;
                 const double *y0 = p == 1 ? car_y0 : pend_y0;
-                const double *ref = p == 1 ? car_ref : pend_ref;
+                const double *ref = p == 1 ? car_ref : pendulum_ref;
                 double t_end = p == 1 ? 3.0 : 1.0;
                 int n_q = sys->n_q, n_all = 2 * n_q + sys->n_c, reps = 20;
                 t2_result r;
@@ -577,10 +415,10 @@ int main(int argc, char **argv)
     }
     /* Floors: measured scd(q) (docs/mechanics.md) less about half a digit. */
     static const ode_case cases[] = {
-        { "pendulum", &pendulum, &hy_vstiff, 1.0, pend_y0, pend_ref, 1.0, 1e-6, 3.6 },  /* 4.08 */
-        { "pendulum", &pendulum, &hy_vstiff, 1.0, pend_y0, pend_ref, 1.0, 1e-9, 6.7 },  /* 7.20 */
-        { "pendulum", &pendulum, &hy_abam, 1.0, pend_y0, pend_ref, 1.0, 1e-6, 4.5 },    /* 4.99 */
-        { "pendulum", &pendulum, &hy_abam, 1.0, pend_y0, pend_ref, 1.0, 1e-9, 8.2 },    /* 8.71 */
+        { "pendulum", &pendulum, &hy_vstiff, 1.0, pend_y0, pendulum_ref, 1.0, 1e-6, 3.6 },  /* 4.08 */
+        { "pendulum", &pendulum, &hy_vstiff, 1.0, pend_y0, pendulum_ref, 1.0, 1e-9, 6.7 },  /* 7.20 */
+        { "pendulum", &pendulum, &hy_abam, 1.0, pend_y0, pendulum_ref, 1.0, 1e-6, 4.5 },    /* 4.99 */
+        { "pendulum", &pendulum, &hy_abam, 1.0, pend_y0, pendulum_ref, 1.0, 1e-9, 8.2 },    /* 8.71 */
         { "caraxis", &caraxis, &hy_vstiff, 3.0, car_y0, car_ref, -1.0, 1e-6, 2.0 },     /* 2.55 */
         { "caraxis", &caraxis, &hy_vstiff, 3.0, car_y0, car_ref, -1.0, 1e-9, 4.3 },     /* 4.85 */
     };
