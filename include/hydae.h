@@ -187,6 +187,42 @@ HYDAE_NODISCARD int hydae_mode_set_guards(hydae_mode *mode, int n_guards,
 HYDAE_NODISCARD int hydae_mode_set_outputs(hydae_mode *mode,
                                            hydae_eval_fn outputs);
 
+/* A constrained mechanical system as a mode (seed 002, docs/mechanics.md):
+**
+**     M(q) u' = F(q, u, t) - Phi_q(q, t)^T lambda,   q' = u,   Phi(q, t) = 0
+**
+** The mode's variables must be, in this order: n_q positions (any kind but
+** algebraic), n_q velocities (HYDAE_VELOCITY), n_c multipliers
+** (HYDAE_MULTIPLIER). The simulator solves it in the formulation the
+** settings choose: with an integrator for explicit ODEs (VSTIFF, MSTIFF,
+** ABAM, RK45, RK4) the ODE form by coordinate partitioning; with DSTIFF
+** the index-3 form I3 (dae_index = 3) or the stabilised index-1 form SI1
+** (dae_index = 1 or 2). On entering the mode the positions are projected
+** onto Phi = 0 and the velocities M-orthogonally onto Phi_q u + Phi_t = 0
+** (the velocity after a perfectly plastic impact); u' and lambda follow.
+** Matrices are column-major: mass[i + j n_q], phi_q[i + j n_c] =
+** dPhi_i/dq_j. accel_rhs gives gamma = -((Phi_q u)_q u + 2 Phi_qt u +
+** Phi_tt), the right-hand side of Phi_q u' = gamma; constraint_t may be
+** NULL when Phi does not depend on t. The struct is copied; user is passed
+** to every callback. A mechanical mode has no residual or right-hand side
+** of its own; its guards and outputs see y = (q, u, lambda) and y' = (u,
+** u', 0) in the order above. */
+typedef struct hydae_mechanics {
+    int n_q;                    /* coordinates */
+    int n_c;                    /* constraints, 0 <= n_c < n_q */
+    int (*mass)(double t, const double *q, const double *p, double *mass, void *user);
+    int (*force)(double t, const double *q, const double *u, const double *p, double *force,
+                 void *user);
+    int (*constraint)(double t, const double *q, const double *p, double *phi, void *user);
+    int (*constraint_jac)(double t, const double *q, const double *p, double *phi_q,
+                          void *user);
+    int (*constraint_t)(double t, const double *q, const double *p, double *phi_t, void *user);
+    int (*accel_rhs)(double t, const double *q, const double *u, const double *p,
+                     double *gamma, void *user);
+} hydae_mechanics;
+HYDAE_NODISCARD int hydae_mode_set_mechanics(hydae_mode *mode, const hydae_mechanics *mech,
+                                             void *user);
+
 /* A transition of chart c from one of its modes to another (or itself).
 ** Give it exactly one trigger with one of the hydae_transition_on_*. */
 hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
@@ -263,6 +299,11 @@ typedef struct hydae_stats {
     long n_homotopy_steps; /* continuation steps of consistent initialisation */
     long n_jump_restarts;  /* restarts past a jump (setting dt_min) */
     long n_zeno_rests;     /* resting modes entered on accumulating events */
+    /* Mechanical modes (hydae_mode_set_mechanics): the largest |Phi_i| at
+    ** an accepted step or event, and the coordinate partitions of the ODE
+    ** form (the first of each mode entry included). */
+    double max_constraint_violation;
+    long n_partitions;
     double wall_seconds;   /* wall time of hydae_sim_run */
 } hydae_stats;
 

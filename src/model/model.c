@@ -394,6 +394,7 @@ int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
                             "a count of equations >= 0", mode->name);
     mode->residual = res;
     mode->rhs = NULL;
+    mode->is_mechanical = 0;
     mode->n_equations = n_equations;
     mode->user = user;
     return 0;
@@ -408,8 +409,28 @@ int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs, void *user)
                             mode->name);
     mode->rhs = rhs;
     mode->residual = NULL;
+    mode->is_mechanical = 0;
     mode->n_equations = -2; /* one per variable, fixed by check */
     mode->user = user;
+    return 0;
+}
+
+int hydae_mode_set_mechanics(hydae_mode *mode, const hydae_mechanics *mech, void *user)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    if (!mech || mech->n_q < 1 || mech->n_c < 0 || mech->n_c >= mech->n_q || !mech->mass
+        || !mech->force || (mech->n_c > 0 && (!mech->constraint || !mech->constraint_jac
+                                              || !mech->accel_rhs)))
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': mechanics need n_q >= 1, 0 <= n_c "
+                            "< n_q, mass and force functions, and with constraints their "
+                            "function, Jacobian and accel_rhs", mode->name);
+    mode->mech = *mech;
+    mode->mech_user = user;
+    mode->is_mechanical = 1;
+    mode->residual = NULL;
+    mode->rhs = NULL;
+    mode->n_equations = -2; /* one per variable, fixed by check */
     return 0;
 }
 
@@ -612,6 +633,31 @@ static int check_mode(hydae_model *m, const hydae_mode *mode)
                        mode->n_equations < mode->n_vars ? "underdetermined"
                                                         : "overdetermined");
         return HYDAE_ERR_MODEL;
+    }
+    if (mode->is_mechanical) {
+        const hydae_mechanics *mech = &mode->mech;
+        if (mode->n_vars != 2 * mech->n_q + mech->n_c)
+            return HY_MODEL_ERROR(m, "mode '%s' (chart '%s') is mechanical with %d coordinates "
+                                  "and %d constraints, so it needs %d variables (positions, "
+                                  "velocities, multipliers), not %d", mode->name, chart,
+                                  mech->n_q, mech->n_c, 2 * mech->n_q + mech->n_c,
+                                  mode->n_vars);
+        for (int i = 0; i < mode->n_vars; i++) {
+            hydae_var_kind kind = mode->vars[i].kind;
+            int ok = i < mech->n_q       ? !hy_var_is_algebraic(kind)
+                     : i < 2 * mech->n_q ? kind == HYDAE_VELOCITY
+                                         : kind == HYDAE_MULTIPLIER;
+            if (!ok)
+                return HY_MODEL_ERROR(m, "mode '%s': variable %d '%s' must be %s (a mechanical "
+                                      "mode's variables are n_q positions, n_q velocities, "
+                                      "n_c multipliers)", mode->name, i, mode->vars[i].name,
+                                      i < mech->n_q       ? "a position (differential)"
+                                      : i < 2 * mech->n_q ? "a velocity (HYDAE_VELOCITY)"
+                                                          : "a multiplier (HYDAE_MULTIPLIER)");
+        }
+        if (mode->jacobian)
+            return HY_MODEL_ERROR(m, "mode '%s' is mechanical: its Jacobian is formed by the "
+                                  "simulator; do not set one", mode->name);
     }
     if (mode->rhs)
         for (int i = 0; i < mode->n_vars; i++)

@@ -76,6 +76,9 @@ struct hydae_mode {
     hydae_eval_fn guards;
     hydae_eval_fn outputs;
     const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
+    int is_mechanical;          /* hydae_mode_set_mechanics: mech, mech_user */
+    hydae_mechanics mech;
+    void *mech_user;
     hy_strmap names;            /* name -> 2 var_index, or 2 output_index + 1 */
 };
 
