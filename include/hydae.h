@@ -189,7 +189,12 @@ HYDAE_NODISCARD int hydae_mode_set_outputs(hydae_mode *mode,
 
 /* A constrained mechanical system as a mode (seed 002, docs/mechanics.md):
 **
-**     M(q) u' = F(q, u, t) - Phi_q(q, t)^T lambda,   q' = u,   Phi(q, t) = 0
+**     M(q) u' = F(q, u, t) - C(q, t) lambda,   q' = u,   Phi(q, t) = 0
+**
+** with C = Phi_q^T (Lagrange's equations of the first kind) unless
+** multiplier_matrix gives another C (n_q x n_c, with Phi_q M^-1 C
+** invertible: a model that writes the dynamics' rows in another order, or
+** scales its multipliers).
 **
 ** The mode's variables must be, in this order: n_q positions (any kind but
 ** algebraic), n_q velocities (HYDAE_VELOCITY), n_c multipliers
@@ -219,6 +224,8 @@ typedef struct hydae_mechanics {
     int (*constraint_t)(double t, const double *q, const double *p, double *phi_t, void *user);
     int (*accel_rhs)(double t, const double *q, const double *u, const double *p,
                      double *gamma, void *user);
+    int (*multiplier_matrix)(double t, const double *q, const double *p, double *c,
+                             void *user);
 } hydae_mechanics;
 HYDAE_NODISCARD int hydae_mode_set_mechanics(hydae_mode *mode, const hydae_mechanics *mech,
                                              void *user);
