@@ -24,6 +24,7 @@ extern const int hydae_n_examples;
 const hydae_example *hydae_example_find(const char *name);
 
 hydae_model *example_string_pendulum(void);
+hydae_model *example_string_pendulum_cartesian(void);
 hydae_model *example_bouncing_ball(void);
 hydae_model *example_relay(void);
 hydae_model *example_algebraic_loop(void);

@@ -26,6 +26,18 @@
 ** the catches and to kappa then leaves too little for a third slack phase,
 ** and the pendulum swings on, taut, with decreasing amplitude (Fig. 11).
 ** Exactly 4 changes for omega0 in [4.9, 5.1] and kappa in [0.08, 0.10].
+**
+** string_pendulum_cartesian: the same pendulum with `bound` written as a
+** constrained mechanical system (hydae_mode_set_mechanics) in the free
+** flight's own coordinates: positions x, y, velocities vx, vy and the
+** multiplier lambda of Phi = (x^2 + y^2 - L^2) / 2 = 0,
+**     m vx' = -m kappa vx - x lambda,   m vy' = -m g - m kappa vy - y lambda
+** (the damping force -m kappa v is the angle form's -kappa omega: v is
+** tangential on the circle). The thread force is F = lambda L. The values
+** move by name; the simulator projects the velocity onto the circle when
+** the thread catches the mass (the radial velocity is lost), so neither
+** transition needs an action. It runs as I3 or SI1 with DSTIFF (dae_index)
+** or in the ODE form with VSTIFF, MSTIFF, ABAM or RK45.
 */
 #include "examples.h"
 
@@ -143,6 +155,92 @@ static int free_outputs(double t, const double *y, const double *yp, const doubl
     return 0;
 }
 
+/* ---- bound as a constrained mechanical system (the Cartesian variant) ---- */
+
+static int cart_mass(double t, const double *q, const double *p, double *mass, void *user)
+{
+    (void)t, (void)q, (void)user;
+    mass[0] = mass[3] = p[P_M];
+    mass[1] = mass[2] = 0.0;
+    return 0;
+}
+
+static int cart_force(double t, const double *q, const double *u, const double *p, double *f,
+                      void *user)
+{
+    (void)t, (void)q, (void)user;
+    f[0] = -p[P_M] * p[P_KAPPA] * u[0];
+    f[1] = -p[P_M] * p[P_G] - p[P_M] * p[P_KAPPA] * u[1];
+    return 0;
+}
+
+static int cart_constraint(double t, const double *q, const double *p, double *phi, void *user)
+{
+    (void)t, (void)user;
+    phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - p[P_L] * p[P_L]);
+    return 0;
+}
+
+static int cart_constraint_jac(double t, const double *q, const double *p, double *g,
+                               void *user)
+{
+    (void)t, (void)p, (void)user;
+    g[0] = q[0];
+    g[1] = q[1];
+    return 0;
+}
+
+/* gamma = -(Phi_q u)_q u = -(vx^2 + vy^2). */
+static int cart_accel_rhs(double t, const double *q, const double *u, const double *p,
+                          double *gamma, void *user)
+{
+    (void)t, (void)q, (void)p, (void)user;
+    gamma[0] = -(u[0] * u[0] + u[1] * u[1]);
+    return 0;
+}
+
+/* y = (x, y, vx, vy, lambda): the thread force lambda L. */
+static int cart_guards(double t, const double *y, const double *yp, const double *p, double *g,
+                       void *user)
+{
+    (void)t, (void)yp, (void)user;
+    g[0] = y[4] * p[P_L];
+    return 0;
+}
+
+/* Outputs of the Cartesian bound: phi, omega, F, r. */
+static int cart_outputs(double t, const double *y, const double *yp, const double *p,
+                        double *out, void *user)
+{
+    (void)t, (void)yp, (void)user;
+    double r2 = y[0] * y[0] + y[1] * y[1];
+    out[0] = atan2(y[0], -y[1]);
+    out[1] = (y[0] * y[3] - y[1] * y[2]) / r2;
+    out[2] = y[4] * p[P_L];
+    out[3] = sqrt(r2);
+    return 0;
+}
+
+static int add_cartesian_bound(hydae_mode *bound)
+{
+    static const hydae_mechanics mech = {
+        .n_q = 2, .n_c = 1, .mass = cart_mass, .force = cart_force,
+        .constraint = cart_constraint, .constraint_jac = cart_constraint_jac,
+        .constraint_t = NULL, .accel_rhs = cart_accel_rhs, .multiplier_matrix = NULL,
+    };
+    return hydae_mode_add_var(bound, "x", HYDAE_DIFFERENTIAL, 0.0) == 0
+           && hydae_mode_add_var(bound, "y", HYDAE_DIFFERENTIAL, -1.0) == 1
+           && hydae_mode_add_var(bound, "vx", HYDAE_VELOCITY, 5.0) == 2
+           && hydae_mode_add_var(bound, "vy", HYDAE_VELOCITY, 0.0) == 3
+           && hydae_mode_add_var(bound, "lambda", HYDAE_MULTIPLIER, 0.0) == 4
+           && hydae_mode_add_output(bound, "phi") == 0
+           && hydae_mode_add_output(bound, "omega") == 1
+           && hydae_mode_add_output(bound, "F") == 2 && hydae_mode_add_output(bound, "r") == 3
+           && hydae_mode_set_mechanics(bound, &mech, NULL) == 0
+           && hydae_mode_set_guards(bound, 1, cart_guards) == 0
+           && hydae_mode_set_outputs(bound, cart_outputs) == 0;
+}
+
 static int unstretch(hydae_action *a, void *user)
 {
     (void)user;
@@ -164,9 +262,10 @@ static int stretch(hydae_action *a, void *user)
     return status;
 }
 
-hydae_model *example_string_pendulum(void)
+static hydae_model *build(int cartesian)
 {
-    hydae_model *m = hydae_model_create("string_pendulum");
+    hydae_model *m = hydae_model_create(cartesian ? "string_pendulum_cartesian"
+                                                  : "string_pendulum");
     if (!m)
         return NULL;
     int ok = hydae_model_add_param(m, "m", 1.0) == P_M
@@ -178,7 +277,10 @@ hydae_model *example_string_pendulum(void)
     hydae_mode *bound = hydae_chart_add_mode(chart, "bound");
     hydae_mode *free_flight = hydae_chart_add_mode(chart, "free");
     ok = ok && bound && free_flight;
-    ok = ok && hydae_mode_add_var(bound, "phi", HYDAE_DIFFERENTIAL, 0.0) == 0
+    if (cartesian)
+        ok = ok && add_cartesian_bound(bound);
+    else
+        ok = ok && hydae_mode_add_var(bound, "phi", HYDAE_DIFFERENTIAL, 0.0) == 0
          && hydae_mode_add_var(bound, "omega", HYDAE_DIFFERENTIAL, 5.0) == 1
          && hydae_mode_add_output(bound, "x") == 0 && hydae_mode_add_output(bound, "y") == 1
          && hydae_mode_add_output(bound, "F") == 2 && hydae_mode_add_output(bound, "r") == 3
@@ -202,12 +304,22 @@ hydae_model *example_string_pendulum(void)
     hydae_transition *to_bound = hydae_chart_add_transition(chart, "stretch", free_flight, bound);
     ok = ok && to_free && to_bound
          && hydae_transition_on_guard(to_free, 0, HYDAE_FALLING) == 0
-         && hydae_transition_set_action(to_free, unstretch, NULL) == 0
          && hydae_transition_on_guard(to_bound, 0, HYDAE_RISING) == 0
-         && hydae_transition_set_action(to_bound, stretch, NULL) == 0;
+         && (cartesian || (hydae_transition_set_action(to_free, unstretch, NULL) == 0
+                           && hydae_transition_set_action(to_bound, stretch, NULL) == 0));
     if (!ok) {
         hydae_model_free(m);
         return NULL;
     }
     return m;
+}
+
+hydae_model *example_string_pendulum(void)
+{
+    return build(0);
+}
+
+hydae_model *example_string_pendulum_cartesian(void)
+{
+    return build(1);
 }

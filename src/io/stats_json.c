@@ -49,11 +49,17 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         { "transitions_fired", st.n_transitions },
         { "mode_switches", st.n_mode_switches },
         { "integrator_restarts", st.n_restarts },
+        { "homotopy_steps", st.n_homotopy_steps },
+        { "jump_restarts", st.n_jump_restarts },
+        { "resting_modes_entered", st.n_zeno_rests },
+        { "coordinate_partitions", st.n_partitions },
     };
     fputs("{\n", out);
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
         fprintf(out, "  \"%s\": %ld,\n", counters[i].name, counters[i].value);
-    fputs("  \"wall_seconds\": ", out);
+    fputs("  \"max_constraint_violation\": ", out);
+    write_number(out, st.max_constraint_violation);
+    fputs(",\n  \"wall_seconds\": ", out);
     write_number(out, st.wall_seconds);
     fputs(",\n  \"t_reached\": ", out);
     write_number(out, hydae_sim_time(s));

@@ -34,7 +34,8 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
     md->phi_t = malloc((nc + 1) * sizeof(double));
     md->gt_lambda = malloc(nq * sizeof(double));
     md->gt_mu = malloc(nq * sizeof(double));
-    if (!md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
+    md->c = malloc((nq * nc + 1) * sizeof(double));
+    if (!md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
         || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
         mech_dae_free(md);
         return HY_ERR_NOMEM;
@@ -59,6 +60,7 @@ void mech_dae_free(mech_dae *md)
     free(md->phi_t);
     free(md->gt_lambda);
     free(md->gt_mu);
+    free(md->c);
     memset(md, 0, sizeof *md);
 }
 
@@ -71,6 +73,17 @@ hy_dae mech_dae_problem(mech_dae *md)
     dae.ctx = md;
     dae.is_algebraic = md->is_algebraic;
     return dae;
+}
+
+/* out = A x, A rows x cols column-major. */
+static void mat_vec(int rows, int cols, const double *a, const double *x, double *out)
+{
+    for (int i = 0; i < rows; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < cols; j++)
+            sum += a[i + (size_t)j * (size_t)rows] * x[j];
+        out[i] = sum;
+    }
 }
 
 /* out = G^T v, G n_c x n_q column-major. */
@@ -99,15 +112,20 @@ int mech_residual(double t, const double *y, const double *yp, double *res, void
         if (status == 0)
             status = sys->constraint_jac(t, q, md->g, sys->user);
     }
+    if (status == 0 && n_c > 0 && sys->multiplier_matrix != NULL)
+        status = sys->multiplier_matrix(t, q, md->c, sys->user);
     if (status != 0)
         return status;
-    mul_gt(n_q, n_c, md->g, lambda, md->gt_lambda);
+    if (n_c > 0 && sys->multiplier_matrix != NULL)
+        mat_vec(n_q, n_c, md->c, lambda, md->gt_lambda);
+    else
+        mul_gt(n_q, n_c, md->g, lambda, md->gt_lambda);
     if (md->dae_index == 1)
         mul_gt(n_q, n_c, md->g, lambda + n_c, md->gt_mu);
     /* Kinematics q' - u (+ G^T mu for GGL). */
     for (int i = 0; i < n_q; i++)
         res[i] = qp[i] - u[i] + (md->dae_index == 1 ? md->gt_mu[i] : 0.0);
-    /* Dynamics M u' - F + G^T lambda. */
+    /* Dynamics M u' - F + C lambda (C = G^T by default). */
     for (int i = 0; i < n_q; i++) {
         double sum = 0.0;
         for (int j = 0; j < n_q; j++)
@@ -167,44 +185,138 @@ void mech_var_index(const mech_dae *md, unsigned char *var_index)
 size_t mech_accel_work_len(const mech_system *sys)
 {
     size_t nq = (size_t)sys->n_q, nc = (size_t)sys->n_c, nk = nq + nc;
-    return nq * nq + nq + nc * nq + 1 + nk * nk + nk;
+    return nq * nq + nq + 2 * nc * nq + 2 + nk * nk + nk;
+}
+
+/* The work areas of mech_accel_work_len. */
+typedef struct kkt_work {
+    double *mass, *force, *g, *c, *kkt, *rhs;
+} kkt_work;
+
+static kkt_work split_work(const mech_system *sys, double *work)
+{
+    size_t nq = (size_t)sys->n_q, nc = (size_t)sys->n_c, nk = nq + nc;
+    kkt_work w;
+    w.mass = work;
+    w.force = w.mass + nq * nq;
+    w.g = w.force + nq;
+    w.c = w.g + nc * nq + 1;
+    w.kkt = w.c + nc * nq + 1;
+    w.rhs = w.kkt + nk * nk;
+    return w;
+}
+
+/* Factor [M C; G 0] at (t, q) from w.mass and w.g (and C, evaluated here
+** when the system has its own, else G^T). */
+static int factor_kkt(const mech_system *sys, double t, const double *q, kkt_work *w,
+                      int *iwork)
+{
+    int n_q = sys->n_q, n_c = sys->n_c, n_kkt = n_q + n_c;
+    size_t nq = (size_t)n_q, nc = (size_t)n_c, nk = (size_t)n_kkt;
+    if (n_c > 0 && sys->multiplier_matrix != NULL) {
+        int status = sys->multiplier_matrix(t, q, w->c, sys->user);
+        if (status != 0)
+            return status;
+    }
+    memset(w->kkt, 0, nk * nk * sizeof(double));
+    for (int j = 0; j < n_q; j++)
+        for (int i = 0; i < n_q; i++)
+            w->kkt[i + (size_t)j * nk] = w->mass[i + (size_t)j * nq];
+    for (int i = 0; i < n_c; i++)
+        for (int j = 0; j < n_q; j++) {
+            double gij = w->g[i + (size_t)j * nc];
+            double cji = sys->multiplier_matrix != NULL ? w->c[j + (size_t)i * nq] : gij;
+            w->kkt[(size_t)(n_q + i) + (size_t)j * nk] = gij;
+            w->kkt[(size_t)j + (size_t)(n_q + i) * nk] = cji;
+        }
+    return hy_lu_factor(n_kkt, w->kkt, iwork) != 0 ? HY_ERR_SINGULAR : 0;
 }
 
 int mech_accelerations(const mech_system *sys, double t, const double *q, const double *u,
                        double *work, int *iwork, double *up, double *lambda)
 {
-    int n_q = sys->n_q, n_c = sys->n_c, n_kkt = n_q + n_c;
-    size_t nq = (size_t)n_q, nc = (size_t)n_c, nk = (size_t)n_kkt;
-    double *mass = work, *force = mass + nq * nq, *g = force + nq, *kkt = g + nc * nq + 1;
-    double *rhs = kkt + nk * nk;
-    int status = sys->mass(t, q, mass, sys->user);
+    int n_q = sys->n_q, n_c = sys->n_c;
+    size_t nq = (size_t)n_q, nc = (size_t)n_c;
+    kkt_work w = split_work(sys, work);
+    int status = sys->mass(t, q, w.mass, sys->user);
     if (status == 0)
-        status = sys->force(t, q, u, force, sys->user);
+        status = sys->force(t, q, u, w.force, sys->user);
     if (status == 0 && n_c > 0) {
-        status = sys->constraint_jac(t, q, g, sys->user);
+        status = sys->constraint_jac(t, q, w.g, sys->user);
         if (status == 0)
-            status = sys->accel_rhs(t, q, u, rhs + n_q, sys->user);
+            status = sys->accel_rhs(t, q, u, w.rhs + n_q, sys->user);
     }
+    if (status == 0)
+        status = factor_kkt(sys, t, q, &w, iwork);
     if (status != 0)
         return status;
-    memset(kkt, 0, nk * nk * sizeof(double));
-    for (int j = 0; j < n_q; j++)
-        for (int i = 0; i < n_q; i++)
-            kkt[i + (size_t)j * nk] = mass[i + (size_t)j * nq];
-    for (int i = 0; i < n_c; i++)
-        for (int j = 0; j < n_q; j++) {
-            double gij = g[i + (size_t)j * nc];
-            kkt[(size_t)(n_q + i) + (size_t)j * nk] = gij;
-            kkt[(size_t)j + (size_t)(n_q + i) * nk] = gij;
-        }
-    memcpy(rhs, force, nq * sizeof(double));
-    if (hy_lu_factor(n_kkt, kkt, iwork) != 0)
-        return HY_ERR_SINGULAR;
-    hy_lu_solve(n_kkt, kkt, iwork, rhs);
+    memcpy(w.rhs, w.force, nq * sizeof(double));
+    hy_lu_solve(n_q + n_c, w.kkt, iwork, w.rhs);
     if (up != NULL)
-        memcpy(up, rhs, nq * sizeof(double));
+        memcpy(up, w.rhs, nq * sizeof(double));
     if (lambda != NULL)
-        memcpy(lambda, rhs + n_q, nc * sizeof(double));
+        memcpy(lambda, w.rhs + n_q, nc * sizeof(double));
+    return 0;
+}
+
+int mech_project(const mech_system *sys, double t, double constr_tol, double *q, double *u,
+                 double *work, int *iwork)
+{
+    int n_q = sys->n_q, n_c = sys->n_c;
+    size_t nq = (size_t)n_q, nc = (size_t)n_c;
+    if (n_c == 0)
+        return 0;
+    kkt_work w = split_work(sys, work);
+    double *phi = w.rhs, *ggt = w.kkt; /* n_c and n_c x n_c, before the KKT use */
+    int converged = 0;
+    for (int iter = 0; iter <= 20 && !converged; iter++) {
+        int status = sys->constraint(t, q, phi, sys->user);
+        if (status != 0)
+            return status;
+        double worst = 0.0;
+        for (int i = 0; i < n_c; i++)
+            worst = fmax(worst, fabs(phi[i]));
+        if (!isfinite(worst))
+            return HY_ERR_CONV;
+        converged = worst <= constr_tol;
+        if (converged || iter == 20)
+            break;
+        status = sys->constraint_jac(t, q, w.g, sys->user);
+        if (status != 0)
+            return status;
+        for (int i = 0; i < n_c; i++)
+            for (int k = 0; k < n_c; k++) {
+                double sum = 0.0;
+                for (int j = 0; j < n_q; j++)
+                    sum += w.g[i + (size_t)j * nc] * w.g[k + (size_t)j * nc];
+                ggt[i + (size_t)k * nc] = sum;
+            }
+        if (hy_lu_factor(n_c, ggt, iwork) != 0)
+            return HY_ERR_SINGULAR;
+        hy_lu_solve(n_c, ggt, iwork, phi);
+        for (int j = 0; j < n_q; j++)
+            for (int i = 0; i < n_c; i++)
+                q[j] -= w.g[i + (size_t)j * nc] * phi[i];
+    }
+    if (!converged)
+        return HY_ERR_CONV;
+    int status = sys->mass(t, q, w.mass, sys->user);
+    if (status == 0)
+        status = sys->constraint_jac(t, q, w.g, sys->user);
+    if (status == 0 && sys->constraint_t != NULL)
+        status = sys->constraint_t(t, q, w.rhs + n_q, sys->user);
+    else if (status == 0)
+        memset(w.rhs + n_q, 0, nc * sizeof(double));
+    if (status != 0)
+        return status;
+    for (int i = 0; i < n_c; i++)
+        w.rhs[n_q + i] = -w.rhs[n_q + i];
+    mat_vec(n_q, n_q, w.mass, u, w.rhs);
+    status = factor_kkt(sys, t, q, &w, iwork);
+    if (status != 0)
+        return status;
+    hy_lu_solve(n_q + n_c, w.kkt, iwork, w.rhs);
+    memcpy(u, w.rhs, nq * sizeof(double));
     return 0;
 }
 

@@ -56,6 +56,10 @@ typedef struct mech_system {
     ** the ODE formulation (mech_ode_rhs). */
     int (*accel_rhs)(double t, const double *q, const double *u, double *gamma,
                      void *user);
+    /* C(q, t), n_q x n_c, when the dynamics are M u' = F - C lambda with C
+    ** other than Phi_q^T (a model's own multiplier terms); NULL: Phi_q^T.
+    ** Phi_q M^-1 C must be invertible. */
+    int (*multiplier_matrix)(double t, const double *q, double *c, void *user);
 } mech_system;
 
 /* Variable classes of y (seed 002, Table 1). */
@@ -68,7 +72,7 @@ typedef struct mech_dae {
     int n;                      /* size of y */
     unsigned char *kind;        /* per component MECH_POSITION ... */
     unsigned char *is_algebraic;/* per component: lambda, mu */
-    double *mass, *force, *g, *phi, *phi_t, *gt_lambda, *gt_mu;
+    double *mass, *force, *g, *c, *phi, *phi_t, *gt_lambda, *gt_mu;
     /* Largest |Phi_i| seen at an accepted point (mech_track_drift). */
     double max_drift;
 } mech_dae;
@@ -114,6 +118,19 @@ void mech_var_index(const mech_dae *md, unsigned char *var_index);
 ** HY_ERR_NOMEM, HY_ERR_SINGULAR). */
 int mech_consistent_start(mech_dae *md, double t0, const double *q0, const double *u0,
                           double *y0, double *yp0);
+
+/* Project (q, u) onto the constraints, in place: q onto Phi(q, t) = 0 by
+** Gauss-Newton steps of least change, q -= G^T (G G^T)^-1 Phi, until max
+** |Phi_i| <= constr_tol (at most 20 steps); then u M-orthogonally onto
+** Phi_q u + Phi_t = 0,
+**     [ M  C ] [ u_new ]   [ M u    ]
+**     [ G  0 ] [ nu    ] = [ -Phi_t ]
+** - the velocity after a perfectly plastic impact on the constraints,
+** M (u_new - u) = -C nu (the impulse). work: mech_accel_work_len doubles,
+** iwork n_q + n_c ints. 0, a callback's status, HY_ERR_SINGULAR, or
+** HY_ERR_CONV (the positions did not converge; q holds the last iterate). */
+int mech_project(const mech_system *sys, double t, double constr_tol, double *q, double *u,
+                 double *work, int *iwork);
 
 /* max |Phi_i(q, t)| at y, also kept in md->max_drift (the largest so
 ** far). < 0 if Phi failed. */

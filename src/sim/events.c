@@ -57,7 +57,13 @@ int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, do
         if (mode->n_guards == 0)
             continue;
         int off = s->var_offset[c], goff = s->guard_offset[c];
-        int status = mode->guards(t, y + off, yp + off, s->store, g + goff, mode->user);
+        const double *y_mode = y + off, *yp_mode = yp + off;
+        if (s->mech_blocks[c]) {
+            int status = hy_mech_expand(s, c, t, y + off, yp + off, &y_mode, &yp_mode);
+            if (status)
+                return status;
+        }
+        int status = mode->guards(t, y_mode, yp_mode, s->store, g + goff, mode->user);
         if (status != 0) {
             hy_sim_fail(s, "the guard function of mode '%s' returned %d at t = %.17g",
                         mode->name, status, t);
@@ -91,7 +97,7 @@ static double arming_band(const hydae_sim *s)
 static int chart_state_changed(const hydae_sim *s, int c)
 {
     int off = s->var_offset[c], prev_off = s->prev_var_offset[c];
-    for (int v = 0; v < s->active[c]->n_vars; v++) {
+    for (int v = 0; v < s->var_offset[c + 1] - off; v++) {
         double before = s->prev_y[prev_off + v], after = s->y[off + v];
         if (!s->is_algebraic[off + v]) {
             if (after != before)

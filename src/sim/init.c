@@ -33,6 +33,8 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
     int n_unknowns = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
+        if (s->mech_blocks[c])
+            continue; /* consistent by construction (mechanics.c) */
         for (int v = 0; v < mode->n_vars; v++) {
             const hy_var *var = &mode->vars[v];
             int i = s->var_offset[c] + v;
@@ -56,10 +58,11 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
             }
         }
     }
-    if (n_unknowns != s->n) {
+    if (n_unknowns != s->n_init) {
         hy_sim_fail(s, "consistent initial values at t = %.17g: the held start values and "
                     "derivatives leave %d unknowns for %d equations (free as many start "
-                    "values as you hold; see hydae_mode_set_start_fixed)", t, n_unknowns, s->n);
+                    "values as you hold; see hydae_mode_set_start_fixed)", t, n_unknowns,
+                    s->n_init);
         return HYDAE_ERR_INIT;
     }
     return 0;
@@ -77,17 +80,23 @@ static double norm2(const double *v, int n)
 static double weighted_norm(hydae_sim *s, const double *change)
 {
     double sum = 0.0;
-    for (int i = 0; i < s->n; i++) {
+    for (int i = 0; i < s->n_init; i++) {
         int comp = s->init_component[i];
         double ratio = change[i] / (s->rtol_vec[comp] * fabs(*unknown(s, i)) + s->atol_vec[comp]);
         sum += ratio * ratio;
     }
-    return sqrt(sum / s->n);
+    return sqrt(sum / s->n_init);
 }
 
+/* The residual's rows of the components outside mechanical blocks. */
 static int residual(hydae_sim *s, double t, double *res)
 {
-    return hy_config_residual(t, s->y, s->yp, res, s);
+    if (s->n_init == s->n)
+        return hy_config_residual(t, s->y, s->yp, res, s);
+    int status = hy_config_residual(t, s->y, s->yp, s->res_work, s);
+    for (int i = 0; i < s->n_init; i++)
+        res[i] = s->res_work[s->init_rows[i]];
+    return status;
 }
 
 static int init_failure(hydae_sim *s, double t, const char *why, int component)
@@ -109,7 +118,8 @@ static int residual_failure(hydae_sim *s, double t)
         const hydae_mode *mode = s->active[s->bad_chart];
         hy_sim_fail(s, "residual equation %d of mode '%s' (paired with variable '%s') is not "
                     "finite at t = %.17g", s->bad_equation, mode->name,
-                    mode->vars[s->bad_equation].name, t);
+                    hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
+                    t);
         return HYDAE_ERR_RESIDUAL;
     }
     if (s->bad_chart >= 0) {
@@ -128,7 +138,7 @@ enum { NEWTON_CONVERGED = 0, NEWTON_STALLED = 1 };
 static int damped_newton(hydae_sim *s, double t, const double *offset, int max_iter,
                          double *res)
 {
-    int n = s->n;
+    int n = s->n_init;
     double *step = s->init_work + n, *res_trial = s->init_work + 2 * n;
     double *jac = s->init_matrix;
     int *pivot = s->init_pivot;
@@ -208,20 +218,20 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
 
 static void save_unknowns(hydae_sim *s, double *z)
 {
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n_init; i++)
         z[i] = *unknown(s, i);
 }
 
 static void load_unknowns(hydae_sim *s, const double *z)
 {
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n_init; i++)
         *unknown(s, i) = z[i];
 }
 
 /* The equations still unsatisfied, largest residuals first (up to 3). */
 static int report_unsatisfied(hydae_sim *s, double t, const double *res, double lambda)
 {
-    int n = s->n, shown[3] = { -1, -1, -1 };
+    int n = s->n_init, shown[3] = { -1, -1, -1 };
     for (int k = 0; k < 3 && k < n; k++) {
         int best = -1;
         for (int i = 0; i < n; i++) {
@@ -237,8 +247,9 @@ static int report_unsatisfied(hydae_sim *s, double t, const double *res, double 
     size_t used = 0;
     for (int k = 0; k < 3 && shown[k] >= 0 && used < sizeof list; k++) {
         const hydae_mode *mode = NULL;
-        const char *name = hy_component_name(s, shown[k], &mode);
-        int eq = shown[k] - (mode ? s->var_offset[mode->chart->index] : 0);
+        int component = s->init_rows[shown[k]];
+        const char *name = hy_component_name(s, component, &mode);
+        int eq = component - (mode ? s->var_offset[mode->chart->index] : 0);
         used += (size_t)snprintf(list + used, sizeof list - used,
                                  "%sequation %d of mode '%s' (variable '%s'): residual %.3g",
                                  k ? "; " : "", eq, mode ? mode->name : "?", name, res[shown[k]]);
@@ -257,7 +268,7 @@ static int report_unsatisfied(hydae_sim *s, double t, const double *res, double 
 ** after a failure it halves and the step is retried, down to 1e-4. */
 static int homotopy(hydae_sim *s, double t, double *res)
 {
-    int n = s->n;
+    int n = s->n_init;
     double *offset = s->init_work + 3 * n, *z_last = s->init_work + 4 * n;
     double *h_start = s->init_work + 5 * n;
     if (residual(s, t, h_start))
@@ -290,7 +301,7 @@ static int homotopy(hydae_sim *s, double t, double *res)
 
 int hy_consistent_init(hydae_sim *s, double t, int at_start)
 {
-    int n = s->n;
+    int n = s->n_init;
     if (n == 0)
         return 0;
     int selected = select_unknowns(s, t, at_start);

@@ -66,11 +66,12 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->prev_guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
     s->prev_var_offset = calloc((size_t)n_charts + 1, sizeof(int));
     s->chart_fired = calloc((size_t)n_charts, 1);
+    s->mech_blocks = calloc((size_t)n_charts + 1, sizeof *s->mech_blocks);
     s->event_active = calloc((size_t)n_events, 1);
     s->event_waiting = calloc((size_t)n_events, 1);
     if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
         || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
-        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired) {
+        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->mech_blocks) {
         hydae_sim_free(s);
         if (status)
             *status = HYDAE_ERR_NOMEM;
@@ -90,6 +91,8 @@ static void free_run_arrays(hydae_sim *s)
     free(s->prev_y);
     free(s->atol_vec);
     free(s->err_exclude);
+    free(s->var_index);
+    free(s->init_rows);
     free(s->res_work);
     free(s->init_matrix);
     free(s->init_pivot);
@@ -106,7 +109,8 @@ static void free_run_arrays(hydae_sim *s)
     free(s->prev_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
     s->rtol_vec = s->atol_vec = s->prev_y = NULL;
-    s->err_exclude = NULL;
+    s->err_exclude = s->var_index = NULL;
+    s->init_rows = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
@@ -126,6 +130,9 @@ void hydae_sim_free(hydae_sim *s)
     free(s->sinks);
     if (s->integ)
         s->integ_method->destroy(s->integ);
+    if (s->model)
+        hy_mech_free_all(s);
+    free(s->mech_blocks);
     free_run_arrays(s);
     free(s->jac_block);
     free(s->out_work);
@@ -320,9 +327,11 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
     const hydae_model *m = s->model;
     for (int c = 0; c < m->n_charts; c++) {
         int off = s->var_offset[c];
-        if (i >= off && i < off + s->active[c]->n_vars) {
+        if (i >= off && i < s->var_offset[c + 1]) {
             if (mode)
                 *mode = s->active[c];
+            if (s->mech_blocks[c])
+                return hy_mech_component_name(s, c, i - off);
             return s->active[c]->vars[i - off].name;
         }
     }
@@ -337,11 +346,13 @@ int hy_config_residual(double t, const double *y, const double *yp, double *res,
     const double *p = s->store;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
-        int off = s->var_offset[c], n_vars = mode->n_vars;
+        int off = s->var_offset[c], n_vars = s->var_offset[c + 1] - off;
         if (n_vars == 0)
             continue;
         int status;
-        if (mode->residual) {
+        if (s->mech_blocks[c]) {
+            status = hy_mech_residual(s, c, t, y + off, yp + off, res + off);
+        } else if (mode->residual) {
             status = mode->residual(t, y + off, yp + off, p, res + off, mode->user);
         } else {
             status = mode->rhs(t, y + off, p, res + off, mode->user);
@@ -402,10 +413,11 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
     hydae_sim *s = ctx;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
-        int off = s->var_offset[c];
-        if (mode->n_vars == 0)
+        int off = s->var_offset[c], n_block = s->var_offset[c + 1] - off;
+        if (n_block == 0)
             continue;
-        int status = mode->rhs(t, y + off, s->store, ydot + off, mode->user);
+        int status = s->mech_blocks[c] ? hy_mech_rhs(s, c, t, y + off, ydot + off)
+                                       : mode->rhs(t, y + off, s->store, ydot + off, mode->user);
         if (status != 0) {
             s->bad_chart = c;
             s->bad_equation = -1;
@@ -413,7 +425,7 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
             s->bad_is_nan = 0;
             return status;
         }
-        for (int i = 0; i < mode->n_vars; i++)
+        for (int i = 0; i < n_block; i++)
             if (!isfinite(ydot[off + i])) {
                 s->bad_chart = c;
                 s->bad_equation = i;
@@ -429,7 +441,7 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
 static const hydae_mode *first_implicit_mode(const hydae_sim *s)
 {
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && !s->active[c]->rhs)
+        if (s->active[c]->n_vars > 0 && !s->active[c]->rhs && !hy_mech_is_explicit(s, c))
             return s->active[c];
     return NULL;
 }
@@ -481,7 +493,13 @@ static int reserve_config(hydae_sim *s)
         unsigned char *exclude = realloc(s->err_exclude, n_alloc);
         if (exclude)
             s->err_exclude = exclude;
-        if (!pivot || !alg || !exclude)
+        unsigned char *index = realloc(s->var_index, n_alloc);
+        if (index)
+            s->var_index = index;
+        int *rows = realloc(s->init_rows, sizeof(int) * n_alloc);
+        if (rows)
+            s->init_rows = rows;
+        if (!pivot || !alg || !exclude || !index || !rows)
             return HYDAE_ERR_NOMEM;
         s->cap_n = n;
     }
@@ -536,7 +554,7 @@ double hy_base_atol(const hydae_sim *s)
 ** ATOL = integr_tol scale with scale 1 for positions and differential
 ** states, vel_tol_factor for velocities, dae_alg_tol_factor for algebraic
 ** states and multipliers (seed 002, Table 1). */
-static void set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
+void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
 {
     double rtol = s->rtol, atol = s->atol;
     if (s->integr_tol > 0.0) {
@@ -554,15 +572,19 @@ static void set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
 /* Lay out the active configuration and load y from the store by name (a
 ** variable with no value there takes its start value). Slots of names that
 ** are not in the configuration are cleared to NaN afterwards. */
+static const hy_integrator_ops *configuration_method(const hydae_sim *s);
+
 static int build_config(hydae_sim *s)
 {
     const hydae_model *m = s->model;
+    const hy_integrator_ops *method = configuration_method(s);
     int n = 0, ng = 0;
     for (int c = 0; c < m->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
         s->var_offset[c] = n;
         s->guard_offset[c] = ng;
-        n += s->active[c]->n_vars;
-        ng += s->active[c]->n_guards;
+        n += mode->is_mechanical ? hy_mech_size(s, mode, method) : mode->n_vars;
+        ng += mode->n_guards;
     }
     s->var_offset[m->n_charts] = n;
     s->guard_offset[m->n_charts] = ng;
@@ -571,15 +593,27 @@ static int build_config(hydae_sim *s)
     int status = reserve_config(s);
     if (status)
         return status;
+    s->has_var_index = 0;
+    s->n_init = 0;
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
+        if (mode->is_mechanical) {
+            status = hy_mech_enter(s, c, method);
+            if (status)
+                return status;
+            s->has_var_index |= !hy_mech_is_explicit(s, c);
+            continue;
+        }
+        hy_mech_leave(s, c);
         for (int i = 0; i < mode->n_vars; i++) {
+            s->var_index[s->var_offset[c] + i] = 1;
+            s->init_rows[s->n_init++] = s->var_offset[c] + i;
             double v = s->store[mode->vars[i].slot];
             s->y[s->var_offset[c] + i] = isnan(v) ? mode->vars[i].start : v;
             s->yp[s->var_offset[c] + i] = 0.0;
             s->is_algebraic[s->var_offset[c] + i] = (unsigned char)hy_var_is_algebraic(
                 mode->vars[i].kind);
-            set_component_tolerances(s, &mode->vars[i], s->var_offset[c] + i);
+            hy_set_component_tolerances(s, &mode->vars[i], s->var_offset[c] + i);
         }
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
@@ -593,11 +627,17 @@ int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         int off = s->var_offset[c];
+        const double *y_mode = y + off, *yp_mode = yp + off;
+        if (s->mech_blocks[c]) {
+            int status = hy_mech_expand(s, c, t, y + off, yp + off, &y_mode, &yp_mode);
+            if (status)
+                return status;
+        }
         for (int i = 0; i < mode->n_vars; i++)
-            s->store[mode->vars[i].slot] = y[off + i];
+            s->store[mode->vars[i].slot] = y_mode[i];
         if (mode->n_outputs == 0)
             continue;
-        int status = mode->outputs(t, y + off, yp + off, s->store, s->out_work, mode->user);
+        int status = mode->outputs(t, y_mode, yp_mode, s->store, s->out_work, mode->user);
         if (status != 0) {
             hy_sim_fail(s, "output equations of mode '%s' failed (status %d) at t = %.17g",
                         mode->name, status, t);
@@ -796,6 +836,7 @@ static int restart_integrator(hydae_sim *s)
     opt.jacob_eval = s->jacob_eval;
     opt.jacob_init = s->jacob_init;
     opt.eval_expiry = s->eval_expiry;
+    opt.var_index = s->has_var_index ? s->var_index : NULL;
     if (s->newton_debug) {
         opt.newton_debug = print_newton_iteration;
         opt.debug_ctx = s;
@@ -844,7 +885,8 @@ static int integrator_failure(hydae_sim *s, int code)
             hy_format(detail, sizeof detail,
                       "; residual equation %d of mode '%s' (paired with variable '%s') was "
                       "not finite at t = %.17g", s->bad_equation, mode->name,
-                      mode->vars[s->bad_equation].name, s->bad_t);
+                      hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
+                      s->bad_t);
         else
             hy_format(detail, sizeof detail, "; the residual of mode '%s' returned an error "
                       "at t = %.17g", mode->name, s->bad_t);
@@ -1210,6 +1252,13 @@ static int run(hydae_sim *s)
         status = scan_step(s, t_new, t_stop, &restarted);
         if (!status && restarted)
             status = check_accumulation(s, &window_start, &n_in_window);
+        if (!status && !restarted && s->n > 0) {
+            /* Mechanical modes: constraint violation, and the ODE form's
+            ** new partition, which restarts the integrator. */
+            status = hy_mech_after_step(s);
+            if (status == 1)
+                status = restart_integrator(s);
+        }
         if (status)
             return status;
     }
@@ -1246,6 +1295,15 @@ void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)
         *out = s->stats;
 }
 
+static int model_has_mechanics(const hydae_model *m)
+{
+    for (int c = 0; c < m->n_charts; c++)
+        for (int i = 0; i < m->charts[c]->n_modes; i++)
+            if (m->charts[c]->modes[i]->is_mechanical)
+                return 1;
+    return 0;
+}
+
 void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
 {
     if (!s || !out)
@@ -1263,5 +1321,9 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
     fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
+    if (model_has_mechanics(s->model)) {
+        fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
+        fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);
+    }
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }

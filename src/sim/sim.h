@@ -71,6 +71,11 @@ struct hydae_sim {
     unsigned char *is_algebraic;
     double *rtol_vec, *atol_vec;  /* per component, from the variables */
     unsigned char *err_exclude;   /* per component: out of the error test */
+    unsigned char *var_index;     /* per component: its index (DSTIFF's scaling) */
+    int has_var_index;            /* a block of the configuration uses var_index */
+    struct hy_mech_block **mech_blocks; /* per chart: a mechanical mode's block, or NULL */
+    int *init_rows;               /* rows of consistent initialisation (init.c) */
+    int n_init;                   /* its unknowns: the components outside mech blocks */
     double *res_work;           /* n */
     double *jac_block;          /* largest block squared, for Jacobians */
     int cap_jac_block;
@@ -128,6 +133,36 @@ int hy_config_residual(double t, const double *y, const double *yp,
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
 /* Name of component i of y in the configuration. */
 const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
+
+/* Tolerances of component i from the variable it stands for (seed 002,
+** Table 1 with integr_tol). */
+void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
+
+/* mechanics.c: mechanical modes (hydae_mode_set_mechanics). A chart whose
+** active mode is mechanical has a block in s->mech_blocks[c]; its part of
+** y is the formulation's (I3, SI1 or ODE), not the mode's variables. */
+typedef struct hy_mech_block hy_mech_block;
+/* Components of y the mode takes under the run's settings and method. */
+int hy_mech_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method);
+/* The block of chart c from the store (positions and velocities projected
+** onto the constraints): y, yp, tolerances and flags at s->var_offset[c]. */
+int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method);
+void hy_mech_leave(hydae_sim *s, int c);
+void hy_mech_free_all(hydae_sim *s);
+/* 1 if chart c's block is in the ODE form (an explicit y' = f). */
+int hy_mech_is_explicit(const hydae_sim *s, int c);
+int hy_mech_residual(hydae_sim *s, int c, double t, const double *y, const double *yp,
+                     double *res);
+int hy_mech_rhs(hydae_sim *s, int c, double t, const double *y, double *ydot);
+/* The mode's own (q, u, lambda) and (u, u', 0) at the block's (y, yp). */
+int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double *yp,
+                   const double **y_decl, const double **yp_decl);
+const char *hy_mech_component_name(const hydae_sim *s, int c, int i);
+/* At an accepted point s->t: the constraint violation into the statistics
+** and the ODE form's re-partition. 1 if the integrator must restart (y,
+** yp of the block changed meaning), 0, or < 0. */
+int hy_mech_after_step(hydae_sim *s);
+double hy_mech_constr_tol(const hydae_sim *s);
 
 /* events.c */
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
