@@ -202,7 +202,8 @@ HYDAE_NODISCARD int hydae_mode_set_outputs(hydae_mode *mode,
 ** settings choose: with an integrator for explicit ODEs (VSTIFF, MSTIFF,
 ** ABAM, RK45, RK4) the ODE form by coordinate partitioning; with DSTIFF
 ** the index-3 form I3 (dae_index = 3) or the stabilised index-1 form SI1
-** (dae_index = 1 or 2). On entering the mode the positions are projected
+** (dae_index = 1). dae_constr_tol (default 1e-10 here) is the tolerance of
+** the projection and of the ODE form's dependent coordinates. On entering the mode the positions are projected
 ** onto Phi = 0 and the velocities M-orthogonally onto Phi_q u + Phi_t = 0
 ** (the velocity after a perfectly plastic impact); u' and lambda follow.
 ** Matrices are column-major: mass[i + j n_q], phi_q[i + j n_c] =

@@ -10,7 +10,7 @@
 **       steps, which restarts the integrator;
 **   DSTIFF, dae_index = 3: I3, y = (q, u, lambda), error test on q only,
 **       u and lambda scaled by h and h^2 in the corrector (var_index);
-**   DSTIFF, dae_index = 1 or 2: SI1 (Gear, Gupta & Leimkuhler 1985),
+**   DSTIFF, dae_index = 1: SI1 (Gear, Gupta & Leimkuhler 1985),
 **       y = (q, u, lambda, mu), error test on q and, with dae_vel_ctrl, u.
 **
 ** On entering the mode the positions are projected onto Phi = 0 and the

@@ -250,11 +250,12 @@ static const hy_option options[] = {
       "tolerance scale of algebraic states and Lagrange multipliers (with integr_tol)",
       set_dae_alg_tol_factor },
     { "dae_index", "integer", "3",
-      "formulation of constrained mechanical systems: 3 (I3) or 1 (SI1); models without "
-      "constraints are not affected", set_dae_index },
+      "formulation of mechanical modes with DSTIFF: 3 (I3) or 1 (SI1); with an ODE "
+      "integrator they take the ODE form by coordinate partitioning", set_dae_index },
     { "dae_constr_tol", "real", "(off)",
-      "the corrector converges only when every algebraic equation's residual is below it",
-      set_dae_constr_tol },
+      "the corrector converges only when every algebraic equation's residual is below it; "
+      "mechanical modes: the constraints' tolerance when projecting and in the ODE form "
+      "(1e-10 when off)", set_dae_constr_tol },
     { "dae_corrector_maxit", "integer", "4", "corrector iterations per step attempt",
       set_corrector_maxit },
     { "dae_corrector_minit", "integer", "1",
