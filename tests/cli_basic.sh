@@ -45,6 +45,13 @@ check "pendulum: rows up to t_end" grep -q '^12,' string_pendulum.csv
 check "pendulum: no stop marker" test -z "$(grep '^#' string_pendulum.csv)"
 check "-o - writes CSV to stdout" grep -q '^time,h,v$' <("$hydae" run --example bouncing_ball -o - --tend 0.1)
 
+# The Cartesian string pendulum: a mechanical mode in SI1 and the ODE form.
+check "Cartesian pendulum SI1: exit 0" test "$(status_of "$hydae" run --example string_pendulum_cartesian --dae_index 1 --stats -o cart.csv)" = 0
+check "Cartesian pendulum SI1: 4 mode switches" grep -Eq '^mode switches +4$' "$work/err"
+check "Cartesian pendulum SI1: constraint violation in --stats" grep -Eq '^max constraint violation +[0-9.]+e-(09|1[0-9])$' "$work/err"
+check "Cartesian pendulum ABAM: exit 0" test "$(status_of "$hydae" run --example string_pendulum_cartesian --integrator_type ABAM --stats-json cart.json -o cart.csv)" = 0
+check "Cartesian pendulum ABAM: partitions in --stats-json" grep -Eq '"coordinate_partitions": [1-9][0-9]*,' cart.json
+
 # A failing run: L = 0 makes g/L infinite, the residual NaN.
 check "failure: exit 1" test "$(status_of "$hydae" run --example string_pendulum --set L=0 -o bad.csv)" = 1
 check "failure: names mode, variable and time" grep -q "mode 'bound' (paired with variable 'omega') is not finite at t = 0" "$work/err"
