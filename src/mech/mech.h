@@ -162,8 +162,10 @@ int mech_accelerations(const mech_system *sys, double t, const double *q, const 
 **   1. q_d from Phi(q_i, q_d, t) = 0 by Newton's method (Phi_qd
 **      refactored each iteration), started from the q_d of the previous
 **      evaluation, stopped when max_i |Phi_i| <= constr_tol
-**      (dae_constr_tol); no convergence in newton_maxit iterations: f
-**      returns 1 (recoverable: the integrator cuts the step);
+**      (dae_constr_tol); no convergence in newton_maxit iterations: once
+**      more from the q_d of the last accepted point (mech_ode_partition,
+**      mech_ode_check_partition), then f returns 1 (recoverable: the
+**      integrator cuts the step);
 **   2. u_d from Phi_q u + Phi_t = 0: Phi_qd u_d = -(Phi_qi u_i + Phi_t);
 **   3. u' and lambda from mech_accelerations;
 **   4. y' = (u_i, u'_i).
@@ -189,6 +191,7 @@ typedef struct mech_ode {
     int *indep, *dep;           /* coordinate indices, n_i and n_c, ascending */
     double *q, *u;              /* full q, u of the last successful evaluation */
     double *q_try;              /* Newton iterate */
+    double *q_accepted;         /* full q at the last accepted point (Newton's fallback start) */
     double *up, *lambda;        /* u', lambda of the last successful evaluation */
     double *g, *phi, *phi_t, *gd, *rhs_c;
     int *piv_c;
@@ -200,6 +203,7 @@ typedef struct mech_ode {
     long n_partitions;          /* partitions done (the first included) */
     long n_restarts;            /* re-partitions that changed the columns */
     long n_evals, n_newton_iters, n_newton_fails;
+    long n_newton_fallbacks;    /* Newton restarted from q_accepted (see solve_dependent) */
     double max_drift;           /* largest max |Phi_i| seen by mech_ode_track_drift */
 } mech_ode;
 

@@ -39,6 +39,7 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
     mo->q = malloc(nq * sizeof(double));
     mo->u = malloc(nq * sizeof(double));
     mo->q_try = malloc(nq * sizeof(double));
+    mo->q_accepted = malloc(nq * sizeof(double));
     mo->up = malloc(nq * sizeof(double));
     mo->lambda = malloc((nc + 1) * sizeof(double));
     mo->g = malloc((nc * nq + 1) * sizeof(double));
@@ -50,8 +51,8 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
     mo->accel_work = malloc(mech_accel_work_len(sys) * sizeof(double));
     mo->accel_iwork = malloc((nq + nc) * sizeof(int));
     mo->f_work = malloc((size_t)mo->n * sizeof(double));
-    if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->up || !mo->lambda
-        || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
+    if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->q_accepted || !mo->up
+        || !mo->lambda || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
         || !mo->accel_work || !mo->accel_iwork || !mo->f_work) {
         mech_ode_free(mo);
         return HY_ERR_NOMEM;
@@ -68,6 +69,7 @@ void mech_ode_free(mech_ode *mo)
     free(mo->q);
     free(mo->u);
     free(mo->q_try);
+    free(mo->q_accepted);
     free(mo->up);
     free(mo->lambda);
     free(mo->g);
@@ -214,15 +216,61 @@ int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u,
         mo->pivot_ref = mo->pivot_last = 1.0;
     }
     memcpy(mo->q, q, nq * sizeof(double));
+    memcpy(mo->q_accepted, q, nq * sizeof(double));
     memcpy(mo->u, u, nq * sizeof(double));
     mo->n_partitions++;
     gather_state(mo, q, u, y);
     return 0;
 }
 
+/* Newton's method on Phi(q_i, q_d, t) = 0 for q_d, starting from q (q_i
+** already set), Phi_qd refactored each iteration; q updated in place.
+** Returns 1 when max |Phi_i| <= constr_tol (mo->g = Phi_q at q), 0 when
+** not within newton_maxit iterations or when a callback failed (its
+** nonzero status in *status, 0 otherwise). */
+static int newton_dependent(mech_ode *mo, double t, double *q, int *status)
+{
+    const mech_system *sys = mo->sys;
+    int n_c = sys->n_c;
+    size_t nc = (size_t)n_c;
+    *status = 0;
+    for (int it = 0; it <= mo->newton_maxit; it++) {
+        *status = sys->constraint(t, q, mo->phi, sys->user);
+        if (*status == 0)
+            *status = sys->constraint_jac(t, q, mo->g, sys->user);
+        if (*status != 0)
+            return 0;
+        double worst = 0.0;
+        for (int i = 0; i < n_c; i++)
+            worst = fmax(worst, fabs(mo->phi[i]));
+        if (!isfinite(worst))
+            return 0;
+        if (worst <= mo->constr_tol)
+            return 1;
+        if (it == mo->newton_maxit)
+            return 0;
+        double quality;
+        if (factor_dependent(mo, &quality) != 0)
+            return 0;
+        memcpy(mo->rhs_c, mo->phi, nc * sizeof(double));
+        hy_lu_solve(n_c, mo->gd, mo->piv_c, mo->rhs_c);
+        for (int j = 0; j < n_c; j++)
+            q[mo->dep[j]] -= mo->rhs_c[j];
+        mo->n_newton_iters++;
+    }
+    return 0;
+}
+
 /* q, u (full) at (t, y) into mo->q, mo->u, and mo->g = Phi_q(q) with its
-** dependent block factored (quality in mo->pivot_last). 0, 1 (Newton did
-** not converge: mo->q unchanged) or a callback's status. */
+** dependent block factored (quality in mo->pivot_last). Newton starts
+** from the q_d of the previous successful evaluation; if it does not
+** converge from there, once more from the q_d of the last accepted point
+** (mo->q_accepted). The previous evaluation may be a stage of a rejected
+** step far from where the integrator retries: measured on Andrews'
+** mechanism (RK45, integr_tol 1e-4), a rejected step left q_d 1.7 rad
+** away from the retried stages, and Newton diverged from there at every
+** smaller step until the integrator gave up (HY_ERR_RES). 0, 1 (Newton
+** did not converge from either: mo->q unchanged) or a callback's status. */
 static int solve_dependent(mech_ode *mo, double t, const double *y)
 {
     const mech_system *sys = mo->sys;
@@ -239,33 +287,18 @@ static int solve_dependent(mech_ode *mo, double t, const double *y)
         mo->pivot_last = 1.0;
         return 0;
     }
-    /* Newton on Phi(q_i, q_d, t) = 0 for q_d. */
-    int converged = 0;
-    for (int it = 0; it <= mo->newton_maxit; it++) {
-        int status = sys->constraint(t, q, mo->phi, sys->user);
-        if (status == 0)
-            status = sys->constraint_jac(t, q, mo->g, sys->user);
+    int status;
+    int converged = newton_dependent(mo, t, q, &status);
+    if (status != 0)
+        return status;
+    if (!converged && memcmp(mo->q_accepted, mo->q, nq * sizeof(double)) != 0) {
+        mo->n_newton_fallbacks++;
+        memcpy(q, mo->q_accepted, nq * sizeof(double));
+        for (int k = 0; k < n_i; k++)
+            q[mo->indep[k]] = y[k];
+        converged = newton_dependent(mo, t, q, &status);
         if (status != 0)
             return status;
-        double worst = 0.0;
-        for (int i = 0; i < n_c; i++)
-            worst = fmax(worst, fabs(mo->phi[i]));
-        if (!isfinite(worst))
-            break;
-        if (worst <= mo->constr_tol) {
-            converged = 1;
-            break;
-        }
-        if (it == mo->newton_maxit)
-            break;
-        double quality;
-        if (factor_dependent(mo, &quality) != 0)
-            break;
-        memcpy(mo->rhs_c, mo->phi, nc * sizeof(double));
-        hy_lu_solve(n_c, mo->gd, mo->piv_c, mo->rhs_c);
-        for (int j = 0; j < n_c; j++)
-            q[mo->dep[j]] -= mo->rhs_c[j];
-        mo->n_newton_iters++;
     }
     double quality;
     if (!converged || factor_dependent(mo, &quality) != 0) {
@@ -278,7 +311,7 @@ static int solve_dependent(mech_ode *mo, double t, const double *y)
     for (int k = 0; k < n_i; k++)
         mo->u[mo->indep[k]] = y[n_i + k];
     if (sys->constraint_t != NULL) {
-        int status = sys->constraint_t(t, q, mo->phi_t, sys->user);
+        status = sys->constraint_t(t, q, mo->phi_t, sys->user);
         if (status != 0)
             return status;
     } else {
@@ -380,6 +413,8 @@ int mech_ode_check_partition(mech_ode *mo, double t, double *y)
     int status = solve_dependent(mo, t, y);
     if (status < 0)
         return status;
+    if (status == 0)
+        memcpy(mo->q_accepted, mo->q, (size_t)sys->n_q * sizeof(double));
     if (status == 0 && mo->pivot_last >= mo->pivot_drop * mo->pivot_ref)
         return 0;
     if (status > 0)
