@@ -40,7 +40,9 @@
 ** forbids the steps Robertson needs near t = 0); at most 10 error test
 ** failures per step (as IDA's default) so h cannot creep to zero when
 ** t = 0 makes the roundoff floor vanish; a NaN or Inf in F counts as a
-** recoverable residual failure.
+** recoverable residual failure; with var_index, once a fresh
+** finite-difference iteration matrix fails to converge, the increments of
+** IDA (floored at the tolerance) replace DASSL's (eval_iter_matrix).
 */
 #include "integrators/common.h"
 
@@ -81,6 +83,7 @@ typedef struct dstiff_mem {
     int suppress_alg;           /* some component is out of the error test */
     unsigned char *var_index;   /* opt->var_index copied (1..3), if has_index */
     int has_index;              /* some component has index 2 or 3 */
+    int fd_tol_increments;      /* FD increments floored at 1/w (eval_iter_matrix) */
     double h_user;              /* opt->h0, 0 = automatic */
     double h0_max;              /* cap on the automatic first step, 0 = none */
     int max_newton_iters;       /* dae_corrector_maxit */
@@ -191,7 +194,23 @@ static void scale_weights_for_step(dstiff_mem *d)
 ** residual gives the whole column of the combined matrix. res0 holds
 ** F(t, y, yp). Returns HY_EVAL_OK or a failure code. Not hy_eval_dfdy:
 ** that one is df/dy of an explicit ODE (the sign of J flipped, cj = 0, y'
-** not perturbed, an increment without the sign of h y'_j). */
+** not perturbed, an increment without the sign of h y'_j).
+**
+** With fd_tol_increments (set by solve_corrector, see there) the increment
+** is del = max(sqrt(uround) max(|y_j|, |h y'_j|), 1/w_j): the floor is
+** the tolerance 1/w_j = rtol_j |y_j| + atol_j itself, not sqrt(uround)
+** times it - the increment of the dense difference-quotient Jacobian of
+** IDA (A.C. Hindmarsh et al., "SUNDIALS: Suite of nonlinear and
+** differential/algebraic equation solvers", ACM TOMS 31 (2005) 363-396;
+** IDA user guide, "Difference quotient Jacobian"). DASSL's increment is
+** sqrt(uround) |y_j| for a component far below the scale on which F
+** varies with it (an angle passing through 0, sqrt(uround) 1e-9 = 1.5e-17
+** rad at integr_tol 1e-9): F changes by less than its own rounding error
+** and the column is noise (measured on Andrews' mechanism: the constraint
+** rows of theta's column wrong by 100%, docs/mechanics.md). The floor
+** bounds the rounding error of the column by uround |F| / (1/w_j); its
+** truncation error, O(1/w_j) relative, is at the tolerance, which modified
+** Newton tolerates. */
 static int eval_iter_matrix(dstiff_mem *d, double t, double h,
                             const double *res0)
 {
@@ -204,8 +223,10 @@ static int eval_iter_matrix(dstiff_mem *d, double t, double h,
     for (int j = 0; j < n; j++) {
         double y_save = d->y[j], yp_save = d->yp[j];
         double h_yp = h * yp_save;
-        double del = sqrt_uround
-            * fmax(fmax(fabs(y_save), fabs(h_yp)), 1.0 / d->ewt[j]);
+        double y_size = fmax(fabs(y_save), fabs(h_yp));
+        double del = d->fd_tol_increments
+                         ? fmax(sqrt_uround * y_size, 1.0 / d->ewt[j])
+                         : sqrt_uround * fmax(y_size, 1.0 / d->ewt[j]);
         if (h_yp < 0.0)
             del = -del;
         /* Make del exactly representable as a difference of y values. */
@@ -456,6 +477,21 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             return HY_EVAL_OK;
         }
         d->head.worst = hy_argmax_weighted(n, d->delta, d->w_newton);
+        if (d->jac_state == JAC_FRESH && d->has_index && d->dae.jac == NULL
+            && !d->fd_tol_increments) {
+            /* A fresh finite-difference matrix did not converge on a
+            ** problem with index-2/3 components: its columns may be
+            ** rounding noise (see eval_iter_matrix). From now on (until
+            ** init) form it with the tolerance-floored increments, and
+            ** retry this step with one. Problems without var_index, or
+            ** whose corrector never fails with a fresh matrix, keep
+            ** DASSL's increments. Counted as a convergence failure (h is
+            ** kept). */
+            d->head.stats.n_conv_fails++;
+            d->fd_tol_increments = 1;
+            d->jac_state = JAC_NEEDED;
+            continue;
+        }
         if (d->jac_state == JAC_FRESH) {
             d->jac_state = JAC_OLD;
             return HY_EVAL_NO_CONV;
@@ -562,6 +598,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
         d->var_index[i] = (unsigned char)(index < 1 ? 1 : index);
         d->has_index |= index > 1;
     }
+    d->fd_tol_increments = 0;
     d->w_newton = d->has_index ? d->ewt_newton : d->ewt;
     d->w_test = d->has_index || d->suppress_alg ? d->ewt_err : d->ewt;
     if (opt->corrector_maxit < 0 || opt->corrector_minit < 0 || !(opt->constr_tol >= 0.0)

@@ -76,7 +76,9 @@ typedef struct hy_options {
     ** (1, 2 or 3; 0 counts as 1), or NULL (all 1). DSTIFF measures the
     ** Newton update and the local error of an index-2 component times h,
     ** of an index-3 component times h^2 (constrained mechanics: q 1, u 2,
-    ** lambda 3; see dstiff.c). Other methods ignore it. */
+    ** lambda 3; see dstiff.c), and once a fresh finite-difference
+    ** iteration matrix fails to converge it switches to increments floored
+    ** at the tolerance (eval_iter_matrix). Other methods ignore it. */
     const unsigned char *var_index;
 } hy_options;
 

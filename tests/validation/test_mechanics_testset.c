@@ -109,8 +109,8 @@ typedef struct problem_case {
     double lambda_sign;         /* lambda of the reference = sign * ours */
     int dae_index;              /* 3 (I3) or 1 (SI1) */
     double vel_tol_factor;      /* Table 1's default is 1000 */
-    double tols[2];
-    double floors[2];           /* scd(q) at tols[k] */
+    double tols[3];             /* 0 after the last */
+    double floors[3];           /* scd(q) at tols[k] */
     double drift_factor;        /* drift <= drift_factor * integr_tol */
 } problem_case;
 
@@ -118,7 +118,7 @@ static void run_case(const problem_case *pc)
 {
     int n_q = pc->sys->n_q;
     const char *form = pc->dae_index == 3 ? "I3" : "SI1";
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3 && pc->tols[k] > 0.0; k++) {
         double tol = pc->tols[k];
         dae_run_result r = run_dae_formulation(pc->sys, pc->dae_index, 0.0, pc->t_end, pc->q0,
                                                pc->u0, tol, pc->vel_tol_factor, 1);
@@ -136,7 +136,7 @@ static void run_case(const problem_case *pc)
               form, tol, scd_q, pc->floors[k]);
         CHECK(r.max_drift <= pc->drift_factor * tol, "%s %s integr_tol %g: drift %.2e",
               pc->name, form, tol, r.max_drift);
-        CHECK(r.conv_fails <= 5, "%s %s integr_tol %g: %ld convergence failures", pc->name,
+        CHECK(r.conv_fails <= 2, "%s %s integr_tol %g: %ld convergence failures", pc->name,
               form, tol, r.conv_fails);
     }
 }
@@ -185,6 +185,17 @@ int main(int argc, char **argv)
         /* Andrews' velocities are O(1e3): vel_tol_factor = 1. */
         { "andrews", &andrews, 0.03, andrews_y0, andrews_y0 + 7, andrews_ref, 14, 1.0,
           1, 1.0, { 1e-6, 1e-8 }, { 4.3, 5.6 }, 10.0 },
+        /* Andrews below integr_tol 1e-8: none of these ran at 1e-9 or
+        ** 1e-10, nor I3 with Table 1 at 1e-8, before DSTIFF's fallback to
+        ** tolerance-floored finite-difference increments (dstiff.c). */
+        { "andrews", &andrews, 0.03, andrews_y0, andrews_y0 + 7, andrews_ref, 14, 1.0,
+          3, 1000.0, { 1e-8, 1e-9, 1e-10 }, { 3.7, 5.0, 3.4 }, 10.0 },
+        { "andrews", &andrews, 0.03, andrews_y0, andrews_y0 + 7, andrews_ref, 14, 1.0,
+          3, 1.0, { 1e-8, 1e-9, 1e-10 }, { 3.5, 3.2, 4.5 }, 10.0 },
+        { "andrews", &andrews, 0.03, andrews_y0, andrews_y0 + 7, andrews_ref, 14, 1.0,
+          1, 1000.0, { 1e-8, 1e-9, 1e-10 }, { 3.0, 5.2, 7.0 }, 10.0 },
+        { "andrews", &andrews, 0.03, andrews_y0, andrews_y0 + 7, andrews_ref, 14, 1.0,
+          1, 1.0, { 1e-9, 1e-10 }, { 9.0, 7.9 }, 10.0 },
         /* Car axis, Table 1 defaults. */
         { "caraxis", &caraxis, 3.0, car_y0, car_y0 + 4, car_ref, 10, -1.0,
           3, 1000.0, { 1e-6, 1e-9 }, { 2.0, 4.6 }, 30.0 },
