@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The command with model files: every example .hym runs; `hydae check`
-# shows the structure; a malformed file gives file:line:col, a caret and
+# shows the structure (algebraic loops, a mechanical mode's Pantelides
+# counts, the message for a high-index mode that is not mechanical); a malformed file gives file:line:col, a caret and
 # exit 2; --set reaches the model's parameters; the experiment block's
 # transient-solver settings reach the engine (dae_jacob_eval = 1 makes
 # every corrector iteration form a Jacobian, seen with --debug-newton);
@@ -35,6 +36,10 @@ check "the pendulum file: 4 switches in --stats" grep -Eq '^mode switches +4$' "
 
 check "check: exit 0" test "$(status_of "$hydae" check "$here/examples/algebraic_loop.hym")" = 0
 check "check: shows the algebraic loop" grep -q "algebraic loop of 2 equations" "$work/out"
+check "check of a mechanical mode: exit 0" test "$(status_of "$hydae" check "$here/examples/pendulum_cartesian.hym")" = 0
+check "check of a mechanical mode: Pantelides' counts" grep -q "x^2 + y^2 = L^2;   \[constraint, differentiated twice\]" "$work/out"
+check "a high-index mode that is not mechanical: exit 2" test "$(status_of "$hydae" check "$here/tests/lang/malformed/high_index.hym")" = 2
+check "a high-index mode that is not mechanical: what to change" grep -q "high_index.hym:6:5: error: mode 'm' has index 2: Pantelides' algorithm differentiates the equation at 6:5 once; hydae reduces the index of mechanical systems only: differentiate by hand" "$work/out"
 
 malformed=$here/tests/lang/malformed/arity_atan2.hym
 check "malformed: exit 2" test "$(status_of "$hydae" run "$malformed")" = 2

@@ -230,7 +230,8 @@ static void mutations(const char *source_dir)
 {
     static const char *const examples[] = { "string_pendulum", "bouncing_ball", "relay",
                                             "algebraic_loop", "half_wave_rectifier", "sampled_pi",
-                                            "two_spring_masses" };
+                                            "two_spring_masses", "pendulum_cartesian",
+                                            "string_pendulum_cartesian" };
     static const char replacements[] = { ';', '(', ')', '=', 'x', ' ', '\0', '"', '/', '*', '<' };
     long n_runs = 0;
     for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++) {

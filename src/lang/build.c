@@ -3,7 +3,9 @@
 ** modes with their variables, residual, Jacobian, guards and outputs, and
 ** transitions with triggers, conditions and actions, and the initial
 ** action. An explicit mode (der(x) = f for every unknown) is given as a
-** right-hand side with df/dy, so the ODE integrators run it; the others as
+** right-hand side with df/dy, so the ODE integrators run it; a mechanical
+** mode (mechanics.c) through hydae_mode_set_mechanics, its unknowns
+** positions, velocities and multipliers in that order; the others as
 ** residuals. Every callback is a trampoline into the evaluation backend
 ** (eval.h) with the mode's or transition's code as user data.
 */
@@ -54,6 +56,66 @@ static int outputs_trampoline(double t, const double *y, const double *yp, const
 {
     const hy_binding *b = user;
     return b->ops->outputs(b->code, t, y, yp, p, out);
+}
+
+/* A mechanical mode's callbacks (hydae_mechanics), each one quantity. */
+static int mass_trampoline(double t, const double *q, const double *p, double *mass, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_MASS, t, q, NULL, p, mass);
+}
+
+static int force_trampoline(double t, const double *q, const double *u, const double *p,
+                            double *force, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_FORCE, t, q, u, p, force);
+}
+
+static int constraint_trampoline(double t, const double *q, const double *p, double *phi,
+                                 void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_CONSTRAINT, t, q, NULL, p, phi);
+}
+
+static int constraint_jac_trampoline(double t, const double *q, const double *p, double *phi_q,
+                                     void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_CONSTRAINT_JAC, t, q, NULL, p, phi_q);
+}
+
+static int constraint_t_trampoline(double t, const double *q, const double *p, double *phi_t,
+                                   void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_CONSTRAINT_T, t, q, NULL, p, phi_t);
+}
+
+static int accel_rhs_trampoline(double t, const double *q, const double *u, const double *p,
+                                double *gamma, void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_ACCEL_RHS, t, q, u, p, gamma);
+}
+
+static int multiplier_matrix_trampoline(double t, const double *q, const double *p, double *c,
+                                        void *user)
+{
+    const hy_binding *b = user;
+    return b->ops->mechanics(b->code, HY_MECH_MULTIPLIER_MATRIX, t, q, NULL, p, c);
+}
+
+/* The kind of unknown k of a mode: a mechanical mode's are n_q positions,
+** n_q velocities, then the multipliers. */
+static hydae_var_kind var_kind(const hy_ir_mode *mode, int k)
+{
+    if (mode->is_mechanical)
+        return k < mode->mech.n_q       ? HYDAE_DIFFERENTIAL
+               : k < 2 * mode->mech.n_q ? HYDAE_VELOCITY
+                                        : HYDAE_MULTIPLIER;
+    return mode->vars[k].is_differential ? HYDAE_DIFFERENTIAL : HYDAE_ALGEBRAIC;
 }
 
 static int condition_trampoline(const hydae_action *a, void *user)
@@ -139,15 +201,26 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         int ok = 1;
         for (int k = 0; k < mode->n_vars && ok; k++) {
             const hy_ir_var *v = &mode->vars[k];
-            ok = hydae_mode_add_var(hm, NAME(ir, v->name),
-                                    v->is_differential ? HYDAE_DIFFERENTIAL : HYDAE_ALGEBRAIC,
-                                    v->start) == k;
+            ok = hydae_mode_add_var(hm, NAME(ir, v->name), var_kind(mode, k), v->start) == k;
             if (ok && (v->rtol > 0 || v->atol > 0))
                 ok = hydae_mode_set_tolerances(hm, k, v->rtol, v->atol) == 0;
         }
         for (int k = 0; k < mode->n_outputs && ok; k++)
             ok = hydae_mode_add_output(hm, NAME(ir, mode->outputs[k].name)) == k;
-        if (ok && mode->is_explicit)
+        if (ok && mode->is_mechanical) {
+            hydae_mechanics mech;
+            memset(&mech, 0, sizeof mech);
+            mech.n_q = mode->mech.n_q;
+            mech.n_c = mode->mech.n_c;
+            mech.mass = mass_trampoline;
+            mech.force = force_trampoline;
+            mech.constraint = constraint_trampoline;
+            mech.constraint_jac = constraint_jac_trampoline;
+            mech.constraint_t = mode->mech.constraint_t ? constraint_t_trampoline : NULL;
+            mech.accel_rhs = accel_rhs_trampoline;
+            mech.multiplier_matrix = multiplier_matrix_trampoline;
+            ok = hydae_mode_set_mechanics(hm, &mech, b) == 0;
+        } else if (ok && mode->is_explicit)
             ok = hydae_mode_set_rhs(hm, rhs_trampoline, b) == 0
                  && hydae_mode_set_jacobian(hm, rhs_jacobian_trampoline) == 0;
         else if (ok && mode->n_vars > 0)

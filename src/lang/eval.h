@@ -11,6 +11,15 @@
 #include "hydae.h"
 #include "lang/sema.h"
 
+/* The quantities of a mechanical mode (hy_ir_mode.is_mechanical), as
+** hydae_mechanics takes them: M (n_q x n_q), F (n_q), Phi (n_c), Phi_q
+** (n_c x n_q), Phi_t (n_c), gamma (n_c), C (n_q x n_c); matrices
+** column-major. */
+typedef enum hy_mech_quantity {
+    HY_MECH_MASS, HY_MECH_FORCE, HY_MECH_CONSTRAINT, HY_MECH_CONSTRAINT_JAC,
+    HY_MECH_CONSTRAINT_T, HY_MECH_ACCEL_RHS, HY_MECH_MULTIPLIER_MATRIX
+} hy_mech_quantity;
+
 typedef struct hy_eval_ops {
     const char *name;
     /* Code for mode m / a transition (or the initial action) of the IR;
@@ -32,6 +41,10 @@ typedef struct hy_eval_ops {
                   double *g);
     int (*outputs)(void *code, double t, const double *y, const double *yp, const double *p,
                    double *out);
+    /* Mechanical modes: one quantity at (t, q, u) (u NULL for those of
+    ** (q, t) only). */
+    int (*mechanics)(void *code, hy_mech_quantity what, double t, const double *q,
+                     const double *u, const double *p, double *out);
     int (*condition)(void *code, const hydae_action *a);
     int (*action)(void *code, hydae_action *a);
 } hy_eval_ops;

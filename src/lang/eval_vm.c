@@ -1,8 +1,10 @@
 /*
 ** The bytecode backend of the evaluation interface: each mode gets
 ** programs for its residual, Jacobian, guards and outputs (an explicit
-** mode also for f and df/dy); each transition, and the initial action,
-** programs for its condition and its action values. Actions read the names
+** mode also for f and df/dy; a mechanical mode, instead of the residual
+** and Jacobian, for M, F, Phi, Phi_q, Phi_t, gamma and C); each
+** transition, and the initial action, programs for its condition and its
+** action values. Actions read the names
 ** they use with hydae_get before any write (so every right-hand side sees
 ** the values before the transition) and then assign in order.
 */
@@ -14,10 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { N_MECH_QUANTITIES = HY_MECH_MULTIPLIER_MATRIX + 1 };
+
 typedef struct vm_mode {
     int n;                   /* unknowns */
     hy_program *residual, *jacobian, *guards, *outputs;
     hy_program *rhs, *rhs_jacobian;   /* explicit modes only */
+    /* Mechanical modes: a program per quantity (NULL: identically zero
+    ** Phi_t), the size of its output, and y = (q, u, 0) assembled for them. */
+    int n_q;
+    hy_program *mech[N_MECH_QUANTITIES];
+    int mech_size[N_MECH_QUANTITIES];
+    double *mech_y;
 } vm_mode;
 
 typedef struct vm_stmt {
@@ -47,7 +57,51 @@ static void vm_free_mode(void *code)
     hy_program_free(vm->outputs);
     hy_program_free(vm->rhs);
     hy_program_free(vm->rhs_jacobian);
+    for (int k = 0; k < N_MECH_QUANTITIES; k++)
+        hy_program_free(vm->mech[k]);
+    free(vm->mech_y);
     free(vm);
+}
+
+/* A sparse matrix of DAG nodes as a program writing out[row + col * n_rows]. */
+static hy_program *build_sparse(hy_ir *ir, const hy_ir_sparse *matrix, int n_rows)
+{
+    int *index = malloc(sizeof *index * (size_t)(matrix->n + 1));
+    if (!index)
+        return NULL;
+    for (int k = 0; k < matrix->n; k++)
+        index[k] = matrix->rows[k] + matrix->cols[k] * n_rows;
+    hy_program *prog = hy_program_build(&ir->dag, matrix->nodes, index, matrix->n);
+    free(index);
+    return prog;
+}
+
+/* The programs of a mechanical mode. 0, or -1 when out of memory. */
+static int compile_mechanics(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm)
+{
+    const hy_ir_mechanics *mech = &mode->mech;
+    int n_q = mech->n_q, n_c = mech->n_c;
+    vm->n_q = n_q;
+    vm->mech_y = calloc((size_t)mode->n_vars + 1, sizeof *vm->mech_y);
+    vm->mech[HY_MECH_MASS] = build_sparse(ir, &mech->mass, n_q);
+    vm->mech[HY_MECH_FORCE] = hy_program_build(&ir->dag, mech->force, NULL, n_q);
+    vm->mech[HY_MECH_CONSTRAINT] = hy_program_build(&ir->dag, mech->constraint, NULL, n_c);
+    vm->mech[HY_MECH_CONSTRAINT_JAC] = build_sparse(ir, &mech->constraint_jac, n_c);
+    vm->mech[HY_MECH_ACCEL_RHS] = hy_program_build(&ir->dag, mech->accel_rhs, NULL, n_c);
+    vm->mech[HY_MECH_MULTIPLIER_MATRIX] = build_sparse(ir, &mech->multiplier_matrix, n_q);
+    if (mech->constraint_t)
+        vm->mech[HY_MECH_CONSTRAINT_T] = hy_program_build(&ir->dag, mech->constraint_t, NULL, n_c);
+    vm->mech_size[HY_MECH_MASS] = n_q * n_q;
+    vm->mech_size[HY_MECH_FORCE] = n_q;
+    vm->mech_size[HY_MECH_CONSTRAINT] = n_c;
+    vm->mech_size[HY_MECH_CONSTRAINT_JAC] = n_c * n_q;
+    vm->mech_size[HY_MECH_CONSTRAINT_T] = n_c;
+    vm->mech_size[HY_MECH_ACCEL_RHS] = n_c;
+    vm->mech_size[HY_MECH_MULTIPLIER_MATRIX] = n_q * n_c;
+    int ok = vm->mech_y != NULL;
+    for (int k = 0; k < N_MECH_QUANTITIES; k++)
+        ok = ok && (vm->mech[k] || (k == HY_MECH_CONSTRAINT_T && !mech->constraint_t));
+    return ok ? 0 : -1;
 }
 
 static void *vm_compile_mode(hy_ir *ir, int m)
@@ -69,7 +123,15 @@ static void *vm_compile_mode(hy_ir *ir, int m)
     int *roots = malloc(sizeof *roots * (size_t)(n_roots + 1));
     int *index = malloc(sizeof *index * (size_t)(n_roots + 1));
     int ok = roots && index;
-    if (ok) {
+    if (ok && mode->is_mechanical) {
+        /* No residual: the matrices, then guards and outputs below. */
+        ok = compile_mechanics(ir, mode, vm) == 0;
+        vm->guards = ok ? hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards) : NULL;
+        for (int k = 0; ok && k < mode->n_outputs; k++)
+            roots[k] = mode->outputs[k].node;
+        vm->outputs = ok ? hy_program_build(&ir->dag, roots, NULL, mode->n_outputs) : NULL;
+        ok = ok && vm->guards && vm->outputs;
+    } else if (ok) {
         for (int i = 0; i < mode->n_equations; i++)
             roots[i] = mode->equations[i].residual;
         vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
@@ -210,6 +272,26 @@ static int vm_outputs(void *code, double t, const double *y, const double *yp, c
     return 0;
 }
 
+static int vm_mechanics(void *code, hy_mech_quantity what, double t, const double *q,
+                        const double *u, const double *p, double *out)
+{
+    vm_mode *vm = code;
+    if ((int)what < 0 || (int)what >= (int)N_MECH_QUANTITIES || !vm->mech_y)
+        return -1;
+    /* y = (q, u, 0): the multipliers occur in none of these. */
+    memcpy(vm->mech_y, q, sizeof *q * (size_t)vm->n_q);
+    if (u)
+        memcpy(vm->mech_y + vm->n_q, u, sizeof *u * (size_t)vm->n_q);
+    if (what == HY_MECH_MASS || what == HY_MECH_CONSTRAINT_JAC
+        || what == HY_MECH_MULTIPLIER_MATRIX || !vm->mech[what])
+        memset(out, 0, sizeof *out * (size_t)vm->mech_size[what]);
+    if (vm->mech[what]) {
+        hy_vm_input input = { t, 0.0, vm->mech_y, NULL, p, NULL };
+        hy_program_run(vm->mech[what], &input, out);
+    }
+    return 0;
+}
+
 /* Read what program prog uses by name. */
 static void fetch(vm_transition *vt, const hy_program *prog, const hydae_action *a)
 {
@@ -247,6 +329,6 @@ static int vm_action(void *code, hydae_action *a)
 const hy_eval_ops hy_eval_vm = {
     "bytecode",
     vm_compile_mode, vm_compile_transition, vm_free_mode, vm_free_transition,
-    vm_residual, vm_jacobian, vm_rhs, vm_rhs_jacobian, vm_guards, vm_outputs, vm_condition,
-    vm_action,
+    vm_residual, vm_jacobian, vm_rhs, vm_rhs_jacobian, vm_guards, vm_outputs, vm_mechanics,
+    vm_condition, vm_action,
 };

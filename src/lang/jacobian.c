@@ -5,6 +5,7 @@
 ** that are not identically zero. The engine wants the dense column-major
 ** matrix; the pattern is kept for a sparse solver later. An explicit mode
 ** (der(x_k) = f_k) also gets df/dy, the Jacobian the ODE integrators use.
+** A mechanical mode has neither (the simulator forms its Jacobians).
 */
 #include "lang/sema.h"
 #include "lang/strtab.h"
@@ -115,6 +116,8 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
 int hy_jacobian_derive(hy_ir *ir)
 {
     for (int m = 0; m < ir->n_modes; m++) {
+        if (ir->modes[m].is_mechanical)
+            continue; /* its matrices come from mechanics.c; no residual */
         if (derive_mode(ir, &ir->modes[m]) != 0)
             return -1;
         if (ir->modes[m].is_explicit && derive_rhs(ir, &ir->modes[m]) != 0)

@@ -2,7 +2,10 @@
 ** What `hydae check model.hym` prints: the diagnostics, then per chart and
 ** mode the unknowns, equations, outputs, guards, the structural index and
 ** the algebraic loops (BLT blocks of more than one equation), the Jacobian's
-** sparsity, and the transitions with their triggers.
+** sparsity, and the transitions with their triggers. A mode of index > 1
+** shows how often Pantelides' algorithm differentiates each equation; a
+** mechanical one its positions, velocities, multipliers and the roles of
+** its equations.
 */
 #include "lang/build.h"
 #include "lang/parse.h"
@@ -52,16 +55,25 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src,
 {
     char line[200];
     const hy_ir_structure *st = &mode->structure;
+    const hy_ir_mechanics *mech = &mode->mech;
     fprintf(out, "  mode %s: %d unknown%s, %d equation%s", NAME(ir, mode->name), mode->n_vars,
             mode->n_vars == 1 ? "" : "s", mode->n_equations, mode->n_equations == 1 ? "" : "s");
-    if (st->analysed)
-        fprintf(out, ", index %s, %d algebraic loop%s", st->index_ok ? "<= 1" : "> 1", st->n_loops,
-                st->n_loops == 1 ? "" : "s");
+    if (st->analysed && st->index_ok)
+        fprintf(out, ", index <= 1, %d algebraic loop%s", st->n_loops, st->n_loops == 1 ? "" : "s");
+    else if (st->analysed && mode->is_mechanical)
+        fprintf(out, ", index %d, a mechanical system (%d position%s, %d constraint%s)", st->index,
+                mech->n_q, mech->n_q == 1 ? "" : "s", mech->n_c, mech->n_c == 1 ? "" : "s");
+    else if (st->analysed && st->reduced)
+        fprintf(out, ", index %d", st->index);
+    else if (st->analysed)
+        fprintf(out, ", index > 1");
     fputc('\n', out);
     for (int k = 0; k < mode->n_vars; k++) {
         const hy_ir_var *v = &mode->vars[k];
-        fprintf(out, "    unknown %-12s %-10s start %.17g", NAME(ir, v->name),
-                v->is_differential ? "state" : "algebraic", v->start);
+        const char *kind = v->is_differential ? "state" : "algebraic";
+        if (mode->is_mechanical)
+            kind = k < mech->n_q ? "position" : k < 2 * mech->n_q ? "velocity" : "multiplier";
+        fprintf(out, "    unknown %-12s %-10s start %.17g", NAME(ir, v->name), kind, v->start);
         if (v->unit >= 0)
             fprintf(out, "  unit \"%s\"", NAME(ir, v->unit));
         if (v->description >= 0)
@@ -70,8 +82,24 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src,
     }
     for (int i = 0; i < mode->n_equations; i++) {
         source_line(src, len, mode->equations[i].line, line, sizeof line);
-        fprintf(out, "    equation %d (%d:%d): %s\n", i, mode->equations[i].line,
+        fprintf(out, "    equation %d (%d:%d): %s", i, mode->equations[i].line,
                 mode->equations[i].column, line);
+        const char *role = NULL;
+        for (int k = 0; mode->is_mechanical && k < mech->n_q; k++)
+            role = mech->kinematics[k] == i ? "kinematics" : mech->dynamics[k] == i ? "dynamics" : role;
+        for (int k = 0; mode->is_mechanical && k < mech->n_c; k++)
+            role = mech->constraints[k] == i ? "constraint" : role;
+        /* How often Pantelides' algorithm differentiates it (index > 1). */
+        int count = !st->index_ok && st->reduced ? st->differentiations[i] : 0;
+        char times[32] = "";
+        if (count > 0)
+            snprintf(times, sizeof times, "differentiated %s", count == 1 ? "once"
+                     : count == 2 ? "twice" : "");
+        if (count > 2)
+            snprintf(times, sizeof times, "differentiated %d times", count);
+        if (role || count > 0)
+            fprintf(out, "   [%s%s%s]", role ? role : "", role && count > 0 ? ", " : "", times);
+        fputc('\n', out);
     }
     for (int k = 0; k < mode->n_outputs; k++)
         fprintf(out, "    output %s (%d:%d)\n", NAME(ir, mode->outputs[k].name), mode->outputs[k].line,
@@ -103,9 +131,19 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src,
         }
         fputc('\n', out);
     }
-    if (mode->n_vars > 0)
+    if (mode->is_mechanical) {
+        fprintf(out, "    M der(u) = F - C lambda, Phi = 0 (Pantelides: constraints "
+                "differentiated twice): M %d non-zero entries of %d, C %d of %d, Phi_q %d of %d; "
+                "Phi %s on time\n",
+                mech->mass.n, mech->n_q * mech->n_q, mech->multiplier_matrix.n,
+                mech->n_q * mech->n_c, mech->constraint_jac.n, mech->n_c * mech->n_q,
+                mech->constraint_t ? "depends" : "does not depend");
+        fprintf(out, "    formulation chosen by the run: I3 or SI1 with DSTIFF (dae_index 3 or 1), "
+                "the ODE form by coordinate partitioning with VSTIFF, MSTIFF, ABAM, RK45\n");
+    } else if (mode->n_vars > 0) {
         fprintf(out, "    Jacobian: %d non-zero entries of %d\n", mode->n_jac_entries,
                 mode->n_vars * mode->n_vars);
+    }
 }
 
 static void print_report(const hy_ir *ir, const char *src, size_t len, FILE *out)

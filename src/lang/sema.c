@@ -67,7 +67,7 @@ static void error_at(sema *s, const ctx *c, int line, int column, const char *fm
 {
     if (c && c->quiet)
         return;
-    char msg[512];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -1243,12 +1243,21 @@ static void compile_mode(sema *s, int m)
                                      NAME(s, mode->vars[k].name));
         if (used + 40 >= sizeof list)
             snprintf(list + used, sizeof list - used, ", ...");
+        /* A mechanical system written without its multiplier. */
+        char hint[300] = "";
+        int constraint = mode->n_equations > mode->n_vars
+                             ? hy_mechanics_position_constraint(ir, mode) : -1;
+        if (constraint >= 0)
+            snprintf(hint, sizeof hint,
+                     "; the equation at %d:%d constrains the positions and needs a multiplier: "
+                     "declare one and write it into the dynamics (M der(u) = F - C lambda)",
+                     mode->equations[constraint].line, mode->equations[constraint].column);
         error_at(s, NULL, mode->line, mode->column,
-                 "mode '%s' has %d equation%s for %d unknown%s%s%s%s: the system is %s",
+                 "mode '%s' has %d equation%s for %d unknown%s%s%s%s: the system is %s%s",
                  NAME(s, mode->name), mode->n_equations, mode->n_equations == 1 ? "" : "s",
                  mode->n_vars, mode->n_vars == 1 ? "" : "s", mode->n_vars ? " (" : "", list,
                  mode->n_vars ? ")" : "",
-                 mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined");
+                 mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
     }
     if (!equation_errors)
         find_explicit_form(mode);
@@ -1759,6 +1768,8 @@ void hy_ir_free(hy_ir *ir)
         free(mode->structure.block_start);
         free(mode->structure.block_eqs);
         free(mode->structure.eq_unknown);
+        free(mode->structure.differentiations);
+        hy_ir_mechanics_free(&mode->mech);
         free(mode->jac_rows);
         free(mode->jac_cols);
         free(mode->jac_nodes);

@@ -59,7 +59,41 @@ typedef struct hy_ir_structure {
     int *eq_unknown;         /* equation -> matched unknown of the index-1 problem:
                                 k < n_vars: y'[k]; k >= n_vars: y[k - n_vars] */
     int n_loops;             /* blocks of more than one equation */
+    /* Index > 1 (index_ok == 0): Pantelides' algorithm (pantelides.c). */
+    int reduced;             /* 1: it finished; 0: structurally singular at
+                                higher derivatives (or not run) */
+    int *differentiations;   /* per equation: how often it is differentiated */
+    int index;               /* structural index (Pryce's rule on the result) */
+    int stuck_equation;      /* reduced == 0: the equation whose derivatives
+                                never become solvable, else -1 */
 } hy_ir_structure;
+
+/* A sparse matrix of DAG nodes: entry k is (rows[k], cols[k]) = nodes[k];
+** the entries not listed are identically zero. */
+typedef struct hy_ir_sparse {
+    int n, cap;
+    int *rows, *cols, *nodes;
+} hy_ir_sparse;
+
+/* A mode recognised as a constrained mechanical system (mechanics.c):
+**     M(q) u' = F(q, u, t) - C(q, t) lambda,   q' = u,   Phi(q, t) = 0.
+** Its unknowns are reordered to n_q positions, their n_q velocities, then
+** n_c multipliers (vars[], and every y / y' leaf of its equations, guards
+** and outputs). The DAG nodes below use that order: q_k = y[k], u_k =
+** y[n_q + k]; lambda_k = y[2 n_q + k] does not occur in them. */
+typedef struct hy_ir_mechanics {
+    int n_q, n_c;
+    int *kinematics;         /* n_q: the equation der(q_k) = u_k */
+    int *dynamics;           /* n_q: the equations with der(u), in file order */
+    int *constraints;        /* n_c: the position constraints, in file order */
+    hy_ir_sparse mass;       /* n_q x n_q: d r_i / d der(u_j) */
+    hy_ir_sparse multiplier_matrix; /* C, n_q x n_c: d r_i / d lambda_k */
+    hy_ir_sparse constraint_jac;    /* Phi_q, n_c x n_q */
+    int *force;              /* n_q: F_i = -r_i(der(u) = 0, lambda = 0) */
+    int *constraint;         /* n_c: Phi_k, written lhs - rhs */
+    int *constraint_t;       /* n_c: dPhi_k/dt; NULL if Phi does not depend on t */
+    int *accel_rhs;          /* n_c: gamma = -(v_q u + v_t), v = Phi_q u + Phi_t */
+} hy_ir_mechanics;
 
 typedef struct hy_ir_mode {
     int name, line, column;
@@ -87,6 +121,9 @@ typedef struct hy_ir_mode {
     int *rhs_nodes;
     int n_rhs_jac_entries;
     int *rhs_jac_rows, *rhs_jac_cols, *rhs_jac_nodes;
+    /* Index > 1 reduced as a mechanical system (no residual, no Jacobian). */
+    int is_mechanical;
+    hy_ir_mechanics mech;
 } hy_ir_mode;
 
 typedef enum hy_ir_trigger {
@@ -158,6 +195,21 @@ void hy_ir_free(hy_ir *ir);
 ** Reports structurally singular and high-index modes to diag; returns the
 ** number of errors. */
 int hy_structure_analyse(hy_ir *ir, hy_diag *diag);
+
+/* Pantelides' algorithm on mode m's equations (pantelides.c): fills
+** structure.differentiations, .index and .reduced. 0, or -1 when out of
+** memory. */
+int hy_pantelides(hy_ir *ir, int m);
+
+/* Mode m has index > 1 (after hy_pantelides): recognise it as a
+** mechanical system and derive its matrices (mechanics.c), or report what
+** keeps it from being one and what to change. Returns the number of
+** errors (0: mode->is_mechanical is set). */
+int hy_mechanics_detect(hy_ir *ir, int m, hy_diag *diag);
+void hy_ir_mechanics_free(hy_ir_mechanics *mech);
+/* For hints: an equation of mode that constrains positions only (no der(),
+** every unknown it uses has an equation der(q) = u), or -1. */
+int hy_mechanics_position_constraint(hy_ir *ir, const hy_ir_mode *mode);
 
 /* The Jacobian entries of every mode (jacobian.c): symbolic derivatives
 ** dF/dy + cj dF/dy' and the sparsity pattern; for an explicit mode also

@@ -6,7 +6,9 @@
 **  - the index: the same matching with the states known, the unknowns
 **    being the derivatives of the states and the algebraic variables; if
 **    it is not perfect the mode has index > 1 (Pantelides' criterion at
-**    its first step);
+**    its first step), and Pantelides' algorithm (pantelides.c) says which
+**    equations to differentiate; such a mode is accepted if it is a
+**    mechanical system (mechanics.c), which the simulator reduces;
 **  - the block lower triangular (BLT) form: Tarjan's strongly connected
 **    components (iterative) of the equations' dependency graph under that
 **    matching; blocks of several equations are algebraic loops.
@@ -17,6 +19,7 @@
 */
 #include "lang/sema.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +238,39 @@ static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf,
         snprintf(buf + used, size - used, ", ...");
 }
 
+/* A structurally singular mode that reads as a mechanical system whose
+** multiplier is declared but used nowhere: a hint to write it into the
+** dynamics (docs/language.md, "Mechanical models"). */
+static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_match, char *hint,
+                            size_t size)
+{
+    int unused = -1;
+    for (int j = 0; j < mode->n_vars && unused < 0; j++) {
+        if (col_match[j] >= 0)
+            continue;
+        int used = 0;
+        for (int i = 0; i < mode->n_equations && !used; i++) {
+            int root = mode->equations[i].residual, *list = NULL;
+            int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
+            for (int k = 0; k < n_list && !used; k++) {
+                const hy_xnode *x = hy_x_node(&ir->dag, list[k]);
+                used = (x->op == X_Y || x->op == X_YP) && x->a == j;
+            }
+            free(list);
+        }
+        if (!used)
+            unused = j;
+    }
+    int constraint = unused >= 0 ? hy_mechanics_position_constraint(ir, mode) : -1;
+    if (constraint < 0)
+        return;
+    const char *name = hy_strtab_get(ir->strings, mode->vars[unused].name);
+    snprintf(hint, size,
+             " ('%s' appears in no equation: if it is the multiplier of the constraint at %d:%d, "
+             "write it into the dynamics, M der(u) = F - C %s)",
+             name, mode->equations[constraint].line, mode->equations[constraint].column, name);
+}
+
 static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
 {
     hy_ir_structure *st = &mode->structure;
@@ -275,10 +311,12 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
                                          used ? ", " : "", hy_strtab_get(ir->strings, mode->vars[j].name));
         list_lines(mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
         int first = st->unmatched ? st->unmatched[0] : 0;
+        char hint[400] = "";
+        multiplier_hint(ir, mode, col_match, hint, sizeof hint);
         hy_diag_error(diag, mode->equations[first].line, mode->equations[first].column,
                       "mode '%s' is structurally singular: the equation%s at %s cannot be "
-                      "matched to an unknown; no equation determines %s",
-                      name, st->n_unmatched == 1 ? "" : "s", lines, unknowns);
+                      "matched to an unknown; no equation determines %s%s",
+                      name, st->n_unmatched == 1 ? "" : "s", lines, unknowns, hint);
         free(col_match);
         return 1;
     }
@@ -295,15 +333,14 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
         for (int i = 0; i < n && st->index_eqs; i++)
             if (row_match[i] < 0)
                 st->index_eqs[st->n_index_eqs++] = i;
-        char lines[300];
-        list_lines(mode, st->index_eqs, st->n_index_eqs, lines, sizeof lines);
-        int first = st->index_eqs ? st->index_eqs[0] : 0;
-        hy_diag_error(diag, mode->equations[first].line, mode->equations[first].column,
-                      "mode '%s' has index > 1: given the states, the equation%s at %s cannot "
-                      "be solved for the derivatives and algebraic unknowns (a constraint on "
-                      "the states; index reduction is not supported yet)",
-                      name, st->n_index_eqs == 1 ? "" : "s", lines);
-        n_errors++;
+        /* Which equations to differentiate; a mechanical system is then
+        ** reduced by the simulator, anything else is refused. */
+        if (hy_pantelides(ir, (int)(mode - ir->modes)) != 0) {
+            hy_diag_nomem(diag);
+            n_errors++;
+        } else {
+            n_errors += hy_mechanics_detect(ir, (int)(mode - ir->modes), diag);
+        }
     } else if (matched == n && blt(&g, col_match, st) != 0) {
         hy_diag_nomem(diag);
         n_errors++;

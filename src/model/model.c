@@ -427,6 +427,7 @@ int hydae_mode_set_mechanics(hydae_mode *mode, const hydae_mechanics *mech, void
                             "function, Jacobian and accel_rhs", mode->name);
     mode->mech = *mech;
     mode->mech_user = user;
+    mode->user = user; /* the mode's guards and outputs get it too */
     mode->is_mechanical = 1;
     mode->residual = NULL;
     mode->rhs = NULL;
