@@ -20,9 +20,9 @@
 ** at the rest position phi = 0 with omega = 5 rad/s (5 m/s in +x): between
 ** sqrt(2 g L) = 4.43 m/s (reaching the horizontal) and sqrt(5 g L) = 7 m/s
 ** (looping), so it swings past the horizontal until the thread goes slack
-** (t = 0.497 s, change 1), flies free and is caught again (t = 0.960 s,
+** (t = 0.4966 s, change 1), flies free and is caught again (t = 0.9665 s,
 ** change 2, losing the radial velocity); the same happens once more on the
-** way back (t = 1.802 s and 1.917 s, changes 3 and 4); the energy lost at
+** way back (t = 1.7960 s and 1.9512 s, changes 3 and 4); the energy lost at
 ** the catches and to kappa then leaves too little for a third slack phase,
 ** and the pendulum swings on, taut, with decreasing amplitude (Fig. 11).
 ** Exactly 4 changes for omega0 in [4.9, 5.1] and kappa in [0.08, 0.10].
