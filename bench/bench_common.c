@@ -52,7 +52,7 @@ double bench_scd_mixed(const bench_case *bc, const double *y, double rtol,
 ** hydae
 */
 
-static const char *hy_code_name(int rc)
+const char *bench_hydae_code_name(int rc)
 {
     switch (rc) {
     case HY_OK: return "ok";
@@ -113,7 +113,7 @@ int bench_hydae_solve(const bench_solver *solver, const bench_run *run,
             snprintf(out->status, sizeof out->status, "ok");
         else if (rc < 0)
             snprintf(out->status, sizeof out->status, "%s at t=%.3g",
-                     hy_code_name(rc), t);
+                     bench_hydae_code_name(rc), t);
         else
             snprintf(out->status, sizeof out->status, "%s at t=%.3g",
                      t == bc->t_end ? "dense failed" : "step limit", t);

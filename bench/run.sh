@@ -2,16 +2,20 @@
 # The one command for the hydae vs SUNDIALS benchmarks, from anywhere:
 #     bash bench/run.sh [bench_suite options]
 # Installs libsundials-dev if missing, configures a Release build in
-# build-bench/ with -DHYDAE_BENCH=ON, builds bench_suite and
-# bench_dstiff_ida and runs both. Results in bench/results/:
+# build-bench/ with -DHYDAE_BENCH=ON, builds bench_suite, bench_dstiff_ida,
+# bench_mech and bench_lang and runs them. Results in bench/results/:
 #   suite.txt, suite.csv, work_precision.svg   every integrator vs SUNDIALS
 #   dstiff_ida.txt, dstiff_ida.csv             DSTIFF vs IDA with FD Jacobians
+#   mech.txt, mech.csv                         seed 002's Table 2 (bench_mech)
 #   lang.txt                                   the model language (bench_lang)
 # Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
-# --min-time also to bench_dstiff_ida.
+# --min-time also to bench_dstiff_ida and bench_mech.
 #     bash bench/run.sh --lang
 # runs only bench_lang (bytecode vs C, compile time), which needs no
 # SUNDIALS: a Release build in build-bench-lang/.
+#     bash bench/run.sh --mech [bench_mech options]
+# runs only bench_mech (constrained mechanics: I3, SI1, ODE form vs IDA),
+# e.g. --problem andrews, --min-time 0.5, --batches 7.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,7 +64,24 @@ if ! have_sundials; then
     fi
 fi
 
-# --min-time applies to both programs.
+mech_only=0
+if [ "${1:-}" = "--mech" ]; then
+    mech_only=1
+    shift
+fi
+
+build="$root/build-bench"
+results="$root/bench/results"
+
+if [ "$mech_only" = 1 ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    cmake --build "$build" --target bench_mech -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$results"
+    "$build/bench/bench_mech" --csv "$results/mech.csv" "$@" | tee "$results/mech.txt"
+    exit 0
+fi
+
+# --min-time applies to all three SUNDIALS programs.
 dstiff_ida_options=()
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
@@ -69,17 +90,18 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     fi
 done
 
-build="$root/build-bench"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
-cmake --build "$build" --target bench_suite bench_dstiff_ida bench_lang \
+cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_lang \
     -j "$(nproc 2>/dev/null || echo 2)"
 
-results="$root/bench/results"
 mkdir -p "$results"
 "$build/bench/bench_suite" --csv "$results/suite.csv" \
     --svg "$results/work_precision.svg" "$@" | tee "$results/suite.txt"
 echo
 "$build/bench/bench_dstiff_ida" --csv "$results/dstiff_ida.csv" \
     ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/dstiff_ida.txt"
+echo
+"$build/bench/bench_mech" --csv "$results/mech.csv" \
+    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/mech.txt"
 echo
 "$build/bench/bench_lang" | tee "$results/lang.txt"

@@ -34,6 +34,11 @@ void bench_sundials_close(void)
     SUNContext_Free(&sun_ctx);
 }
 
+SUNContext bench_sundials_context(void)
+{
+    return sun_ctx;
+}
+
 const char *bench_sundials_version(void)
 {
     return SUNDIALS_VERSION;

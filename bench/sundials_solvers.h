@@ -10,10 +10,14 @@
 
 #include "bench.h"
 
+#include <sundials/sundials_context.h>
+
 /* The SUNContext shared by all runs: open once before the first run,
 ** close after the last. bench_sundials_open returns 0 on success. */
 int bench_sundials_open(void);
 void bench_sundials_close(void);
+/* That context, for programs that drive SUNDIALS themselves (bench_mech). */
+SUNContext bench_sundials_context(void);
 /* "6.4.1" */
 const char *bench_sundials_version(void);
 

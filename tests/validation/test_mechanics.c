@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "validation/mech_problems.c"
+#include "validation/mech_dae_driver.c"
 /* ------------------------------------------------------------------------
 ** Driver
 */

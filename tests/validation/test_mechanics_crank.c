@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "validation/mech_problems.c"
+#include "validation/mech_dae_driver.c"
 #include "validation/mech_crank.c"
 #include "validation/mech_ode_driver.c"
 

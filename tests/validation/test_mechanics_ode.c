@@ -37,7 +37,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "validation/mech_andrews.c"
 #include "validation/mech_problems.c"
 #include "validation/mech_ode_driver.c"
 
@@ -263,37 +262,6 @@ static void sweep(const char *only)
 ** (the pendulum with a horizontal force stepping from 0 to 1/2 at t =
 ** 0.5: steps, rejected steps and evaluations to reach t = 1).
 */
-
-static int pend_force_jump(double t, const double *q, const double *u, double *f, void *user)
-{
-    (void)q, (void)u, (void)user;
-    f[0] = t < 0.5 ? 0.0 : 0.5;
-    f[1] = -1.0;
-    return 0;
-}
-
-static const mech_system pendulum_jump = {
-    .n_q = 2, .n_c = 1, .user = NULL,
-    .mass = pend_mass, .force = pend_force_jump, .constraint = pend_phi,
-    .constraint_jac = pend_g, .constraint_t = NULL, .accel_rhs = pend_gamma,
-};
-
-/* max |Phi_q u + Phi_t| at (t, q, u). */
-static double vel_residual(const mech_system *sys, double t, const double *q, const double *u)
-{
-    double g[16], phi_t[4] = { 0 };
-    sys->constraint_jac(t, q, g, sys->user);
-    if (sys->constraint_t != NULL)
-        sys->constraint_t(t, q, phi_t, sys->user);
-    double worst = 0.0;
-    for (int i = 0; i < sys->n_c; i++) {
-        double v = phi_t[i];
-        for (int j = 0; j < sys->n_q; j++)
-            v += g[i + sys->n_c * j] * u[j];
-        worst = fmax(worst, fabs(v));
-    }
-    return worst;
-}
 
 typedef struct t2_result {
     int ok;

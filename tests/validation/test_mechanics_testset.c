@@ -2,7 +2,8 @@
 ** Constrained mechanical systems (src/mech) with DSTIFF in seed 002's I3
 ** and SI1 formulations on two index-3 problems of the Test Set for IVP
 ** Solvers (F. Mazzia, C. Magherini, release 2.4, 2008; W.M. Lioen, J.J.B.
-** de Swart, CWI report MAS-R9832, 1998), written here from the published
+** de Swart, CWI report MAS-R9832, 1998), written (in mech_problems.c, shared
+** with the other mechanics tests and bench/bench_mech.c) from the published
 ** definitions as seed 002's (2.1)-(2.3), M(q) u' = F - Phi_q^T lambda,
 ** q' = u, Phi(q, t) = 0:
 **
@@ -40,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validation/mech_andrews.c"
 #include "validation/mech_problems.c"
+#include "validation/mech_dae_driver.c"
 /* ------------------------------------------------------------------------
 ** Driver
 */
