@@ -117,26 +117,33 @@ static int log_fired(hydae_sim *s, const hydae_transition *tr)
     return 0;
 }
 
+void hy_describe_transitions(char *out, size_t size, const hydae_transition *const *list,
+                             int n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && used < size - 1; i++) {
+        const hydae_transition *tr = list[i];
+        int seen = !tr;
+        for (int j = 0; j < i; j++)
+            seen |= list[j] == tr;
+        if (seen)
+            continue;
+        int written = snprintf(out + used, size - used, "%s'%s' (%s -> %s)", used ? ", " : "",
+                               tr->name, tr->from->name, tr->to->name);
+        if (written < 0)
+            break;
+        used += (size_t)written;
+    }
+}
+
 /* The cycle: the distinct transitions among the last firings. */
 static int cascade_failure(hydae_sim *s, double t)
 {
     enum { CYCLE_WINDOW = 16 };
     int first = s->n_fired_log > CYCLE_WINDOW ? s->n_fired_log - CYCLE_WINDOW : 0;
-    char cycle[640] = "";
-    size_t used = 0;
-    for (int i = first; i < s->n_fired_log && used < sizeof cycle - 1; i++) {
-        const hydae_transition *tr = s->fired_log[i];
-        int seen = 0;
-        for (int j = first; j < i; j++)
-            seen |= s->fired_log[j] == tr;
-        if (seen)
-            continue;
-        int written = snprintf(cycle + used, sizeof cycle - used, "%s'%s' (%s -> %s)",
-                               used ? ", " : "", tr->name, tr->from->name, tr->to->name);
-        if (written < 0)
-            break;
-        used += (size_t)written;
-    }
+    char cycle[640];
+    hy_describe_transitions(cycle, sizeof cycle, s->fired_log + first, s->n_fired_log - first);
     hy_sim_fail(s, "event cascade limit (%d updates) reached at t = %.17g: the transitions "
                 "%s keep raising events for each other", s->cascade_limit, t, cycle);
     return HYDAE_ERR_CASCADE;

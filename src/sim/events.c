@@ -89,6 +89,8 @@ static double arming_band(const hydae_sim *s)
     return 10.0 * hy_base_atol(s);
 }
 
+static int look_ahead(hydae_sim *s, double t);
+
 /* Did the discrete phase change the state of chart c (same mode before
 ** and after)? Differential components are held by consistent
 ** initialisation, so any change of theirs is an action's reset; algebraic
@@ -112,8 +114,9 @@ static int chart_state_changed(const hydae_sim *s, int c)
 }
 
 /* Sign of guard k (chart c, its j-th) after a discrete phase, when a
-** reference from before it exists (see the head comment). */
-static int sign_after_event(const hydae_sim *s, int c, int j, double g)
+** reference from before it exists (see the head comment); g is its value
+** now and g_ahead its value a moment later along y + delta y'. */
+static int sign_after_event(const hydae_sim *s, int c, int j, double g, double g_ahead)
 {
     int prev_k = s->prev_guard_offset[c] + j;
     int same_mode = s->prev_active[c] == s->active[c];
@@ -122,24 +125,44 @@ static int sign_after_event(const hydae_sim *s, int c, int j, double g)
     if (fabs(g) > arming_band(s))
         return sign_of(g);
     int crossed_dir = s->prev_crossed[prev_k];
-    if (same_mode && crossed_dir != 0)
-        return chart_state_changed(s, c) ? -crossed_dir : crossed_dir;
-    return 0;
+    if (!same_mode || crossed_dir == 0)
+        return 0;
+    /* It crossed at this instant. On the crossed side and turned back by
+    ** a reset (a ball without h := 0, left a rounding error below the
+    ** floor), or moving on unchanged: it has crossed, and fires again only
+    ** after truly coming back. Short of zero and moving on (a crossing of
+    ** the same instant located a few ulps later): it has crossed all the
+    ** same. At zero (h := 0), short of zero moving back, or past zero with
+    ** a reset that did not turn it back: it is on the side it came from,
+    ** and its next crossing fires. */
+    double motion = g_ahead - g;
+    int reset = chart_state_changed(s, c);
+    if (sign_of(g) == crossed_dir)
+        return sign_of(motion) == crossed_dir && reset ? -crossed_dir : crossed_dir;
+    if (g != 0.0)
+        return sign_of(motion) == crossed_dir ? crossed_dir : -crossed_dir;
+    return reset ? -crossed_dir : crossed_dir;
 }
 
 int hy_guards_arm(hydae_sim *s)
 {
     s->guards_armed = 1;
+    s->slopes_valid = 0;
     if (s->n_guards == 0)
         return 0;
     int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
     if (status)
         return status;
+    if (s->have_prev) {
+        status = look_ahead(s, s->t);
+        if (status)
+            return status;
+    }
     for (int c = 0; c < s->model->n_charts; c++)
         for (int j = 0; j < s->active[c]->n_guards; j++) {
             int k = s->guard_offset[c] + j;
             double g = s->g_start[k];
-            int sign = s->have_prev ? sign_after_event(s, c, j, g)
+            int sign = s->have_prev ? sign_after_event(s, c, j, g, s->g_work[k])
                                     : (fabs(g) > arming_band(s) ? sign_of(g) : 0);
             s->g_sign[k] = (signed char)sign;
         }
@@ -190,14 +213,6 @@ static int crossing(const hydae_sim *s, int k, double g)
     return 0;
 }
 
-static int guards_at(hydae_sim *s, double t, double *g)
-{
-    int status = hy_interpolate(s, t, s->y_work, s->yp_work);
-    if (status)
-        return status;
-    return hy_guards_eval(s, t, s->y_work, s->yp_work, g);
-}
-
 static void follow_signs(hydae_sim *s, const double *g);
 
 /* Guards a moment after t along y + delta y' (from the dense output at t),
@@ -213,49 +228,83 @@ static int look_ahead(hydae_sim *s, double t)
     return hy_guards_eval(s, t + delta, s->y_work, s->yp_work, s->g_work);
 }
 
-/* Illinois iteration on g_k - level over [t_lo, t_hi] (g_lo, g_hi already
-** shifted by level); returns the right end of the final bracket (where the
-** guard has crossed) in *t_root. */
-static int locate_one(hydae_sim *s, int k, int dir, double level, double t_lo, double g_lo,
-                      double t_hi, double g_hi, double *t_root)
+/* Guard k keeps its sign at both ends of [t_a, t_b]: does it dip across
+** zero and back in between (an extremum on the far side of zero)? If a
+** transition listens to one of the two crossings, the earlier of those it
+** listens to is bracketed into *t_lo, *t_hi (values g_lo, g_hi) with its
+** direction in *dir. Returns 1 when found, 0 if not, < 0 on error. */
+static int dip_crossing(hydae_sim *s, int k, double t_a, double t_b, int *dir, double *t_lo,
+                        double *g_lo, double *t_hi, double *g_hi)
 {
-    int side = 0;
-    for (int iter = 0; iter < 200; iter++) {
-        double width = t_hi - t_lo;
-        double tol = hy_time_tol(t_hi);
-        if (width <= tol)
-            break;
-        double t_mid;
-        if (g_hi != g_lo)
-            t_mid = t_hi - g_hi * width / (g_hi - g_lo);
-        else
-            t_mid = t_lo + 0.5 * width;
-        /* Keep the trial strictly inside, at least tol/2 from either end. */
-        double margin = 0.5 * tol;
-        if (!(t_mid > t_lo + margin))
-            t_mid = t_lo + margin;
-        if (!(t_mid < t_hi - margin))
-            t_mid = t_hi - margin;
-        int status = guards_at(s, t_mid, s->g_work);
-        if (status)
-            return status;
-        double g_mid = s->g_work[k] - level;
-        int crossed = dir > 0 ? g_mid > 0.0 : g_mid < 0.0;
-        if (crossed) {
-            t_hi = t_mid;
-            g_hi = g_mid;
-            if (side == -1)
-                g_lo *= 0.5;
-            side = -1;
-        } else {
-            t_lo = t_mid;
-            g_lo = g_mid;
-            if (side == 1)
-                g_hi *= 0.5;
-            side = 1;
-        }
+    int sign = s->g_sign[k];
+    double g_a = s->g_start[k], g_b = s->g_end[k];
+    if (sign == 0 || sign_of(g_a) != sign || sign_of(g_b) != sign)
+        return 0;
+    /* Moving towards zero at t_a and away from it at t_b. */
+    if (!(sign * s->g_slope_start[k] < 0.0 && sign * s->g_slope_end[k] > 0.0))
+        return 0;
+    int down = listens(s, k, -sign, 0), back = listens(s, k, sign, 0);
+    if (!down && !back)
+        return 0;
+    double t_past, g_past;
+    int found = hy_guard_dip(s, k, sign, t_a, s->g_slope_start[k], t_b, s->g_slope_end[k],
+                             hy_dip_floor(g_a, g_b), &t_past, &g_past);
+    if (found <= 0)
+        return found;
+    if (down) {
+        *dir = -sign;
+        *t_lo = t_a, *g_lo = g_a, *t_hi = t_past, *g_hi = g_past;
+    } else {
+        *dir = sign;
+        *t_lo = t_past, *g_lo = g_past, *t_hi = t_b, *g_hi = g_b;
     }
-    *t_root = t_hi;
+    return 1;
+}
+
+/* Where guard k crosses in [t_a, t_b] (the candidate direction into
+** g_crossed[k], the located time into g_root[k]); 0 or < 0 on error. */
+static int guard_root(hydae_sim *s, int k, double t_a, double t_b, int at_step_end,
+                      int *looked_ahead)
+{
+    double *roots = s->g_root;
+    int dir = crossing(s, k, s->g_end[k]);
+    roots[k] = INFINITY;
+    s->g_crossed[k] = 0;
+    if (dir == 0 && at_step_end && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
+        /* Exactly zero at the step's end: crossing here if it goes on to
+        ** the other side, touching if it turns back. */
+        if (!*looked_ahead) {
+            int status = look_ahead(s, t_b);
+            if (status)
+                return status;
+            *looked_ahead = 1;
+        }
+        int ahead = sign_of(s->g_work[k]);
+        if (ahead == -s->g_sign[k] && listens(s, k, ahead, 0)) {
+            roots[k] = t_b;
+            s->g_crossed[k] = (signed char)ahead;
+        }
+        return 0;
+    }
+    double t_lo = t_a, t_hi = t_b, g_lo, g_hi, level = 0.0;
+    if (dir == 0) {
+        if (s->g_end[k] == 0.0)
+            return 0;
+        int found = dip_crossing(s, k, t_a, t_b, &dir, &t_lo, &g_lo, &t_hi, &g_hi);
+        if (found <= 0)
+            return found;
+    } else {
+        /* The zero crossing; for an unarmed guard that started inside the
+        ** band on the crossed side, the band's edge. */
+        if (s->g_sign[k] == 0 && dir * s->g_start[k] >= 0.0)
+            level = dir * arming_band(s);
+        g_lo = s->g_start[k] - level;
+        g_hi = s->g_end[k] - level;
+    }
+    int status = hy_root_bracket(s, k, dir, level, t_lo, g_lo, t_hi, g_hi, &roots[k]);
+    if (status)
+        return status;
+    s->g_crossed[k] = (signed char)dir;
     return 0;
 }
 
@@ -263,87 +312,62 @@ static int locate_one(hydae_sim *s, int k, int dir, double level, double t_lo, d
 ** t_a and g_end at t_b; at_step_end: t_b ends the integrator's step. */
 static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, double *t_event)
 {
-    int status;
+    int looked_ahead = 0;
     double t_first = INFINITY;
-    int any = 0, looked_ahead = 0;
-    double *roots = s->g_root;
     for (int k = 0; k < s->n_guards; k++) {
-        int dir = crossing(s, k, s->g_end[k]);
-        roots[k] = INFINITY;
-        if (dir == 0 && at_step_end && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
-            /* Exactly zero at the step's end: crossing here if it goes on
-            ** to the other side, touching if it turns back. */
-            if (!looked_ahead) {
-                status = look_ahead(s, t_b);
-                if (status)
-                    return status;
-                looked_ahead = 1;
-            }
-            int ahead = s->g_work[k] > 0.0 ? 1 : (s->g_work[k] < 0.0 ? -1 : 0);
-            if (ahead == -s->g_sign[k] && listens(s, k, ahead, 0)) {
-                roots[k] = t_b;
-                t_first = fmin(t_first, t_b);
-                any = 1;
-            }
-            continue;
-        }
-        if (dir == 0)
-            continue;
-        /* The zero crossing; for an unarmed guard that started inside the
-        ** band on the crossed side, the band's edge. */
-        double level = s->g_sign[k] != 0 || dir * s->g_start[k] < 0.0 ? 0.0
-                                                                      : dir * arming_band(s);
-        double t_root;
-        status = locate_one(s, k, dir, level, t_a, s->g_start[k] - level, t_b,
-                            s->g_end[k] - level, &t_root);
+        int status = guard_root(s, k, t_a, t_b, at_step_end, &looked_ahead);
         if (status)
             return status;
-        roots[k] = t_root;
-        if (t_root < t_first)
-            t_first = t_root;
-        any = 1;
+        t_first = fmin(t_first, s->g_root[k]);
     }
-    if (!any)
+    if (t_first == INFINITY)
         return 0;
-    /* Which guards have crossed by t_first (or within tolerance of it). */
-    status = guards_at(s, t_first, s->g_work);
-    if (status)
-        return status;
-    double tol = hy_time_tol(t_first);
+    /* Crossings located within the grouping tolerance of the first belong
+    ** to its instant. */
+    double tol = hy_event_group_tol(t_first);
     for (int k = 0; k < s->n_guards; k++) {
-        int dir = crossing(s, k, s->g_work[k]);
-        if (dir == 0 && roots[k] <= t_first + tol)
-            dir = s->g_end[k] == 0.0 ? -s->g_sign[k] : crossing(s, k, s->g_end[k]);
-        s->g_crossed[k] = (signed char)dir;
+        if (s->g_root[k] > t_first + tol)
+            s->g_crossed[k] = 0;
+        else if (s->g_crossed[k] != 0 && s->g_sign[k] == 0)
+            s->event_from_band = 1;
     }
     *t_event = t_first;
     return 1;
 }
 
-
 /* Guards are sampled at guard_samples interior points of the step's dense
-** output as well as at its end, and the first sub-interval showing a
-** crossing is searched: a guard that crosses twice within one step (an
-** excursion, a narrow window) is found when the excursion spans a sample.
-** One narrower than the spacing (h / (guard_samples + 1)) can still be
-** missed; h_max bounds it. */
+** output as well as at its end, with their time derivatives along it. In
+** each sub-interval a crossing is a sign change, or, with both ends on the
+** same side, an extremum on the far side of zero (dip_crossing): a guard
+** whose derivative along the solution changes sign at most once per
+** sub-interval cannot be missed. */
 int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
 {
     if (s->n_guards == 0)
         return 0;
+    s->event_from_band = 0;
     int n_parts = s->guard_samples + 1;
-    double t_a = s->t, width = t_new - s->t;
+    double t_a = s->t, width = t_new - s->t, part = width / n_parts;
+    int status;
+    if (!s->slopes_valid) {
+        status = hy_guards_at_with_slopes(s, t_a, part, s->g_work, s->g_slope_start);
+        if (status)
+            return status;
+    }
     for (int j = 1; j <= n_parts; j++) {
         double t_b = j == n_parts ? t_new : s->t + width * j / n_parts;
-        int status = guards_at(s, t_b, s->g_end);
+        status = hy_guards_at_with_slopes(s, t_b, part, s->g_end, s->g_slope_end);
         if (status)
             return status;
         int found = locate_in(s, t_a, t_b, j == n_parts, t_event);
-        if (found)
+        if (found) {
+            s->slopes_valid = 0;
             return found;
+        }
         if (j < n_parts) {
             follow_signs(s, s->g_end);
             memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
+            memcpy(s->g_slope_start, s->g_slope_end, sizeof(double) * (size_t)s->n_guards);
             t_a = t_b;
         }
     }
@@ -379,12 +403,15 @@ void hy_guards_advance(hydae_sim *s)
 {
     follow_signs(s, s->g_end);
     memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
+    memcpy(s->g_slope_start, s->g_slope_end, sizeof(double) * (size_t)s->n_guards);
+    s->slopes_valid = 1;
 }
 
 int hy_guards_restart_scan(hydae_sim *s)
 {
     if (s->n_guards == 0)
         return 0;
+    s->slopes_valid = 0;
     int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
     if (status)
         return status;

@@ -103,6 +103,9 @@ static void free_run_arrays(hydae_sim *s)
     free(s->g_end);
     free(s->g_work);
     free(s->g_root);
+    free(s->g_slope_start);
+    free(s->g_slope_end);
+    free(s->g_probe);
     free(s->g_sign);
     free(s->g_crossed);
     free(s->prev_sign);
@@ -112,6 +115,7 @@ static void free_run_arrays(hydae_sim *s)
     s->err_exclude = s->var_index = NULL;
     s->init_rows = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
+    s->g_slope_start = s->g_slope_end = s->g_probe = NULL;
     s->is_algebraic = NULL;
     s->init_pivot = NULL;
     s->init_unknowns = NULL;
@@ -322,6 +326,11 @@ double hy_time_tol(double t)
     return 1e-12 * fmax(1.0, fabs(t));
 }
 
+double hy_event_group_tol(double t)
+{
+    return 8.0 * (nextafter(fabs(t), INFINITY) - fabs(t));
+}
+
 const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode)
 {
     const hydae_model *m = s->model;
@@ -505,7 +514,9 @@ static int reserve_config(hydae_sim *s)
     }
     if (ng > s->cap_guards || !s->g_sign) {
         if (grow_doubles(&s->g_start, ng) || grow_doubles(&s->g_end, ng)
-            || grow_doubles(&s->g_work, ng) || grow_doubles(&s->g_root, ng))
+            || grow_doubles(&s->g_work, ng) || grow_doubles(&s->g_root, ng)
+            || grow_doubles(&s->g_slope_start, ng) || grow_doubles(&s->g_slope_end, ng)
+            || grow_doubles(&s->g_probe, ng))
             return HYDAE_ERR_NOMEM;
         size_t ng_alloc = (size_t)(ng > 0 ? ng : 1);
         signed char *sign = realloc(s->g_sign, ng_alloc);
@@ -1079,30 +1090,28 @@ static int enter_resting_mode(hydae_sim *s, int c)
     return settle_after_event(s, s->row_left, 1);
 }
 
-/* Chattering and Zeno behaviour: more than zeno_events event instants
-** inside a window of zeno_window (default 1e-9 max(1, |t|); the same
-** instant counts). Policy "stop" (default) ends the run with a message;
-** "rest" sends the chart of the last transition to its resting mode. */
-static int check_accumulation(hydae_sim *s, double *window_start, int *n_in_window)
+/* Chattering and Zeno behaviour (chatter.c). Policy "stop" (default) ends
+** the run with a message; "rest" sends the chart of the last transition to
+** its resting mode. */
+static int check_accumulation(hydae_sim *s)
 {
-    double width = s->zeno_window > 0.0 ? s->zeno_window : 1e-9 * fmax(1.0, fabs(s->t));
-    if (s->t - *window_start > width) {
-        *window_start = s->t;
-        *n_in_window = 0;
-        return 0;
-    }
-    if (++*n_in_window <= s->zeno_events)
-        return 0;
     const hydae_transition *last = s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1] : NULL;
+    hy_chatter_kind kind = hy_chatter_note(s, s->event_from_band,
+                                           s->n_fired_log > 0 ? s->fired_log[0] : NULL);
+    if (kind == HY_CHATTER_NONE)
+        return 0;
+    if (kind == HY_CHATTER_PINGPONG)
+        return hy_chatter_pingpong_failure(s);
     const hydae_chart *chart = last ? last->chart : NULL;
     if (s->zeno_rest && chart && chart->resting && s->active[chart->index] != chart->resting) {
-        *n_in_window = 0;
+        hy_chatter_reset(&s->chatter);
         return enter_resting_mode(s, chart->index);
     }
-    hy_sim_fail(s, "events accumulate: %d event instants within %.3g s up to t = %.17g "
-                "(chattering or Zeno behaviour); the last transition fired was '%s' of chart "
-                "'%s'%s", *n_in_window, s->t - *window_start, s->t, last ? last->name : "?",
-                chart ? chart->name : "?",
+    hy_sim_fail(s, "events accumulate at t = %.17g (chattering or Zeno behaviour: %s); the "
+                "last transition fired was '%s' of chart '%s'%s", s->t,
+                s->chatter.n_in_window > s->zeno_events ? "too many event instants within the "
+                "zeno_window" : "the gaps between event instants shrink geometrically towards "
+                "this point", last ? last->name : "?", chart ? chart->name : "?",
                 s->zeno_rest && chart && !chart->resting ? ", which declares no resting mode"
                                                          : "");
     return HYDAE_ERR_ZENO;
@@ -1216,8 +1225,7 @@ static int run(hydae_sim *s)
     if (status)
         return status;
     long n_steps_run = 0;
-    double window_start = -INFINITY;
-    int n_in_window = 0;
+    hy_chatter_reset(&s->chatter);
     while (s->t < s->t_end) {
         if (++n_steps_run > s->max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
@@ -1251,7 +1259,7 @@ static int run(hydae_sim *s)
         int restarted = 0;
         status = scan_step(s, t_new, t_stop, &restarted);
         if (!status && restarted)
-            status = check_accumulation(s, &window_start, &n_in_window);
+            status = check_accumulation(s);
         if (!status && !restarted && s->n > 0) {
             /* Mechanical modes: constraint violation, and the ODE form's
             ** new partition, which restarts the integrator. */

@@ -27,6 +27,22 @@ struct hydae_action {
     int status;
 };
 
+/* Chattering and Zeno detection (chatter.c). */
+enum { HY_CHATTER_RECENT = 8 };
+typedef struct hy_chatter {
+    double t_last, gap_last;    /* last event instant, gap before it */
+    double window_start;
+    int n_in_window, n_shrinking, n_band_chain;
+    int n_recent;
+    const hydae_transition *recent[HY_CHATTER_RECENT];  /* first of each instant */
+} hy_chatter;
+
+typedef enum hy_chatter_kind {
+    HY_CHATTER_NONE,
+    HY_CHATTER_ACCUMULATE,      /* Zeno: the window or the accumulation point */
+    HY_CHATTER_PINGPONG         /* guards firing each other within their band */
+} hy_chatter_kind;
+
 struct hydae_sim {
     hydae_model *model;
     const hy_integrator_ops *method;        /* the run's choice */
@@ -89,6 +105,11 @@ struct hydae_sim {
     double *g_root;             /* located crossing time per guard */
     signed char *g_sign;        /* last non-zero sign; 0 = not armed */
     signed char *g_crossed;     /* crossing direction at the event */
+    double *g_slope_start, *g_slope_end;  /* dG/dt along the dense output */
+    double *g_probe;            /* guards at a probe point (roots.c) */
+    int slopes_valid;           /* g_slope_start belongs to g_start */
+    int event_from_band;        /* the located crossing was an unarmed guard's */
+    hy_chatter chatter;
     double *out_work;           /* largest output count */
     int cap_out_work;
     /* Result rows. */
@@ -126,6 +147,8 @@ struct hydae_sim {
 double hy_base_atol(const hydae_sim *s);
 void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
 double hy_time_tol(double t);
+/* Crossings located within this of the first belong to its instant. */
+double hy_event_group_tol(double t);
 int hy_config_residual(double t, const double *y, const double *yp,
                        double *res, void *ctx);
 /* Values of the active configuration at (t, y, yp) into the store
@@ -187,11 +210,42 @@ int hy_time_event_due(const hydae_transition *tr, double t);
 /* Is a time or sample event of an active mode due at t? */
 int hy_time_event_pending(const hydae_sim *s, double t);
 
+/* roots.c: zeros of guards along the dense output. */
+/* Guards at t on the dense output (y_work, yp_work hold the state). */
+int hy_guards_at(hydae_sim *s, double t, double *g);
+/* The same, and dG/dt along the dense output by a directional difference;
+** width: the sub-interval the slope is for. */
+int hy_guards_at_with_slopes(hydae_sim *s, double t, double width, double *g, double *slope);
+/* Bracket the crossing of guard k (minus level) in direction dir on [t_lo,
+** t_hi] (g_lo not crossed, g_hi crossed, both minus level) to adjacent
+** doubles; *t_root is the right end. */
+int hy_root_bracket(hydae_sim *s, int k, int dir, double level, double t_lo, double g_lo,
+                    double t_hi, double g_hi, double *t_root);
+/* A dip of a guard below zero smaller than this is rounding (a touch). */
+double hy_dip_floor(double g_a, double g_b);
+/* Guard k with sign `sign` at both ends of [a, b], moving towards zero at a
+** and away at b: 1 with a point where it is past zero by more than
+** floor_value (*t_past, *g_past), 0 if its extremum stays short. */
+int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double slope_a, double b,
+                 double slope_b, double floor_value, double *t_past, double *g_past);
+
+/* chatter.c */
+void hy_chatter_reset(hy_chatter *c);
+/* After an event instant at s->t (tr: its first transition; from_band: fired
+** by a guard inside its arming band). */
+hy_chatter_kind hy_chatter_note(hydae_sim *s, int from_band, const hydae_transition *tr);
+/* The message for HY_CHATTER_PINGPONG; HYDAE_ERR_ZENO. */
+int hy_chatter_pingpong_failure(hydae_sim *s);
+
 /* discrete.c */
 /* Fire transitions at time t: round 0 takes guard crossings (s->g_crossed)
 ** and due time events; later rounds take raised events. *n_fired gets the
 ** count. 0 or a negative status. */
 int hy_discrete_phase(hydae_sim *s, double t, int *n_fired);
+
+/* "'a' (x -> y), 'b' (y -> x)": the distinct transitions of list, in order. */
+void hy_describe_transitions(char *out, size_t size, const hydae_transition *const *list,
+                             int n);
 
 /* The model's initial action at t0 (values by name, as transitions'). */
 int hy_initial_action(hydae_sim *s, double t);
