@@ -248,6 +248,16 @@ HYDAE_NODISCARD int hydae_transition_on_sample(hydae_transition *tr,
 /* Fires when an action raises the named event. */
 HYDAE_NODISCARD int hydae_transition_on_event(hydae_transition *tr,
                                               const char *event);
+/* Firing order at one instant (docs/engine.md): transitions with a priority
+** (1 fires first, then 2, ...) before those without one; equal priorities
+** and those without one in declaration order. */
+HYDAE_NODISCARD int hydae_transition_set_priority(hydae_transition *tr,
+                                                  int priority);
+/* A guard trigger that also fires at t0 when its guard is already strictly
+** on the firing side at the start (a level test, Modelica's initial()
+** behaviour; by default triggers are edges and such a guard never fires). */
+HYDAE_NODISCARD int hydae_transition_set_fires_at_start(hydae_transition *tr,
+                                                        int on);
 HYDAE_NODISCARD int hydae_transition_set_condition(hydae_transition *tr,
                                                    hydae_condition_fn cond,
                                                    void *user);
@@ -301,6 +311,10 @@ typedef struct hydae_stats {
     long n_jac_evals;      /* Jacobian evaluations */
     long n_lu;             /* LU factorisations */
     long n_events;         /* event instants with at least one transition */
+    long n_triggers;       /* events of those instants: guard crossings, time
+                              events, sample ticks and raised events */
+    long n_priority_conflicts; /* a transition not fired because one of
+                              higher priority left its mode at that instant */
     long n_transitions;    /* transitions fired */
     long n_mode_switches;  /* changes of the active configuration */
     long n_restarts;       /* integrator restarts */

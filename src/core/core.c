@@ -6,6 +6,7 @@
 
 #include "hydae.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,4 +64,9 @@ void hy_format(char *buf, size_t size, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(buf, size, fmt, args);
     va_end(args);
+}
+
+double hy_time_tol(double t)
+{
+    return 1e-12 * fmax(1.0, fabs(t));
 }

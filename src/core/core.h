@@ -24,4 +24,8 @@ char *hy_strdup(const char *s);
 /* snprintf into buf[size]; truncation is silent but always terminated. */
 void hy_format(char *buf, size_t size, const char *fmt, ...) HY_PRINTF(3, 4);
 
+/* Time events (and sample ticks) within this of t are the same instant:
+** 1e-12 max(1, |t|). A sample period must exceed twice it. */
+double hy_time_tol(double t);
+
 #endif

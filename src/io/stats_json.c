@@ -46,6 +46,8 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         { "jacobian_evaluations", st.n_jac_evals },
         { "lu_factorisations", st.n_lu },
         { "events", st.n_events },
+        { "event_triggers", st.n_triggers },
+        { "priority_conflicts", st.n_priority_conflicts },
         { "transitions_fired", st.n_transitions },
         { "mode_switches", st.n_mode_switches },
         { "integrator_restarts", st.n_restarts },

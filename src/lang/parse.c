@@ -726,8 +726,8 @@ static void parse_mode(hy_parser *ps)
     parse_end(ps, "mode", name, 1);
 }
 
-/* transition := transition NAME [from NAME to NAME] when expr
-**               [do statements] end [NAME] ';' */
+/* transition := transition NAME [from NAME to NAME] [priority NUMBER]
+**               [initial] when expr [do statements] end [NAME] ';' */
 static void parse_transition(hy_parser *ps)
 {
     next(ps); /* transition */
@@ -752,6 +752,23 @@ static void parse_transition(hy_parser *ps)
         tr.to = expect_name(ps, "the mode the transition enters");
         if (tr.to < 0)
             return;
+    }
+    if (ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), "priority") == 0) {
+        tr.priority_line = ps->tk.line;
+        tr.priority_column = ps->tk.column;
+        next(ps);
+        if (ps->tk.kind != TK_NUMBER) {
+            syntax_error(ps, "a number after 'priority' (1 fires first)");
+            return;
+        }
+        tr.priority = ps->tk.number;
+        next(ps);
+    }
+    if (ps->tk.kind == TK_INITIAL) {
+        tr.fires_at_start = 1;
+        tr.initial_line = ps->tk.line;
+        tr.initial_column = ps->tk.column;
+        next(ps);
     }
     if (!expect(ps, TK_WHEN))
         return;

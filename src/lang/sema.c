@@ -7,6 +7,7 @@
 ** conditions and actions (with the modes' exit and entry actions). The
 ** semantics are those of docs/language.md.
 */
+#include "core/core.h"
 #include "lang/sema.h"
 
 #include "lang/vm.h"
@@ -1047,6 +1048,28 @@ static void resolve_transitions(sema *s)
     }
 }
 
+/* `priority N` and `initial` of transition i. */
+static void transition_options(sema *s, int i)
+{
+    const hy_transition_syn *ts = &s->syn->transitions[i];
+    hy_ir_transition *tr = &s->ir->transitions[i];
+    if (ts->priority_line > 0) {
+        if (!(ts->priority >= 1.0 && ts->priority <= 1e6 && ts->priority == floor(ts->priority)))
+            error_at(s, NULL, ts->priority_line, ts->priority_column, "priority %g of "
+                     "transition '%s': want a whole number from 1 (fires first) to 1e6",
+                     ts->priority, NAME(s, ts->name));
+        else
+            tr->priority = (int)ts->priority;
+    }
+    if (ts->fires_at_start) {
+        if (tr->trigger != HY_IR_GUARD)
+            error_at(s, NULL, ts->initial_line, ts->initial_column, "'initial' of transition "
+                     "'%s' needs a zero-crossing trigger (a < b): it makes the crossing fire at "
+                     "the start when the guard is already past zero", NAME(s, ts->name));
+        tr->fires_at_start = 1;
+    }
+}
+
 /* The trigger of transition i (syntax), in its from-mode's context. */
 static void compile_trigger(sema *s, int i)
 {
@@ -1088,6 +1111,10 @@ static void compile_trigger(sema *s, int i)
         tr->period = evaluate(s, period, NULL, 0, NULL);
         if (!(tr->period > 0.0) || !isfinite(tr->t_start))
             error_at(s, NULL, T->line, T->column, "sample() needs a finite start and a positive period");
+        else if (!(tr->period > 2.0 * hy_time_tol(tr->t_start)))
+            error_at(s, NULL, T->line, T->column, "sample() period %g is below the time "
+                     "resolution of event times near t = %g (%g): its ticks cannot be told "
+                     "apart", tr->period, tr->t_start, 2.0 * hy_time_tol(tr->t_start));
         return;
     }
     if (T->op == SYN_EQ || T->op == SYN_NE) {
@@ -1294,8 +1321,10 @@ static void compile_mode(sema *s, int m)
     }
     /* The triggers of the transitions leaving this mode. */
     for (int i = 0; i < syn->n_transitions; i++)
-        if (ir->transitions[i].from == m)
+        if (ir->transitions[i].from == m) {
             compile_trigger(s, i);
+            transition_options(s, i);
+        }
     mode = &ir->modes[m];
     for (int k = 0; k < mode->n_vars; k++)
         s->var_of[mode->vars[k].name] = -1;

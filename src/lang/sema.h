@@ -150,6 +150,8 @@ typedef struct hy_ir_transition {
     int n_stmts, cap_stmts;
     hy_ir_stmt *stmts;
     int is_hidden;           /* generated for an if-condition */
+    int priority;            /* `priority N`, 0 if absent */
+    int fires_at_start;      /* `initial` */
 } hy_ir_transition;
 
 typedef struct hy_ir_global {

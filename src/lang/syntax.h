@@ -92,6 +92,10 @@ typedef struct hy_transition_syn {
     int from_line, from_column, to_line, to_column;
     hy_expr_ref when;
     hy_stmt_range actions;
+    double priority;         /* `priority N`; 0 if absent */
+    int priority_line, priority_column;
+    int fires_at_start;      /* `initial`: a level test at t0 as well */
+    int initial_line, initial_column;
 } hy_transition_syn;
 
 typedef struct hy_setting_syn {

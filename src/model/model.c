@@ -78,6 +78,7 @@ void hydae_model_free(hydae_model *m)
         }
         free(chart->modes);
         free(chart->transitions);
+        free(chart->fire_order);
         free(chart->name);
         free(chart);
     }
@@ -591,7 +592,50 @@ int hydae_transition_set_action(hydae_transition *tr, hydae_action_fn action, vo
     return 0;
 }
 
+int hydae_transition_set_priority(hydae_transition *tr, int priority)
+{
+    if (!tr)
+        return HYDAE_ERR_ARG;
+    if (priority < 1)
+        return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': priority %d (want >= 1; "
+                            "1 fires first)", tr->name, priority);
+    tr->priority = priority;
+    return 0;
+}
+
+int hydae_transition_set_fires_at_start(hydae_transition *tr, int on)
+{
+    if (!tr)
+        return HYDAE_ERR_ARG;
+    tr->fires_at_start = on != 0;
+    return 0;
+}
+
 /* ---- validation and layout ---- */
+
+/* The order in which a chart's transitions fire at one instant: explicit
+** priorities ascending, then those without one, each group in declaration
+** order (a stable insertion sort). */
+static int build_fire_order(hydae_chart *chart)
+{
+    free(chart->fire_order);
+    size_t n = (size_t)(chart->n_transitions > 0 ? chart->n_transitions : 1);
+    chart->fire_order = malloc(sizeof(hydae_transition *) * n);
+    if (!chart->fire_order)
+        return HYDAE_ERR_NOMEM;
+    for (int i = 0; i < chart->n_transitions; i++) {
+        hydae_transition *tr = chart->transitions[i];
+        unsigned key = tr->priority > 0 ? (unsigned)tr->priority : ~0u;
+        int j = i;
+        while (j > 0 && (chart->fire_order[j - 1]->priority > 0
+                             ? (unsigned)chart->fire_order[j - 1]->priority : ~0u) > key) {
+            chart->fire_order[j] = chart->fire_order[j - 1];
+            j--;
+        }
+        chart->fire_order[j] = tr;
+    }
+    return 0;
+}
 
 int hy_model_find_slot(const hydae_model *m, const char *name)
 {
@@ -757,6 +801,8 @@ int hydae_model_check(hydae_model *m)
             if (status)
                 return status;
         }
+        if (build_fire_order(chart))
+            return HYDAE_ERR_NOMEM;
     }
     int status = check_slot_owners(m);
     if (status)

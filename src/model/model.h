@@ -38,6 +38,8 @@ struct hydae_transition {
     void *condition_user;
     hydae_action_fn action;
     void *action_user;
+    int priority;               /* >= 1, lower fires first; 0: none (after those with one) */
+    int fires_at_start;         /* guard trigger: a level test at t0 as well */
 };
 
 /* A named value of a mode (variable or output) or of the model (parameter
@@ -92,6 +94,7 @@ struct hydae_chart {
     hydae_mode *resting;        /* entered on Zeno behaviour, or NULL */
     int n_transitions, cap_transitions;
     hydae_transition **transitions;
+    hydae_transition **fire_order;  /* by priority, then declaration (check) */
 };
 
 struct hydae_model {

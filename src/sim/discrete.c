@@ -100,7 +100,10 @@ static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, 
     }
     case HY_TRIGGER_TIME:
     case HY_TRIGGER_SAMPLE:
-        return round == 0 && hy_time_event_due(tr, t);
+        /* Once per instant: a crossing located a rounding error after a
+        ** time event's instant is not the time event again. */
+        return round == 0 && hy_time_event_due(tr, t)
+               && !(t != s->t_time_instant && fabs(t - s->t_time_instant) <= 2.0 * hy_time_tol(t));
     case HY_TRIGGER_EVENT:
         return s->event_active[tr->event_id];
     default:
@@ -165,6 +168,89 @@ int hy_initial_action(hydae_sim *s, double t)
     return 0;
 }
 
+/* Run transition tr's condition and action at t. 1 if it fired, 0 if its
+** condition is false, < 0 on error. */
+static int fire(hydae_sim *s, const hydae_transition *tr, double t)
+{
+    hydae_action ctx = { s, tr, t, 0 };
+    if (tr->condition) {
+        int holds = tr->condition(&ctx, tr->condition_user);
+        if (ctx.status)
+            return ctx.status;
+        if (!holds)
+            return 0;
+    }
+    if (tr->action) {
+        int status = tr->action(&ctx, tr->action_user);
+        if (ctx.status)
+            return ctx.status;
+        if (status < 0) {
+            hy_sim_fail(s, "transition '%s' (%s -> %s) at t = %.17g: the action returned %d",
+                        tr->name, tr->from->name, tr->to->name, t, status);
+            return HYDAE_ERR_ACTION;
+        }
+    }
+    s->stats.n_transitions++;
+    return log_fired(s, tr) ? HYDAE_ERR_NOMEM : 1;
+}
+
+/* One update of chart c: every transition of its active mode whose
+** trigger is active fires, in the chart's fire order (priority, then
+** declaration); once one has left the mode, the others still enabled
+** are priority conflicts and do not fire. */
+static int update_chart(hydae_sim *s, int c, int round, double t, int *n_fired)
+{
+    const hydae_chart *chart = s->model->charts[c];
+    const hydae_mode *mode = s->active[c];
+    int left = 0;
+    for (int i = 0; i < chart->n_transitions; i++) {
+        const hydae_transition *tr = chart->fire_order[i];
+        if (tr->from != mode || !triggered(s, tr, round, t))
+            continue;
+        if (left) {
+            /* Enabled too? Then it loses to the one that left. */
+            hydae_action ctx = { s, tr, t, 0 };
+            int holds = !tr->condition || tr->condition(&ctx, tr->condition_user);
+            if (ctx.status)
+                return ctx.status;
+            s->stats.n_priority_conflicts += holds != 0;
+            continue;
+        }
+        int fired = fire(s, tr, t);
+        if (fired < 0)
+            return fired;
+        if (!fired)
+            continue;
+        (*n_fired)++;
+        s->chart_fired[c] = 1;
+        if (tr->to != mode) {
+            s->active[c] = tr->to;
+            left = 1;
+        }
+    }
+    return 0;
+}
+
+/* The events of round 0 at t: crossings and due time events or ticks of
+** the active modes' transitions (a guard counts once however many
+** transitions listen to it). */
+static long count_round0_events(const hydae_sim *s, double t, long *n_time)
+{
+    long n = 0;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_chart *chart = s->model->charts[c];
+        for (int i = 0; i < chart->n_transitions; i++) {
+            const hydae_transition *tr = chart->transitions[i];
+            n += tr->from == s->active[c] && triggered(s, tr, 0, t)
+                 && (tr->trigger == HY_TRIGGER_TIME || tr->trigger == HY_TRIGGER_SAMPLE);
+        }
+    }
+    *n_time = n;
+    for (int k = 0; k < s->n_guards; k++)
+        n += s->g_crossed[k] != 0;
+    return n;
+}
+
 int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
 {
     const hydae_model *m = s->model;
@@ -173,50 +259,27 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
     memset(s->event_waiting, 0, n_event_bytes);
     s->n_fired_log = 0;
     *n_fired = 0;
+    long n_time_events = 0, n_events = count_round0_events(s, t, &n_time_events);
     for (int round = 0;; round++) {
         for (int c = 0; c < m->n_charts; c++) {
-            const hydae_chart *chart = m->charts[c];
-            const hydae_mode *mode = s->active[c];
-            for (int i = 0; i < chart->n_transitions; i++) {
-                const hydae_transition *tr = chart->transitions[i];
-                if (tr->from != mode || !triggered(s, tr, round, t))
-                    continue;
-                hydae_action ctx = { s, tr, t, 0 };
-                if (tr->condition) {
-                    int holds = tr->condition(&ctx, tr->condition_user);
-                    if (ctx.status)
-                        return ctx.status;
-                    if (!holds)
-                        continue;
-                }
-                if (tr->action) {
-                    int status = tr->action(&ctx, tr->action_user);
-                    if (ctx.status)
-                        return ctx.status;
-                    if (status < 0) {
-                        hy_sim_fail(s, "transition '%s' (%s -> %s) at t = %.17g: the action "
-                                    "returned %d", tr->name, tr->from->name, tr->to->name, t,
-                                    status);
-                        return HYDAE_ERR_ACTION;
-                    }
-                }
-                s->active[c] = tr->to;
-                s->chart_fired[c] = 1;
-                s->stats.n_transitions++;
-                (*n_fired)++;
-                if (log_fired(s, tr))
-                    return HYDAE_ERR_NOMEM;
-                break; /* one transition per chart per update */
-            }
+            int status = update_chart(s, c, round, t, n_fired);
+            if (status)
+                return status;
         }
         int any_waiting = 0;
         for (int e = 0; e < m->n_events; e++) {
             s->event_active[e] = s->event_waiting[e];
             any_waiting |= s->event_waiting[e];
+            n_events += s->event_waiting[e];
             s->event_waiting[e] = 0;
         }
-        if (!any_waiting)
+        if (!any_waiting) {
+            if (*n_fired > 0)
+                s->stats.n_triggers += n_events;
+            if (n_time_events > 0)
+                s->t_time_instant = t;
             return 0;
+        }
         if (round + 1 >= s->cascade_limit)
             return cascade_failure(s, t);
     }

@@ -399,6 +399,51 @@ int hy_guards_mark_crossings(hydae_sim *s, const double *g)
     return n_marked;
 }
 
+int hy_guards_join_instant(hydae_sim *s)
+{
+    if (s->n_guards == 0)
+        return 0;
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_end);
+    if (!status)
+        status = look_ahead(s, s->t);
+    if (status)
+        return status;
+    double delta = 1e-8 * fmax(1.0, fabs(s->t)), tol = hy_time_tol(s->t);
+    for (int k = 0; k < s->n_guards; k++) {
+        double g = s->g_end[k], slope = (s->g_work[k] - g) / delta;
+        int dir = -s->g_sign[k];
+        if (s->g_crossed[k] != 0 || dir == 0 || sign_of(g) == dir || sign_of(slope) != dir)
+            continue;
+        if (fabs(g) <= fabs(slope) * tol && listens(s, k, dir, 0))
+            s->g_crossed[k] = (signed char)dir;
+    }
+    return 0;
+}
+
+int hy_guards_mark_at_start(hydae_sim *s)
+{
+    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    if (s->n_guards == 0)
+        return 0;
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_work);
+    if (status)
+        return status;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_chart *chart = s->active[c]->chart;
+        for (int i = 0; i < chart->n_transitions; i++) {
+            const hydae_transition *tr = chart->transitions[i];
+            if (tr->from != s->active[c] || tr->trigger != HY_TRIGGER_GUARD
+                || !tr->fires_at_start)
+                continue;
+            int k = s->guard_offset[c] + tr->guard;
+            int side = sign_of(s->g_work[k]);
+            if (side != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == side))
+                s->g_crossed[k] = (signed char)side;
+        }
+    }
+    return 0;
+}
+
 void hy_guards_advance(hydae_sim *s)
 {
     follow_signs(s, s->g_end);
@@ -420,6 +465,26 @@ int hy_guards_restart_scan(hydae_sim *s)
 }
 
 /* ---- time events ---- */
+
+int hy_check_sample_periods(hydae_sim *s)
+{
+    double t_far = fmax(fabs(s->t0), fabs(s->t_end));
+    double resolution = 2.0 * hy_time_tol(t_far);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_chart *chart = s->model->charts[c];
+        for (int i = 0; i < chart->n_transitions; i++) {
+            const hydae_transition *tr = chart->transitions[i];
+            if (tr->trigger == HY_TRIGGER_SAMPLE && !(tr->period > resolution)) {
+                hy_sim_fail(s, "transition '%s' (%s -> %s): the sample period %g is below the "
+                            "time resolution of event times over [%g, %g] (%g): its ticks "
+                            "cannot be told apart", tr->name, tr->from->name, tr->to->name,
+                            tr->period, s->t0, s->t_end, resolution);
+                return HYDAE_ERR_ARG;
+            }
+        }
+    }
+    return 0;
+}
 
 /* The first tick of a sample clock strictly after t (+ tolerance). */
 static double next_tick(const hydae_transition *tr, double t)

@@ -321,11 +321,6 @@ const char *hydae_sim_mode_name(const hydae_sim *s, int chart)
 
 /* ---- the configuration's DAE ---- */
 
-double hy_time_tol(double t)
-{
-    return 1e-12 * fmax(1.0, fabs(t));
-}
-
 double hy_event_group_tol(double t)
 {
     return 8.0 * (nextafter(fabs(t), INFINITY) - fabs(t));
@@ -1030,6 +1025,7 @@ static int start_run(hydae_sim *s)
     s->n_fired_log = 0;
     s->guards_armed = 0;
     s->have_prev = 0;
+    s->t_time_instant = -INFINITY;
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
         s->integ_method->destroy(s->integ);
@@ -1042,6 +1038,8 @@ static int start_run(hydae_sim *s)
     for (int c = 0; c < m->n_charts; c++)
         s->active[c] = m->charts[c]->initial;
     int status = setup_grid(s);
+    if (!status)
+        status = hy_check_sample_periods(s);
     if (!status)
         status = begin_sinks(s);
     if (!status)
@@ -1062,7 +1060,9 @@ static int start_run(hydae_sim *s)
         status = hy_consistent_init(s, s->t, 1);
     if (status)
         return status;
-    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    status = hy_guards_mark_at_start(s);
+    if (status)
+        return status;
     int n_fired = 0;
     status = event_instant(s, &n_fired);
     if (status || n_fired > 0)
@@ -1198,6 +1198,9 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
                 return emit_state_row(s, HYDAE_ROW_STEP, s->t, s->y, s->yp);
             return 0;
         }
+        status = hy_guards_join_instant(s);
+        if (status)
+            return status;
         int n_fired = 0;
         status = event_instant(s, &n_fired);
         if (status)
@@ -1323,6 +1326,8 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "Jacobian evaluations", st->n_jac_evals);
     fprintf(out, "%-24s %12ld\n", "LU factorisations", st->n_lu);
     fprintf(out, "%-24s %12ld\n", "events", st->n_events);
+    fprintf(out, "%-24s %12ld\n", "event triggers", st->n_triggers);
+    fprintf(out, "%-24s %12ld\n", "priority conflicts", st->n_priority_conflicts);
     fprintf(out, "%-24s %12ld\n", "transitions fired", st->n_transitions);
     fprintf(out, "%-24s %12ld\n", "mode switches", st->n_mode_switches);
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);

@@ -110,6 +110,7 @@ struct hydae_sim {
     int slopes_valid;           /* g_slope_start belongs to g_start */
     int event_from_band;        /* the located crossing was an unarmed guard's */
     hy_chatter chatter;
+    double t_time_instant;      /* last instant whose time events fired */
     double *out_work;           /* largest output count */
     int cap_out_work;
     /* Result rows. */
@@ -146,7 +147,6 @@ struct hydae_sim {
 /* The absolute tolerance in force for variables of scale 1. */
 double hy_base_atol(const hydae_sim *s);
 void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
-double hy_time_tol(double t);
 /* Crossings located within this of the first belong to its instant. */
 double hy_event_group_tol(double t);
 int hy_config_residual(double t, const double *y, const double *yp,
@@ -200,6 +200,13 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
 ** crossed there take their crossing's sign, the others follow theirs. */
 int hy_guards_restart_scan(hydae_sim *s);
 void hy_guards_advance(hydae_sim *s);
+/* At an event instant s->t: guards not yet across zero but moving there
+** whose crossing, extrapolated linearly, lies within hy_time_tol(t) join
+** the instant (marked in g_crossed). */
+int hy_guards_join_instant(hydae_sim *s);
+/* At t0: mark the guards of transitions that fire at start (a level test)
+** and are strictly on their firing side; every other mark is cleared. */
+int hy_guards_mark_at_start(hydae_sim *s);
 /* Mark in g_crossed the relevant crossings between the reference signs and
 ** the values g (no location); the number marked. */
 int hy_guards_mark_crossings(hydae_sim *s, const double *g);
@@ -207,6 +214,8 @@ int hy_interpolate(hydae_sim *s, double t, double *y, double *yp);
 /* Next time event strictly after t (or t_end). */
 double hy_next_time_event(const hydae_sim *s, double t);
 int hy_time_event_due(const hydae_transition *tr, double t);
+/* Refuse sample periods below the time resolution over [t0, t_end]. */
+int hy_check_sample_periods(hydae_sim *s);
 /* Is a time or sample event of an active mode due at t? */
 int hy_time_event_pending(const hydae_sim *s, double t);
 
