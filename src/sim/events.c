@@ -247,8 +247,8 @@ static int dip_crossing(hydae_sim *s, int k, double t_a, double t_b, int *dir, d
     if (!down && !back)
         return 0;
     double t_past, g_past;
-    int found = hy_guard_dip(s, k, sign, t_a, s->g_slope_start[k], t_b, s->g_slope_end[k],
-                             hy_dip_floor(g_a, g_b), &t_past, &g_past);
+    int found = hy_guard_dip(s, k, sign, t_a, g_a, s->g_slope_start[k], t_b, g_b,
+                             s->g_slope_end[k], hy_dip_floor(g_a, g_b), &t_past, &g_past);
     if (found <= 0)
         return found;
     if (down) {

@@ -110,35 +110,41 @@ double hy_dip_floor(double g_a, double g_b)
     return 64.0 * DBL_EPSILON * fmax(1.0, fmax(fabs(g_a), fabs(g_b)));
 }
 
-int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double slope_a, double b,
-                 double slope_b, double floor_value, double *t_past, double *g_past)
+int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double g_a, double slope_a, double b,
+                 double g_b, double slope_b, double floor_value, double *t_past, double *g_past)
 {
-    /* sign * slope goes from < 0 (towards zero) at a to > 0 at b. */
+    /* In units of `sign`: v = sign G falls (f = sign G' < 0) at lo and
+    ** rises at hi. With G' monotone between them (at most one extremum),
+    ** the extremum lies in [lo, hi] and v there is at least v_lo + f_lo
+    ** (hi - lo) and v_hi - f_hi (hi - lo): when either bound is above the
+    ** floor, the guard cannot reach zero and the search ends. */
     double lo = a, hi = b, f_lo = sign * slope_a, f_hi = sign * slope_b;
+    double v_lo = sign * g_a, v_hi = sign * g_b;
     int side = 0;
     for (int iter = 0; iter < 200 && !bracket_closed(lo, hi); iter++) {
-        double t_mid = lo - f_lo * (hi - lo) / (f_hi - f_lo);
+        double width = hi - lo;
+        if (v_lo + f_lo * width > floor_value || v_hi - f_hi * width > floor_value)
+            return 0;
+        double t_mid = lo - f_lo * width / (f_hi - f_lo);
         if (!(t_mid > lo && t_mid < hi))
-            t_mid = lo + 0.5 * (hi - lo);
+            t_mid = lo + 0.5 * width;
         int status = hy_guards_at_with_slopes(s, t_mid, b - a, s->g_work, s->g_probe);
         if (status)
             return status;
-        double value = s->g_work[k];
-        if (sign * value < -floor_value) {
+        double v_mid = sign * s->g_work[k];
+        if (v_mid < -floor_value) {
             *t_past = t_mid;
-            *g_past = value;
+            *g_past = s->g_work[k];
             return 1;
         }
         double f_mid = sign * s->g_probe[k];
         if (f_mid < 0.0) {
-            lo = t_mid;
-            f_lo = f_mid;
+            lo = t_mid, f_lo = f_mid, v_lo = v_mid;
             if (side == 1)
                 f_hi *= 0.5;
             side = 1;
         } else {
-            hi = t_mid;
-            f_hi = f_mid;
+            hi = t_mid, f_hi = f_mid, v_hi = v_mid;
             if (side == -1)
                 f_lo *= 0.5;
             side = -1;

@@ -232,11 +232,12 @@ int hy_root_bracket(hydae_sim *s, int k, int dir, double level, double t_lo, dou
                     double t_hi, double g_hi, double *t_root);
 /* A dip of a guard below zero smaller than this is rounding (a touch). */
 double hy_dip_floor(double g_a, double g_b);
-/* Guard k with sign `sign` at both ends of [a, b], moving towards zero at a
-** and away at b: 1 with a point where it is past zero by more than
-** floor_value (*t_past, *g_past), 0 if its extremum stays short. */
-int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double slope_a, double b,
-                 double slope_b, double floor_value, double *t_past, double *g_past);
+/* Guard k with sign `sign` at both ends of [a, b] (values g_a, g_b),
+** moving towards zero at a and away at b: 1 with a point where it is past
+** zero by more than floor_value (*t_past, *g_past), 0 if its extremum stays
+** short. */
+int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double g_a, double slope_a, double b,
+                 double g_b, double slope_b, double floor_value, double *t_past, double *g_past);
 
 /* chatter.c */
 void hy_chatter_reset(hy_chatter *c);
