@@ -297,8 +297,9 @@ static const hy_option options[] = {
       "mode (hydae_chart_set_resting_mode)", set_zeno_policy },
     { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
     { "guard_samples", "integer", "3",
-      "interior points of each step where the guards are sampled, so a guard crossing twice "
-      "within one step is found when its excursion spans a sample", set_guard_samples },
+      "interior points of each step where the guards and their time derivatives are "
+      "sampled; a guard whose derivative changes sign at most once between samples is never "
+      "missed", set_guard_samples },
     { "dt_min", "real", "(off)",
       "a step that would fall below it is a jump of a variable that is no event variable: "
       "restart at t + dt_min with new consistent values (seed 000, sec. 4.3)", set_dt_min },
