@@ -959,4 +959,5 @@ const hy_integrator_ops hy_dstiff = {
     .destroy = dstiff_destroy,
     .needs_rhs = 0,
     .fixed_step = 0,
+    .max_order = DSTIFF_MAX_ORDER,
 };

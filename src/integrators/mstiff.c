@@ -819,4 +819,5 @@ const hy_integrator_ops hy_mstiff = {
     .destroy = mstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = MSTIFF_MAX_ORDER,
 };

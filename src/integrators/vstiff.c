@@ -773,4 +773,5 @@ const hy_integrator_ops hy_vstiff = {
     .destroy = vstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = VSTIFF_MAX_ORDER,
 };

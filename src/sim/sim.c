@@ -165,6 +165,19 @@ void hy_sim_fail(hydae_sim *s, const char *fmt, ...)
     va_end(args);
 }
 
+void hydae_sim_interrupt(hydae_sim *s)
+{
+    if (s)
+        s->interrupt_requested = 1;
+}
+
+int hy_sim_interrupted(hydae_sim *s, double t)
+{
+    hy_sim_fail(s, "interrupted at t = %.17g (a signal, or hydae_sim_interrupt); the rows "
+                "up to there are complete", t);
+    return HYDAE_INTERRUPTED;
+}
+
 #define HY_SETTING_ERROR(s, ...) (hy_sim_fail((s), __VA_ARGS__), HYDAE_ERR_ARG)
 
 int hydae_sim_set_time(hydae_sim *s, double t0, double t_end)
@@ -1219,6 +1232,8 @@ static int run(hydae_sim *s)
     double window_start = -INFINITY;
     int n_in_window = 0;
     while (s->t < s->t_end) {
+        if (s->interrupt_requested)
+            return hy_sim_interrupted(s, s->t);
         if (++n_steps_run > s->max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
                         s->max_steps, s->t);
@@ -1273,7 +1288,9 @@ int hydae_sim_run(hydae_sim *s)
     clock_gettime(CLOCK_MONOTONIC, &start);
     memset(&s->stats, 0, sizeof s->stats);
     s->errmsg[0] = '\0';
-    int status = run(s);
+    int status = hydae_sim_validate(s);
+    if (!status)
+        status = run(s);
     clock_gettime(CLOCK_MONOTONIC, &end);
     hy_stats st;
     current_integ_stats(s, &st);
@@ -1286,7 +1303,9 @@ int hydae_sim_run(hydae_sim *s)
                             + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
     if (status && s->errmsg[0] == '\0')
         hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    return finish_sinks(s, status);
+    status = finish_sinks(s, status);
+    s->interrupt_requested = 0;
+    return status;
 }
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)
