@@ -907,7 +907,13 @@ static int integrator_failure(hydae_sim *s, int code)
             status = HYDAE_ERR_RESIDUAL;
     } else {
         int worst = s->integ_method->worst_component(s->integ);
-        if (worst >= 0) {
+        if (worst >= 0 && code == HY_ERR_SINGULAR) {
+            const hydae_mode *mode = NULL;
+            const char *name = hy_component_name(s, worst, &mode);
+            hy_format(detail, sizeof detail, "; no pivot in the column of variable '%s' of "
+                      "mode '%s': it depends linearly on the others (two equations say the "
+                      "same, or the DAE has index higher than 1)", name, mode ? mode->name : "?");
+        } else if (worst >= 0) {
             const hydae_mode *mode = NULL;
             const char *name = hy_component_name(s, worst, &mode);
             hy_format(detail, sizeof detail, "; worst variable '%s' of mode '%s' (= %.10g at "
