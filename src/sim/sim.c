@@ -225,7 +225,8 @@ int hydae_sim_set_step_limits(hydae_sim *s, double h_min, double h_max, double h
     if (!(h_max > 0.0))
         return HY_SETTING_ERROR(s, "h_max (%g) must be positive", h_max);
     if (!(h_max >= h_min))
-        return HY_SETTING_ERROR(s, "h_max (%g) must not be below h_min (%g)", h_max, h_min);
+        return HY_SETTING_ERROR(s, "h_min (%g) is greater than h_max (%g): no step size "
+                                "satisfies both", h_min, h_max);
     if (!(h0 >= 0.0) || !isfinite(h0))
         return HY_SETTING_ERROR(s, "h0 (%g) must be >= 0 (0: automatic)", h0);
     s->h_min = h_min;
