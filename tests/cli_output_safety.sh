@@ -16,18 +16,7 @@ set -u
 hydae=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
 repro=$here/tests/repro
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
-err_has() { grep -qF -- "$1" "$work/err" || { echo "stderr was:"; cat "$work/err"; return 1; }; }
+. "$here/tests/lib/check.sh"
 
 # ---- D7: hydae plot f.csv -o f.csv (tests/repro/plot_same_file_dataloss.sh) ----
 printf 'time,x\n0,1\n1,2\n' >victim.csv
@@ -170,5 +159,4 @@ EOF
 
 check "no temporary file left behind" test -z "$(ls -A | grep '^\.' || true)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

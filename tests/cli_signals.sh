@@ -10,17 +10,8 @@
 set -u
 hydae=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+. "$here/tests/lib/check.sh"
 cp "$here/tests/repro/sigint_longrun.hym" longrun.hym
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
 py=""
 for candidate in python3 /usr/bin/python3; do
     if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c "import scipy.io" 2>/dev/null; then
@@ -125,5 +116,4 @@ check "a cut last row: the note says so" grep -q "cut.csv:[0-9]*: the last row i
 check "a cut last row: the plot marks the file as stopped early" \
     grep -q "the file ends in an incomplete row" cut.svg
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
