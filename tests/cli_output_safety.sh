@@ -63,6 +63,16 @@ check "-o /dev/null: /dev/null is still a character device" test -c /dev/null
 check "-o /dev/null --plot /dev/null: exit 0 (a device is not a shared file)" \
     test "$(status_of "$hydae" run --example bouncing_ball -o /dev/null --plot /dev/null)" = 0
 
+# A FIFO as -o is written directly (a reader gets the CSV) and stays a FIFO.
+mkfifo pipe.csv
+cat pipe.csv >from_pipe.csv &
+reader=$!
+check "-o FIFO: exit 0" test "$(status_of "$hydae" run --example bouncing_ball -o pipe.csv)" = 0
+wait "$reader"
+check "-o FIFO: the reader got the CSV" test "$(head -c 5 from_pipe.csv)" = "time,"
+check "-o FIFO: still a FIFO" test -p pipe.csv
+rm -f pipe.csv
+
 # ---- refused runs leave existing outputs alone ----
 echo keep >kept.csv
 check "--vars with an unknown name: exit 2" \

@@ -170,7 +170,16 @@ int hy_outfile_open(hy_outfile *o, const char *mode, const char *prog)
         errno = ENAMETOOLONG;
         return open_failure(o, prog);
     }
-    return open_temporary(o, mode, exists ? &st : NULL) ? open_failure(o, prog) : 0;
+    if (open_temporary(o, mode, exists ? &st : NULL) == 0)
+        return 0;
+    /* A writable file in a directory we may not create files in: written
+    ** in place, as before (it is truncated now, not replaced at the end). */
+    if (exists && (errno == EACCES || errno == EPERM) && access(o->path, W_OK) == 0) {
+        o->file = fopen(o->path, mode);
+        if (o->file)
+            return 0;
+    }
+    return open_failure(o, prog);
 }
 
 int hy_outfile_close(hy_outfile *o, int keep)
