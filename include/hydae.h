@@ -374,8 +374,9 @@ HYDAE_NODISCARD int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out);
 HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
                                            void *user);
 /* Write results as CSV to an open stream (header first). If the run
-** fails, a last line "# hydae: stopped early at t = ...: <reason>" is
-** written. */
+** fails or is interrupted (hydae_sim_interrupt), a last line
+** "# hydae: stopped early at t = ...: <reason>" is written after the last
+** whole row. */
 HYDAE_NODISCARD int hydae_sim_add_csv(hydae_sim *s, FILE *out);
 
 /* Check that the settings agree with each other and with the integrator
@@ -430,7 +431,9 @@ HYDAE_NODISCARD int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *
 ** kept in memory until then. Default columns: every result column and
 ** every parameter. Parameters constant over the run go to data_1, every
 ** other column to data_2; NaN where a variable has no value; a mode
-** column holds the mode's number (1-based; the description lists them). */
+** column holds the mode's number (1-based; the description lists them).
+** A run that stopped early (failed or interrupted) adds a text matrix
+** hydae_status, "stopped early at t = ...: <reason>". */
 HYDAE_NODISCARD int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars,
                                       int with_modes);
 
