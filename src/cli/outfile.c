@@ -158,6 +158,8 @@ int hy_outfile_open(hy_outfile *o, const char *mode, const char *prog)
         o->file = fopen(o->path, mode);
         return o->file ? 0 : open_failure(o, prog);
     }
+    if (exists && access(o->path, W_OK) != 0)
+        return open_failure(o, prog); /* a write-protected file is not replaced */
     int is_link = lstat(o->path, &lst) == 0 && S_ISLNK(lst.st_mode);
     if (is_link && !(exists && realpath(o->path, o->final_path))) {
         /* A dangling link: written through, as fopen would. */
