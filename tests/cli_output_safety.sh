@@ -73,6 +73,21 @@ check "-o FIFO: the reader got the CSV" test "$(head -c 5 from_pipe.csv)" = "tim
 check "-o FIFO: still a FIFO" test -p pipe.csv
 rm -f pipe.csv
 
+# A symbolic link as -o: the file it points to gets the results, the link stays.
+mkdir target
+echo old >target/real.csv
+ln -s target/real.csv link.csv
+check "-o a link: exit 0" test "$(status_of "$hydae" run --example bouncing_ball -o link.csv)" = 0
+check "-o a link: still a link" test -L link.csv
+check "-o a link: the target has the results" test "$(head -c 5 target/real.csv)" = "time,"
+check "-o a link: no temporary file beside the target" \
+    test -z "$(ls -A target | grep '^\.' || true)"
+# A name as long as a file name may be: the temporary file has a short name.
+long=$(printf 'n%.0s' $(seq 250)).csv
+check "-o a 254-character name: exit 0" \
+    test "$(status_of "$hydae" run --example bouncing_ball -o "$long")" = 0
+check "-o a 254-character name: written" test "$(head -c 5 "$long")" = "time,"
+
 # ---- refused runs leave existing outputs alone ----
 echo keep >kept.csv
 check "--vars with an unknown name: exit 2" \

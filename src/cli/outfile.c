@@ -14,6 +14,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#ifndef NAME_MAX
+#define NAME_MAX 255 /* POSIX leaves it undefined where it varies */
+#endif
+
 static int is_stdout_name(const char *path)
 {
     return strcmp(path, "-") == 0;
@@ -110,7 +114,10 @@ static int open_temporary(hy_outfile *o, const char *mode, const struct stat *ex
         return errno = ENAMETOOLONG, -1;
     const char *slash = strrchr(o->final_path, '/');
     const char *base = slash ? slash + 1 : o->final_path;
-    int len = snprintf(o->temp_path, sizeof o->temp_path, "%s/.%s.XXXXXX", dir, base);
+    /* ".NAME.XXXXXX", or ".hydae.XXXXXX" when that would exceed NAME_MAX. */
+    int short_name = strlen(base) + 9 > NAME_MAX;
+    int len = snprintf(o->temp_path, sizeof o->temp_path, "%s/.%s.XXXXXX", dir,
+                       short_name ? "hydae" : base);
     if (len < 0 || (size_t)len >= sizeof o->temp_path)
         return errno = ENAMETOOLONG, -1;
     int fd = mkstemp(o->temp_path);
