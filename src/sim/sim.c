@@ -804,6 +804,23 @@ static const hy_integrator_ops *configuration_method(const hydae_sim *s)
     return chosen ? chosen : s->method;
 }
 
+/* Why the integrator refused to start: a value that is not finite, by
+** name, else the settings it was given. */
+static void start_failure(hydae_sim *s, int status)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!isfinite(s->y[i]) || !isfinite(s->yp[i])) {
+            const hydae_mode *mode = NULL;
+            const char *name = hy_component_name(s, i, &mode);
+            hy_sim_fail(s, "%s could not start at t = %.17g: %s'%s' of mode '%s' is not finite",
+                        s->integ_method->name, s->t, isfinite(s->y[i]) ? "the derivative of " : "",
+                        name, mode ? mode->name : "?");
+            return;
+        }
+    hy_sim_fail(s, "%s could not start at t = %.17g (status %d): it refused the tolerances or "
+                "step limits", s->integ_method->name, s->t, status);
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
@@ -863,8 +880,7 @@ static int restart_integrator(hydae_sim *s)
     hy_dae dae = config_dae(s);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
     if (status) {
-        hy_sim_fail(s, "%s could not start at t = %.17g (status %d)", s->integ_method->name, s->t,
-                    status);
+        start_failure(s, status);
         return HYDAE_ERR_ARG;
     }
     return 0;
