@@ -54,7 +54,8 @@ extern "C" {
     X(HYDAE_ERR_GUARD, -13, "guard evaluation failed")                       \
     X(HYDAE_ERR_CALLBACK, -14, "user callback stopped the run")                \
     X(HYDAE_ERR_MAXSTEPS, -15, "maximum number of steps reached")               \
-    X(HYDAE_ERR_ZENO, -16, "events accumulate (chattering or Zeno behaviour)")
+    X(HYDAE_ERR_ZENO, -16, "events accumulate (chattering or Zeno behaviour)") \
+    X(HYDAE_INTERRUPTED, -17, "the run was interrupted (hydae_sim_interrupt)")
 
 typedef enum hydae_status {
 #define HYDAE_STATUS_ENUM_(name, value, msg) name = value,
@@ -349,8 +350,9 @@ HYDAE_NODISCARD int hydae_sim_set_tolerances(hydae_sim *s, double rtol,
                                              double atol);
 HYDAE_NODISCARD int hydae_sim_set_step_limits(hydae_sim *s, double h_min,
                                               double h_max, double h0);
-/* Largest order: 1-5 for the BDF methods, 1-12 for ABAM (default: the
-** method's largest). */
+/* Largest order: 1-5 for DSTIFF and VSTIFF, 1-7 for MSTIFF, 1-12 for
+** ABAM (default: the method's largest); RK45 and RK4 have a fixed order.
+** Checked against the integrator by hydae_sim_validate. */
 HYDAE_NODISCARD int hydae_sim_set_max_order(hydae_sim *s, int max_order);
 /* The integrator, by name (case-insensitive): "DSTIFF" (default; BDF for
 ** DAEs), and those registered (see docs/engine.md). Methods for explicit
@@ -386,13 +388,29 @@ HYDAE_NODISCARD int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out);
 HYDAE_NODISCARD int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn,
                                            void *user);
 /* Write results as CSV to an open stream (header first). If the run
-** fails, a last line "# hydae: stopped early at t = ...: <reason>" is
-** written. */
+** fails or is interrupted (hydae_sim_interrupt), a last line
+** "# hydae: stopped early at t = ...: <reason>" is written after the last
+** whole row. */
 HYDAE_NODISCARD int hydae_sim_add_csv(hydae_sim *s, FILE *out);
+
+/* Check that the settings agree with each other and with the integrator
+** (t_end > t0, h_min <= h_max, h0 <= h_max, max_order within the
+** method's range, ...): 0, or HYDAE_ERR_ARG with hydae_sim_errmsg naming
+** the settings. hydae_sim_run checks the same first; call it to refuse a
+** run before opening any output. */
+HYDAE_NODISCARD int hydae_sim_validate(hydae_sim *s);
 
 /* Run from t0 to t_end. 0, or a negative status with hydae_sim_errmsg
 ** naming time, mode and variable. */
 HYDAE_NODISCARD int hydae_sim_run(hydae_sim *s);
+
+/* Ask a run to stop: it ends at the next step boundary (or the next round
+** of a discrete phase), the sinks complete their output marked as stopped
+** early, and hydae_sim_run returns HYDAE_INTERRUPTED. Only stores a flag
+** (a volatile sig_atomic_t): safe to call from a signal handler or
+** another thread. A request made while no run is going stops the next
+** run at its start; hydae_sim_run clears it when it returns. */
+void hydae_sim_interrupt(hydae_sim *s);
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out);
 void hydae_sim_print_stats(const hydae_sim *s, FILE *out);
@@ -427,7 +445,9 @@ HYDAE_NODISCARD int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *
 ** kept in memory until then. Default columns: every result column and
 ** every parameter. Parameters constant over the run go to data_1, every
 ** other column to data_2; NaN where a variable has no value; a mode
-** column holds the mode's number (1-based; the description lists them). */
+** column holds the mode's number (1-based; the description lists them).
+** A run that stopped early (failed or interrupted) adds a text matrix
+** hydae_status, "stopped early at t = ...: <reason>". */
 HYDAE_NODISCARD int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars,
                                       int with_modes);
 

@@ -30,7 +30,7 @@ typedef struct matrix {
     char *text;     /* text matrices, column after column */
 } matrix;
 
-enum { N_MATRICES = 6 };
+enum { N_MATRICES = 6, MAX_MATRICES = 7 }; /* the 7th: hydae_status */
 
 static int read_matrix(FILE *f, matrix *mx)
 {
@@ -79,7 +79,7 @@ static int read_matrix(FILE *f, matrix *mx)
 
 static void free_matrices(matrix *mx)
 {
-    for (int i = 0; i < N_MATRICES; i++) {
+    for (int i = 0; i < MAX_MATRICES; i++) {
         free(mx[i].values);
         free(mx[i].text);
     }
@@ -117,7 +117,16 @@ static int read_file(FILE *f, matrix *mx)
         CHECK(mx[i].type == types[i], "matrix %s: type %d, want %d", names[i], mx[i].type,
               types[i]);
     }
-    CHECK(fgetc(f) == EOF, "bytes after data_2");
+    /* After data_2 only the stopped-early mark of a failed run. */
+    int next = fgetc(f);
+    if (next != EOF) {
+        ungetc(next, f);
+        CHECK(read_matrix(f, &mx[N_MATRICES]) == 0, "a matrix after data_2 could not be read");
+        CHECK(strcmp(mx[N_MATRICES].name, "hydae_status") == 0 && mx[N_MATRICES].type == 51
+              && mx[N_MATRICES].mrows == 1, "after data_2: '%s' (type %d), want the text "
+              "matrix hydae_status", mx[N_MATRICES].name, mx[N_MATRICES].type);
+        CHECK(fgetc(f) == EOF, "bytes after hydae_status");
+    }
     /* Aclass is stored as rows: element (r, c) at c * 4 + r. */
     static const char *const aclass[4] = { "Atrajectory", "1.1", "", "binTrans" };
     CHECK(mx[0].mrows == 4, "Aclass has %d rows", mx[0].mrows);
@@ -194,7 +203,7 @@ static void pendulum_everything(void)
     CHECK(hydae_sim_add_mat(s, f, NULL, 1) == 0, "add_mat: %s", hydae_sim_errmsg(s));
     CHECK(hydae_sim_run(s) == 0, "run: %s", hydae_sim_errmsg(s));
     CHECK(!ferror(f), "the MAT file could not be written");
-    matrix mx[N_MATRICES];
+    matrix mx[MAX_MATRICES];
     memset(mx, 0, sizeof mx);
     if (read_file(f, mx) == 0) {
         int n_columns = hydae_model_n_columns(m);
@@ -285,7 +294,7 @@ static void changed_parameter(void)
     CHECK(hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0, "row sink");
     CHECK(hydae_sim_add_mat(s, f, "x, r", 0) == 0, "add_mat: %s", hydae_sim_errmsg(s));
     CHECK(hydae_sim_run(s) == 0, "run: %s", hydae_sim_errmsg(s));
-    matrix mx[N_MATRICES];
+    matrix mx[MAX_MATRICES];
     memset(mx, 0, sizeof mx);
     if (read_file(f, mx) == 0) {
         CHECK(mx[1].ncols == 3, "%d variables, want time, x, r", mx[1].ncols);
@@ -321,7 +330,7 @@ static void failed_at_start(void)
         return;
     CHECK(hydae_sim_add_mat(s, f, "phi,L", 0) == 0, "add_mat: %s", hydae_sim_errmsg(s));
     CHECK(hydae_sim_run(s) != 0, "the run should fail");
-    matrix mx[N_MATRICES];
+    matrix mx[MAX_MATRICES];
     memset(mx, 0, sizeof mx);
     if (read_file(f, mx) == 0) {
         CHECK(mx[5].ncols == 0, "data_2 has %d rows, want 0", mx[5].ncols);
@@ -333,6 +342,12 @@ static void failed_at_start(void)
         text_column(&mx[2], 0, description, sizeof description);
         CHECK(strstr(description, "stopped early at t = 0") != NULL,
               "time's description does not say the run stopped early: '%s'", description);
+        char status_text[1400] = "";
+        if (mx[N_MATRICES].text)
+            for (int c = 0; c < mx[N_MATRICES].ncols && c < (int)sizeof status_text - 1; c++)
+                status_text[c] = mx[N_MATRICES].text[c];
+        CHECK(strncmp(status_text, "stopped early at t = 0: ", 24) == 0,
+              "hydae_status is '%s', want 'stopped early at t = 0: ...'", status_text);
     }
     free_matrices(mx);
     fclose(f);

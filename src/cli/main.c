@@ -3,11 +3,13 @@
 **   hydae run --example NAME [options]   simulate a built-in C example
 **   hydae plot FILE.csv [options]        plot a CSV result file as SVG
 **   hydae examples                       list the built-in examples
-** Exit codes: 0 success, 1 simulation failure, 2 usage or model error.
+** Exit codes: 0 success, 1 simulation failure, 2 usage or model error,
+** 130 / 143 a run ended by SIGINT / SIGTERM (docs/cli.md).
 */
 #define _XOPEN_SOURCE 700 /* realpath, PATH_MAX */
 
 #include "cli.h"
+#include "outfile.h"
 #include "examples.h"
 #include "hydae.h"
 #include "integrators/integrator.h"
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +85,8 @@ static const char usage_text[] =
     "\n"
     "  --help, --version\n"
     "\n"
-    "exit status: 0 success, 1 simulation failure, 2 usage or model error\n";
+    "exit status: 0 success, 1 simulation failure or write error, 2 usage or model\n"
+    "error, 130 / 143 a run ended by SIGINT / SIGTERM (results marked as stopped early)\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -405,35 +409,13 @@ static int has_extension(const char *path, const char *ext)
     return 1;
 }
 
-/* An output file of the run: path NULL when not asked for; "-" is
-** standard output. */
-typedef struct output {
-    const char *path;
-    FILE *file;
-} output;
-
-static int open_output(output *o, const char *mode)
-{
-    if (!o->path)
-        return 0;
-    o->file = is_stdout(o->path) ? stdout : fopen(o->path, mode);
-    if (!o->file) {
-        fprintf(stderr, "hydae: cannot write '%s': %s\n", o->path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* Flush and close; a write error turns a success into a failure. */
-static int close_output(output *o, int status)
+/* Close an output; a write error turns a success into a failure. keep:
+** the file goes to its name (see outfile.h). */
+static int close_output(hy_outfile *o, int status, int keep)
 {
     if (!o->file)
         return status;
-    int write_failed = fflush(o->file) != 0 || ferror(o->file);
-    if (!is_stdout(o->path) && fclose(o->file) != 0)
-        write_failed = 1;
-    o->file = NULL;
-    if (write_failed && !status) {
+    if (hy_outfile_close(o, keep) != 0 && !status) {
         fprintf(stderr, "hydae: error writing the results to '%s': %s\n", o->path,
                 strerror(errno));
         return EXIT_SIM_FAILURE;
@@ -441,9 +423,69 @@ static int close_output(output *o, int status)
     return status;
 }
 
+/* SIGINT and SIGTERM during a run: the run stops at its next step
+** boundary with every output complete and marked as stopped early; a
+** second signal ends the process at once (SA_RESETHAND). */
+static hydae_sim *volatile interrupted_sim;
+static volatile sig_atomic_t caught_signal;
+
+static void on_signal(int signal_number)
+{
+    caught_signal = signal_number;
+    if (interrupted_sim)
+        hydae_sim_interrupt(interrupted_sim);
+}
+
+static void catch_signals(hydae_sim *sim, struct sigaction old[2])
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    caught_signal = 0;
+    interrupted_sim = sim;
+    sigaction(SIGINT, &action, &old[0]);
+    sigaction(SIGTERM, &action, &old[1]);
+}
+
+static void release_signals(const struct sigaction old[2])
+{
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+    interrupted_sim = NULL;
+}
+
+/* The run itself, signals caught around it: an exit status. */
+static int run_simulation(hydae_sim *sim, const char *path)
+{
+    struct sigaction old[2];
+    catch_signals(sim, old);
+    int run_status = hydae_sim_run(sim);
+    release_signals(old);
+    if (run_status == HYDAE_ERR_IO) {
+        fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n", path,
+                hydae_sim_errmsg(sim));
+        return EXIT_SIM_FAILURE;
+    }
+    if (run_status == HYDAE_INTERRUPTED) {
+        int signal_number = caught_signal ? caught_signal : SIGINT;
+        fprintf(stderr, "hydae: %s: %s\n", signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
+                hydae_sim_errmsg(sim));
+    } else if (run_status) {
+        fprintf(stderr, "hydae: simulation failed: %s\n", hydae_sim_errmsg(sim));
+    }
+    if (run_status && !is_stdout(path))
+        fprintf(stderr, "hydae: results up to t = %.17g are in %s (marked as stopped early)\n",
+                hydae_sim_time(sim), path);
+    if (run_status == HYDAE_INTERRUPTED)
+        return 128 + (caught_signal ? caught_signal : SIGINT);
+    return run_status ? EXIT_SIM_FAILURE : 0;
+}
+
 /* Results (CSV or MAT), plot and progress bar. */
-static int add_sinks(hydae_sim *sim, const run_options *opt, const output *results,
-                     const output *plot, int is_mat)
+static int add_sinks(hydae_sim *sim, const run_options *opt, const hy_outfile *results,
+                     const hy_outfile *plot, int is_mat)
 {
     int status;
     if (is_mat)
@@ -536,37 +578,40 @@ static int command_run(int argc, char **argv)
         snprintf(default_path, sizeof default_path, "%s.csv", model_name);
         path = default_path;
     }
-    output results = { path, NULL }, plot = { opt.plot, NULL }, stats = { opt.stats_json, NULL };
+    hy_outfile results = { .path = path }, plot = { .path = opt.plot },
+               stats = { .path = opt.stats_json };
     int is_mat = has_extension(path, ".mat");
+    if (!status && hydae_sim_validate(sim)) {
+        fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
+        status = EXIT_USAGE;
+    }
+    const hy_named_file files[] = { { "the model file", opt.model_file, 0 },
+                                    { "--settings", opt.settings_file, 0 },
+                                    { "-o", path, 1 }, { "--plot", opt.plot, 1 },
+                                    { "--stats-json", opt.stats_json, 1 } };
     if (!status)
-        status = open_output(&results, is_mat ? "wb" : "w");
+        status = hy_check_distinct_files(files, 5, "hydae");
     if (!status)
-        status = open_output(&plot, "w");
+        status = hy_outfile_open(&results, is_mat ? "wb" : "w", "hydae");
     if (!status)
-        status = open_output(&stats, "w");
+        status = hy_outfile_open(&plot, "w", "hydae");
+    if (!status)
+        status = hy_outfile_open(&stats, "w", "hydae");
     if (!status)
         status = add_sinks(sim, &opt, &results, &plot, is_mat);
-    if (!status) {
-        int run_status = hydae_sim_run(sim);
-        if (run_status == HYDAE_ERR_IO) {
-            fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n",
-                    path, hydae_sim_errmsg(sim));
-            status = EXIT_SIM_FAILURE;
-        } else if (run_status) {
-            fprintf(stderr, "hydae: simulation failed: %s\n", hydae_sim_errmsg(sim));
-            if (!is_stdout(path))
-                fprintf(stderr, "hydae: results up to t = %.17g are in %s (marked as "
-                        "stopped early)\n", hydae_sim_time(sim), path);
-            status = EXIT_SIM_FAILURE;
-        }
+    /* After a run (also a failed one) the outputs go to their names;
+    ** before it, nothing replaces an existing file. */
+    int ran = !status;
+    if (ran) {
+        status = run_simulation(sim, path);
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
         int json_status = stats.file ? hydae_sim_write_stats_json(sim, stats.file) : 0;
         (void)json_status; /* a failed write shows in close_output, through ferror */
     }
-    status = close_output(&results, status);
-    status = close_output(&plot, status);
-    status = close_output(&stats, status);
+    status = close_output(&results, status, ran);
+    status = close_output(&plot, status, ran);
+    status = close_output(&stats, status, ran);
     if (!status && !opt.quiet && !is_stdout(path) && !(plot.path && is_stdout(plot.path))
         && !(stats.path && is_stdout(stats.path))) {
         char resolved[PATH_MAX];
@@ -583,7 +628,7 @@ static int command_run(int argc, char **argv)
     return status;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);
@@ -617,4 +662,10 @@ int main(int argc, char **argv)
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
+}
+
+int main(int argc, char **argv)
+{
+    /* Every command: a failed write to standard output is an error. */
+    return hy_finish_stdout(dispatch(argc, argv), "hydae");
 }

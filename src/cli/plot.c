@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "io/plot.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -112,27 +113,32 @@ int hy_cli_plot(int argc, char **argv)
             return plot_usage_error("file name too long: '%s'", a.input);
         a.output = default_path;
     }
+    hy_named_file files[] = { { "the input", a.input, 0 }, { "-o", a.output, 1 } };
+    status = hy_check_distinct_files(files, 2, "hydae plot");
+    if (status)
+        return status;
     FILE *in = fopen(a.input, "r");
     if (!in) {
         fprintf(stderr, "hydae plot: cannot read '%s': %s\n", a.input, strerror(errno));
         return EXIT_USAGE;
     }
-    FILE *out = fopen(a.output, "w");
-    if (!out) {
-        fprintf(stderr, "hydae plot: cannot write '%s': %s\n", a.output, strerror(errno));
+    hy_outfile out = { .path = a.output };
+    status = hy_outfile_open(&out, "w", "hydae plot");
+    if (status) {
         fclose(in);
-        return EXIT_USAGE;
+        return status;
     }
     char err[1024];
-    int plot_status = hy_plot_csv(in, a.input, out, &a.options, err, sizeof err);
+    int plot_status = hy_plot_csv(in, a.input, out.file, &a.options, err, sizeof err);
     fclose(in);
-    int write_failed = fflush(out) != 0 || ferror(out);
-    write_failed |= fclose(out) != 0;
     if (plot_status == HYDAE_ERR_ARG || plot_status == HYDAE_ERR_NOMEM) {
         fprintf(stderr, "hydae plot: %s\n", err);
-        remove(a.output); /* no half-written plot */
+        hy_outfile_close(&out, 0); /* no half-written plot; an existing file stays */
         return plot_status == HYDAE_ERR_ARG ? EXIT_USAGE : EXIT_WRITE_FAILURE;
     }
+    if (err[0] && !a.quiet)
+        fprintf(stderr, "hydae plot: %s\n", err); /* a note on a readable file */
+    int write_failed = hy_outfile_close(&out, plot_status == 0) != 0;
     if (plot_status || write_failed) {
         fprintf(stderr, "hydae plot: error writing '%s': %s\n", a.output, strerror(errno));
         return EXIT_WRITE_FAILURE;

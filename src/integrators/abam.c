@@ -634,4 +634,5 @@ const hy_integrator_ops hy_abam = {
     .destroy = abam_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = ABAM_MAX_ORDER,
 };

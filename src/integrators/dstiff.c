@@ -371,8 +371,10 @@ static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
         return jac_status;
     }
     d->head.stats.n_lu++;
-    if (hy_lu_factor(d->n, d->iter_matrix, d->pivot) != 0) {
+    int zero_pivot_column = hy_lu_factor(d->n, d->iter_matrix, d->pivot);
+    if (zero_pivot_column != 0) {
         d->jac_state = JAC_NEEDED;
+        d->head.worst = zero_pivot_column - 1; /* named in the failure message */
         return HY_EVAL_SINGULAR;
     }
     return HY_EVAL_OK;
@@ -959,4 +961,5 @@ const hy_integrator_ops hy_dstiff = {
     .destroy = dstiff_destroy,
     .needs_rhs = 0,
     .fixed_step = 0,
+    .max_order = DSTIFF_MAX_ORDER,
 };

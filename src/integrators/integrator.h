@@ -130,6 +130,7 @@ typedef struct hy_integrator_ops {
     /* Capabilities. */
     int needs_rhs;          /* solves explicit ODEs only (dae->rhs required) */
     int fixed_step;         /* steps of exactly h_max (classic RK4) */
+    int max_order;          /* largest order max_order may ask; 0: fixed order */
 } hy_integrator_ops;
 
 /* The integrators, one descriptor each (one file each). */

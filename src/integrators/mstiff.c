@@ -759,8 +759,10 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
             return hy_eval_error(status, 0);
         d->head.stats.n_conv_fails++;
         n_conv_fails++;
-        if (status == HY_EVAL_SINGULAR)
+        if (status == HY_EVAL_SINGULAR) {
             d->have_matrix = 0;
+            d->head.worst = -1; /* no column known: name none (sim.c) */
+        }
         d->steps_to_wait = d->order + 2;
         h_try = h * MSTIFF_ETA_CONVFAIL;
         int too_small = (d->h_min > 0.0 && h_try < d->h_min
@@ -819,4 +821,5 @@ const hy_integrator_ops hy_mstiff = {
     .destroy = mstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = MSTIFF_MAX_ORDER,
 };

@@ -288,4 +288,5 @@ const hy_integrator_ops hy_rk4 = {
     .destroy = rk4_destroy,
     .needs_rhs = 1,
     .fixed_step = 1,
+    .max_order = 0,
 };

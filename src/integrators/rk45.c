@@ -516,4 +516,5 @@ const hy_integrator_ops hy_rk45 = {
     .destroy = rk45_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = 0,
 };

@@ -710,8 +710,10 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
         d->head.stats.n_conv_fails++;
         n_conv_fails++;
         d->eta_max = 1.0;
-        if (status == HY_EVAL_SINGULAR)
+        if (status == HY_EVAL_SINGULAR) {
             d->have_matrix = 0;
+            d->head.worst = -1; /* no column known: name none (sim.c) */
+        }
         h_try = h * VSTIFF_ETA_CONVFAIL;
         int too_small = (d->h_min > 0.0 && h_try < d->h_min
                          && h <= d->h_min * (1.0 + 1e-12))
@@ -773,4 +775,5 @@ const hy_integrator_ops hy_vstiff = {
     .destroy = vstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .max_order = VSTIFF_MAX_ORDER,
 };

@@ -18,6 +18,7 @@ typedef struct record {
     long line;       /* line number of the record's start */
     long next_line;  /* line number after it */
     int is_comment;  /* starts with '#' (text holds the whole line) */
+    int complete;    /* ended by a line break (not cut by the end of the file) */
 } record;
 
 static int put_char(record *rec, char c)
@@ -69,6 +70,7 @@ static int read_record(FILE *in, record *rec)
     rec->used = 0;
     rec->n_cells = 0;
     rec->is_comment = c == '#';
+    rec->complete = 0;
     if (start_cell(rec))
         return -1;
     int quoted = 0;
@@ -86,6 +88,7 @@ static int read_record(FILE *in, record *rec)
             }
         } else if (c == '\n') {
             rec->next_line++;
+            rec->complete = 1;
             break;
         } else if (c == '\r') {
             continue;
@@ -197,6 +200,19 @@ static int read_row(hy_results *r, const record *rec, double *values, const char
     return hy_results_append(r, HYDAE_ROW_GRID, t, values);
 }
 
+/* The last row has no line end: the file was cut while a run wrote it
+** (killed, a full disk). The row is left out, the table marked as
+** stopped early after the last complete row, and a note put in err. */
+static int drop_cut_row(hy_results *r, const record *rec, const char *name, char *err,
+                        size_t err_size)
+{
+    hy_format(err, err_size, "%s:%ld: the last row is incomplete (no line end: the file was "
+              "cut while being written); it is left out", name, rec->line);
+    if (r->stopped_early || r->n_rows == 0)
+        return 0;
+    return hy_results_set_stop(r, r->t[r->n_rows - 1], "the file ends in an incomplete row");
+}
+
 int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err_size)
 {
     record rec;
@@ -219,6 +235,8 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
             values = malloc(sizeof(double) * (size_t)(r->n_vars > 0 ? r->n_vars : 1));
             if (!status && !values)
                 status = HYDAE_ERR_NOMEM;
+        } else if (!rec.complete) {
+            status = drop_cut_row(r, &rec, name, err, err_size);
         } else {
             status = read_row(r, &rec, values, name, err, err_size);
         }

@@ -15,7 +15,9 @@
 ** marks a failed run; other lines starting with '#' are skipped. Rows are
 ** told apart by their times: at a time given by several rows in a row,
 ** the first is the left limit of an event and the second its right limit.
-** 0, or HYDAE_ERR_ARG with "name:line: what is wrong" in err, or
+** A last row without a line end (the file was cut while being written) is
+** left out, with a note in err and the table marked as stopped early.
+** 0 (err "" or that note), or HYDAE_ERR_ARG with "name:line: what is wrong" in err, or
 ** HYDAE_ERR_NOMEM. */
 int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err_size);
 

@@ -26,7 +26,11 @@
 **                0 (hold) for parameters;
 **   data_1       double n1 x 2: row 1 (t_first, t_last), then one row
 **                (value, value) per constant parameter;
-**   data_2       double n2 x n_rows: column k is output row k, time first.
+**   data_2       double n2 x n_rows: column k is output row k, time first;
+**   hydae_status text 1 x L, only when the run stopped early (failed or
+**                interrupted): "stopped early at t = T: reason", the mark
+**                a reader checks without parsing descriptions (readers of
+**                the six matrices above skip it).
 ** NaN stands where a variable has no value in the active mode. Two rows
 ** with the same time are the left and right limits at an event, which is
 ** how Dymola writes events too.
@@ -117,6 +121,20 @@ static void write_aclass(FILE *out)
             fputc(i < (int)strlen(rows[row]) ? rows[row][i] : ' ', out);
 }
 
+/* The stopped-early mark: one row of text (control characters as spaces). */
+static void write_status(FILE *out, const hy_results *r)
+{
+    char text[1400];
+    hy_format(text, sizeof text, "stopped early at t = %.17g: %s", r->t_stopped,
+              r->stop_message ? r->stop_message : "");
+    size_t len = strlen(text);
+    write_header(out, MAT_TEXT_UINT8, 1, (long)len, "hydae_status");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        fputc(c < 32 || c == 127 ? ' ' : c, out);
+    }
+}
+
 /* 1 if column var is a parameter with the same value in every row. */
 static int in_data_1(const hy_results *r, int var)
 {
@@ -177,6 +195,8 @@ int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *
             if (!in_data_1(r, v))
                 write_value(out, r, k, v, NULL);
     }
+    if (r->stopped_early)
+        write_status(out, r);
     return ferror(out) ? HYDAE_ERR_IO : 0;
 }
 

@@ -19,6 +19,7 @@ static void free_var(hy_result_var *var)
     for (int k = 0; k < var->n_labels; k++)
         free(var->labels[k]);
     free(var->labels);
+    hy_strmap_free(&var->label_index);
 }
 
 void hy_results_free(hy_results *r)
@@ -78,14 +79,19 @@ int hy_results_add_var(hy_results *r, const char *name, const char *description,
 int hy_results_label(hy_results *r, int var_index, const char *label)
 {
     hy_result_var *var = &r->vars[var_index];
-    for (int k = 0; k < var->n_labels; k++)
-        if (strcmp(var->labels[k], label) == 0)
-            return k;
+    int known = hy_strmap_get(&var->label_index, label);
+    if (known >= 0)
+        return known;
     if (hy_reserve((void **)&var->labels, &var->cap_labels, var->n_labels + 1, sizeof(char *)))
         return HYDAE_ERR_NOMEM;
     char *copy = hy_strdup(label);
     if (!copy)
         return HYDAE_ERR_NOMEM;
+    /* The map borrows the copy, which lives as long as labels. */
+    if (hy_strmap_put(&var->label_index, copy, var->n_labels)) {
+        free(copy);
+        return HYDAE_ERR_NOMEM;
+    }
     var->labels[var->n_labels] = copy;
     return var->n_labels++;
 }

@@ -9,6 +9,7 @@
 #define HY_RESULTS_H
 
 #include "columns.h"
+#include "core/strmap.h"
 
 typedef struct hy_result_var {
     char *name;
@@ -18,6 +19,7 @@ typedef struct hy_result_var {
     int varies;        /* not the same value in every row */
     int n_labels, cap_labels;
     char **labels;     /* mode names */
+    hy_strmap label_index; /* mode name -> its index in labels */
 } hy_result_var;
 
 typedef struct hy_results {

@@ -16,6 +16,7 @@
 */
 #include "svgplot.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -46,6 +47,8 @@ static const char event_colour[] = "#555555";
 
 double hy_plot_nice_step(double span, int target)
 {
+    if (!(span > 0.0) || !isfinite(span) || target < 1)
+        return NAN; /* no ticks */
     double raw = span / (double)target;
     double power = pow(10.0, floor(log10(raw)));
     double mantissa = raw / power;
@@ -60,8 +63,11 @@ void hy_plot_tick_label(double value, double step, char *buf, size_t size)
         return;
     }
     double magnitude = fabs(value);
-    if (magnitude >= 1e6 || step < 1e-5) {
-        hy_format(buf, size, "%.6g", value);
+    if (magnitude >= 1e6 || !(step >= 1e-5) || !isfinite(step)) {
+        /* Enough digits that neighbouring ticks differ (1e300 + k 1e294). */
+        double digits = step > 0.0 ? ceil(log10(magnitude / step)) + 1.0 : 6.0;
+        int precision = isfinite(digits) && digits > 6.0 ? (digits < 17.0 ? (int)digits : 17) : 6;
+        hy_format(buf, size, "%.*g", precision, value);
         return;
     }
     int decimals = (int)-floor(log10(step) + 1e-9);
@@ -77,7 +83,11 @@ typedef struct axis {
 
 static double to_pixel(const axis *a, double value)
 {
-    return a->pixel_lo + (value - a->lo) / (a->hi - a->lo) * (a->pixel_hi - a->pixel_lo);
+    /* Halved when the span overflows (times from -1e308 to 1e308). */
+    double fraction = isfinite(a->hi - a->lo)
+                          ? (value - a->lo) / (a->hi - a->lo)
+                          : (0.5 * value - 0.5 * a->lo) / (0.5 * a->hi - 0.5 * a->lo);
+    return a->pixel_lo + fraction * (a->pixel_hi - a->pixel_lo);
 }
 
 /* First and last tick index k (tick value k * step) inside the axis; none
@@ -101,10 +111,15 @@ static void time_axis(const hy_results *r, axis *a, int target)
     a->lo = r->n_rows > 0 ? r->t[0] : 0.0;
     a->hi = r->n_rows > 0 ? r->t[r->n_rows - 1] : 1.0;
     if (!(a->hi > a->lo)) {
-        a->lo -= 0.5;
-        a->hi += 0.5;
+        /* One instant: a span around it wide enough for its magnitude
+        ** (at t = 1e300, +-0.5 would not change it). */
+        double half = fmax(0.5, 1e-6 * fabs(a->lo));
+        a->lo = fmax(a->lo - half, -DBL_MAX);
+        a->hi = fmin(a->hi + half, DBL_MAX);
     }
-    a->step = hy_plot_nice_step(a->hi - a->lo, target);
+    double span = a->hi - a->lo;
+    a->step = isfinite(span) ? hy_plot_nice_step(span, target)
+                             : 2.0 * hy_plot_nice_step(0.5 * a->hi - 0.5 * a->lo, target);
 }
 
 /* A value axis: the finite values of a column with 5 % of their span

@@ -280,6 +280,8 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
                 s->t_time_instant = t;
             return 0;
         }
+        if (s->interrupt_requested)
+            return hy_sim_interrupted(s, t);
         if (round + 1 >= s->cascade_limit)
             return cascade_failure(s, t);
     }

@@ -130,9 +130,28 @@ static int residual_failure(hydae_sim *s, double t)
     return init_failure(s, t, "the residual failed", -1);
 }
 
+/* The LU factorisation found no pivot in column `column` of the Jacobian
+** (0-based): that unknown (a variable or its derivative) is, to rounding,
+** a combination of the ones before it, so the equations do not determine
+** it. Names it. */
+static int singular_failure(hydae_sim *s, double t, int column)
+{
+    int component = s->init_component[column];
+    const hydae_mode *mode = NULL;
+    const char *name = hy_component_name(s, component, &mode);
+    int is_value = s->init_unknowns[column] == &s->y[component];
+    hy_sim_fail(s, "no consistent initial values at t = %.17g in mode '%s': singular Jacobian: "
+                "the equations do not determine %s%s%s (its column of the Jacobian with "
+                "respect to the algebraic variables and the derivatives depends linearly on "
+                "the others: two equations say the same, an unknown is missing from every "
+                "equation, or the DAE has index higher than 1)", t, mode ? mode->name : "?",
+                is_value ? "variable '" : "der(", name, is_value ? "'" : ")");
+    return HYDAE_ERR_SINGULAR;
+}
+
 /* Damped Newton on F(t, y, y') - offset = 0 in the mixed unknowns (offset
 ** NULL: zero). 0 converged; 1 not converged (res holds the last residual);
-** < 0 a residual error or a singular Jacobian (message set). */
+** < 0 a residual error, or HYDAE_ERR_SINGULAR (message set). */
 enum { NEWTON_CONVERGED = 0, NEWTON_STALLED = 1 };
 
 static int damped_newton(hydae_sim *s, double t, const double *offset, int max_iter,
@@ -169,10 +188,7 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
         s->stats.n_res_evals += n;
         int singular = hy_lu_factor(n, jac, pivot);
         if (singular)
-            return init_failure(s, t, "the Jacobian with respect to the algebraic variables "
-                                "and the derivatives is singular (is the system of index "
-                                "higher than 1, or an unknown missing from every equation?)",
-                                s->init_component[singular - 1]);
+            return singular_failure(s, t, singular - 1);
         for (int i = 0; i < n; i++)
             step[i] = -res[i];
         hy_lu_solve(n, jac, pivot, step);
@@ -288,13 +304,39 @@ static int homotopy(hydae_sim *s, double t, double *res)
             increment *= 2.0;
             continue;
         }
-        if (status < 0 && status != HYDAE_ERR_INIT)
+        if (status < 0 && status != HYDAE_ERR_SINGULAR && status != HYDAE_ERR_INIT)
             return status; /* a residual that cannot be evaluated */
         increment *= 0.5;
         if (increment < 1e-4) {
             load_unknowns(s, z_last);
             return report_unsatisfied(s, t, res, lambda);
         }
+    }
+    return 0;
+}
+
+/* A value that is not finite (a NaN or infinite start value, or one an
+** action set) cannot start Newton's method or an integrator: name it. */
+static int check_finite_values(hydae_sim *s, double t, int at_start)
+{
+    for (int k = 0; k < s->n_init; k++) {
+        int i = s->init_rows[k];
+        if (isfinite(s->y[i]) && isfinite(s->yp[i]))
+            continue;
+        const hydae_mode *mode = NULL;
+        const char *name = hy_component_name(s, i, &mode);
+        const char *which = !isfinite(s->y[i]) ? "" : "the derivative of ";
+        double value = !isfinite(s->y[i]) ? s->y[i] : s->yp[i];
+        const char *shown = isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf";
+        if (at_start)
+            hy_sim_fail(s, "the start value of %svariable '%s' of mode '%s' is not finite (%s); "
+                        "give it a finite start value", which, name, mode ? mode->name : "?",
+                        shown);
+        else
+            hy_sim_fail(s, "%svariable '%s' of mode '%s' is not finite (%s) on entering the mode "
+                        "at t = %.17g (a start value or a transition's action)", which, name,
+                        mode ? mode->name : "?", shown, t);
+        return HYDAE_ERR_INIT;
     }
     return 0;
 }
@@ -307,6 +349,9 @@ int hy_consistent_init(hydae_sim *s, double t, int at_start)
     int selected = select_unknowns(s, t, at_start);
     if (selected)
         return selected;
+    int not_finite = check_finite_values(s, t, at_start);
+    if (not_finite)
+        return not_finite;
     double *res = s->init_work;
     s->bad_chart = -1;
     double *z_start = s->init_work + 4 * n;
@@ -314,9 +359,17 @@ int hy_consistent_init(hydae_sim *s, double t, int at_start)
     int status = damped_newton(s, t, NULL, 50, res);
     if (status == NEWTON_CONVERGED)
         return 0;
-    if (status < 0 && status != HYDAE_ERR_INIT)
+    if (status < 0 && status != HYDAE_ERR_SINGULAR && status != HYDAE_ERR_INIT)
         return status;
-    /* Newton stalled or met a singular matrix: continue from the start. */
+    /* Newton stalled or met a singular matrix: continue from the start.
+    ** If that fails too, a singular matrix is the cause to report. */
+    char singular_message[sizeof s->errmsg];
+    memcpy(singular_message, s->errmsg, sizeof singular_message);
     load_unknowns(s, z_start);
-    return homotopy(s, t, res);
+    int continued = homotopy(s, t, res);
+    if (continued && status == HYDAE_ERR_SINGULAR) {
+        memcpy(s->errmsg, singular_message, sizeof s->errmsg);
+        return HYDAE_ERR_INIT;
+    }
+    return continued;
 }

@@ -169,6 +169,19 @@ void hy_sim_fail(hydae_sim *s, const char *fmt, ...)
     va_end(args);
 }
 
+void hydae_sim_interrupt(hydae_sim *s)
+{
+    if (s)
+        s->interrupt_requested = 1;
+}
+
+int hy_sim_interrupted(hydae_sim *s, double t)
+{
+    hy_sim_fail(s, "interrupted at t = %.17g (a signal, or hydae_sim_interrupt); the rows "
+                "up to there are complete", t);
+    return HYDAE_INTERRUPTED;
+}
+
 #define HY_SETTING_ERROR(s, ...) (hy_sim_fail((s), __VA_ARGS__), HYDAE_ERR_ARG)
 
 int hydae_sim_set_time(hydae_sim *s, double t0, double t_end)
@@ -216,7 +229,8 @@ int hydae_sim_set_step_limits(hydae_sim *s, double h_min, double h_max, double h
     if (!(h_max > 0.0))
         return HY_SETTING_ERROR(s, "h_max (%g) must be positive", h_max);
     if (!(h_max >= h_min))
-        return HY_SETTING_ERROR(s, "h_max (%g) must not be below h_min (%g)", h_max, h_min);
+        return HY_SETTING_ERROR(s, "h_min (%g) is greater than h_max (%g): no step size "
+                                "satisfies both", h_min, h_max);
     if (!(h0 >= 0.0) || !isfinite(h0))
         return HY_SETTING_ERROR(s, "h0 (%g) must be >= 0 (0: automatic)", h0);
     s->h_min = h_min;
@@ -796,6 +810,23 @@ static const hy_integrator_ops *configuration_method(const hydae_sim *s)
     return chosen ? chosen : s->method;
 }
 
+/* Why the integrator refused to start: a value that is not finite, by
+** name, else the settings it was given. */
+static void start_failure(hydae_sim *s, int status)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!isfinite(s->y[i]) || !isfinite(s->yp[i])) {
+            const hydae_mode *mode = NULL;
+            const char *name = hy_component_name(s, i, &mode);
+            hy_sim_fail(s, "%s could not start at t = %.17g: %s'%s' of mode '%s' is not finite",
+                        s->integ_method->name, s->t, isfinite(s->y[i]) ? "the derivative of " : "",
+                        name, mode ? mode->name : "?");
+            return;
+        }
+    hy_sim_fail(s, "%s could not start at t = %.17g (status %d): it refused the tolerances or "
+                "step limits", s->integ_method->name, s->t, status);
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
@@ -855,8 +886,7 @@ static int restart_integrator(hydae_sim *s)
     hy_dae dae = config_dae(s);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
     if (status) {
-        hy_sim_fail(s, "%s could not start at t = %.17g (status %d)", s->integ_method->name, s->t,
-                    status);
+        start_failure(s, status);
         return HYDAE_ERR_ARG;
     }
     return 0;
@@ -900,7 +930,13 @@ static int integrator_failure(hydae_sim *s, int code)
             status = HYDAE_ERR_RESIDUAL;
     } else {
         int worst = s->integ_method->worst_component(s->integ);
-        if (worst >= 0) {
+        if (worst >= 0 && code == HY_ERR_SINGULAR) {
+            const hydae_mode *mode = NULL;
+            const char *name = hy_component_name(s, worst, &mode);
+            hy_format(detail, sizeof detail, "; no pivot in the column of variable '%s' of "
+                      "mode '%s': it depends linearly on the others (two equations say the "
+                      "same, or the DAE has index higher than 1)", name, mode ? mode->name : "?");
+        } else if (worst >= 0) {
             const hydae_mode *mode = NULL;
             const char *name = hy_component_name(s, worst, &mode);
             hy_format(detail, sizeof detail, "; worst variable '%s' of mode '%s' (= %.10g at "
@@ -1230,6 +1266,8 @@ static int run(hydae_sim *s)
     long n_steps_run = 0;
     hy_chatter_reset(&s->chatter);
     while (s->t < s->t_end) {
+        if (s->interrupt_requested)
+            return hy_sim_interrupted(s, s->t);
         if (++n_steps_run > s->max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
                         s->max_steps, s->t);
@@ -1284,7 +1322,9 @@ int hydae_sim_run(hydae_sim *s)
     clock_gettime(CLOCK_MONOTONIC, &start);
     memset(&s->stats, 0, sizeof s->stats);
     s->errmsg[0] = '\0';
-    int status = run(s);
+    int status = hydae_sim_validate(s);
+    if (!status)
+        status = run(s);
     clock_gettime(CLOCK_MONOTONIC, &end);
     hy_stats st;
     current_integ_stats(s, &st);
@@ -1297,7 +1337,9 @@ int hydae_sim_run(hydae_sim *s)
                             + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
     if (status && s->errmsg[0] == '\0')
         hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    return finish_sinks(s, status);
+    status = finish_sinks(s, status);
+    s->interrupt_requested = 0;
+    return status;
 }
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)

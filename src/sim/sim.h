@@ -10,6 +10,8 @@
 #include "integrators/integrator.h"
 #include "model/model.h"
 
+#include <signal.h>
+
 typedef struct hy_sink {
     int (*begin)(void *user, const hydae_model *m);
     hydae_row_fn row;
@@ -67,6 +69,8 @@ struct hydae_sim {
     int guard_samples;          /* interior guard samples per step */
     FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
+    /* Set by hydae_sim_interrupt (a signal handler may call it). */
+    volatile sig_atomic_t interrupt_requested;
     /* Sinks. */
     int n_sinks, cap_sinks;
     hy_sink *sinks;
@@ -149,6 +153,8 @@ double hy_base_atol(const hydae_sim *s);
 void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
 /* Crossings located within this of the first belong to its instant. */
 double hy_event_group_tol(double t);
+/* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
+int hy_sim_interrupted(hydae_sim *s, double t);
 int hy_config_residual(double t, const double *y, const double *yp,
                        double *res, void *ctx);
 /* Values of the active configuration at (t, y, yp) into the store
