@@ -1,0 +1,35 @@
+/*
+** The factorisations behind hy_linsol (linsol.c dispatches on the kind):
+** one file each. Private to src/linalg.
+*/
+#ifndef HY_LINALG_BACKENDS_H
+#define HY_LINALG_BACKENDS_H
+
+#include "linsol.h"
+
+/* Band LU with partial pivoting on the band storage of linsol.h (ld =
+** 2 ml + mu + 1; the top ml rows are fill-in space). LAPACK's dgbtrf /
+** dgbtrs when the build has LAPACK (HYDAE_HAVE_LAPACK), else our own
+** (band.c). pivot has n entries. 0, or k > 0: zero pivot in column k
+** (1-based). */
+int hy_band_factor(hy_matrix *m, int64_t *pivot);
+void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b);
+
+/* Dense LU through LAPACK dgetrf / dgetrs for n above the crossover where
+** it beats dense.c (HYDAE_HAVE_LAPACK only; 0 = never). */
+size_t hy_dense_lapack_crossover(void);
+int hy_dense_lapack_factor(hy_matrix *m, int *pivot);
+void hy_dense_lapack_solve(const hy_matrix *m, const int *pivot, double *b);
+
+/* KLU (SuiteSparse, HYDAE_HAVE_KLU): the symbolic analysis once per
+** pattern, then numeric factorisations; klu_refactor reuses the pivot
+** order while it stays stable. */
+typedef struct hy_klu hy_klu;
+hy_klu *hy_klu_create(const hy_pattern *pattern);
+/* 0; k > 0 singular (column k, 1-based, when KLU names it, else 1); -1
+** out of memory. */
+int hy_klu_factor(hy_klu *k, const hy_matrix *m);
+int hy_klu_solve(hy_klu *k, double *b);
+void hy_klu_free(hy_klu *k);
+
+#endif
