@@ -30,5 +30,9 @@ hydae_model *example_relay(void);
 hydae_model *example_algebraic_loop(void);
 hydae_model *example_stick_slip(void);
 hydae_model *example_dc_motor(void);
+/* The 1-D Brusselator of 2M unknowns (brusselator.c), with its analytic
+** sparse Jacobian or only its pattern; example_brusselator is M = 1000. */
+hydae_model *example_brusselator_sized(long m, int analytic_jacobian);
+hydae_model *example_brusselator(void);
 
 #endif

@@ -22,6 +22,8 @@ const hydae_example hydae_examples[] = {
       example_stick_slip, 3.0, 0.005, 1e-8, 1e-10 },
     { "dc_motor", "DC motor switching between a detailed (with L) and a reduced model",
       example_dc_motor, 1.0, 0.001, 1e-8, 1e-10 },
+    { "brusselator", "1-D Brusselator with diffusion, M = 1000 (2000 unknowns, banded Jacobian)",
+      example_brusselator, 10.0, 0.1, 1e-6, 1e-6 },
 };
 
 const int hydae_n_examples = (int)(sizeof hydae_examples / sizeof hydae_examples[0]);

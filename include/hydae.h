@@ -23,6 +23,7 @@
 #ifndef HYDAE_H
 #define HYDAE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -183,6 +184,26 @@ HYDAE_NODISCARD int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs,
                                        void *user);
 HYDAE_NODISCARD int hydae_mode_set_jacobian(hydae_mode *mode,
                                             hydae_jacobian_fn jac);
+/* The sparsity of a mode's Jacobian (dF/dy + cj dF/dy', or df/dy of an
+** explicit ODE mode) in compressed sparse columns: the rows (0-based) of
+** column j are row[col_start[j] .. col_start[j+1]), j < the mode's number
+** of variables (add them first); duplicates are merged and the diagonal
+** is added; the arrays are copied. With a pattern, a finite-difference
+** Jacobian costs one evaluation per group of columns that share no row
+** (Curtis, Powell & Reid), and a large system is solved with a band or
+** sparse (KLU) solver (setting linear_solver, docs/solver.md) instead of
+** an n x n matrix. Entries outside the pattern are taken as zero. */
+HYDAE_NODISCARD int hydae_mode_set_jacobian_pattern(hydae_mode *mode,
+                                                    const int64_t *col_start,
+                                                    const int64_t *row);
+/* An analytic Jacobian on that pattern: values[k] for the entry row[k] of
+** hydae_mode_set_jacobian_pattern, in the same order (the sign and cj as
+** for hydae_jacobian_fn). */
+typedef int (*hydae_sparse_jacobian_fn)(double t, double cj, const double *y,
+                                        const double *yp, const double *p,
+                                        double *values, void *user);
+HYDAE_NODISCARD int hydae_mode_set_sparse_jacobian(hydae_mode *mode,
+                                                   hydae_sparse_jacobian_fn jac);
 HYDAE_NODISCARD int hydae_mode_set_guards(hydae_mode *mode, int n_guards,
                                           hydae_eval_fn guards);
 HYDAE_NODISCARD int hydae_mode_set_outputs(hydae_mode *mode,

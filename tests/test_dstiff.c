@@ -252,7 +252,7 @@ static void test_closed_forms(void)
 
     /* 1. Dahlquist. */
     static dahlquist_ctx nonstiff = {-1.0}, stiff = {-1000.0};
-    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL};
+    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL, NULL, NULL};
     double y0 = 1.0, yp0 = -1.0;
     double exact = exp(-1.0);
     tolerance_sweep("dahlquist l=-1 [0,1]", &dahl, 0.0, &y0, &yp0, 1.0,
@@ -282,7 +282,7 @@ static void test_closed_forms(void)
     ** a rotation in that norm (no amplification), so after N steps
     ** |err_x| <= 3.54 N rtol and |err_x'| <= omega 3.54 N rtol = 7.07 N rtol.
     */
-    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL};
+    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL, NULL, NULL};
     double osc_y0[2], osc_yp0[2] = {0.0, -OSC_OMEGA * OSC_OMEGA};
     oscillator_exact(0.0, osc_y0);
     double osc_exact[2];
@@ -301,7 +301,7 @@ static void test_closed_forms(void)
 
     /* 3. Index-1 DAE, with and without the algebraic component in the
     ** error test. */
-    hy_dae dae = {2, dae_res, NULL, NULL, dae_is_algebraic, NULL};
+    hy_dae dae = {2, dae_res, NULL, NULL, dae_is_algebraic, NULL, NULL, NULL};
     double dae_y0[2], dae_yp0[2] = {-0.5, 0.5}, dae_exact_end[2];
     dae_exact(0.0, dae_y0);
     dae_exact(10.0, dae_exact_end);
@@ -321,7 +321,7 @@ static void test_robertson(void)
     const double yp0[3] = {-0.04, 0.04, 0.0};
     hy_options opt = default_options(1e-10, 1e-16);
     for (int analytic = 0; analytic <= 1; analytic++) {
-        hy_dae dae = {3, rober_res, analytic ? rober_jac : NULL, NULL, NULL, NULL};
+        hy_dae dae = {3, rober_res, analytic ? rober_jac : NULL, NULL, NULL, NULL, NULL, NULL};
         run_result r = integrate(&dae, 0.0, y0, yp0, 1e11, &opt);
         CHECK(r.reached, "Robertson (%s Jacobian): t_end not reached, rc %d "
               "at t %g", analytic ? "analytic" : "FD", r.rc, r.t);
@@ -399,7 +399,7 @@ static int failing_res(double t, const double *y, const double *yp,
 
 static void test_tstop_landing(void)
 {
-    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL};
+    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL, NULL, NULL};
     double y0[2], yp0[2] = {0.0, -OSC_OMEGA * OSC_OMEGA};
     oscillator_exact(0.0, y0);
     hy_options opt = default_options(1e-6, 1e-6);
@@ -476,7 +476,7 @@ static void test_tstop_landing(void)
 ** floating point for some of them, so landing must be by assignment. */
 static void test_many_stops(void)
 {
-    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL};
+    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL, NULL, NULL};
     double y0[2], yp0[2] = {0.0, -OSC_OMEGA * OSC_OMEGA};
     oscillator_exact(0.0, y0);
     hy_options opt = default_options(1e-8, 1e-8);
@@ -508,7 +508,7 @@ static void test_many_stops(void)
 static void test_step_size_rules(void)
 {
     static dahlquist_ctx nonstiff = {-1.0};
-    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL};
+    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL, NULL, NULL};
     double y0 = 1.0, yp0 = -1.0, t = 0.0;
     hy_options opt = default_options(1e-6, 1e-6);
     void *mem = ops->create(1);
@@ -543,7 +543,7 @@ static void test_step_size_rules(void)
     /* y' = 0 (any step is accepted), given h0 beyond t_stop. From 0.2 to
     ** 0.9, 0.2 + (0.9 - 0.2) != 0.9 in binary64: t_new must still be 0.9. */
     static dahlquist_ctx constant = {0.0};
-    hy_dae flat = {1, dahlquist_res, NULL, &constant, NULL, NULL};
+    hy_dae flat = {1, dahlquist_res, NULL, &constant, NULL, NULL, NULL, NULL};
     double yp_flat = 0.0;
     opt.h0 = 1.0;
     CHECK(ops->init(mem, &flat, 0.2, &y0, &yp_flat, &opt) == HY_OK, "init");
@@ -565,7 +565,7 @@ static void test_step_size_rules(void)
     if (mem == NULL)
         return;
     failing_ctx jump = {0.5, 3, 0};
-    hy_dae jump_dae = {1, failing_res, NULL, &jump, NULL, NULL};
+    hy_dae jump_dae = {1, failing_res, NULL, &jump, NULL, NULL, NULL, NULL};
     hy_options hmin_opt = default_options(1e-6, 1e-6);
     hmin_opt.h_min = 1e-3;
     CHECK(ops->init(mem, &jump_dae, 0.0, &y0, &yp0, &hmin_opt) == HY_OK,
@@ -585,7 +585,7 @@ static void test_step_size_rules(void)
 
 static void test_dense_output(void)
 {
-    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL};
+    hy_dae osc = {2, oscillator_res, NULL, NULL, NULL, NULL, NULL, NULL};
     double y0[2], yp0[2] = {0.0, -OSC_OMEGA * OSC_OMEGA};
     oscillator_exact(0.0, y0);
     const double rtol = 1e-7;
@@ -668,7 +668,7 @@ static void test_dense_output(void)
 static void test_h_max(void)
 {
     static dahlquist_ctx nonstiff = {-1.0};
-    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL};
+    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL, NULL, NULL};
     double y0 = 1.0, yp0 = -1.0;
     hy_options opt = default_options(1e-4, 1e-4);
     opt.h_max = 0.05;
@@ -716,7 +716,7 @@ static void test_failing_residuals(void)
 
     /* Residual returning -1 from t = 0.5 on: HY_ERR_RES. */
     failing_ctx fatal = {0.5, 0, 0};
-    hy_dae dae = {1, failing_res, NULL, &fatal, NULL, NULL};
+    hy_dae dae = {1, failing_res, NULL, &fatal, NULL, NULL, NULL, NULL};
     run_result r = integrate(&dae, 0.0, &y0, &yp0, 1.0, &opt);
     CHECK(r.rc == HY_ERR_RES, "residual -1: rc %d, want HY_ERR_RES", r.rc);
     CHECK(r.t < 0.5 && r.t > 0.0, "residual -1: stopped at %g", r.t);
@@ -765,7 +765,7 @@ static int worst_res(double t, const double *y, const double *yp,
 
 static void test_worst_component_and_restarts(void)
 {
-    hy_dae dae = {3, worst_res, NULL, NULL, NULL, NULL};
+    hy_dae dae = {3, worst_res, NULL, NULL, NULL, NULL, NULL, NULL};
     double y0[3] = {1.0, 2.0, 0.0}, yp0[3] = {-0.01, 0.0, 30.0};
     hy_options opt = default_options(1e-6, 1e-6);
     void *mem = ops->create(3);
@@ -820,7 +820,7 @@ static void test_arguments(void)
     if (mem == NULL)
         return;
     static dahlquist_ctx nonstiff = {-1.0};
-    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL};
+    hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL, NULL, NULL};
     double y0 = 1.0, yp0 = -1.0, t = 0.0;
     hy_options opt = default_options(1e-6, 1e-6);
     CHECK(ops->step(mem, 1.0, &t) == HY_ERR_ARG, "step before init");

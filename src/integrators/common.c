@@ -2,13 +2,10 @@
 ** Machinery shared by the integrators: the checks of options and of
 ** dense()'s time, the weighted RMS norm and the error weights (DASSL's
 ** DDWNRM and DDAWTS, [P82]; Hairer-Norsett-Wanner I, II.4 (4.10)-(4.11)),
-** checked calls into the problem, df/dy, the iteration matrix I - gamma J,
-** the starting step of VSTIFF and MSTIFF, and the descriptor's get_stats
+** checked calls into the problem, the starting step of VSTIFF and MSTIFF, and the descriptor's get_stats
 ** and worst_component. References and contracts in common.h.
 */
 #include "integrators/common.h"
-
-#include "linalg/dense.h"
 
 #include <float.h>
 #include <math.h>
@@ -128,64 +125,6 @@ int hy_eval_res(const hy_dae *dae, hy_mem_head *head, double t,
     head->stats.n_res_evals++;
     int status = dae->res(t, y, yp, res, dae->ctx);
     return checked_result(dae->n, status, res, &head->worst);
-}
-
-int hy_eval_jac(const hy_dae *dae, double t, double cj, const double *y,
-                const double *yp, int negate, double *jac)
-{
-    int status = dae->jac(t, cj, y, yp, jac, dae->ctx);
-    if (status < 0)
-        return HY_EVAL_JAC_FATAL;
-    if (status > 0)
-        return HY_EVAL_JAC_FAIL;
-    size_t nn = (size_t)dae->n * (size_t)dae->n;
-    for (size_t k = 0; k < nn; k++) {
-        if (negate)
-            jac[k] = -jac[k];
-        if (!isfinite(jac[k]))
-            return HY_EVAL_JAC_FAIL;
-    }
-    return HY_EVAL_OK;
-}
-
-int hy_eval_dfdy(const hy_dae *dae, hy_mem_head *head, double t, double h,
-                 double *y, const double *f, const double *w, double *jac,
-                 double *f_pert)
-{
-    int n = dae->n;
-    head->stats.n_jac_evals++;
-    if (dae->jac != NULL)
-        return hy_eval_jac(dae, t, 0.0, y, f, 1, jac);
-    double sqrt_uround = sqrt(DBL_EPSILON);
-    for (int j = 0; j < n; j++) {
-        double y_save = y[j];
-        double inc = sqrt_uround
-            * fmax(fmax(fabs(y_save), fabs(h * f[j])), 1.0 / w[j]);
-        inc = (y_save + inc) - y_save;
-        if (inc == 0.0)
-            inc = sqrt_uround;
-        y[j] = y_save + inc;
-        int status = hy_eval_rhs(dae, head, t, y, f_pert);
-        y[j] = y_save;
-        if (status != HY_EVAL_OK)
-            return status;
-        double *col = jac + (size_t)j * (size_t)n;
-        for (int i = 0; i < n; i++)
-            col[i] = (f_pert[i] - f[i]) / inc;
-    }
-    return HY_EVAL_OK;
-}
-
-int hy_form_iter_matrix(int n, double gamma, const double *jac, double *p,
-                        int *pivot, long *n_lu)
-{
-    size_t nn = (size_t)n * (size_t)n;
-    for (size_t k = 0; k < nn; k++)
-        p[k] = -gamma * jac[k];
-    for (int i = 0; i < n; i++)
-        p[i + (size_t)i * (size_t)n] += 1.0;
-    (*n_lu)++;
-    return hy_lu_factor(n, p, pivot) != 0 ? HY_EVAL_SINGULAR : HY_EVAL_OK;
 }
 
 int hy_ode_initial_step(const hy_dae *dae, hy_mem_head *head, double t0,

@@ -26,7 +26,7 @@
 #include "integrators/integrator.h"
 
 /* Outcome of a checked call into the problem (hy_eval_rhs, hy_eval_res,
-** hy_eval_jac, hy_eval_dfdy), of forming P (hy_form_iter_matrix) and of
+** and itmat.h's Jacobians), of forming P (hy_itmat_form) and of
 ** the Newton correctors of DSTIFF, VSTIFF and MSTIFF, which add
 ** HY_EVAL_NO_CONV. */
 enum {
@@ -91,27 +91,6 @@ int hy_eval_rhs(const hy_dae *dae, hy_mem_head *head, double t,
 /* F(t, y, yp) into res, the same way. */
 int hy_eval_res(const hy_dae *dae, hy_mem_head *head, double t,
                 const double *y, const double *yp, double *res);
-
-/* dae->jac at (t, cj, y, yp) into jac (n x n), checked: HY_EVAL_OK,
-** HY_EVAL_JAC_FAIL (> 0 or a value not finite) or HY_EVAL_JAC_FATAL. With
-** negate, jac = -(dF/dy + cj dF/dy'): for F = y' - f and cj = 0, df/dy.
-** Not counted (the caller counts one Jacobian per matrix it forms). */
-int hy_eval_jac(const hy_dae *dae, double t, double cj, const double *y,
-                const double *yp, int negate, double *jac);
-
-/* J = df/dy of an explicit ODE at (t, y) with f = f(t, y), counted in
-** head->stats.n_jac_evals: -(dae->jac with cj = 0), or forward differences
-** with increment sqrt(uround) max(|y_j|, |h f_j|, 1/w_j) ([BBH89]), whose
-** evaluations of f count as residual evaluations. y is perturbed and
-** restored; f_pert is scratch of length n. */
-int hy_eval_dfdy(const hy_dae *dae, hy_mem_head *head, double t, double h,
-                 double *y, const double *f, const double *w, double *jac,
-                 double *f_pert);
-
-/* P = I - gamma J into p, factored by hy_lu_factor (pivots in pivot) and
-** counted in *n_lu: HY_EVAL_OK or HY_EVAL_SINGULAR. */
-int hy_form_iter_matrix(int n, double gamma, const double *jac, double *p,
-                        int *pivot, long *n_lu);
 
 /* Starting step of VSTIFF and MSTIFF ([CV], "initial step size", after
 ** [BBH89]'s DVHIN): estimate y'' by a difference of f along y' and take h

@@ -46,7 +46,7 @@
 */
 #include "integrators/common.h"
 
-#include "linalg/dense.h"
+#include "integrators/itmat.h"
 
 #include <float.h>
 #include <math.h>
@@ -135,8 +135,9 @@ typedef struct dstiff_mem {
     const double *w_newton;     /* weights of the Newton norms: ewt or ewt_newton */
     const double *w_test;       /* weights of the error test: ewt or ewt_err */
     double *res_pert;           /* residual at a perturbed point (FD) */
-    double *iter_matrix;        /* J = dF/dy + cj dF/dy', then its LU */
-    int *pivot;
+    double *fd_saved;           /* y_j, y'_j of the columns perturbed together (2n) */
+    hy_itmat iter;              /* J = dF/dy + cj dF/dy' and its factors */
+    int linear_solver;          /* hy_ls_kind asked for */
 } dstiff_mem;
 
 #define PHI(d, j) ((d)->phi + (size_t)(j) * (size_t)(d)->n)
@@ -192,7 +193,7 @@ static void scale_weights_for_step(dstiff_mem *d)
 ** ([BCP] 5.2.2): column j uses del = sqrt(uround) max(|y_j|, |h y'_j|,
 ** 1/w_j) with the sign of h y'_j, y_j += del, y'_j += cj del, so that one
 ** residual gives the whole column of the combined matrix. res0 holds
-** F(t, y, yp). Returns HY_EVAL_OK or a failure code. Not hy_eval_dfdy:
+** F(t, y, yp). Returns HY_EVAL_OK or a failure code. Not hy_itmat_dfdy:
 ** that one is df/dy of an explicit ODE (the sign of J flipped, cj = 0, y'
 ** not perturbed, an increment without the sign of h y'_j).
 **
@@ -214,37 +215,43 @@ static void scale_weights_for_step(dstiff_mem *d)
 static int eval_iter_matrix(dstiff_mem *d, double t, double h,
                             const double *res0)
 {
-    int n = d->n;
-    double *jac = d->iter_matrix;
     d->head.stats.n_jac_evals++;
-    if (d->dae.jac != NULL)
-        return hy_eval_jac(&d->dae, t, d->cj, d->y, d->yp, 0, jac);
+    if (d->dae.jac != NULL || d->dae.jac_matrix != NULL)
+        return hy_itmat_eval_jac(&d->iter, &d->dae, t, d->cj, d->y, d->yp);
     double sqrt_uround = sqrt(DBL_EPSILON);
-    for (int j = 0; j < n; j++) {
-        double y_save = d->y[j], yp_save = d->yp[j];
-        double h_yp = h * yp_save;
-        double y_size = fmax(fabs(y_save), fabs(h_yp));
-        double del = d->fd_tol_increments
-                         ? fmax(sqrt_uround * y_size, 1.0 / d->ewt[j])
-                         : sqrt_uround * fmax(y_size, 1.0 / d->ewt[j]);
-        if (h_yp < 0.0)
-            del = -del;
-        /* Make del exactly representable as a difference of y values. */
-        del = (y_save + del) - y_save;
-        if (del == 0.0)
-            del = sqrt_uround;
-        d->y[j] = y_save + del;
-        d->yp[j] = yp_save + d->cj * del;
-        int status = hy_eval_res(&d->dae, &d->head, t, d->y, d->yp,
-                                 d->res_pert);
-        d->y[j] = y_save;
-        d->yp[j] = yp_save;
+    double *del = d->iter.del;
+    hy_itmat_begin_fd(&d->iter);
+    for (size_t g = 0; g < hy_itmat_n_groups(&d->iter); g++) {
+        size_t count;
+        const int64_t *cols = hy_itmat_group(&d->iter, g, &count);
+        for (size_t c = 0; c < count; c++) {
+            int64_t j = cols[c];
+            double y_save = d->y[j];
+            double h_yp = h * d->yp[j];
+            double y_size = fmax(fabs(y_save), fabs(h_yp));
+            double inc = d->fd_tol_increments ? fmax(sqrt_uround * y_size, 1.0 / d->ewt[j])
+                                              : sqrt_uround * fmax(y_size, 1.0 / d->ewt[j]);
+            if (h_yp < 0.0)
+                inc = -inc;
+            /* Make inc exactly representable as a difference of y values. */
+            inc = (y_save + inc) - y_save;
+            if (inc == 0.0)
+                inc = sqrt_uround;
+            del[c] = inc;
+            d->fd_saved[2 * c] = y_save;
+            d->fd_saved[2 * c + 1] = d->yp[j];
+            d->y[j] += inc;
+            d->yp[j] += d->cj * inc;
+        }
+        int status = hy_eval_res(&d->dae, &d->head, t, d->y, d->yp, d->res_pert);
+        for (size_t c = 0; c < count; c++) {
+            d->y[cols[c]] = d->fd_saved[2 * c];
+            d->yp[cols[c]] = d->fd_saved[2 * c + 1];
+        }
         if (status != HY_EVAL_OK)
             return status;
-        double inv_del = 1.0 / del;
-        double *col = jac + (size_t)j * (size_t)n;
-        for (int i = 0; i < n; i++)
-            col[i] = (d->res_pert[i] - res0[i]) * inv_del;
+        for (size_t c = 0; c < count; c++)
+            hy_itmat_store_column(&d->iter, (size_t)cols[c], d->res_pert, res0, 1.0 / del[c]);
     }
     return HY_EVAL_OK;
 }
@@ -370,11 +377,8 @@ static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
         d->jac_state = JAC_NEEDED;
         return jac_status;
     }
-    d->head.stats.n_lu++;
-    int zero_pivot_column = hy_lu_factor(d->n, d->iter_matrix, d->pivot);
-    if (zero_pivot_column != 0) {
-        d->jac_state = JAC_NEEDED;
-        d->head.worst = zero_pivot_column - 1; /* named in the failure message */
+    if (hy_itmat_factor(&d->iter, &d->head) != HY_EVAL_OK) {
+        d->jac_state = JAC_NEEDED; /* head.worst names the column */
         return HY_EVAL_SINGULAR;
     }
     return HY_EVAL_OK;
@@ -418,7 +422,7 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             if (res_scale != 1.0)
                 for (int i = 0; i < n; i++)
                     d->delta[i] *= res_scale;
-            hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
+            hy_itmat_solve(&d->iter, d->delta);
             d->head.stats.n_newton_iters++;
             for (int i = 0; i < n; i++) {
                 double update = d->delta[i];
@@ -532,11 +536,10 @@ static void *dstiff_create(int n)
     d->ewt_newton = malloc(len * sizeof(double));
     d->var_index = malloc(len);
     d->res_pert = malloc(len * sizeof(double));
-    d->iter_matrix = malloc(len * len * sizeof(double));
-    d->pivot = malloc(len * sizeof(int));
+    d->fd_saved = malloc(2 * len * sizeof(double));
     if (!d->rtol || !d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
         || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err || !d->ewt_newton || !d->var_index
-        || !d->res_pert || !d->iter_matrix || !d->pivot) {
+        || !d->res_pert || !d->fd_saved) {
         dstiff_destroy(d);
         return NULL;
     }
@@ -563,8 +566,8 @@ static void dstiff_destroy(void *mem)
     free(d->ewt_newton);
     free(d->var_index);
     free(d->res_pert);
-    free(d->iter_matrix);
-    free(d->pivot);
+    free(d->fd_saved);
+    hy_itmat_free(&d->iter);
     free(d);
 }
 
@@ -618,6 +621,9 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->newton_debug = opt->newton_debug;
     d->debug_ctx = opt->debug_ctx;
     d->h_user = opt->h0;
+    int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 0);
+    if (ls_status != 0)
+        return ls_status;
     d->max_order = opt->max_order > 0 && opt->max_order < DSTIFF_MAX_ORDER ? opt->max_order
                                                                            : DSTIFF_MAX_ORDER;
     if (set_weights(d, y0, 0) != 0)
@@ -961,5 +967,6 @@ const hy_integrator_ops hy_dstiff = {
     .destroy = dstiff_destroy,
     .needs_rhs = 0,
     .fixed_step = 0,
+    .uses_matrix = 1,
     .max_order = DSTIFF_MAX_ORDER,
 };

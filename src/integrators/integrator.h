@@ -20,6 +20,13 @@ typedef int (*hy_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
 /* J = dF/dy + cj * dF/dy', dense, column-major: J[i + j*n] = dF_i/dy_j. */
 typedef int (*hy_jac_fn)(double t, double cj, const double *y,
                          const double *yp, double *jac, void *ctx);
+/* The same J into a matrix of any storage (linalg/linsol.h: dense, band
+** or sparse on the problem's pattern): every entry of its structure is
+** written (the caller does not zero it). */
+struct hy_matrix;
+typedef int (*hy_jac_matrix_fn)(double t, double cj, const double *y,
+                                const double *yp, struct hy_matrix *jac,
+                                void *ctx);
 
 typedef struct hy_dae {
     int n;
@@ -33,6 +40,12 @@ typedef struct hy_dae {
     /* Non-NULL when the problem is an explicit ODE: then F = y' - f(t, y),
     ** and df/dy = -(J with cj = 0). Methods for ODEs only require it. */
     hy_rhs_fn rhs;
+    /* The structure of J (linalg/linsol.h; its diagonal always present),
+    ** or NULL: dense. With a pattern the Jacobian comes from jac_matrix,
+    ** or from finite differences by column groups; jac (dense) is then
+    ** used only when the solver's matrix is dense. */
+    const struct hy_pattern *pattern;
+    hy_jac_matrix_fn jac_matrix;
 } hy_dae;
 
 /* One corrector iteration, for --debug-newton (seed 002's DebugOutput). */
@@ -80,6 +93,9 @@ typedef struct hy_options {
     ** iteration matrix fails to converge it switches to increments floored
     ** at the tolerance (eval_iter_matrix). Other methods ignore it. */
     const unsigned char *var_index;
+    /* The linear solver of the iteration matrix (hy_ls_kind of
+    ** linalg/linsol.h: 0 auto, dense, band, klu). */
+    int linear_solver;
 } hy_options;
 
 typedef struct hy_stats {
@@ -130,6 +146,7 @@ typedef struct hy_integrator_ops {
     /* Capabilities. */
     int needs_rhs;          /* solves explicit ODEs only (dae->rhs required) */
     int fixed_step;         /* steps of exactly h_max (classic RK4) */
+    int uses_matrix;        /* solves with an iteration matrix (linear_solver) */
     int max_order;          /* largest order max_order may ask; 0: fixed order */
 } hy_integrator_ops;
 

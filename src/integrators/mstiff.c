@@ -60,8 +60,8 @@
 ** at t_{n+1} + h, beyond the end of the step (and possibly beyond t_stop).
 */
 #include "integrators/common.h"
+#include "integrators/itmat.h"
 
-#include "linalg/dense.h"
 
 #include <float.h>
 #include <math.h>
@@ -182,8 +182,7 @@ typedef struct mstiff_mem {
     int e_last_valid;           /* e_last from the previous step, same k, h */
 
     /* Newton iteration matrix and the saved J = df/dy. */
-    double *jac, *iter_matrix;
-    int *pivot;
+    hy_itmat iter;              /* J = df/dy, P = I - gamma J and its factors */
     int have_jac, have_matrix, jac_fresh;
     double gamma_matrix;
     long steps_since_matrix, steps_since_jac;
@@ -322,7 +321,7 @@ static int solve_stage(mstiff_mem *d, double t_stage, double gamma,
         double rhs_scale = gamma_ratio == 1.0 ? 1.0 : 2.0 / (1.0 + gamma_ratio);
         for (int i = 0; i < n; i++)
             d->delta[i] = rhs_scale * (d->psi[i] + gamma * d->f[i] - d->y[i]);
-        hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
+        hy_itmat_solve(&d->iter, d->delta);
         d->head.stats.n_newton_iters++;
         for (int i = 0; i < n; i++)
             d->y[i] += d->delta[i];
@@ -370,8 +369,7 @@ static int solve_step(mstiff_mem *d, double t_new, double h)
             return status;
         if (need_matrix) {
             if (need_jac) {
-                status = hy_eval_dfdy(&d->dae, &d->head, t_new, h, d->y, d->f,
-                                      d->ewt, d->jac, d->f_pert);
+                status = hy_itmat_dfdy(&d->iter, &d->dae, &d->head, t_new, h, d->y, d->f, d->ewt, d->f_pert);
                 if (status != HY_EVAL_OK) {
                     d->have_jac = 0;
                     d->have_matrix = 0;
@@ -385,8 +383,7 @@ static int solve_step(mstiff_mem *d, double t_new, double h)
             d->gamma_matrix = gamma;
             d->steps_since_matrix = 0;
             d->conv_rate = 0.7;
-            status = hy_form_iter_matrix(n, gamma, d->jac, d->iter_matrix,
-                                         d->pivot, &d->head.stats.n_lu);
+            status = hy_itmat_form(&d->iter, &d->head, gamma);
             d->have_matrix = status == HY_EVAL_OK;
             if (status != HY_EVAL_OK)
                 return status;
@@ -453,9 +450,7 @@ static void mstiff_destroy(void *mem)
         return;
     free(d->rtol);
     free(d->atol);
-    free(d->jac);
-    free(d->iter_matrix);
-    free(d->pivot);
+    hy_itmat_free(&d->iter);
     free(d->z);
     free(d->z_backup);
     free(d->y);
@@ -483,9 +478,6 @@ static void *mstiff_create(int n)
     d->n = n;
     d->rtol = malloc(len * sizeof(double));
     d->atol = malloc(len * sizeof(double));
-    d->jac = malloc(len * len * sizeof(double));
-    d->iter_matrix = malloc(len * len * sizeof(double));
-    d->pivot = malloc(len * sizeof(int));
     d->z = calloc(MSTIFF_N_COLS * len, sizeof(double));
     d->z_backup = calloc(MSTIFF_N_COLS * len, sizeof(double));
     d->y = malloc(len * sizeof(double));
@@ -499,8 +491,7 @@ static void *mstiff_create(int n)
     d->f_bar2 = malloc(len * sizeof(double));
     d->corr = malloc(len * sizeof(double));
     d->e_last = calloc(len, sizeof(double));
-    if (!d->rtol || !d->atol || !d->jac || !d->iter_matrix || !d->pivot
-        || !d->z || !d->z_backup || !d->y || !d->f || !d->delta || !d->ewt
+    if (!d->rtol || !d->atol || !d->z || !d->z_backup || !d->y || !d->f || !d->delta || !d->ewt
         || !d->f_pert || !d->psi || !d->y_bar1 || !d->f_bar1 || !d->f_bar2
         || !d->corr || !d->e_last) {
         mstiff_destroy(d);
@@ -528,6 +519,9 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
+    int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
+    if (ls_status != 0)
+        return ls_status;
     d->max_order = opt->max_order > 0 && opt->max_order < MSTIFF_MAX_ORDER
                        ? opt->max_order
                        : MSTIFF_MAX_ORDER;
@@ -821,5 +815,6 @@ const hy_integrator_ops hy_mstiff = {
     .destroy = mstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .uses_matrix = 1,
     .max_order = MSTIFF_MAX_ORDER,
 };

@@ -59,8 +59,8 @@
 ** at most per step. No source code of VODE, CVODE or LSODE was used.
 */
 #include "integrators/common.h"
+#include "integrators/itmat.h"
 
-#include "linalg/dense.h"
 
 #include <float.h>
 #include <math.h>
@@ -127,9 +127,7 @@ typedef struct vstiff_mem {
     int d_last_valid;
 
     /* Newton iteration matrix P = I - gamma J and the saved J = df/dy. */
-    double *jac;
-    double *iter_matrix;
-    int *pivot;
+    hy_itmat iter;              /* J = df/dy, P = I - gamma J and its factors */
     int have_jac, have_matrix;
     int jac_fresh;              /* J evaluated during the current step */
     double gamma_matrix;        /* gamma with which P was formed */
@@ -309,8 +307,7 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
                 return status;
             if (iter == 0 && need_matrix) {
                 if (need_jac) {
-                    status = hy_eval_dfdy(&d->dae, &d->head, t_new, h, d->y,
-                                          d->f, d->ewt, d->jac, d->f_pert);
+                    status = hy_itmat_dfdy(&d->iter, &d->dae, &d->head, t_new, h, d->y, d->f, d->ewt, d->f_pert);
                     if (status != HY_EVAL_OK) {
                         d->have_jac = 0;
                         d->have_matrix = 0;
@@ -324,8 +321,7 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
                 d->gamma_matrix = gamma;
                 d->steps_since_matrix = 0;
                 d->conv_rate = 0.7;
-                status = hy_form_iter_matrix(n, gamma, d->jac, d->iter_matrix,
-                                             d->pivot, &d->head.stats.n_lu);
+                status = hy_itmat_form(&d->iter, &d->head, gamma);
                 d->have_matrix = status == HY_EVAL_OK;
                 if (status != HY_EVAL_OK)
                     return status;
@@ -338,7 +334,7 @@ static int solve_corrector(vstiff_mem *d, double t_new, double h, double l1,
             for (int i = 0; i < n; i++)
                 d->delta[i] = rhs_scale
                     * (gamma * d->f[i] - hyp_pred[i] / l1 - d->corr[i]);
-            hy_lu_solve(n, d->iter_matrix, d->pivot, d->delta);
+            hy_itmat_solve(&d->iter, d->delta);
             d->head.stats.n_newton_iters++;
             for (int i = 0; i < n; i++) {
                 d->y[i] += d->delta[i];
@@ -385,9 +381,7 @@ static void vstiff_destroy(void *mem)
     free(d->rtol);
     free(d->atol);
     free(d->d_last);
-    free(d->jac);
-    free(d->iter_matrix);
-    free(d->pivot);
+    hy_itmat_free(&d->iter);
     free(d->z);
     free(d->z_backup);
     free(d->y);
@@ -411,9 +405,6 @@ static void *vstiff_create(int n)
     d->rtol = malloc(len * sizeof(double));
     d->atol = malloc(len * sizeof(double));
     d->d_last = calloc(len, sizeof(double));
-    d->jac = malloc(len * len * sizeof(double));
-    d->iter_matrix = malloc(len * len * sizeof(double));
-    d->pivot = malloc(len * sizeof(int));
     d->z = calloc(VSTIFF_N_COLS * len, sizeof(double));
     d->z_backup = calloc(VSTIFF_N_COLS * len, sizeof(double));
     d->y = malloc(len * sizeof(double));
@@ -422,8 +413,7 @@ static void *vstiff_create(int n)
     d->delta = malloc(len * sizeof(double));
     d->ewt = malloc(len * sizeof(double));
     d->f_pert = malloc(len * sizeof(double));
-    if (!d->rtol || !d->atol || !d->d_last || !d->jac || !d->iter_matrix
-        || !d->pivot || !d->z || !d->z_backup || !d->y || !d->f || !d->corr
+    if (!d->rtol || !d->atol || !d->d_last || !d->z || !d->z_backup || !d->y || !d->f || !d->corr
         || !d->delta || !d->ewt || !d->f_pert) {
         vstiff_destroy(d);
         return NULL;
@@ -450,6 +440,9 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
+    int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
+    if (ls_status != 0)
+        return ls_status;
     d->max_order = opt->max_order > 0 && opt->max_order < VSTIFF_MAX_ORDER
                        ? opt->max_order
                        : VSTIFF_MAX_ORDER;
@@ -775,5 +768,6 @@ const hy_integrator_ops hy_vstiff = {
     .destroy = vstiff_destroy,
     .needs_rhs = 1,
     .fixed_step = 0,
+    .uses_matrix = 1,
     .max_order = VSTIFF_MAX_ORDER,
 };

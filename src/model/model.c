@@ -17,8 +17,7 @@
 /* Record the first construction error on the model; later errors do not
 ** overwrite it, and hydae_model_check reports it even if the caller ignored
 ** the return value (a sticky error, as SQLite keeps on its handle). */
-static int model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3, 4);
-static int model_fail(hydae_model *m, int status, const char *fmt, ...)
+int hy_model_fail(hydae_model *m, int status, const char *fmt, ...)
 {
     if (m->build_error == 0) {
         va_list args;
@@ -30,10 +29,6 @@ static int model_fail(hydae_model *m, int status, const char *fmt, ...)
     return status;
 }
 
-#define HY_MODEL_ERROR(m, ...) model_fail((m), HYDAE_ERR_MODEL, __VA_ARGS__)
-#define HY_ARG_ERROR(m, ...) model_fail((m), HYDAE_ERR_ARG, __VA_ARGS__)
-#define MODE_MODEL(mode) ((mode)->chart->model)
-#define TRANSITION_MODEL(tr) ((tr)->chart->model)
 
 hydae_model *hydae_model_create(const char *name)
 {
@@ -56,6 +51,7 @@ static void free_mode(hydae_mode *mode)
         free(mode->out_vars[i].name);
     free(mode->vars);
     free(mode->out_vars);
+    hy_mode_free_jacobian_pattern(mode);
     hy_strmap_free(&mode->names);
     free(mode->name);
     free(mode);
@@ -188,14 +184,14 @@ hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name)
     if (!m)
         return NULL;
     if (!valid_name(name) || m->checked) {
-        model_fail(m, HYDAE_ERR_ARG, "a chart needs a non-empty name and an unused model");
+        hy_model_fail(m, HYDAE_ERR_ARG, "a chart needs a non-empty name and an unused model");
         return NULL;
     }
     hydae_chart *c = NULL;
     if (hy_reserve((void **)&m->charts, &m->cap_charts, m->n_charts + 1, sizeof(hydae_chart *))
         || !(c = calloc(1, sizeof *c)) || !(c->name = hy_strdup(name))) {
         free(c);
-        model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding chart '%s'", name);
+        hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding chart '%s'", name);
         return NULL;
     }
     c->model = m;
@@ -209,7 +205,7 @@ hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
     if (!c)
         return NULL;
     if (!valid_name(name) || c->model->checked) {
-        model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a mode needs a non-empty name "
+        hy_model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a mode needs a non-empty name "
                    "and an unused model", c->name);
         return NULL;
     }
@@ -223,7 +219,7 @@ hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
     if (hy_reserve((void **)&c->modes, &c->cap_modes, c->n_modes + 1, sizeof(hydae_mode *))
         || !(mode = calloc(1, sizeof *mode)) || !(mode->name = hy_strdup(name))) {
         free(mode);
-        model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding mode '%s'", name);
+        hy_model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding mode '%s'", name);
         return NULL;
     }
     mode->chart = c;
@@ -295,7 +291,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
 {
     hydae_model *m = mode->chart->model;
     if (m->checked)
-        return model_fail(m, HYDAE_ERR_ARG, "mode '%s': cannot add '%s' to a model in use",
+        return hy_model_fail(m, HYDAE_ERR_ARG, "mode '%s': cannot add '%s' to a model in use",
                           mode->name, name);
     if (mode_has_name(mode, name))
         return HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
@@ -304,7 +300,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
     if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))
         || hy_strmap_put(&mode->names, copy, code)) {
         free(copy);
-        return model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
     (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1 };
     return (*n)++;
@@ -377,7 +373,7 @@ int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double ato
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no variable number %d for "
                             "tolerances", mode->name, var);
     if (!(rtol >= 0.0 && rtol < 1.0) || !(atol >= 0.0) || !isfinite(atol))
-        return model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
+        return hy_model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
                           "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
                           mode->name, mode->vars[var].name, rtol, atol);
     mode->vars[var].rtol = rtol;
@@ -474,7 +470,7 @@ hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
     if (!c)
         return NULL;
     if (!valid_name(name) || c->model->checked) {
-        model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a transition needs a non-empty "
+        hy_model_fail(c->model, HYDAE_ERR_ARG, "chart '%s': a transition needs a non-empty "
                    "name and an unused model", c->name);
         return NULL;
     }
@@ -491,7 +487,7 @@ hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
                    sizeof(hydae_transition *))
         || !(tr = calloc(1, sizeof *tr)) || !(tr->name = hy_strdup(name))) {
         free(tr);
-        model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding transition '%s'", name);
+        hy_model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding transition '%s'", name);
         return NULL;
     }
     tr->chart = c;

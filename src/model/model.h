@@ -11,8 +11,14 @@
 #ifndef HY_MODEL_H
 #define HY_MODEL_H
 
+#include "core/core.h"
 #include "core/strmap.h"
 #include "hydae.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hy_pattern;
 
 typedef enum hy_trigger_kind {
     HY_TRIGGER_NONE,
@@ -73,6 +79,12 @@ struct hydae_mode {
     hydae_residual_fn residual;
     hydae_rhs_fn rhs;
     hydae_jacobian_fn jacobian;
+    /* hydae_mode_set_jacobian_pattern (jacobian.c): the normalised
+    ** pattern, where the user's entry k lands in it, and the values. */
+    struct hy_pattern *pattern;
+    int64_t *pattern_map;
+    size_t pattern_user_nnz;
+    hydae_sparse_jacobian_fn sparse_jacobian;
     void *user;
     int n_guards;
     hydae_eval_fn guards;
@@ -128,5 +140,16 @@ int hy_model_find_event(const hydae_model *m, const char *name);
 int hy_var_is_algebraic(hydae_var_kind kind);
 /* 1 if `name` is a variable of mode (sets *var_index), else 0. */
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
+
+/* The first construction error, kept on the model (sticky, as SQLite keeps
+** it on its handle): later ones do not overwrite it. Returns status. */
+int hy_model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3, 4);
+#define HY_MODEL_ERROR(m, ...) hy_model_fail((m), HYDAE_ERR_MODEL, __VA_ARGS__)
+#define HY_ARG_ERROR(m, ...) hy_model_fail((m), HYDAE_ERR_ARG, __VA_ARGS__)
+#define MODE_MODEL(mode) ((mode)->chart->model)
+#define TRANSITION_MODEL(tr) ((tr)->chart->model)
+
+/* jacobian.c: a mode's sparse Jacobian. */
+void hy_mode_free_jacobian_pattern(hydae_mode *mode);
 
 #endif

@@ -11,7 +11,9 @@
 */
 #include "sim.h"
 
-#include "linalg/dense.h"
+#include "linalg/linsol.h"
+
+#include <stdlib.h>
 
 #include <float.h>
 #include <math.h>
@@ -149,6 +151,149 @@ static int singular_failure(hydae_sim *s, double t, int column)
     return HYDAE_ERR_SINGULAR;
 }
 
+/* The Newton matrix of the mixed unknowns: dense, or on the pattern the
+** configuration's gives (hy_init_pattern), with its column groups for
+** finite differences (Curtis, Powell & Reid 1974). */
+struct hy_init_matrix {
+    size_t n;
+    const struct hy_pattern *from;  /* the configuration's pattern it was built for */
+    hy_pattern *pattern;            /* NULL: dense */
+    hy_linsol *ls;
+    hy_coloring groups;
+    int64_t *unknown_of;            /* 2 component + (1 for a value, 0 a derivative) */
+    double *del;                    /* increments of one group */
+    double *saved;                  /* the group's unperturbed unknowns */
+};
+
+void hy_init_free(hydae_sim *s)
+{
+    struct hy_init_matrix *im = s->init_matrix;
+    if (!im)
+        return;
+    hy_linsol_free(im->ls);
+    hy_pattern_unref(im->pattern);
+    hy_coloring_free(&im->groups);
+    free(im->unknown_of);
+    free(im->del);
+    free(im->saved);
+    free(im);
+    s->init_matrix = NULL;
+}
+
+static int64_t unknown_code(hydae_sim *s, int k)
+{
+    int comp = s->init_component[k];
+    return 2 * (int64_t)comp + (s->init_unknowns[k] == &s->y[comp]);
+}
+
+/* The matrix for the unknowns chosen now: kept when they and the
+** configuration's pattern are those it was built for. 0, HYDAE_ERR_NOMEM,
+** or HYDAE_ERR_ARG with the message (a solver that cannot serve). */
+static int init_matrix_setup(hydae_sim *s, double t)
+{
+    size_t n = (size_t)s->n_init;
+    struct hy_init_matrix *im = s->init_matrix;
+    if (im && im->n == n && im->from == s->config_pattern) {
+        size_t k = 0;
+        while (k < n && im->unknown_of[k] == unknown_code(s, (int)k))
+            k++;
+        if (k == n)
+            return 0;
+    }
+    hy_init_free(s);
+    im = s->init_matrix = calloc(1, sizeof *im);
+    if (!im)
+        return HYDAE_ERR_NOMEM;
+    im->n = n;
+    im->from = s->config_pattern;
+    size_t len = n > 0 ? n : 1;
+    im->unknown_of = malloc(len * sizeof(int64_t));
+    im->del = malloc(len * sizeof(double));
+    im->saved = malloc(len * sizeof(double));
+    if (!im->unknown_of || !im->del || !im->saved || (s->config_pattern && !(im->pattern = hy_init_pattern(s))))
+        goto nomem;
+    for (size_t k = 0; k < n; k++)
+        im->unknown_of[k] = unknown_code(s, (int)k);
+    hy_ls_kind kind;
+    char why[256];
+    if (hy_linsol_choose((hy_ls_kind)s->linear_solver, n, im->pattern, &kind, why, sizeof why)) {
+        hy_init_free(s);
+        hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
+        return HYDAE_ERR_ARG;
+    }
+    if (!(im->ls = hy_linsol_create(kind, n, im->pattern)))
+        goto nomem;
+    if (im->pattern) {
+        if (hy_coloring_create(&im->groups, im->pattern))
+            goto nomem;
+    } else {
+        im->groups.n = im->groups.n_colors = n;
+        im->groups.color_start = malloc((n + 1) * sizeof(int64_t));
+        im->groups.column = malloc((n + 1) * sizeof(int64_t));
+        if (!im->groups.color_start || !im->groups.column)
+            goto nomem;
+        for (size_t j = 0; j <= n; j++)
+            im->groups.color_start[j] = im->groups.column[j] = (int64_t)j;
+    }
+    return 0;
+nomem:
+    hy_init_free(s);
+    return HYDAE_ERR_NOMEM;
+}
+
+/* Column j of the matrix from (res_trial - offset - res) / del at the rows
+** of its pattern (all rows when dense). */
+static void store_init_column(struct hy_init_matrix *im, size_t j, const double *res_trial,
+                              const double *offset, const double *res, double del)
+{
+    hy_matrix *a = hy_linsol_matrix(im->ls);
+    const hy_pattern *p = im->pattern;
+    int64_t first = p ? p->col_start[j] : 0, last = p ? p->col_start[j + 1] : (int64_t)im->n;
+    for (int64_t q = first; q < last; q++) {
+        size_t i = p ? (size_t)p->row[q] : (size_t)q;
+        double v = (res_trial[i] - (offset ? offset[i] : 0.0) - res[i]) / del;
+        if (a->kind == HY_MAT_CSC)
+            a->values[q] = v;
+        else
+            *hy_matrix_at(a, i, j) = v;
+    }
+}
+
+/* The Jacobian of F - offset with respect to the mixed unknowns by forward
+** differences, one residual per group of columns, factored. 0, 1 + the
+** column without a pivot, or INIT_RESIDUAL_FAILED / INIT_NOMEM. */
+enum { INIT_RESIDUAL_FAILED = -1, INIT_NOMEM = -2 };
+static int init_jacobian(hydae_sim *s, double t, const double *offset, const double *res,
+                         double *res_trial)
+{
+    struct hy_init_matrix *im = s->init_matrix;
+    double sqrt_eps = sqrt(DBL_EPSILON);
+    hy_matrix_zero(hy_linsol_matrix(im->ls));
+    for (size_t g = 0; g < im->groups.n_colors; g++) {
+        const int64_t *cols = im->groups.column + im->groups.color_start[g];
+        size_t count = (size_t)(im->groups.color_start[g + 1] - im->groups.color_start[g]);
+        for (size_t c = 0; c < count; c++) {
+            double *z = unknown(s, (int)cols[c]);
+            double saved = *z;
+            double del = sqrt_eps
+                * fmax(fabs(saved), fmax(fabs(s->y[s->init_component[cols[c]]]), 1.0));
+            im->saved[c] = saved;
+            *z = saved + del;
+            im->del[c] = *z - saved;
+        }
+        int status = residual(s, t, res_trial);
+        for (size_t c = 0; c < count; c++)
+            *unknown(s, (int)cols[c]) = im->saved[c];
+        if (status)
+            return INIT_RESIDUAL_FAILED;
+        for (size_t c = 0; c < count; c++)
+            store_init_column(im, (size_t)cols[c], res_trial, offset, res, im->del[c]);
+        s->stats.n_res_evals++;
+    }
+    int factor = hy_linsol_factor(im->ls);
+    return factor >= 0 ? factor : INIT_NOMEM;
+}
+
 /* Damped Newton on F(t, y, y') - offset = 0 in the mixed unknowns (offset
 ** NULL: zero). 0 converged; 1 not converged (res holds the last residual);
 ** < 0 a residual error, or HYDAE_ERR_SINGULAR (message set). */
@@ -159,8 +304,9 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
 {
     int n = s->n_init;
     double *step = s->init_work + n, *res_trial = s->init_work + 2 * n;
-    double *jac = s->init_matrix;
-    int *pivot = s->init_pivot;
+    int setup = init_matrix_setup(s, t);
+    if (setup)
+        return setup;
     if (residual(s, t, res))
         return residual_failure(s, t);
     if (offset)
@@ -170,28 +316,16 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
     if (res_norm == 0.0)
         return NEWTON_CONVERGED;
     for (int iter = 0; iter < max_iter; iter++) {
-        /* Jacobian of F with respect to the mixed unknowns, by columns. */
-        double sqrt_eps = sqrt(DBL_EPSILON);
-        for (int j = 0; j < n; j++) {
-            double *z = unknown(s, j);
-            double saved = *z;
-            double del = sqrt_eps * fmax(fabs(saved), fmax(fabs(s->y[s->init_component[j]]), 1.0));
-            *z = saved + del;
-            del = *z - saved;
-            int status = residual(s, t, res_trial);
-            *z = saved;
-            if (status)
-                return residual_failure(s, t);
-            for (int i = 0; i < n; i++)
-                jac[i + (long)j * n] = (res_trial[i] - (offset ? offset[i] : 0.0) - res[i]) / del;
-        }
-        s->stats.n_res_evals += n;
-        int singular = hy_lu_factor(n, jac, pivot);
-        if (singular)
-            return singular_failure(s, t, singular - 1);
+        int factored = init_jacobian(s, t, offset, res, res_trial);
+        if (factored == INIT_RESIDUAL_FAILED)
+            return residual_failure(s, t);
+        if (factored == INIT_NOMEM)
+            return HYDAE_ERR_NOMEM;
+        if (factored > 0)
+            return singular_failure(s, t, factored - 1);
         for (int i = 0; i < n; i++)
             step[i] = -res[i];
-        hy_lu_solve(n, jac, pivot, step);
+        hy_linsol_solve(s->init_matrix->ls, step);
         /* Converged when the full Newton step is small in the error weights
         ** (then the error after taking it is of the order of its square). */
         if (weighted_norm(s, step) <= 1e-3) {

@@ -7,6 +7,8 @@
 */
 #include "sim.h"
 
+#include "linalg/linsol.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -227,6 +229,22 @@ static int set_output(hydae_sim *s, const char *name, const char *text)
     return 0;
 }
 
+static int set_linear_solver(hydae_sim *s, const char *name, const char *text)
+{
+    static const hy_ls_kind kinds[] = { HY_LS_AUTO, HY_LS_DENSE, HY_LS_BAND, HY_LS_KLU };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strcmp(text, hy_ls_kind_name(kinds[k])) == 0) {
+            if (!hy_ls_available(kinds[k])) {
+                hy_sim_fail(s, "setting %s: this hydae was built without SuiteSparse KLU "
+                            "(install libsuitesparse-dev and rebuild)", name);
+                return HYDAE_ERR_ARG;
+            }
+            s->linear_solver = (int)kinds[k];
+            return 0;
+        }
+    return bad_value(s, name, text, "auto, dense, band or klu");
+}
+
 static const hy_option options[] = {
     /* Param_Transient (seed 002). */
     { "integrator_type", "string", "DSTIFF",
@@ -297,6 +315,11 @@ static const hy_option options[] = {
       "on chattering or Zeno behaviour: stop with a message, or enter the chart's resting "
       "mode (hydae_chart_set_resting_mode)", set_zeno_policy },
     { "max_steps", "integer", "50000000", "steps a run may take", set_max_steps },
+    { "linear_solver", "auto|dense|band|klu", "auto",
+      "solver of the Newton iteration matrices (DSTIFF, VSTIFF, MSTIFF, consistent "
+      "initialisation): auto takes dense for small or patternless systems, band when the "
+      "Jacobian pattern (hydae_mode_set_jacobian_pattern) is banded, else KLU (sparse LU)",
+      set_linear_solver },
     { "guard_samples", "integer", "3",
       "interior points of each step where the guards and their time derivatives are "
       "sampled; a guard whose derivative changes sign at most once between samples is never "

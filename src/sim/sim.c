@@ -11,6 +11,8 @@
 
 #include "sim.h"
 
+#include "linalg/linsol.h"
+
 
 #include <float.h>
 #include <math.h>
@@ -94,8 +96,7 @@ static void free_run_arrays(hydae_sim *s)
     free(s->var_index);
     free(s->init_rows);
     free(s->res_work);
-    free(s->init_matrix);
-    free(s->init_pivot);
+    hy_init_free(s);
     free(s->init_unknowns);
     free(s->init_component);
     free(s->init_work);
@@ -110,14 +111,13 @@ static void free_run_arrays(hydae_sim *s)
     free(s->g_crossed);
     free(s->prev_sign);
     free(s->prev_crossed);
-    s->y = s->yp = s->y_work = s->yp_work = s->res_work = s->init_matrix = NULL;
+    s->y = s->yp = s->y_work = s->yp_work = s->res_work = NULL;
     s->rtol_vec = s->atol_vec = s->prev_y = NULL;
     s->err_exclude = s->var_index = NULL;
     s->init_rows = NULL;
     s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
     s->g_slope_start = s->g_slope_end = s->g_probe = NULL;
     s->is_algebraic = NULL;
-    s->init_pivot = NULL;
     s->init_unknowns = NULL;
     s->init_component = NULL;
     s->g_sign = s->g_crossed = s->prev_sign = s->prev_crossed = NULL;
@@ -139,6 +139,8 @@ void hydae_sim_free(hydae_sim *s)
     free(s->mech_blocks);
     free_run_arrays(s);
     free(s->jac_block);
+    free(s->jac_values);
+    hy_pattern_unref(s->config_pattern);
     free(s->out_work);
     free(s->store);
     free(s->active);
@@ -396,34 +398,6 @@ int hy_config_residual(double t, const double *y, const double *yp, double *res,
     return 0;
 }
 
-/* Block-diagonal Jacobian from the modes' own Jacobians (only used when
-** every active mode with unknowns has one). */
-static int config_jacobian(double t, double cj, const double *y, const double *yp,
-                           double *jac, void *ctx)
-{
-    hydae_sim *s = ctx;
-    int n = s->n;
-    memset(jac, 0, sizeof(double) * (size_t)n * (size_t)n);
-    for (int c = 0; c < s->model->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
-        int off = s->var_offset[c], nb = mode->n_vars;
-        if (nb == 0)
-            continue;
-        double *block = s->jac_block;
-        int status = mode->jacobian(t, cj, y + off, yp + off, s->store, block, mode->user);
-        if (status != 0)
-            return status;
-        for (int j = 0; j < nb; j++)
-            for (int i = 0; i < nb; i++) {
-                double v = block[i + j * nb];
-                if (mode->rhs) /* d(y' - f)/dy + cj I */
-                    v = (i == j ? cj : 0.0) - v;
-                jac[(off + i) + (long)(off + j) * n] = v;
-            }
-    }
-    return 0;
-}
-
 /* y' = f(t, y) of the configuration, when every active mode with unknowns
 ** is an explicit ODE. */
 static int config_rhs(double t, const double *y, double *ydot, void *ctx)
@@ -464,14 +438,6 @@ static const hydae_mode *first_implicit_mode(const hydae_sim *s)
     return NULL;
 }
 
-static int all_modes_have_jacobian(const hydae_sim *s)
-{
-    for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && !s->active[c]->jacobian)
-            return 0;
-    return 1;
-}
-
 static int grow_doubles(double **p, int n)
 {
     double *grown = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
@@ -491,7 +457,7 @@ static int reserve_config(hydae_sim *s)
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
-        if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 6 * n))
+        if (grow_doubles(&s->init_work, 6 * n))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
         double **unknowns = realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
@@ -502,10 +468,7 @@ static int reserve_config(hydae_sim *s)
             s->init_component = component;
         if (!unknowns || !component)
             return HYDAE_ERR_NOMEM;
-        int *pivot = realloc(s->init_pivot, sizeof(int) * n_alloc);
         unsigned char *alg = realloc(s->is_algebraic, n_alloc);
-        if (pivot)
-            s->init_pivot = pivot;
         if (alg)
             s->is_algebraic = alg;
         unsigned char *exclude = realloc(s->err_exclude, n_alloc);
@@ -517,7 +480,7 @@ static int reserve_config(hydae_sim *s)
         int *rows = realloc(s->init_rows, sizeof(int) * n_alloc);
         if (rows)
             s->init_rows = rows;
-        if (!pivot || !alg || !exclude || !index || !rows)
+        if (!alg || !exclude || !index || !rows)
             return HYDAE_ERR_NOMEM;
         s->cap_n = n;
     }
@@ -544,17 +507,25 @@ static int reserve_config(hydae_sim *s)
             return HYDAE_ERR_NOMEM;
         s->cap_guards = ng;
     }
-    int max_block = 0, max_out = 0;
+    size_t max_block = 0;
+    int max_out = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
-        if (s->active[c]->n_vars > max_block)
-            max_block = s->active[c]->n_vars;
-        if (s->active[c]->n_outputs > max_out)
-            max_out = s->active[c]->n_outputs;
+        const hydae_mode *mode = s->active[c];
+        if (mode->jacobian && (size_t)mode->n_vars > max_block)
+            max_block = (size_t)mode->n_vars; /* a dense Jacobian of its own */
+        if (mode->n_outputs > max_out)
+            max_out = mode->n_outputs;
     }
-    if (max_block * max_block > s->cap_jac_block) {
-        if (grow_doubles(&s->jac_block, max_block * max_block))
+    size_t block_values, block_bytes;
+    if (hy_size_mul(max_block, max_block, &block_values)
+        || hy_size_mul(block_values, sizeof(double), &block_bytes))
+        return HYDAE_ERR_NOMEM;
+    if (block_values > s->cap_jac_block) {
+        double *grown = realloc(s->jac_block, block_bytes);
+        if (!grown)
             return HYDAE_ERR_NOMEM;
-        s->cap_jac_block = max_block * max_block;
+        s->jac_block = grown;
+        s->cap_jac_block = block_values;
     }
     if (max_out > s->cap_out_work) {
         if (grow_doubles(&s->out_work, max_out))
@@ -638,7 +609,7 @@ static int build_config(hydae_sim *s)
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
-    return 0;
+    return hy_config_build_pattern(s);
 }
 
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
@@ -768,7 +739,9 @@ static hy_dae config_dae(hydae_sim *s)
     hy_dae dae;
     dae.n = s->n;
     dae.res = hy_config_residual;
-    dae.jac = all_modes_have_jacobian(s) ? config_jacobian : NULL;
+    dae.jac = NULL;
+    dae.jac_matrix = hy_config_has_jacobian(s) ? hy_config_jacobian : NULL;
+    dae.pattern = s->config_pattern;
     dae.ctx = s;
     dae.is_algebraic = s->is_algebraic;
     dae.rhs = first_implicit_mode(s) ? NULL : config_rhs;
@@ -845,6 +818,14 @@ static int restart_integrator(hydae_sim *s)
         hy_sim_fail(s, "%s takes fixed steps of length h_max: set h_max", method->name);
         return HYDAE_ERR_ARG;
     }
+    hy_ls_kind ls_kind;
+    char why[256];
+    if (method->uses_matrix && hy_linsol_choose((hy_ls_kind)s->linear_solver, (size_t)s->n,
+                                                s->config_pattern, &ls_kind, why, sizeof why)) {
+        hy_sim_fail(s, "%s cannot solve the configuration of mode '%s' at t = %.17g: %s",
+                    method->name, s->active[0]->name, s->t, why);
+        return HYDAE_ERR_ARG;
+    }
     if (s->integ && (s->integ_n != s->n || s->integ_method != method)) {
         hy_stats old;
         s->integ_method->get_stats(s->integ, &old);
@@ -874,6 +855,7 @@ static int restart_integrator(hydae_sim *s)
     opt.jacob_init = s->jacob_init;
     opt.eval_expiry = s->eval_expiry;
     opt.var_index = s->has_var_index ? s->var_index : NULL;
+    opt.linear_solver = s->linear_solver;
     if (s->newton_debug) {
         opt.newton_debug = print_newton_iteration;
         opt.debug_ctx = s;

@@ -97,10 +97,17 @@ struct hydae_sim {
     int *init_rows;               /* rows of consistent initialisation (init.c) */
     int n_init;                   /* its unknowns: the components outside mech blocks */
     double *res_work;           /* n */
-    double *jac_block;          /* largest block squared, for Jacobians */
-    int cap_jac_block;
-    double *init_matrix;        /* n * n, consistent initialisation */
-    int *init_pivot;
+    double *jac_block;          /* the largest dense Jacobian block of a mode */
+    size_t cap_jac_block;
+    /* jacobian.c: the configuration's Jacobian pattern (NULL: dense), a
+    ** mode's sparse Jacobian values (scratch), the linear solver asked. */
+    struct hy_pattern *config_pattern;
+    double *jac_values;
+    size_t cap_jac_values;
+    int linear_solver;          /* hy_ls_kind, setting linear_solver */
+    /* init.c: the Newton matrix of consistent initialisation, kept while
+    ** the unknowns and the configuration's pattern stay the same. */
+    struct hy_init_matrix *init_matrix;
     double **init_unknowns;     /* the n unknowns of consistent initialisation */
     int *init_component;        /* the component each belongs to */
     double *init_work;          /* 3 n */
@@ -155,6 +162,19 @@ void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
 double hy_event_group_tol(double t);
 /* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
 int hy_sim_interrupted(hydae_sim *s, double t);
+/* jacobian.c */
+struct hy_matrix;
+int hy_config_build_pattern(hydae_sim *s);
+int hy_config_has_jacobian(const hydae_sim *s);
+int hy_config_jacobian(double t, double cj, const double *y, const double *yp,
+                       struct hy_matrix *jac, void *ctx);
+/* The pattern of consistent initialisation's Jacobian (columns: its
+** unknowns, rows: its equations) from the configuration's; NULL on out of
+** memory. */
+struct hy_pattern *hy_init_pattern(hydae_sim *s);
+/* init.c */
+void hy_init_free(hydae_sim *s);
+
 int hy_config_residual(double t, const double *y, const double *yp,
                        double *res, void *ctx);
 /* Values of the active configuration at (t, y, yp) into the store

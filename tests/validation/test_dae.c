@@ -58,7 +58,7 @@ static void check_jacobian(const dae_problem *p)
 static double scd_at(const dae_problem *p, double tol, long *steps)
 {
     void *mem = hy_dstiff.create(p->n);
-    hy_dae dae = { p->n, p->res, p->jac, NULL, p->is_algebraic, NULL };
+    hy_dae dae = { p->n, p->res, p->jac, NULL, p->is_algebraic, NULL , NULL, NULL};
     hy_options opt;
     memset(&opt, 0, sizeof opt);
     opt.rtol = tol;

@@ -1,0 +1,233 @@
+/*
+** The linear-solver object: one matrix, one factorisation, dispatched on
+** the kind (dense.c, dense_lapack.c, band.c, klu.c).
+*/
+#include "linsol.h"
+
+#include "backends.h"
+#include "dense.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Below this order a dense matrix is cheaper than any bookkeeping. */
+#define SMALL_DENSE 64
+/* The largest dense or band matrix hydae allocates (bytes): beyond it the
+** run is refused with a message instead of exhausting memory. */
+#define MAX_MATRIX_BYTES ((size_t)8 << 30)
+
+struct hy_linsol {
+    hy_ls_kind kind;
+    hy_matrix a;
+    hy_pattern *pattern;   /* band, klu: a reference */
+    int *dense_pivot;      /* dense: int, as dense.c and LAPACK take */
+    int use_lapack;        /* dense: factor with LAPACK (n above crossover) */
+    int64_t *band_pivot;
+    hy_klu *klu;
+};
+
+const char *hy_ls_kind_name(hy_ls_kind kind)
+{
+    switch (kind) {
+    case HY_LS_AUTO:
+        return "auto";
+    case HY_LS_DENSE:
+        return "dense";
+    case HY_LS_BAND:
+        return "band";
+    case HY_LS_KLU:
+        return "klu";
+    }
+    return "?";
+}
+
+int hy_ls_available(hy_ls_kind kind)
+{
+#ifdef HYDAE_HAVE_KLU
+    return 1;
+#else
+    return kind != HY_LS_KLU;
+#endif
+}
+
+/* Bytes of the storage of a dense (ld 0) or band (ld > 0) matrix, or
+** SIZE_MAX when the product overflows. */
+static size_t storage_bytes(size_t n, size_t ld)
+{
+    size_t values, bytes;
+    if (hy_size_mul(n, ld > 0 ? ld : n, &values) || hy_size_mul(values, sizeof(double), &bytes))
+        return SIZE_MAX;
+    return bytes;
+}
+
+static int refuse_size(size_t n, size_t bytes, const char *what, char *why, size_t why_size)
+{
+    if (bytes == SIZE_MAX)
+        snprintf(why, why_size, "%zu unknowns: the %s matrix's size overflows", n, what);
+    else
+        snprintf(why, why_size,
+                 "%zu unknowns: the %s matrix would need %.3g GB (limit %.3g GB); give the "
+                 "Jacobian's sparsity pattern so a sparse solver can be used",
+                 n, what, (double)bytes / 1e9, (double)MAX_MATRIX_BYTES / 1e9);
+    return -1;
+}
+
+/* Band pays when its storage is within a small factor of the pattern's
+** entries: a few diagonals, no fill-in outside them. */
+static int band_pays(size_t n, const hy_pattern *p)
+{
+    size_t ld = 2 * p->ml + p->mu + 1, per_column = n > 0 ? p->nnz / n : 0;
+    return ld <= 4 * per_column + 8;
+}
+
+int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_ls_kind *kind,
+                     char *why, size_t why_size)
+{
+    if (why_size > 0)
+        why[0] = '\0';
+    hy_ls_kind chosen = wanted;
+    if (wanted == HY_LS_AUTO) {
+        if (!pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4))
+            chosen = HY_LS_DENSE;
+        else if (band_pays(n, pattern) || !hy_ls_available(HY_LS_KLU))
+            chosen = HY_LS_BAND;
+        else
+            chosen = HY_LS_KLU;
+        /* Without KLU a wide band may not fit where a dense matrix would
+        ** not either: say so below. */
+    }
+    if ((chosen == HY_LS_BAND || chosen == HY_LS_KLU) && !pattern) {
+        snprintf(why, why_size,
+                 "linear_solver %s needs the Jacobian's sparsity pattern, and no active mode "
+                 "gives one",
+                 hy_ls_kind_name(chosen));
+        return -1;
+    }
+    if (chosen == HY_LS_KLU && !hy_ls_available(HY_LS_KLU)) {
+        snprintf(why, why_size,
+                 "linear_solver klu: this hydae was built without SuiteSparse KLU (install "
+                 "libsuitesparse-dev and rebuild)");
+        return -1;
+    }
+    if (chosen == HY_LS_DENSE) {
+        size_t bytes = storage_bytes(n, 0);
+        if (bytes > MAX_MATRIX_BYTES)
+            return refuse_size(n, bytes, "dense", why, why_size);
+    }
+    if (chosen == HY_LS_BAND) {
+        size_t bytes = storage_bytes(n, 2 * pattern->ml + pattern->mu + 1);
+        if (bytes > MAX_MATRIX_BYTES)
+            return refuse_size(n, bytes, "band", why, why_size);
+    }
+    *kind = chosen;
+    return 0;
+}
+
+hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern)
+{
+    hy_linsol *ls = calloc(1, sizeof *ls);
+    if (!ls)
+        return NULL;
+    ls->kind = kind;
+    int failed = 0;
+    size_t pivot_bytes;
+    switch (kind) {
+    case HY_LS_AUTO:
+    case HY_LS_DENSE:
+        ls->kind = HY_LS_DENSE;
+        failed = n > INT_MAX || hy_matrix_alloc(&ls->a, HY_MAT_DENSE, n, 0, 0, NULL)
+            || hy_size_mul(n > 0 ? n : 1, sizeof(int), &pivot_bytes)
+            || !(ls->dense_pivot = malloc(pivot_bytes));
+        ls->use_lapack = hy_dense_lapack_crossover() > 0 && n >= hy_dense_lapack_crossover();
+        break;
+    case HY_LS_BAND:
+        ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
+        failed = hy_matrix_alloc(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
+            || hy_size_mul(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
+            || !(ls->band_pivot = malloc(pivot_bytes));
+        break;
+    case HY_LS_KLU:
+        ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
+        failed = hy_matrix_alloc(&ls->a, HY_MAT_CSC, n, 0, 0, pattern)
+#ifdef HYDAE_HAVE_KLU
+            || !(ls->klu = hy_klu_create(pattern))
+#else
+            || 1
+#endif
+            ;
+        break;
+    }
+    if (failed) {
+        hy_linsol_free(ls);
+        return NULL;
+    }
+    return ls;
+}
+
+hy_matrix *hy_linsol_matrix(hy_linsol *ls)
+{
+    return &ls->a;
+}
+
+hy_ls_kind hy_linsol_kind(const hy_linsol *ls)
+{
+    return ls->kind;
+}
+
+int hy_linsol_factor(hy_linsol *ls)
+{
+    switch (ls->kind) {
+    case HY_LS_AUTO:
+    case HY_LS_DENSE:
+        if (ls->use_lapack)
+            return hy_dense_lapack_factor(&ls->a, ls->dense_pivot);
+        return hy_lu_factor((int)ls->a.n, ls->a.values, ls->dense_pivot);
+    case HY_LS_BAND:
+        return hy_band_factor(&ls->a, ls->band_pivot);
+    case HY_LS_KLU:
+#ifdef HYDAE_HAVE_KLU
+        return hy_klu_factor(ls->klu, &ls->a);
+#else
+        return -1;
+#endif
+    }
+    return -1;
+}
+
+int hy_linsol_solve(hy_linsol *ls, double *b)
+{
+    switch (ls->kind) {
+    case HY_LS_AUTO:
+    case HY_LS_DENSE:
+        if (ls->use_lapack)
+            hy_dense_lapack_solve(&ls->a, ls->dense_pivot, b);
+        else
+            hy_lu_solve((int)ls->a.n, ls->a.values, ls->dense_pivot, b);
+        return 0;
+    case HY_LS_BAND:
+        hy_band_solve(&ls->a, ls->band_pivot, b);
+        return 0;
+    case HY_LS_KLU:
+#ifdef HYDAE_HAVE_KLU
+        return hy_klu_solve(ls->klu, b);
+#else
+        return -1;
+#endif
+    }
+    return -1;
+}
+
+void hy_linsol_free(hy_linsol *ls)
+{
+    if (!ls)
+        return;
+    hy_matrix_free(&ls->a);
+    free(ls->dense_pivot);
+    free(ls->band_pivot);
+#ifdef HYDAE_HAVE_KLU
+    hy_klu_free(ls->klu);
+#endif
+    hy_pattern_unref(ls->pattern);
+    free(ls);
+}

@@ -1,0 +1,186 @@
+/*
+** Sparsity patterns (CSC, square, diagonal always present) and checked
+** size arithmetic.
+*/
+#include "linsol.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int hy_size_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        *out = 0;
+        return -1;
+    }
+    *out = a * b;
+    return 0;
+}
+
+int hy_size_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) {
+        *out = 0;
+        return -1;
+    }
+    *out = a + b;
+    return 0;
+}
+
+/* An empty pattern with room for nnz entries. */
+static hy_pattern *pattern_alloc(size_t n, size_t nnz)
+{
+    size_t n1, col_bytes, row_bytes;
+    if (hy_size_add(n, 1, &n1) || hy_size_mul(n1, sizeof(int64_t), &col_bytes)
+        || hy_size_mul(nnz > 0 ? nnz : 1, sizeof(int64_t), &row_bytes))
+        return NULL;
+    hy_pattern *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->col_start = malloc(col_bytes);
+    p->row = malloc(row_bytes);
+    if (!p->col_start || !p->row) {
+        free(p->col_start);
+        free(p->row);
+        free(p);
+        return NULL;
+    }
+    p->n = n;
+    p->refs = 1;
+    return p;
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void find_bandwidths(hy_pattern *p)
+{
+    p->ml = p->mu = 0;
+    for (size_t j = 0; j < p->n; j++)
+        for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
+            size_t i = (size_t)p->row[k];
+            if (i > j && i - j > p->ml)
+                p->ml = i - j;
+            if (j > i && j - i > p->mu)
+                p->mu = j - i;
+        }
+}
+
+hy_pattern *hy_pattern_create(size_t n, const int64_t *col_start, const int64_t *row,
+                              size_t *bad_index)
+{
+    if (col_start[0] != 0)
+        goto bad_start;
+    for (size_t j = 0; j < n; j++)
+        if (col_start[j + 1] < col_start[j])
+            goto bad_start;
+    size_t given = (size_t)col_start[n], nnz_max;
+    for (size_t k = 0; k < given; k++)
+        if (row[k] < 0 || (uint64_t)row[k] >= n) {
+            if (bad_index)
+                *bad_index = k;
+            return NULL;
+        }
+    if (hy_size_add(given, n, &nnz_max))
+        return NULL;
+    hy_pattern *p = pattern_alloc(n, nnz_max);
+    if (!p)
+        return NULL;
+    /* Each column: its rows plus the diagonal, sorted, duplicates merged. */
+    size_t nnz = 0;
+    for (size_t j = 0; j < n; j++) {
+        p->col_start[j] = (int64_t)nnz;
+        int64_t *col = p->row + nnz;
+        size_t len = (size_t)(col_start[j + 1] - col_start[j]);
+        memcpy(col, row + col_start[j], len * sizeof(int64_t));
+        col[len++] = (int64_t)j;
+        qsort(col, len, sizeof(int64_t), compare_int64);
+        size_t kept = 0;
+        for (size_t k = 0; k < len; k++)
+            if (kept == 0 || col[k] != col[kept - 1])
+                col[kept++] = col[k];
+        nnz += kept;
+    }
+    p->col_start[n] = (int64_t)nnz;
+    p->nnz = nnz;
+    find_bandwidths(p);
+    return p;
+bad_start:
+    if (bad_index)
+        *bad_index = SIZE_MAX;
+    return NULL;
+}
+
+hy_pattern *hy_pattern_dense(size_t n)
+{
+    size_t nnz;
+    if (hy_size_mul(n, n, &nnz))
+        return NULL;
+    hy_pattern *p = pattern_alloc(n, nnz);
+    if (!p)
+        return NULL;
+    for (size_t j = 0; j <= n; j++)
+        p->col_start[j] = (int64_t)(j * n);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            p->row[j * n + i] = (int64_t)i;
+    p->nnz = nnz;
+    p->ml = p->mu = n > 0 ? n - 1 : 0;
+    return p;
+}
+
+hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks)
+{
+    size_t n = 0, nnz = 0;
+    for (int b = 0; b < n_blocks; b++)
+        if (hy_size_add(n, blocks[b]->n, &n) || hy_size_add(nnz, blocks[b]->nnz, &nnz))
+            return NULL;
+    hy_pattern *p = pattern_alloc(n, nnz);
+    if (!p)
+        return NULL;
+    size_t col = 0, at = 0;
+    for (int b = 0; b < n_blocks; b++) {
+        const hy_pattern *block = blocks[b];
+        for (size_t j = 0; j < block->n; j++, col++) {
+            p->col_start[col] = (int64_t)at;
+            for (int64_t k = block->col_start[j]; k < block->col_start[j + 1]; k++)
+                p->row[at++] = block->row[k] + (int64_t)(col - j);
+        }
+    }
+    p->col_start[n] = (int64_t)at;
+    p->nnz = at;
+    find_bandwidths(p);
+    return p;
+}
+
+hy_pattern *hy_pattern_ref(hy_pattern *p)
+{
+    if (p)
+        p->refs++;
+    return p;
+}
+
+void hy_pattern_unref(hy_pattern *p)
+{
+    if (!p || --p->refs > 0)
+        return;
+    free(p->col_start);
+    free(p->row);
+    free(p);
+}
+
+int64_t hy_pattern_find(const hy_pattern *p, size_t i, size_t j)
+{
+    int64_t lo = p->col_start[j], hi = p->col_start[j + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((size_t)p->row[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->col_start[j + 1] && (size_t)p->row[lo] == i ? lo : -1;
+}

@@ -1,0 +1,72 @@
+/*
+** A mode's sparse Jacobian (hydae_mode_set_jacobian_pattern and
+** hydae_mode_set_sparse_jacobian): the user's pattern normalised by
+** linalg (sorted, duplicates merged, diagonal added), and where each of
+** the user's entries lands in it.
+*/
+#include "model.h"
+
+#include "linalg/linsol.h"
+
+#include <stdlib.h>
+
+void hy_mode_free_jacobian_pattern(hydae_mode *mode)
+{
+    hy_pattern_unref(mode->pattern);
+    free(mode->pattern_map);
+    mode->pattern = NULL;
+    mode->pattern_map = NULL;
+    mode->pattern_user_nnz = 0;
+}
+
+int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
+                                    const int64_t *row)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    hydae_model *m = MODE_MODEL(mode);
+    size_t n = (size_t)mode->n_vars;
+    if (!col_start || (!row && n > 0 && col_start[n] > 0))
+        return HY_ARG_ERROR(m, "mode '%s': a Jacobian pattern needs col_start and row",
+                            mode->name);
+    if (n == 0)
+        return HY_ARG_ERROR(m, "mode '%s': add the variables before the Jacobian pattern",
+                            mode->name);
+    size_t bad = 0;
+    hy_pattern *pattern = hy_pattern_create(n, col_start, row, &bad);
+    if (!pattern) {
+        if (bad == SIZE_MAX)
+            return HY_ARG_ERROR(m, "mode '%s': Jacobian pattern: col_start must start at 0 "
+                                "and never decrease", mode->name);
+        if (bad < (size_t)col_start[n])
+            return HY_ARG_ERROR(m, "mode '%s': Jacobian pattern entry %zu has row %lld, "
+                                "outside 0..%zu", mode->name, bad, (long long)row[bad], n - 1);
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the Jacobian "
+                             "pattern", mode->name);
+    }
+    size_t user_nnz = (size_t)col_start[n];
+    int64_t *map = malloc((user_nnz > 0 ? user_nnz : 1) * sizeof *map);
+    if (!map) {
+        hy_pattern_unref(pattern);
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the Jacobian "
+                             "pattern", mode->name);
+    }
+    for (size_t j = 0; j < n; j++)
+        for (int64_t k = col_start[j]; k < col_start[j + 1]; k++)
+            map[k] = hy_pattern_find(pattern, (size_t)row[k], j);
+    hy_mode_free_jacobian_pattern(mode);
+    mode->pattern = pattern;
+    mode->pattern_map = map;
+    mode->pattern_user_nnz = user_nnz;
+    return 0;
+}
+
+int hydae_mode_set_sparse_jacobian(hydae_mode *mode, hydae_sparse_jacobian_fn jac)
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    if (!jac)
+        return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': no Jacobian function", mode->name);
+    mode->sparse_jacobian = jac;
+    return 0;
+}

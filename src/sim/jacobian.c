@@ -1,0 +1,189 @@
+/*
+** The configuration's Jacobian: its structure (the block-diagonal
+** concatenation of the active modes' patterns, NULL when no mode gives
+** one) and the analytic Jacobian assembled from the modes' own, dense or
+** sparse, into the storage the linear solver chose (linalg/linsol.h).
+*/
+#include "sim.h"
+
+#include "linalg/linsol.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The block of chart c: its size, and its mode's pattern or NULL. */
+static const hy_pattern *block_pattern(const hydae_sim *s, int c, size_t *size)
+{
+    const hydae_mode *mode = s->active[c];
+    *size = (size_t)(s->var_offset[c + 1] - s->var_offset[c]);
+    if (s->mech_blocks[c] || !mode->pattern || mode->pattern->n != *size)
+        return NULL;
+    return mode->pattern;
+}
+
+int hy_config_build_pattern(hydae_sim *s)
+{
+    int n_charts = s->model->n_charts, n_blocks = 0, any = 0;
+    hy_pattern_unref(s->config_pattern);
+    s->config_pattern = NULL;
+    for (int c = 0; c < n_charts; c++) {
+        size_t size;
+        any |= block_pattern(s, c, &size) != NULL;
+        n_blocks += size > 0;
+    }
+    if (!any)
+        return 0;
+    if (n_blocks == 1) {
+        for (int c = 0; c < n_charts; c++) {
+            size_t size;
+            const hy_pattern *p = block_pattern(s, c, &size);
+            if (p) /* one mode: its own pattern, the same object each time */
+                s->config_pattern = hy_pattern_ref((hy_pattern *)p);
+        }
+        return 0;
+    }
+    hy_pattern **blocks = calloc((size_t)n_charts, sizeof *blocks);
+    if (!blocks)
+        return HYDAE_ERR_NOMEM;
+    int k = 0, status = 0;
+    for (int c = 0; c < n_charts && status == 0; c++) {
+        size_t size;
+        const hy_pattern *p = block_pattern(s, c, &size);
+        if (size == 0)
+            continue;
+        blocks[k] = p ? hy_pattern_ref((hy_pattern *)p) : hy_pattern_dense(size);
+        if (!blocks[k++])
+            status = HYDAE_ERR_NOMEM;
+    }
+    if (status == 0 && !(s->config_pattern = hy_pattern_block_diag(blocks, k)))
+        status = HYDAE_ERR_NOMEM;
+    for (int b = 0; b < k; b++)
+        hy_pattern_unref(blocks[b]);
+    free(blocks);
+    return status;
+}
+
+int hy_config_has_jacobian(const hydae_sim *s)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        if (s->var_offset[c + 1] > s->var_offset[c] && !mode->jacobian
+            && !(mode->sparse_jacobian && mode->pattern))
+            return 0;
+    }
+    return 1;
+}
+
+/* Entry (i, j) of a block at offset off: written, or dropped when the
+** matrix has no place for it (outside the pattern: taken as zero). */
+static void put(hy_matrix *jac, size_t off, size_t i, size_t j, double v)
+{
+    double *at = hy_matrix_at(jac, off + i, off + j);
+    if (at)
+        *at = v;
+}
+
+/* A mode's sparse Jacobian into its block: the user's entries summed into
+** the normalised pattern's order, then placed. */
+static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
+                        const double *y, const double *yp, hy_matrix *jac)
+{
+    const hy_pattern *p = mode->pattern;
+    size_t need = mode->pattern_user_nnz + p->nnz;
+    if (need > s->cap_jac_values) {
+        double *grown = realloc(s->jac_values, need * sizeof(double));
+        if (!grown)
+            return -1;
+        s->jac_values = grown;
+        s->cap_jac_values = need;
+    }
+    double *user_values = s->jac_values, *values = s->jac_values + mode->pattern_user_nnz;
+    int status = mode->sparse_jacobian(t, cj, y, yp, s->store, user_values, mode->user);
+    if (status != 0)
+        return status;
+    memset(values, 0, p->nnz * sizeof(double));
+    for (size_t k = 0; k < mode->pattern_user_nnz; k++)
+        values[mode->pattern_map[k]] += user_values[k];
+    for (size_t j = 0; j < p->n; j++)
+        for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
+            size_t i = (size_t)p->row[k];
+            double v = values[k];
+            if (mode->rhs) /* d(y' - f)/dy + cj I */
+                v = (i == j ? cj : 0.0) - v;
+            put(jac, off, i, j, v);
+        }
+    return 0;
+}
+
+/* A mode's dense Jacobian into its block. */
+static int dense_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
+                       const double *y, const double *yp, hy_matrix *jac)
+{
+    size_t nb = (size_t)mode->n_vars;
+    double *block = s->jac_block;
+    int status = mode->jacobian(t, cj, y, yp, s->store, block, mode->user);
+    if (status != 0)
+        return status;
+    for (size_t j = 0; j < nb; j++)
+        for (size_t i = 0; i < nb; i++) {
+            double v = block[i + j * nb];
+            if (mode->rhs)
+                v = (i == j ? cj : 0.0) - v;
+            put(jac, off, i, j, v);
+        }
+    return 0;
+}
+
+int hy_config_jacobian(double t, double cj, const double *y, const double *yp, hy_matrix *jac,
+                       void *ctx)
+{
+    hydae_sim *s = ctx;
+    hy_matrix_zero(jac);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        size_t off = (size_t)s->var_offset[c];
+        if (mode->n_vars == 0)
+            continue;
+        int status = mode->sparse_jacobian && mode->pattern
+                         ? sparse_block(s, mode, off, t, cj, y + off, yp + off, jac)
+                         : dense_block(s, mode, off, t, cj, y + off, yp + off, jac);
+        if (status != 0)
+            return status;
+    }
+    return 0;
+}
+
+hy_pattern *hy_init_pattern(hydae_sim *s)
+{
+    const hy_pattern *jp = s->config_pattern;
+    size_t n = (size_t)s->n_init;
+    int64_t *row_of = malloc(((size_t)s->n > 0 ? (size_t)s->n : 1) * sizeof(int64_t));
+    int64_t *col_start = malloc((n + 1) * sizeof(int64_t));
+    size_t cap = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t comp = (size_t)s->init_component[k];
+        cap += (size_t)(jp->col_start[comp + 1] - jp->col_start[comp]);
+    }
+    int64_t *row = malloc((cap > 0 ? cap : 1) * sizeof(int64_t));
+    hy_pattern *p = NULL;
+    if (row_of && col_start && row) {
+        for (int i = 0; i < s->n; i++)
+            row_of[i] = -1;
+        for (int r = 0; r < s->n_init; r++)
+            row_of[s->init_rows[r]] = r;
+        size_t at = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t comp = (size_t)s->init_component[k];
+            col_start[k] = (int64_t)at;
+            for (int64_t q = jp->col_start[comp]; q < jp->col_start[comp + 1]; q++)
+                if (row_of[jp->row[q]] >= 0)
+                    row[at++] = row_of[jp->row[q]];
+        }
+        col_start[n] = (int64_t)at;
+        p = hy_pattern_create(n, col_start, row, NULL);
+    }
+    free(row_of);
+    free(col_start);
+    free(row);
+    return p;
+}
