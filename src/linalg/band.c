@@ -1,0 +1,182 @@
+/*
+** Band LU with partial pivoting on the band storage of linsol.h: ld =
+** 2 ml + mu + 1 rows per column, A(i, j) at values[(ml + mu + i - j) +
+** j ld], the top ml rows fill-in space.
+**
+** Our own factorisation is the unblocked column algorithm of Golub & Van
+** Loan, Matrix Computations, 4th ed., sec. 4.3.5 ("Band Gaussian
+** elimination with partial pivoting"): at step k the pivot is searched
+** among the ml entries below the diagonal, the two rows are swapped in the
+** columns the pivot row reaches, and the multipliers update the columns
+** k+1 .. ju. With pivoting U gets upper bandwidth ml + mu (rows 0 .. ml+mu
+** of the storage); L keeps its ml multipliers per column below the
+** diagonal, not permuted by later interchanges, so the solve applies the
+** interchanges and the eliminations of L alternately, as the
+** factorisation did. LAPACK's dgbtrf leaves exactly this storage and
+** convention (its pivots 1-based), so one solve serves both.
+**
+** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
+** where it is faster; see hy_band_uses_lapack for the measurement. The
+** solve is always ours: see the measurement there too.
+*/
+#include "linalg/band.h"
+#include "linalg/backends.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* All offsets below are j ld + r with j < n and r < ld: below n ld, the
+** number of values the matrix was allocated with (a checked product), so
+** they cannot overflow. */
+
+int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
+{
+    const size_t n = m->n, ml = m->ml, mu = m->mu, ld = m->ld;
+    const size_t kv = ml + mu; /* the diagonal's row in the storage */
+    double *ab = m->values;
+
+    /* The fill-in rows start at zero (the caller need not clear them). */
+    if (ml > 0)
+        for (size_t j = 0; j < n; j++)
+            memset(ab + j * ld, 0, ml * sizeof *ab);
+
+    size_t ju = 0; /* the last column that rows 0 .. k of U reach */
+    for (size_t k = 0; k < n; k++) {
+        double *col_k = ab + k * ld + kv; /* col_k[i]: row k + i */
+        const size_t km = ml < n - 1 - k ? ml : n - 1 - k;
+        size_t p = 0;
+        double max_abs = fabs(col_k[0]);
+        for (size_t i = 1; i <= km; i++) {
+            double v = fabs(col_k[i]);
+            if (v > max_abs) {
+                max_abs = v;
+                p = i;
+            }
+        }
+        pivot[k] = (int64_t)(k + p);
+        if (max_abs == 0.0)
+            return k + 1 <= INT_MAX ? (int)(k + 1) : INT_MAX;
+        /* Row k + p reaches column k + p + mu (kept rows and earlier pivot
+        ** rows reach no further than ju). */
+        size_t reach = k + p + mu < n - 1 ? k + p + mu : n - 1;
+        if (reach > ju)
+            ju = reach;
+        if (p != 0) {
+            /* Swap rows k and k + p in columns k .. ju: row k of column j
+            ** is at offset kv + k - j, and j - k <= kv. */
+            for (size_t j = k; j <= ju; j++) {
+                double *row_k = ab + j * ld + (kv + k - j);
+                double swap = row_k[0];
+                row_k[0] = row_k[p];
+                row_k[p] = swap;
+            }
+        }
+        double inv_pivot = 1.0 / col_k[0];
+        for (size_t i = 1; i <= km; i++)
+            col_k[i] *= inv_pivot;
+        for (size_t j = k + 1; j <= ju; j++) {
+            double *row_k = ab + j * ld + (kv + k - j);
+            double u_kj = row_k[0];
+            if (u_kj == 0.0)
+                continue;
+            for (size_t i = 1; i <= km; i++)
+                row_k[i] -= col_k[i] * u_kj;
+        }
+    }
+    return 0;
+}
+
+void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
+{
+    const size_t n = m->n, ml = m->ml, ld = m->ld;
+    const size_t kv = ml + m->mu;
+    const double *ab = m->values;
+
+    /* L y = P b: interchange k, then eliminate with column k of L. */
+    if (ml > 0) {
+        for (size_t k = 0; k + 1 < n; k++) {
+            size_t p = (size_t)pivot[k];
+            if (p != k) {
+                double swap = b[k];
+                b[k] = b[p];
+                b[p] = swap;
+            }
+            double y_k = b[k];
+            if (y_k == 0.0)
+                continue;
+            const double *col_k = ab + k * ld + kv;
+            const size_t km = ml < n - 1 - k ? ml : n - 1 - k;
+            for (size_t i = 1; i <= km; i++)
+                b[k + i] -= col_k[i] * y_k;
+        }
+    }
+    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. */
+    for (size_t j = n; j-- > 0;) {
+        const double *col_j = ab + j * ld + kv;
+        b[j] /= col_j[0];
+        double x_j = b[j];
+        if (x_j == 0.0)
+            continue;
+        const size_t i0 = j > kv ? j - kv : 0;
+        const double *u = col_j - (j - i0); /* U(i0, j) */
+        for (size_t i = i0; i < j; i++)
+            b[i] -= u[i - i0] * x_j;
+    }
+}
+
+#ifdef HYDAE_HAVE_LAPACK
+
+/* LAPACK's band LU (Fortran, column-major, 1-based pivots). */
+extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku,
+                    double *ab, const int *ldab, int *ipiv, int *info);
+
+int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
+{
+    /* TODO: measured crossover. */
+    (void)n;
+    (void)mu;
+    return ml >= 32;
+}
+
+int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
+{
+    if (m->n == 0 || m->n > INT_MAX || m->ld > INT_MAX)
+        return hy_band_factor_own(m, pivot);
+    int *ipiv = malloc(m->n * sizeof *ipiv); /* n <= INT_MAX: no overflow */
+    if (ipiv == NULL)
+        return hy_band_factor_own(m, pivot);
+    const int n = (int)m->n, kl = (int)m->ml, ku = (int)m->mu, ldab = (int)m->ld;
+    int info = 0;
+    dgbtrf_(&n, &n, &kl, &ku, m->values, &ldab, ipiv, &info);
+    for (int k = 0; k < n; k++)
+        pivot[k] = (int64_t)ipiv[k] - 1;
+    free(ipiv);
+    /* info < 0 would be a bad argument, impossible with the checks above. */
+    return info > 0 ? info : 0;
+}
+
+#else
+
+int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
+{
+    (void)n;
+    (void)ml;
+    (void)mu;
+    return 0;
+}
+
+int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
+{
+    return hy_band_factor_own(m, pivot);
+}
+
+#endif
+
+int hy_band_factor(hy_matrix *m, int64_t *pivot)
+{
+    if (hy_band_uses_lapack(m->n, m->ml, m->mu))
+        return hy_band_factor_lapack(m, pivot);
+    return hy_band_factor_own(m, pivot);
+}

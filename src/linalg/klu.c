@@ -1,0 +1,169 @@
+/*
+** Sparse LU through SuiteSparse KLU (Davis & Palamadai Natarajan, "Algorithm
+** 907: KLU, a direct sparse solver for circuit simulation problems", ACM
+** TOMS 37(3), 2010), with its long-index interface (klu_l_*): int64_t
+** indices as in hy_pattern. Compiled only with HYDAE_HAVE_KLU.
+**
+** The symbolic analysis (BTF, then AMD ordering of each block) is done once
+** for the pattern at creation. The first factorisation is a full
+** klu_l_factor (it chooses the pivots); the next ones are klu_l_refactor,
+** which keeps those pivots and only recomputes the values, while the
+** pattern is the same. A refactorisation can make a pivot small that a new
+** choice would avoid, so after each one the cheap estimate klu_l_rcond
+** (min |U_kk| / max |U_kk|) is compared with roundoff^(2/3) and below it
+** the matrix is factored again from scratch; so is a matrix on which the
+** refactorisation meets an exactly zero pivot (a new pivot order may find
+** it regular) before it is reported singular.
+*/
+#ifdef HYDAE_HAVE_KLU
+
+#include "linalg/backends.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <klu.h>
+
+/* hy_pattern's indices are handed to KLU as they are. */
+_Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t),
+               "KLU's long index is not 64 bits");
+
+struct hy_klu {
+    const hy_pattern *pattern; /* the analysed pattern (borrowed) */
+    size_t n, nnz;             /* its size, to notice another pattern */
+    klu_l_common common;
+    klu_l_symbolic *symbolic;
+    klu_l_numeric *numeric;    /* NULL until a full factorisation succeeds */
+    int numeric_valid;         /* numeric holds the factors of the last matrix */
+    double rcond_min;          /* below it, refactor -> full factor */
+};
+
+/* KLU's pointers are not const-qualified; it does not write the pattern. */
+static SuiteSparse_long *col_start_of(const hy_pattern *p)
+{
+    return (SuiteSparse_long *)p->col_start;
+}
+
+static SuiteSparse_long *row_of(const hy_pattern *p)
+{
+    return (SuiteSparse_long *)p->row;
+}
+
+static int analyze(hy_klu *k, const hy_pattern *pattern)
+{
+    if (k->numeric != NULL)
+        klu_l_free_numeric(&k->numeric, &k->common);
+    if (k->symbolic != NULL)
+        klu_l_free_symbolic(&k->symbolic, &k->common);
+    k->numeric_valid = 0;
+    k->pattern = pattern;
+    k->n = pattern->n;
+    k->nnz = pattern->nnz;
+    if (pattern->n > (size_t)INT64_MAX)
+        return -1;
+    k->symbolic = klu_l_analyze((SuiteSparse_long)pattern->n,
+                                col_start_of(pattern), row_of(pattern),
+                                &k->common);
+    return k->symbolic != NULL ? 0 : -1;
+}
+
+hy_klu *hy_klu_create(const hy_pattern *pattern)
+{
+    hy_klu *k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return NULL;
+    klu_l_defaults(&k->common);
+    k->rcond_min = pow(DBL_EPSILON, 2.0 / 3.0);
+    k->pattern = pattern;
+    k->n = pattern->n;
+    k->nnz = pattern->nnz;
+    if (pattern->n > 0 && analyze(k, pattern) != 0) {
+        hy_klu_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+/* The column KLU names as singular, 1-based (1 when it names none). */
+static int singular_column(const hy_klu *k)
+{
+    SuiteSparse_long col = k->common.singular_col;
+    if (col >= 0 && (size_t)col < k->n && col < INT_MAX)
+        return (int)col + 1;
+    return 1;
+}
+
+static int full_factor(hy_klu *k, const hy_matrix *m)
+{
+    if (k->numeric != NULL)
+        klu_l_free_numeric(&k->numeric, &k->common);
+    k->numeric_valid = 0;
+    k->numeric = klu_l_factor(col_start_of(k->pattern), row_of(k->pattern),
+                              m->values, k->symbolic, &k->common);
+    if (k->numeric == NULL)
+        return k->common.status == KLU_SINGULAR ? singular_column(k) : -1;
+    k->numeric_valid = 1;
+    return 0;
+}
+
+int hy_klu_factor(hy_klu *k, const hy_matrix *m)
+{
+    const hy_pattern *p = m->pattern;
+    if (p == NULL || p->n != m->n)
+        return -1;
+    if (p->n == 0)
+        return 0;
+    if (k->symbolic == NULL || p != k->pattern || p->n != k->n
+        || p->nnz != k->nnz) {
+        if (analyze(k, p) != 0)
+            return -1;
+    }
+    if (k->numeric == NULL)
+        return full_factor(k, m);
+    k->numeric_valid = 0;
+    if (klu_l_refactor(col_start_of(p), row_of(p), m->values, k->symbolic,
+                       k->numeric, &k->common)) {
+        if (klu_l_rcond(k->symbolic, k->numeric, &k->common)
+            && k->common.rcond >= k->rcond_min) {
+            k->numeric_valid = 1;
+            return 0;
+        }
+    } else if (k->common.status != KLU_SINGULAR) {
+        return -1;
+    }
+    /* A small or zero pivot in the old order (or a NaN rcond): choose the
+    ** pivots anew. */
+    return full_factor(k, m);
+}
+
+int hy_klu_solve(hy_klu *k, double *b)
+{
+    if (k->n == 0)
+        return 0;
+    if (!k->numeric_valid)
+        return -1;
+    return klu_l_solve(k->symbolic, k->numeric, (SuiteSparse_long)k->n, 1, b,
+                       &k->common)
+               ? 0
+               : -1;
+}
+
+void hy_klu_free(hy_klu *k)
+{
+    if (k == NULL)
+        return;
+    if (k->numeric != NULL)
+        klu_l_free_numeric(&k->numeric, &k->common);
+    if (k->symbolic != NULL)
+        klu_l_free_symbolic(&k->symbolic, &k->common);
+    free(k);
+}
+
+#else
+
+/* ISO C forbids an empty translation unit. */
+typedef int hy_klu_not_built;
+
+#endif
