@@ -45,6 +45,7 @@ const char *hy_ls_kind_name(hy_ls_kind kind)
 int hy_ls_available(hy_ls_kind kind)
 {
 #ifdef HYDAE_HAVE_KLU
+    (void)kind;
     return 1;
 #else
     return kind != HY_LS_KLU;

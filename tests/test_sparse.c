@@ -1,0 +1,189 @@
+/*
+** Sparse Jacobians end to end (issue 12): the 1-D Brusselator
+** (examples/brusselator.c) with DSTIFF, VSTIFF and MSTIFF on every linear
+** solver (dense, band, KLU), with its analytic sparse Jacobian and with
+** finite differences by column groups, against RK45 (no linear algebra at
+** all) at a tight tolerance; the cost of a banded finite-difference
+** Jacobian (5 evaluations, not n); M = 10^5 (2 10^5 unknowns) under an
+** address-space limit of 2 GB; the pattern's argument checks.
+*/
+#include "check.h"
+#include "examples.h"
+#include "hydae.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+typedef struct last_row {
+    int n_columns;
+    double t;
+    double *values;
+} last_row;
+
+static int keep_last(void *user, hydae_row_kind kind, double t, const double *values)
+{
+    (void)kind;
+    last_row *r = user;
+    r->t = t;
+    memcpy(r->values, values, (size_t)r->n_columns * sizeof(double));
+    return 0;
+}
+
+/* Run the Brusselator of size m; the final row into *out (allocated).
+** 0, or the run's status. */
+static int run(long m, int analytic, const char *solver, const char *linear_solver,
+               double rtol, hydae_stats *stats, last_row *out)
+{
+    hydae_model *model = example_brusselator_sized(m, analytic);
+    int status = HYDAE_ERR_NOMEM;
+    hydae_sim *sim = model ? hydae_sim_create(model, &status) : NULL;
+    if (!sim) {
+        hydae_model_free(model);
+        return status;
+    }
+    out->n_columns = hydae_model_n_columns(model);
+    out->values = malloc((size_t)out->n_columns * sizeof(double));
+    out->t = NAN;
+    status = hydae_sim_set_time(sim, 0.0, 10.0);
+    if (!status)
+        status = hydae_sim_set_output_interval(sim, 10.0);
+    if (!status)
+        status = hydae_sim_set_tolerances(sim, rtol, rtol);
+    if (!status)
+        status = hydae_sim_set_integrator(sim, solver);
+    if (!status && linear_solver)
+        status = hydae_sim_set_option(sim, "linear_solver", linear_solver);
+    if (!status)
+        status = hydae_sim_add_row_sink(sim, keep_last, out);
+    if (!status)
+        status = hydae_sim_run(sim);
+    if (status)
+        fprintf(stderr, "  %s/%s: %s\n", solver, linear_solver ? linear_solver : "auto",
+                hydae_sim_errmsg(sim));
+    hydae_sim_get_stats(sim, stats);
+    hydae_sim_free(sim);
+    hydae_model_free(model);
+    return status;
+}
+
+/* Largest |a - b| / (1 + |b|) over the unknowns (columns 1..). */
+static double max_rel_diff(const last_row *a, const last_row *b)
+{
+    double worst = 0.0;
+    for (int c = 0; c < a->n_columns; c++)
+        worst = fmax(worst, fabs(a->values[c] - b->values[c]) / (1.0 + fabs(b->values[c])));
+    return worst;
+}
+
+static void solvers_agree(void)
+{
+    const long m = 100;
+    hydae_stats stats;
+    last_row ref;
+    CHECK(run(m, 0, "RK45", NULL, 1e-10, &stats, &ref) == 0, "RK45 reference run");
+    static const char *const solvers[] = { "DSTIFF", "VSTIFF", "MSTIFF" };
+    static const char *const linear[] = { "dense", "band", "klu", "auto" };
+    for (int s = 0; s < 3; s++)
+        for (int l = 0; l < 4; l++)
+            for (int analytic = 0; analytic <= 1; analytic++) {
+                last_row got;
+                int rc = run(m, analytic, solvers[s], linear[l], 1e-7, &stats, &got);
+                if (rc != 0 && strcmp(linear[l], "klu") == 0) {
+                    /* built without KLU: refused with a message, not run */
+                    CHECK(rc == HYDAE_ERR_ARG, "%s klu without KLU: status %d", solvers[s], rc);
+                    free(got.values);
+                    continue;
+                }
+                CHECK(rc == 0, "%s %s analytic %d: status %d", solvers[s], linear[l], analytic,
+                      rc);
+                double diff = max_rel_diff(&got, &ref);
+                CHECK(diff < 2e-5, "%s %s analytic %d: max relative difference to RK45 %.3g",
+                      solvers[s], linear[l], analytic, diff);
+                CHECK(got.t == 10.0, "%s %s: ended at t = %g", solvers[s], linear[l], got.t);
+                /* Finite differences by column groups: a band of half-width
+                ** 2 is 5 groups, so a Jacobian costs 5 evaluations, not
+                ** 2M = 200. */
+                if (!analytic && stats.n_jac_evals > 0)
+                    CHECK(stats.n_res_evals <= 10 * stats.n_steps + 6 * stats.n_jac_evals + 50,
+                          "%s %s: %ld evaluations for %ld steps and %ld Jacobians",
+                          solvers[s], linear[l], stats.n_res_evals, stats.n_steps,
+                          stats.n_jac_evals);
+                free(got.values);
+            }
+    free(ref.values);
+}
+
+/* Two hundred thousand unknowns in 2 GB of address space: no n x n
+** matrix anywhere (a dense one would be 320 GB). */
+static void large_in_little_memory(void)
+{
+    if (!UNDER_ASAN) {
+        struct rlimit limit = { (rlim_t)2 << 30, (rlim_t)2 << 30 };
+        CHECK(setrlimit(RLIMIT_AS, &limit) == 0, "setrlimit");
+    }
+    static const char *const solvers[] = { "DSTIFF", "VSTIFF" };
+    last_row got[2];
+    for (int s = 0; s < 2; s++) {
+        hydae_stats stats;
+        int rc = run(100000, 1, solvers[s], NULL, 1e-6, &stats, &got[s]);
+        CHECK(rc == 0, "M = 1e5 with %s: status %d", solvers[s], rc);
+        CHECK(got[s].t == 10.0, "M = 1e5 with %s: ended at t = %g", solvers[s], got[s].t);
+        printf("M = 1e5 %s: %ld steps, %ld Jacobians, %ld factorisations\n", solvers[s],
+               stats.n_steps, stats.n_jac_evals, stats.n_lu);
+    }
+    double diff = max_rel_diff(&got[0], &got[1]);
+    CHECK(diff < 1e-3, "M = 1e5: DSTIFF and VSTIFF differ by %.3g", diff);
+    free(got[0].values);
+    free(got[1].values);
+}
+
+static void pattern_checks(void)
+{
+    hydae_model *model = hydae_model_create("p");
+    hydae_chart *chart = hydae_model_add_chart(model, "c");
+    hydae_mode *mode = hydae_chart_add_mode(chart, "m");
+    int64_t col_start[3] = { 0, 1, 2 }, bad_row[2] = { 0, 2 };
+    CHECK(hydae_mode_set_jacobian_pattern(mode, col_start, bad_row) == HYDAE_ERR_ARG,
+          "a pattern before the variables is refused");
+    CHECK(hydae_mode_add_var(mode, "a", HYDAE_DIFFERENTIAL, 0.0) == 0, "var a");
+    CHECK(hydae_mode_add_var(mode, "b", HYDAE_DIFFERENTIAL, 0.0) == 1, "var b");
+    hydae_model *fresh = hydae_model_create("q");
+    hydae_mode *mode2 = hydae_chart_add_mode(hydae_model_add_chart(fresh, "c"), "m");
+    CHECK(hydae_mode_add_var(mode2, "a", HYDAE_DIFFERENTIAL, 0.0) == 0, "var a");
+    CHECK(hydae_mode_add_var(mode2, "b", HYDAE_DIFFERENTIAL, 0.0) == 1, "var b");
+    CHECK(hydae_mode_set_jacobian_pattern(mode2, col_start, bad_row) == HYDAE_ERR_ARG,
+          "row 2 of a 2 x 2 pattern is refused");
+    CHECK(strstr(hydae_model_errmsg(fresh), "row 2") != NULL, "message names the row: %s",
+          hydae_model_errmsg(fresh));
+    int64_t decreasing[3] = { 0, 2, 1 }, rows[2] = { 0, 1 };
+    hydae_model *third = hydae_model_create("r");
+    hydae_mode *mode3 = hydae_chart_add_mode(hydae_model_add_chart(third, "c"), "m");
+    CHECK(hydae_mode_add_var(mode3, "a", HYDAE_DIFFERENTIAL, 0.0) == 0, "var a");
+    CHECK(hydae_mode_add_var(mode3, "b", HYDAE_DIFFERENTIAL, 0.0) == 1, "var b");
+    CHECK(hydae_mode_set_jacobian_pattern(mode3, decreasing, rows) == HYDAE_ERR_ARG,
+          "decreasing col_start is refused");
+    hydae_model_free(model);
+    hydae_model_free(fresh);
+    hydae_model_free(third);
+}
+
+int main(void)
+{
+    pattern_checks();
+    solvers_agree();
+    large_in_little_memory();
+    return CHECK_DONE();
+}
