@@ -21,11 +21,11 @@ static int residual_trampoline(double t, const double *y, const double *yp, cons
     return b->ops->residual(b->code, t, y, yp, p, res);
 }
 
-static int jacobian_trampoline(double t, double cj, const double *y, const double *yp,
-                               const double *p, double *jac, void *user)
+static int sparse_jacobian_trampoline(double t, double cj, const double *y, const double *yp,
+                                      const double *p, double *values, void *user)
 {
     const hy_binding *b = user;
-    return b->ops->jacobian(b->code, t, cj, y, yp, p, jac);
+    return b->ops->sparse_jacobian(b->code, t, cj, y, yp, p, values);
 }
 
 static int rhs_trampoline(double t, const double *y, const double *p, double *ydot, void *user)
@@ -35,13 +35,24 @@ static int rhs_trampoline(double t, const double *y, const double *p, double *yd
 }
 
 /* For an explicit mode the engine asks for df/dy (cj and y' unused). */
-static int rhs_jacobian_trampoline(double t, double cj, const double *y, const double *yp,
-                                   const double *p, double *jac, void *user)
+static int rhs_sparse_jacobian_trampoline(double t, double cj, const double *y, const double *yp,
+                                          const double *p, double *values, void *user)
 {
     (void)cj;
     (void)yp;
     const hy_binding *b = user;
-    return b->ops->rhs_jacobian(b->code, t, y, p, jac);
+    return b->ops->rhs_sparse_jacobian(b->code, t, y, p, values);
+}
+
+/* The mode's Jacobian as its compiled pattern and values: a large mode is
+** then solved with a band or sparse solver and no n x n matrix. */
+static int set_sparse_jacobian(hydae_mode *hm, const hy_binding *b, int of_rhs)
+{
+    const hy_csc *pattern = b->ops->jacobian_pattern(b->code, of_rhs);
+    if (hydae_mode_set_jacobian_pattern(hm, pattern->col_start, pattern->row))
+        return -1;
+    return hydae_mode_set_sparse_jacobian(hm, of_rhs ? rhs_sparse_jacobian_trampoline
+                                                     : sparse_jacobian_trampoline);
 }
 
 static int guards_trampoline(double t, const double *y, const double *yp, const double *p,
@@ -222,10 +233,10 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             ok = hydae_mode_set_mechanics(hm, &mech, b) == 0;
         } else if (ok && mode->is_explicit)
             ok = hydae_mode_set_rhs(hm, rhs_trampoline, b) == 0
-                 && hydae_mode_set_jacobian(hm, rhs_jacobian_trampoline) == 0;
+                 && set_sparse_jacobian(hm, b, 1) == 0;
         else if (ok && mode->n_vars > 0)
             ok = hydae_mode_set_residual(hm, mode->n_equations, residual_trampoline, b) == 0
-                 && hydae_mode_set_jacobian(hm, jacobian_trampoline) == 0;
+                 && set_sparse_jacobian(hm, b, 0) == 0;
         else if (ok && mode->n_equations == 0)
             ok = hydae_mode_set_residual(hm, 0, residual_trampoline, b) == 0;
         if (ok && mode->n_guards > 0)

@@ -20,6 +20,14 @@ typedef enum hy_mech_quantity {
     HY_MECH_CONSTRAINT_T, HY_MECH_ACCEL_RHS, HY_MECH_MULTIPLIER_MATRIX
 } hy_mech_quantity;
 
+/* A Jacobian's pattern in compressed sparse columns (the order in which
+** the sparse Jacobians below write their values). */
+typedef struct hy_csc {
+    int n, nnz;
+    int64_t *col_start;      /* n + 1 */
+    int64_t *row;            /* nnz */
+} hy_csc;
+
 typedef struct hy_eval_ops {
     const char *name;
     /* Code for mode m / a transition (or the initial action) of the IR;
@@ -47,6 +55,14 @@ typedef struct hy_eval_ops {
                      const double *u, const double *p, double *out);
     int (*condition)(void *code, const hydae_action *a);
     int (*action)(void *code, hydae_action *a);
+    /* The Jacobians' values in the order of their pattern (jacobian_pattern
+    ** with of_rhs 0 for dF/dy + cj dF/dy', 1 for an explicit mode's df/dy):
+    ** what the engine uses; the dense forms above serve checks. */
+    int (*sparse_jacobian)(void *code, double t, double cj, const double *y, const double *yp,
+                           const double *p, double *values);
+    int (*rhs_sparse_jacobian)(void *code, double t, const double *y, const double *p,
+                               double *values);
+    const hy_csc *(*jacobian_pattern)(void *code, int of_rhs);
 } hy_eval_ops;
 
 extern const hy_eval_ops hy_eval_vm;

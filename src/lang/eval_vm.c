@@ -22,6 +22,10 @@ typedef struct vm_mode {
     int n;                   /* unknowns */
     hy_program *residual, *jacobian, *guards, *outputs;
     hy_program *rhs, *rhs_jacobian;   /* explicit modes only */
+    /* The Jacobian programs write their entries in compressed-column order:
+    ** the pattern of dF/dy + cj dF/dy' and, for explicit modes, of df/dy. */
+    hy_csc jac_pattern, rhs_jac_pattern;
+    double *jac_values;      /* scratch for the dense form */
     /* Mechanical modes: a program per quantity (NULL: identically zero
     ** Phi_t), the size of its output, and y = (q, u, 0) assembled for them. */
     int n_q;
@@ -57,6 +61,11 @@ static void vm_free_mode(void *code)
     hy_program_free(vm->outputs);
     hy_program_free(vm->rhs);
     hy_program_free(vm->rhs_jacobian);
+    free(vm->jac_pattern.col_start);
+    free(vm->jac_pattern.row);
+    free(vm->rhs_jac_pattern.col_start);
+    free(vm->rhs_jac_pattern.row);
+    free(vm->jac_values);
     for (int k = 0; k < N_MECH_QUANTITIES; k++)
         hy_program_free(vm->mech[k]);
     free(vm->mech_y);
@@ -74,6 +83,33 @@ static hy_program *build_sparse(hy_ir *ir, const hy_ir_sparse *matrix, int n_row
     hy_program *prog = hy_program_build(&ir->dag, matrix->nodes, index, matrix->n);
     free(index);
     return prog;
+}
+
+/* Entries (rows[k], cols[k]) of an n x n matrix in compressed-column
+** order: index[k] their position, the pattern filled (a counting sort by
+** column, rows within a column in entry order). 0 or -1. */
+static int csc_order(int n, int n_entries, const int *rows, const int *cols, int *index,
+                     hy_csc *pattern)
+{
+    pattern->n = n;
+    pattern->nnz = n_entries;
+    pattern->col_start = calloc((size_t)n + 1, sizeof(int64_t));
+    pattern->row = malloc(((size_t)n_entries + 1) * sizeof(int64_t));
+    if (!pattern->col_start || !pattern->row)
+        return -1;
+    for (int k = 0; k < n_entries; k++)
+        pattern->col_start[cols[k] + 1]++;
+    for (int j = 0; j < n; j++)
+        pattern->col_start[j + 1] += pattern->col_start[j];
+    for (int k = 0; k < n_entries; k++) {
+        int64_t at = pattern->col_start[cols[k]]++;
+        index[k] = (int)at;
+        pattern->row[at] = rows[k];
+    }
+    for (int j = n; j > 0; j--) /* shifted by the fill: back */
+        pattern->col_start[j] = pattern->col_start[j - 1];
+    pattern->col_start[0] = 0;
+    return 0;
 }
 
 /* The programs of a mechanical mode. 0, or -1 when out of memory. */
@@ -135,20 +171,24 @@ static void *vm_compile_mode(hy_ir *ir, int m)
         for (int i = 0; i < mode->n_equations; i++)
             roots[i] = mode->equations[i].residual;
         vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
-        for (int k = 0; k < mode->n_jac_entries; k++)
-            index[k] = mode->jac_rows[k] + mode->jac_cols[k] * mode->n_vars;
-        vm->jacobian = hy_program_build(&ir->dag, mode->jac_nodes, index, mode->n_jac_entries);
+        ok = csc_order(mode->n_vars, mode->n_jac_entries, mode->jac_rows, mode->jac_cols, index,
+                       &vm->jac_pattern) == 0;
+        vm->jacobian = ok ? hy_program_build(&ir->dag, mode->jac_nodes, index,
+                                             mode->n_jac_entries) : NULL;
         vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
         for (int k = 0; k < mode->n_outputs; k++)
             roots[k] = mode->outputs[k].node;
         vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
-        ok = vm->residual && vm->jacobian && vm->guards && vm->outputs;
+        int n_scratch = mode->n_jac_entries > mode->n_rhs_jac_entries ? mode->n_jac_entries
+                                                                      : mode->n_rhs_jac_entries;
+        vm->jac_values = malloc(((size_t)n_scratch + 1) * sizeof(double));
+        ok = vm->residual && vm->jacobian && vm->guards && vm->outputs && vm->jac_values;
         if (ok && mode->is_explicit) {
             vm->rhs = hy_program_build(&ir->dag, mode->rhs_nodes, NULL, mode->n_vars);
-            for (int k = 0; k < mode->n_rhs_jac_entries; k++)
-                index[k] = mode->rhs_jac_rows[k] + mode->rhs_jac_cols[k] * mode->n_vars;
-            vm->rhs_jacobian = hy_program_build(&ir->dag, mode->rhs_jac_nodes, index,
-                                                mode->n_rhs_jac_entries);
+            ok = csc_order(mode->n_vars, mode->n_rhs_jac_entries, mode->rhs_jac_rows,
+                           mode->rhs_jac_cols, index, &vm->rhs_jac_pattern) == 0;
+            vm->rhs_jacobian = ok ? hy_program_build(&ir->dag, mode->rhs_jac_nodes, index,
+                                                     mode->n_rhs_jac_entries) : NULL;
             ok = vm->rhs && vm->rhs_jacobian;
         }
     }
@@ -227,13 +267,31 @@ static int vm_residual(void *code, double t, const double *y, const double *yp, 
     return 0;
 }
 
+/* Values in compressed-column order into a dense column-major matrix. */
+static void scatter_dense(const hy_csc *pattern, const double *values, double *dense)
+{
+    size_t n = (size_t)pattern->n;
+    memset(dense, 0, sizeof *dense * n * n);
+    for (size_t j = 0; j < n; j++)
+        for (int64_t k = pattern->col_start[j]; k < pattern->col_start[j + 1]; k++)
+            dense[(size_t)pattern->row[k] + j * n] = values[k];
+}
+
+static int vm_sparse_jacobian(void *code, double t, double cj, const double *y,
+                              const double *yp, const double *p, double *values)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, cj, y, yp, p, NULL };
+    hy_program_run(vm->jacobian, &input, values);
+    return 0;
+}
+
 static int vm_jacobian(void *code, double t, double cj, const double *y, const double *yp,
                        const double *p, double *jac)
 {
     vm_mode *vm = code;
-    memset(jac, 0, sizeof *jac * (size_t)vm->n * (size_t)vm->n);
-    hy_vm_input input = { t, cj, y, yp, p, NULL };
-    hy_program_run(vm->jacobian, &input, jac);
+    vm_sparse_jacobian(code, t, cj, y, yp, p, vm->jac_values);
+    scatter_dense(&vm->jac_pattern, vm->jac_values, jac);
     return 0;
 }
 
@@ -245,13 +303,27 @@ static int vm_rhs(void *code, double t, const double *y, const double *p, double
     return 0;
 }
 
+static int vm_rhs_sparse_jacobian(void *code, double t, const double *y, const double *p,
+                                  double *values)
+{
+    vm_mode *vm = code;
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    hy_program_run(vm->rhs_jacobian, &input, values);
+    return 0;
+}
+
 static int vm_rhs_jacobian(void *code, double t, const double *y, const double *p, double *jac)
 {
     vm_mode *vm = code;
-    memset(jac, 0, sizeof *jac * (size_t)vm->n * (size_t)vm->n);
-    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
-    hy_program_run(vm->rhs_jacobian, &input, jac);
+    vm_rhs_sparse_jacobian(code, t, y, p, vm->jac_values);
+    scatter_dense(&vm->rhs_jac_pattern, vm->jac_values, jac);
     return 0;
+}
+
+static const hy_csc *vm_jacobian_pattern(void *code, int of_rhs)
+{
+    vm_mode *vm = code;
+    return of_rhs ? &vm->rhs_jac_pattern : &vm->jac_pattern;
 }
 
 static int vm_guards(void *code, double t, const double *y, const double *yp, const double *p,
@@ -330,5 +402,5 @@ const hy_eval_ops hy_eval_vm = {
     "bytecode",
     vm_compile_mode, vm_compile_transition, vm_free_mode, vm_free_transition,
     vm_residual, vm_jacobian, vm_rhs, vm_rhs_jacobian, vm_guards, vm_outputs, vm_mechanics,
-    vm_condition, vm_action,
+    vm_condition, vm_action, vm_sparse_jacobian, vm_rhs_sparse_jacobian, vm_jacobian_pattern,
 };
