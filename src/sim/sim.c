@@ -415,10 +415,10 @@ static int config_jacobian(double t, double cj, const double *y, const double *y
             return status;
         for (int j = 0; j < nb; j++)
             for (int i = 0; i < nb; i++) {
-                double v = block[i + j * nb];
+                double v = block[i + (size_t)j * (size_t)nb];
                 if (mode->rhs) /* d(y' - f)/dy + cj I */
                     v = (i == j ? cj : 0.0) - v;
-                jac[(off + i) + (long)(off + j) * n] = v;
+                jac[(size_t)(off + i) + (size_t)(off + j) * (size_t)n] = v;
             }
     }
     return 0;
@@ -472,13 +472,23 @@ static int all_modes_have_jacobian(const hydae_sim *s)
     return 1;
 }
 
-static int grow_doubles(double **p, int n)
+/* Room for n_rows * n_cols doubles in *p (at least one); -1 when out of
+** memory or when the size does not fit in a size_t. */
+static int grow_doubles2(double **p, size_t n_rows, size_t n_cols)
 {
-    double *grown = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    size_t bytes;
+    if (hy_mul3_size(n_rows, n_cols, sizeof(double), &bytes))
+        return -1;
+    double *grown = realloc(*p, bytes > 0 ? bytes : sizeof(double));
     if (!grown)
         return -1;
     *p = grown;
     return 0;
+}
+
+static int grow_doubles(double **p, int n)
+{
+    return grow_doubles2(p, (size_t)(n > 0 ? n : 0), 1);
 }
 
 /* Size the work arrays for the current configuration. */
@@ -491,7 +501,8 @@ static int reserve_config(hydae_sim *s)
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
-        if (grow_doubles(&s->init_matrix, n * n) || grow_doubles(&s->init_work, 6 * n))
+        if (grow_doubles2(&s->init_matrix, (size_t)n, (size_t)n)
+            || grow_doubles2(&s->init_work, (size_t)n, 6))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
         double **unknowns = realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
@@ -551,10 +562,10 @@ static int reserve_config(hydae_sim *s)
         if (s->active[c]->n_outputs > max_out)
             max_out = s->active[c]->n_outputs;
     }
-    if (max_block * max_block > s->cap_jac_block) {
-        if (grow_doubles(&s->jac_block, max_block * max_block))
+    if ((size_t)max_block * (size_t)max_block > s->cap_jac_block) {
+        if (grow_doubles2(&s->jac_block, (size_t)max_block, (size_t)max_block))
             return HYDAE_ERR_NOMEM;
-        s->cap_jac_block = max_block * max_block;
+        s->cap_jac_block = (size_t)max_block * (size_t)max_block;
     }
     if (max_out > s->cap_out_work) {
         if (grow_doubles(&s->out_work, max_out))
@@ -598,6 +609,9 @@ static int build_config(hydae_sim *s)
 {
     const hydae_model *m = s->model;
     const hy_integrator_ops *method = configuration_method(s);
+    int status = hy_check_dense_size(s, method);
+    if (status)
+        return status;
     int n = 0, ng = 0;
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
@@ -610,7 +624,7 @@ static int build_config(hydae_sim *s)
     s->guard_offset[m->n_charts] = ng;
     s->n = n;
     s->n_guards = ng;
-    int status = reserve_config(s);
+    status = reserve_config(s);
     if (status)
         return status;
     s->has_var_index = 0;
