@@ -72,24 +72,29 @@ static void format_matrix_bytes(double n, char *buf, size_t size)
         snprintf(buf, size, "%.3g MB", bytes / 1e6);
 }
 
-static int too_large(hydae_sim *s, const char *what, long n)
+/* what: "mode 'm' has" (whose: "its") or "the modes ... have" ("their"). */
+static int too_large(hydae_sim *s, const char *what, const char *whose, long n)
 {
     char need[32], limit[32];
     format_matrix_bytes((double)n, need, sizeof need);
     format_matrix_bytes(HY_DENSE_MAX_N, limit, sizeof limit);
-    hy_sim_fail(s, "%s %ld unknowns: its dense n x n Jacobian would need %s; hydae's linear "
+    hy_sim_fail(s, "%s %ld unknowns: %s dense n x n Jacobian would need %s; hydae's linear "
                 "algebra is dense and takes at most %d unknowns (%s per matrix) until sparse "
-                "solvers are available", what, n, need, HY_DENSE_MAX_N, limit);
+                "solvers are available", what, n, whose, need, HY_DENSE_MAX_N, limit);
     return HYDAE_ERR_ARG;
 }
 
-int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method)
+/* The modes mode_of(s, c) of every chart c, solved together with
+** `method`, against HY_DENSE_MAX_N; `when` says which configuration. */
+static int check_configuration(hydae_sim *s, const hydae_mode *(*mode_of)(const hydae_sim *, int),
+                               const hy_integrator_ops *method, const char *when)
 {
-    const hydae_model *m = s->model;
     long total = 0;
     const hydae_mode *largest = NULL;
-    for (int c = 0; c < m->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = mode_of(s, c);
+        if (!mode)
+            continue;
         total += mode_size(s, mode, method);
         if (!largest || mode_size(s, mode, method) > mode_size(s, largest, method))
             largest = mode;
@@ -97,17 +102,34 @@ int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method)
     if (total <= HY_DENSE_MAX_N)
         return 0;
     char what[400];
-    if (largest && mode_size(s, largest, method) == total)
+    int one_mode = largest && mode_size(s, largest, method) == total;
+    if (one_mode)
         snprintf(what, sizeof what, "mode '%s' has", largest->name);
     else
-        snprintf(what, sizeof what, "the modes active at t = %.17g (the largest '%s' with %d) "
-                 "have", s->t, largest ? largest->name : "?",
-                 largest ? mode_size(s, largest, method) : 0);
-    return too_large(s, what, total);
+        snprintf(what, sizeof what, "the modes active %s (the largest '%s' with %d) have", when,
+                 largest ? largest->name : "?", largest ? mode_size(s, largest, method) : 0);
+    return too_large(s, what, one_mode ? "its" : "their", total);
 }
 
-/* Every mode on its own must fit (the configurations of several charts
-** are checked as they arise). */
+static const hydae_mode *active_mode(const hydae_sim *s, int c)
+{
+    return s->active[c];
+}
+
+static const hydae_mode *initial_mode(const hydae_sim *s, int c)
+{
+    return s->model->charts[c]->initial;
+}
+
+int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method)
+{
+    char when[64];
+    snprintf(when, sizeof when, "at t = %.17g", s->t);
+    return check_configuration(s, active_mode, method, when);
+}
+
+/* Every mode on its own must fit, and the initial modes together (later
+** configurations of several charts are checked as they arise). */
 static int check_sizes(hydae_sim *s)
 {
     const hydae_model *m = s->model;
@@ -118,10 +140,10 @@ static int check_sizes(hydae_sim *s)
             if (n > HY_DENSE_MAX_N) {
                 char what[300];
                 snprintf(what, sizeof what, "mode '%s' has", mode->name);
-                return too_large(s, what, n);
+                return too_large(s, what, "its", n);
             }
         }
-    return 0;
+    return check_configuration(s, initial_mode, s->method, "at the start");
 }
 
 int hydae_sim_validate(hydae_sim *s)
