@@ -5,7 +5,8 @@
 ** "file:LINE:COLUMN: error: MESSAGE", then the source line and a caret
 ** under COLUMN). Generated inputs: expressions nested 10,000 levels deep
 ** in every nesting construct (refused with a message, no stack overflow),
-** a flat sum of 200,000 terms and a 1 MB model (accepted), and every
+** a flat sum of 200,000 terms and a 1 MB model (accepted), line ends
+** LF, CR LF and CR alone (same lines), 20,000 errors (50 shown), and every
 ** truncation and many one-byte corruptions of the example models (never a
 ** crash).
 */
@@ -225,6 +226,66 @@ static void big_inputs(void)
     free(b.text);
 }
 
+/* The diagnostics of text: exactly `want` among them (else shown). */
+static void expect_diagnostic(const char *what, const char *text, size_t length, const char *want)
+{
+    char *diagnostics = NULL;
+    int n_errors = compile_capture(text, length, "ends.hym", &diagnostics);
+    CHECK(n_errors >= 1, "%s: accepted", what);
+    CHECK(diagnostics && strstr(diagnostics, want), "%s: want '%s', got:\n%s", what, want,
+          diagnostics ? diagnostics : "(none)");
+    free(diagnostics);
+}
+
+/* A line ends at LF, CR LF or a CR alone (issue 13 D13: a CR-only file had
+** every error on line 1); the quoted line and caret follow. */
+static void line_ends(void)
+{
+    static const char *const ends[] = { "\n", "\r\n", "\r" };
+    static const char *const names[] = { "LF", "CR LF", "CR" };
+    for (int k = 0; k < 3; k++) {
+        text_buf b = { 0 };
+        const char *lines[] = { "model m", "  Real x(start = 1);", "equation", "  /* a",
+                                "  comment */ der(x) = $ x;", "end m;" };
+        for (int l = 0; l < 6; l++) {
+            put(&b, lines[l]);
+            put(&b, ends[k]);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "line ends %s", names[k]);
+        expect_diagnostic(what, b.text, b.len,
+                          "ends.hym:5:23: error: unexpected character '$'\n"
+                          "   comment */ der(x) = $ x;\n"
+                          "                       ^\n");
+        free(b.text);
+    }
+    /* An unterminated string stops at a CR too. */
+    const char *text = "model m\r  Real x(unit = \"m);\requation\r  der(x) = 1;\rend m;\r";
+    expect_diagnostic("string cut by a CR", text, strlen(text), "ends.hym:2:17: error: unterminated string");
+}
+
+/* 20,000 bad equations: at most HY_DIAG_MAX_ERRORS (50) shown, then one
+** "too many errors" line, and the input is not read on (issue 13 D5: cap
+** repeated diagnostics). */
+static void many_errors(void)
+{
+    text_buf b = { 0 };
+    put(&b, "model m\n  Real x;\nequation\n");
+    repeat(&b, "  der(x) = );\n", 20000);
+    put(&b, "end m;\n");
+    char *diagnostics = NULL;
+    int n_errors = compile_capture(b.text, b.len, "many.hym", &diagnostics);
+    CHECK(n_errors > 50, "many errors: %d counted", n_errors);
+    int n_shown = 0;
+    for (const char *p = diagnostics; p && (p = strstr(p, ": error: ")) != NULL; p++)
+        n_shown++;
+    CHECK(n_shown == 51, "many errors: %d shown, want 50 and 'too many errors'", n_shown);
+    CHECK(diagnostics && strstr(diagnostics, "many.hym: error: too many errors, stopping\n"),
+          "many errors: no 'too many errors' line");
+    free(diagnostics);
+    free(b.text);
+}
+
 /* Truncations and one-byte corruptions of the examples: no crash. */
 static void mutations(const char *source_dir)
 {
@@ -275,6 +336,8 @@ int main(void)
     lang_test_source_dir(source_dir, sizeof source_dir);
     corpus(source_dir);
     big_inputs();
+    line_ends();
+    many_errors();
     mutations(source_dir);
     return CHECK_DONE();
 }

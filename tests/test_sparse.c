@@ -12,6 +12,7 @@
 #include "hydae.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -183,9 +184,71 @@ static void pattern_checks(void)
     hydae_model_free(third);
 }
 
+static int decay(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t;
+    (void)p;
+    long n = *(const long *)user;
+    for (long i = 0; i < n; i++)
+        ydot[i] = -y[i];
+    return 0;
+}
+
+/* A C-API mode of 20,000 unknowns without a pattern is refused before the
+** run (its dense matrix would be 3.2 GB), naming the way out; with the
+** diagonal pattern it runs, x(1) = e^-1. */
+static void dense_limit(void)
+{
+    static long n = 20000;
+    for (int with_pattern = 0; with_pattern <= 1; with_pattern++) {
+        hydae_model *model = hydae_model_create("wide");
+        hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(model, "c"), "m");
+        char name[32];
+        for (long i = 0; i < n; i++) {
+            snprintf(name, sizeof name, "x%ld", i);
+            CHECK(hydae_mode_add_var(mode, name, HYDAE_DIFFERENTIAL, 1.0) == i, "var");
+        }
+        CHECK(hydae_mode_set_rhs(mode, decay, &n) == 0, "rhs");
+        if (with_pattern) {
+            int64_t *col_start = malloc((size_t)(n + 1) * sizeof *col_start);
+            int64_t *row = malloc((size_t)n * sizeof *row);
+            for (long i = 0; i <= n; i++)
+                col_start[i] = i;
+            for (long i = 0; i < n; i++)
+                row[i] = i;
+            CHECK(hydae_mode_set_jacobian_pattern(mode, col_start, row) == 0, "pattern");
+            free(col_start);
+            free(row);
+        }
+        int status;
+        hydae_sim *sim = hydae_sim_create(model, &status);
+        CHECK(sim != NULL, "sim");
+        CHECK(hydae_sim_set_time(sim, 0.0, 1.0) == 0, "time");
+        status = hydae_sim_validate(sim);
+        if (!with_pattern) {
+            CHECK(status == HYDAE_ERR_ARG, "20000 unknowns without a pattern: status %d", status);
+            CHECK(strstr(hydae_sim_errmsg(sim), "mode 'm' has 20000 unknowns") != NULL
+                      && strstr(hydae_sim_errmsg(sim), "give the Jacobian's sparsity pattern"),
+                  "the message: %s", hydae_sim_errmsg(sim));
+        } else {
+            last_row got = { hydae_model_n_columns(model), NAN, NULL };
+            got.values = malloc((size_t)got.n_columns * sizeof(double));
+            CHECK(status == 0, "with the pattern: validate %d (%s)", status,
+                  hydae_sim_errmsg(sim));
+            CHECK(hydae_sim_add_row_sink(sim, keep_last, &got) == 0, "sink");
+            CHECK(hydae_sim_run(sim) == 0, "with the pattern: run (%s)", hydae_sim_errmsg(sim));
+            CHECK_NEAR(got.values[n - 1], exp(-1.0), 1e-5, "x(1)");
+            free(got.values);
+        }
+        hydae_sim_free(sim);
+        hydae_model_free(model);
+    }
+}
+
 int main(void)
 {
     pattern_checks();
+    dense_limit();
     solvers_agree();
     large_in_little_memory();
     return CHECK_DONE();

@@ -6,6 +6,7 @@
 
 #include "hydae.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,13 +41,24 @@ int hy_reserve(void **items, int *cap, int need, size_t elem_size)
         return 0;
     int new_cap = *cap > 0 ? *cap : 4;
     while (new_cap < need)
-        new_cap *= 2;
-    void *grown = realloc(*items, (size_t)new_cap * elem_size);
+        new_cap = new_cap > INT_MAX / 2 ? INT_MAX : 2 * new_cap;
+    size_t bytes;
+    if (hy_mul_size((size_t)new_cap, elem_size, &bytes))
+        return -1;
+    void *grown = realloc(*items, bytes);
     if (!grown)
         return -1;
     *items = grown;
     *cap = new_cap;
     return 0;
+}
+
+void *hy_alloc_array(size_t n, size_t size)
+{
+    size_t bytes;
+    if (hy_mul_size(n, size, &bytes))
+        return NULL;
+    return malloc(bytes > 0 ? bytes : 1);
 }
 
 char *hy_strdup(const char *s)

@@ -6,6 +6,7 @@
 #define HY_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__)
 #define HY_PRINTF(fmt_index, first_arg) \
@@ -15,8 +16,33 @@
 #endif
 
 /* Make room for `need` elements in *items (capacity *cap, element size
-** elem_size). 0, or -1 when out of memory (*items unchanged). */
+** elem_size). 0, or -1 when out of memory or when the capacity would pass
+** INT_MAX or SIZE_MAX bytes (*items unchanged). */
 int hy_reserve(void **items, int *cap, int need, size_t elem_size);
+
+/* *out = a * b. 0, or -1 (and *out = SIZE_MAX) when the product does not
+** fit in a size_t: every size that is a product goes through this (or
+** hy_mul3_size), so no count of elements wraps around to a small one. */
+static inline int hy_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) {
+        *out = SIZE_MAX;
+        return -1;
+    }
+    *out = a * b;
+    return 0;
+}
+
+/* *out = a * b * c, checked as hy_mul_size. */
+static inline int hy_mul3_size(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    return hy_mul_size(a, b, &ab) || hy_mul_size(ab, c, out) ? (*out = SIZE_MAX, -1) : 0;
+}
+
+/* malloc of n elements of `size` bytes (at least one byte); NULL when out of
+** memory or when n * size does not fit in a size_t. */
+void *hy_alloc_array(size_t n, size_t size);
 
 /* strdup that returns NULL on out of memory. */
 char *hy_strdup(const char *s);

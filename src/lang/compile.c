@@ -3,12 +3,15 @@
 ** (names, modes, structure, Jacobians), build the hydae_model with the
 ** bytecode backend; apply an experiment block to a sim.
 */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+
 #include "lang/build.h"
 #include "lang/parse.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { HY_LANG_MAX_FILE = 256 * 1024 * 1024 };
 
@@ -86,6 +89,18 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     return unit;
 }
 
+/* A model file that can be opened but is no file of text (a directory):
+** said, instead of a bare read error. */
+static int not_a_file(FILE *f, const char *path, FILE *diagnostics)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    if (diagnostics)
+        fprintf(diagnostics, "%s: error: is a directory, not a model file\n", path);
+    return 1;
+}
+
 /* The whole file in a malloc'ed buffer; NULL with a message. */
 char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
 {
@@ -93,6 +108,10 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
     if (!f) {
         if (diagnostics)
             fprintf(diagnostics, "%s: error: cannot open: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    if (not_a_file(f, path, diagnostics)) {
+        fclose(f);
         return NULL;
     }
     size_t cap = 65536, n = 0;
@@ -119,11 +138,12 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
         text = grown;
         cap *= 2;
     }
-    int read_error = ferror(f);
+    int read_error = ferror(f) ? errno : 0;
     fclose(f);
     if (!text || read_error) {
         if (diagnostics)
-            fprintf(diagnostics, "%s: error: %s\n", path, text ? "read error" : "out of memory");
+            fprintf(diagnostics, "%s: error: %s%s\n", path, text ? "read error: " : "out of memory",
+                    text ? strerror(read_error) : "");
         free(text);
         return NULL;
     }

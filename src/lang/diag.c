@@ -4,7 +4,11 @@
 */
 #include "lang/diag.h"
 
+#include "lang/strtab.h"
+
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hy_diag_init(hy_diag *d, FILE *out, const char *file_name, const char *source,
@@ -22,10 +26,13 @@ static void quote_line(const hy_diag *d, int line, int column)
 {
     if (!d->source || line <= 0)
         return;
+    const char *src = d->source, *src_end = d->source + d->source_len;
     size_t i = 0;
-    for (int l = 1; l < line && i < d->source_len; i++)
-        if (d->source[i] == '\n')
-            l++;
+    for (int l = 1; l < line && i < d->source_len;) {
+        int brk = hy_line_break(src + i, src_end);
+        i += brk ? (size_t)brk : 1;
+        l += brk != 0;
+    }
     size_t end = i;
     while (end < d->source_len && d->source[end] != '\n' && d->source[end] != '\r')
         end++;
@@ -57,6 +64,28 @@ static void emit(hy_diag *d, const char *kind, int line, int column, int quote, 
         quote_line(d, line, column);
 }
 
+/* FNV-1a of the position and text of a message. */
+static unsigned long long message_hash(int line, int column, const char *text)
+{
+    unsigned long long h = 14695981039346656037ull;
+    unsigned long long parts[2] = { (unsigned)line, (unsigned)column };
+    for (int k = 0; k < 2; k++)
+        h = (h ^ parts[k]) * 1099511628211ull;
+    for (; *text; text++)
+        h = (h ^ (unsigned char)*text) * 1099511628211ull;
+    return h;
+}
+
+static void emit_text(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+
+static void emit_text(hy_diag *d, int line, int column, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(d, "error", line, column, 1, fmt, ap);
+    va_end(ap);
+}
+
 void hy_diag_error(hy_diag *d, int line, int column, const char *fmt, ...)
 {
     d->n_errors++;
@@ -65,10 +94,18 @@ void hy_diag_error(hy_diag *d, int line, int column, const char *fmt, ...)
             fprintf(d->out, "%s: error: too many errors, stopping\n", d->file_name);
         return;
     }
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    emit(d, "error", line, column, 1, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    /* The same message at the same place again says nothing new. */
+    unsigned long long h = message_hash(line, column, text);
+    if (d->has_last && h == d->last_hash)
+        return;
+    d->has_last = 1;
+    d->last_hash = h;
+    emit_text(d, line, column, "%s", text);
 }
 
 void hy_diag_warning(hy_diag *d, int line, int column, const char *fmt, ...)
@@ -98,4 +135,26 @@ void hy_diag_nomem(hy_diag *d)
         return;
     d->out_of_memory = 1;
     hy_diag_error(d, 0, 0, "out of memory");
+}
+
+int hy_line_starts(const char *source, size_t len, size_t **starts)
+{
+    int n = 1, cap = 0;
+    *starts = NULL;
+    if (hy_grow((void **)starts, &cap, 1, sizeof **starts))
+        return -1;
+    (*starts)[0] = 0;
+    for (size_t i = 0; i < len;) {
+        int brk = hy_line_break(source + i, source + len);
+        i += brk ? (size_t)brk : 1;
+        if (!brk)
+            continue;
+        if (n == INT_MAX || hy_grow((void **)starts, &cap, n + 1, sizeof **starts)) {
+            free(*starts);
+            *starts = NULL;
+            return -1;
+        }
+        (*starts)[n++] = i;
+    }
+    return n;
 }

@@ -18,6 +18,18 @@
 
 enum { HY_DIAG_MAX_ERRORS = 50 };
 
+/* The length of the line break at p (p < end): 2 for CR LF, 1 for LF or a
+** CR alone, 0 if p is not at one. The lexer, the quoted lines of
+** diagnostics and `hydae check` all count lines this way. */
+static inline int hy_line_break(const char *p, const char *end)
+{
+    if (*p == '\n')
+        return 1;
+    if (*p != '\r')
+        return 0;
+    return p + 1 < end && p[1] == '\n' ? 2 : 1;
+}
+
 typedef struct hy_diag {
     FILE *out;              /* NULL: count only */
     const char *file_name;  /* shown before line:column */
@@ -25,6 +37,8 @@ typedef struct hy_diag {
     size_t source_len;
     int n_errors, n_warnings;
     int out_of_memory;      /* set once; the compile then fails */
+    unsigned long long last_hash; /* of the last error printed: a repeat of it */
+    int has_last;                 /* (same place, same text) is counted, not shown */
 } hy_diag;
 
 void hy_diag_init(hy_diag *d, FILE *out, const char *file_name, const char *source,
@@ -36,5 +50,16 @@ void hy_diag_warning(hy_diag *d, int line, int column, const char *fmt, ...) HY_
 void hy_diag_note(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
 /* Record an allocation failure (reported once as an error). */
 void hy_diag_nomem(hy_diag *d);
+/* Past HY_DIAG_MAX_ERRORS errors: the input is not worth reading on (the
+** lexer then ends it, so every loop over tokens ends). */
+static inline int hy_diag_gave_up(const hy_diag *d)
+{
+    return d->n_errors > HY_DIAG_MAX_ERRORS;
+}
+
+/* The offset of the first byte of every line of source[0..len) (line k at
+** [k - 1]) into *starts (malloc'ed, caller frees): the number of lines, or
+** -1 when out of memory. */
+int hy_line_starts(const char *source, size_t len, size_t **starts);
 
 #endif

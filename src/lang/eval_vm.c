@@ -10,6 +10,7 @@
 */
 #include "lang/eval.h"
 
+#include "core/core.h"
 #include "lang/vm.h"
 
 #include <math.h>
@@ -18,19 +19,33 @@
 
 enum { N_MECH_QUANTITIES = HY_MECH_MULTIPLIER_MATRIX + 1 };
 
+/* A sparse matrix of DAG nodes in compressed-column order: its program
+** writes the entries in that order (the values the engine's sparse
+** Jacobians take, on the pattern csc), and vm_sparse_run scatters them
+** into the dense column-major matrix with size_t indices, so no n * n
+** index is ever formed in an int. */
+typedef struct vm_sparse {
+    hy_program *prog;
+    int n_entries, n_rows;
+    int *rows, *cols;        /* of entry k, in column order */
+    hy_csc csc;
+    double *values;
+    size_t dense_bytes;      /* of the whole n_rows x n_cols matrix */
+} vm_sparse;
+
 typedef struct vm_mode {
     int n;                   /* unknowns */
-    hy_program *residual, *jacobian, *guards, *outputs;
-    hy_program *rhs, *rhs_jacobian;   /* explicit modes only */
-    /* The Jacobian programs write their entries in compressed-column order:
-    ** the pattern of dF/dy + cj dF/dy' and, for explicit modes, of df/dy. */
-    hy_csc jac_pattern, rhs_jac_pattern;
-    double *jac_values;      /* scratch for the dense form */
-    /* Mechanical modes: a program per quantity (NULL: identically zero
-    ** Phi_t), the size of its output, and y = (q, u, 0) assembled for them. */
+    hy_program *residual, *guards, *outputs;
+    vm_sparse jacobian;
+    hy_program *rhs;         /* explicit modes only, with rhs_jacobian */
+    vm_sparse rhs_jacobian;
+    /* Mechanical modes: a program per vector quantity (NULL: identically
+    ** zero Phi_t) and its size, a sparse matrix per matrix quantity, and
+    ** y = (q, u, 0) assembled for them. */
     int n_q;
     hy_program *mech[N_MECH_QUANTITIES];
     int mech_size[N_MECH_QUANTITIES];
+    vm_sparse mech_matrix[N_MECH_QUANTITIES];
     double *mech_y;
 } vm_mode;
 
@@ -50,66 +65,101 @@ typedef struct vm_transition {
     vm_stmt *stmts;
 } vm_transition;
 
+static void vm_sparse_free(vm_sparse *m)
+{
+    hy_program_free(m->prog);
+    free(m->rows);
+    free(m->cols);
+    free(m->values);
+    free(m->csc.col_start);
+    free(m->csc.row);
+    memset(m, 0, sizeof *m);
+}
+
+/* Entries (rows[k], cols[k]) = nodes[k] of an n_rows x n_cols matrix.
+** 0, or -1 when out of memory or when the dense matrix would not fit in a
+** size_t. */
+static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int *rows,
+                           const int *cols, int n_entries, int n_rows, int n_cols)
+{
+    size_t count = (size_t)(n_entries > 0 ? n_entries : 1);
+    m->n_entries = n_entries;
+    m->n_rows = n_rows;
+    if (hy_mul3_size((size_t)n_rows, (size_t)n_cols, sizeof(double), &m->dense_bytes))
+        return -1;
+    m->rows = hy_alloc_array(count, sizeof *m->rows);
+    m->cols = hy_alloc_array(count, sizeof *m->cols);
+    m->values = hy_alloc_array(count, sizeof *m->values);
+    m->csc.col_start = hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start);
+    m->csc.row = hy_alloc_array(count, sizeof *m->csc.row);
+    int *position = hy_alloc_array(count, sizeof *position);
+    if (!m->rows || !m->cols || !m->values || !m->csc.col_start || !m->csc.row || !position) {
+        free(position);
+        return -1;
+    }
+    /* Counting sort by column: entry k goes to position[k]. */
+    int64_t *start = m->csc.col_start;
+    memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
+    for (int k = 0; k < n_entries; k++)
+        start[cols[k] + 1]++;
+    for (int j = 0; j < n_cols; j++)
+        start[j + 1] += start[j];
+    for (int k = 0; k < n_entries; k++) {
+        int at = (int)start[cols[k]]++;
+        position[k] = at;
+        m->rows[at] = rows[k];
+        m->cols[at] = cols[k];
+        m->csc.row[at] = rows[k];
+    }
+    for (int j = n_cols; j > 0; j--) /* moved to the next column's start: back */
+        start[j] = start[j - 1];
+    start[0] = 0;
+    m->csc.n = n_cols;
+    m->csc.nnz = n_entries;
+    m->prog = hy_program_build(&ir->dag, nodes, position, n_entries);
+    free(position);
+    return m->prog ? 0 : -1;
+}
+
+static int vm_sparse_build_ir(hy_ir *ir, vm_sparse *m, const hy_ir_sparse *matrix, int n_rows,
+                              int n_cols)
+{
+    return vm_sparse_build(ir, m, matrix->nodes, matrix->rows, matrix->cols, matrix->n, n_rows,
+                           n_cols);
+}
+
+/* The dense matrix: zero, then the entries. */
+static void vm_sparse_run(vm_sparse *m, const hy_vm_input *input, double *dense)
+{
+    memset(dense, 0, m->dense_bytes);
+    hy_program_run(m->prog, input, m->values);
+    for (int k = 0; k < m->n_entries; k++)
+        dense[(size_t)m->rows[k] + (size_t)m->cols[k] * (size_t)m->n_rows] = m->values[k];
+}
+
 static void vm_free_mode(void *code)
 {
     vm_mode *vm = code;
     if (!vm)
         return;
     hy_program_free(vm->residual);
-    hy_program_free(vm->jacobian);
     hy_program_free(vm->guards);
     hy_program_free(vm->outputs);
     hy_program_free(vm->rhs);
-    hy_program_free(vm->rhs_jacobian);
-    free(vm->jac_pattern.col_start);
-    free(vm->jac_pattern.row);
-    free(vm->rhs_jac_pattern.col_start);
-    free(vm->rhs_jac_pattern.row);
-    free(vm->jac_values);
-    for (int k = 0; k < N_MECH_QUANTITIES; k++)
+    vm_sparse_free(&vm->jacobian);
+    vm_sparse_free(&vm->rhs_jacobian);
+    for (int k = 0; k < N_MECH_QUANTITIES; k++) {
         hy_program_free(vm->mech[k]);
+        vm_sparse_free(&vm->mech_matrix[k]);
+    }
     free(vm->mech_y);
     free(vm);
 }
 
-/* A sparse matrix of DAG nodes as a program writing out[row + col * n_rows]. */
-static hy_program *build_sparse(hy_ir *ir, const hy_ir_sparse *matrix, int n_rows)
+static int is_mech_matrix(int what)
 {
-    int *index = malloc(sizeof *index * (size_t)(matrix->n + 1));
-    if (!index)
-        return NULL;
-    for (int k = 0; k < matrix->n; k++)
-        index[k] = matrix->rows[k] + matrix->cols[k] * n_rows;
-    hy_program *prog = hy_program_build(&ir->dag, matrix->nodes, index, matrix->n);
-    free(index);
-    return prog;
-}
-
-/* Entries (rows[k], cols[k]) of an n x n matrix in compressed-column
-** order: index[k] their position, the pattern filled (a counting sort by
-** column, rows within a column in entry order). 0 or -1. */
-static int csc_order(int n, int n_entries, const int *rows, const int *cols, int *index,
-                     hy_csc *pattern)
-{
-    pattern->n = n;
-    pattern->nnz = n_entries;
-    pattern->col_start = calloc((size_t)n + 1, sizeof(int64_t));
-    pattern->row = malloc(((size_t)n_entries + 1) * sizeof(int64_t));
-    if (!pattern->col_start || !pattern->row)
-        return -1;
-    for (int k = 0; k < n_entries; k++)
-        pattern->col_start[cols[k] + 1]++;
-    for (int j = 0; j < n; j++)
-        pattern->col_start[j + 1] += pattern->col_start[j];
-    for (int k = 0; k < n_entries; k++) {
-        int64_t at = pattern->col_start[cols[k]]++;
-        index[k] = (int)at;
-        pattern->row[at] = rows[k];
-    }
-    for (int j = n; j > 0; j--) /* shifted by the fill: back */
-        pattern->col_start[j] = pattern->col_start[j - 1];
-    pattern->col_start[0] = 0;
-    return 0;
+    return what == HY_MECH_MASS || what == HY_MECH_CONSTRAINT_JAC
+           || what == HY_MECH_MULTIPLIER_MATRIX;
 }
 
 /* The programs of a mechanical mode. 0, or -1 when out of memory. */
@@ -119,24 +169,48 @@ static int compile_mechanics(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm)
     int n_q = mech->n_q, n_c = mech->n_c;
     vm->n_q = n_q;
     vm->mech_y = calloc((size_t)mode->n_vars + 1, sizeof *vm->mech_y);
-    vm->mech[HY_MECH_MASS] = build_sparse(ir, &mech->mass, n_q);
+    int ok = vm->mech_y != NULL
+             && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MASS], &mech->mass, n_q, n_q) == 0
+             && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_CONSTRAINT_JAC],
+                                   &mech->constraint_jac, n_c, n_q) == 0
+             && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MULTIPLIER_MATRIX],
+                                   &mech->multiplier_matrix, n_q, n_c) == 0;
     vm->mech[HY_MECH_FORCE] = hy_program_build(&ir->dag, mech->force, NULL, n_q);
     vm->mech[HY_MECH_CONSTRAINT] = hy_program_build(&ir->dag, mech->constraint, NULL, n_c);
-    vm->mech[HY_MECH_CONSTRAINT_JAC] = build_sparse(ir, &mech->constraint_jac, n_c);
     vm->mech[HY_MECH_ACCEL_RHS] = hy_program_build(&ir->dag, mech->accel_rhs, NULL, n_c);
-    vm->mech[HY_MECH_MULTIPLIER_MATRIX] = build_sparse(ir, &mech->multiplier_matrix, n_q);
     if (mech->constraint_t)
         vm->mech[HY_MECH_CONSTRAINT_T] = hy_program_build(&ir->dag, mech->constraint_t, NULL, n_c);
-    vm->mech_size[HY_MECH_MASS] = n_q * n_q;
     vm->mech_size[HY_MECH_FORCE] = n_q;
     vm->mech_size[HY_MECH_CONSTRAINT] = n_c;
-    vm->mech_size[HY_MECH_CONSTRAINT_JAC] = n_c * n_q;
     vm->mech_size[HY_MECH_CONSTRAINT_T] = n_c;
     vm->mech_size[HY_MECH_ACCEL_RHS] = n_c;
-    vm->mech_size[HY_MECH_MULTIPLIER_MATRIX] = n_q * n_c;
-    int ok = vm->mech_y != NULL;
     for (int k = 0; k < N_MECH_QUANTITIES; k++)
-        ok = ok && (vm->mech[k] || (k == HY_MECH_CONSTRAINT_T && !mech->constraint_t));
+        ok = ok && (is_mech_matrix(k) || vm->mech[k]
+                    || (k == HY_MECH_CONSTRAINT_T && !mech->constraint_t));
+    return ok ? 0 : -1;
+}
+
+/* Residual, Jacobian, guards and outputs (and f, df/dy if explicit). */
+static int compile_equations(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int *roots)
+{
+    for (int i = 0; i < mode->n_equations; i++)
+        roots[i] = mode->equations[i].residual;
+    vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
+    int ok = vm->residual != NULL
+             && vm_sparse_build(ir, &vm->jacobian, mode->jac_nodes, mode->jac_rows, mode->jac_cols,
+                                mode->n_jac_entries, mode->n_vars, mode->n_vars) == 0;
+    vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
+    for (int k = 0; k < mode->n_outputs; k++)
+        roots[k] = mode->outputs[k].node;
+    vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
+    ok = ok && vm->guards && vm->outputs;
+    if (ok && mode->is_explicit) {
+        vm->rhs = hy_program_build(&ir->dag, mode->rhs_nodes, NULL, mode->n_vars);
+        ok = vm->rhs != NULL
+             && vm_sparse_build(ir, &vm->rhs_jacobian, mode->rhs_jac_nodes, mode->rhs_jac_rows,
+                                mode->rhs_jac_cols, mode->n_rhs_jac_entries, mode->n_vars,
+                                mode->n_vars) == 0;
+    }
     return ok ? 0 : -1;
 }
 
@@ -147,18 +221,9 @@ static void *vm_compile_mode(hy_ir *ir, int m)
     if (!vm)
         return NULL;
     vm->n = mode->n_vars;
-    int n_roots = mode->n_equations;
-    if (mode->n_jac_entries > n_roots)
-        n_roots = mode->n_jac_entries;
-    if (mode->n_guards > n_roots)
-        n_roots = mode->n_guards;
-    if (mode->n_outputs > n_roots)
-        n_roots = mode->n_outputs;
-    if (mode->n_rhs_jac_entries > n_roots)
-        n_roots = mode->n_rhs_jac_entries;
-    int *roots = malloc(sizeof *roots * (size_t)(n_roots + 1));
-    int *index = malloc(sizeof *index * (size_t)(n_roots + 1));
-    int ok = roots && index;
+    int n_roots = mode->n_equations > mode->n_outputs ? mode->n_equations : mode->n_outputs;
+    int *roots = malloc(sizeof *roots * ((size_t)n_roots + 1));
+    int ok = roots != NULL;
     if (ok && mode->is_mechanical) {
         /* No residual: the matrices, then guards and outputs below. */
         ok = compile_mechanics(ir, mode, vm) == 0;
@@ -168,32 +233,9 @@ static void *vm_compile_mode(hy_ir *ir, int m)
         vm->outputs = ok ? hy_program_build(&ir->dag, roots, NULL, mode->n_outputs) : NULL;
         ok = ok && vm->guards && vm->outputs;
     } else if (ok) {
-        for (int i = 0; i < mode->n_equations; i++)
-            roots[i] = mode->equations[i].residual;
-        vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
-        ok = csc_order(mode->n_vars, mode->n_jac_entries, mode->jac_rows, mode->jac_cols, index,
-                       &vm->jac_pattern) == 0;
-        vm->jacobian = ok ? hy_program_build(&ir->dag, mode->jac_nodes, index,
-                                             mode->n_jac_entries) : NULL;
-        vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
-        for (int k = 0; k < mode->n_outputs; k++)
-            roots[k] = mode->outputs[k].node;
-        vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
-        int n_scratch = mode->n_jac_entries > mode->n_rhs_jac_entries ? mode->n_jac_entries
-                                                                      : mode->n_rhs_jac_entries;
-        vm->jac_values = malloc(((size_t)n_scratch + 1) * sizeof(double));
-        ok = vm->residual && vm->jacobian && vm->guards && vm->outputs && vm->jac_values;
-        if (ok && mode->is_explicit) {
-            vm->rhs = hy_program_build(&ir->dag, mode->rhs_nodes, NULL, mode->n_vars);
-            ok = csc_order(mode->n_vars, mode->n_rhs_jac_entries, mode->rhs_jac_rows,
-                           mode->rhs_jac_cols, index, &vm->rhs_jac_pattern) == 0;
-            vm->rhs_jacobian = ok ? hy_program_build(&ir->dag, mode->rhs_jac_nodes, index,
-                                                     mode->n_rhs_jac_entries) : NULL;
-            ok = vm->rhs && vm->rhs_jacobian;
-        }
+        ok = compile_equations(ir, mode, vm, roots) == 0;
     }
     free(roots);
-    free(index);
     if (!ok) {
         vm_free_mode(vm);
         return NULL;
@@ -267,14 +309,13 @@ static int vm_residual(void *code, double t, const double *y, const double *yp, 
     return 0;
 }
 
-/* Values in compressed-column order into a dense column-major matrix. */
-static void scatter_dense(const hy_csc *pattern, const double *values, double *dense)
+static int vm_jacobian(void *code, double t, double cj, const double *y, const double *yp,
+                       const double *p, double *jac)
 {
-    size_t n = (size_t)pattern->n;
-    memset(dense, 0, sizeof *dense * n * n);
-    for (size_t j = 0; j < n; j++)
-        for (int64_t k = pattern->col_start[j]; k < pattern->col_start[j + 1]; k++)
-            dense[(size_t)pattern->row[k] + j * n] = values[k];
+    vm_mode *vm = code;
+    hy_vm_input input = { t, cj, y, yp, p, NULL };
+    vm_sparse_run(&vm->jacobian, &input, jac);
+    return 0;
 }
 
 static int vm_sparse_jacobian(void *code, double t, double cj, const double *y,
@@ -282,17 +323,23 @@ static int vm_sparse_jacobian(void *code, double t, double cj, const double *y,
 {
     vm_mode *vm = code;
     hy_vm_input input = { t, cj, y, yp, p, NULL };
-    hy_program_run(vm->jacobian, &input, values);
+    hy_program_run(vm->jacobian.prog, &input, values);
     return 0;
 }
 
-static int vm_jacobian(void *code, double t, double cj, const double *y, const double *yp,
-                       const double *p, double *jac)
+static int vm_rhs_sparse_jacobian(void *code, double t, const double *y, const double *p,
+                                  double *values)
 {
     vm_mode *vm = code;
-    vm_sparse_jacobian(code, t, cj, y, yp, p, vm->jac_values);
-    scatter_dense(&vm->jac_pattern, vm->jac_values, jac);
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    hy_program_run(vm->rhs_jacobian.prog, &input, values);
     return 0;
+}
+
+static const hy_csc *vm_jacobian_pattern(void *code, int of_rhs)
+{
+    vm_mode *vm = code;
+    return of_rhs ? &vm->rhs_jacobian.csc : &vm->jacobian.csc;
 }
 
 static int vm_rhs(void *code, double t, const double *y, const double *p, double *ydot)
@@ -303,27 +350,12 @@ static int vm_rhs(void *code, double t, const double *y, const double *p, double
     return 0;
 }
 
-static int vm_rhs_sparse_jacobian(void *code, double t, const double *y, const double *p,
-                                  double *values)
-{
-    vm_mode *vm = code;
-    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
-    hy_program_run(vm->rhs_jacobian, &input, values);
-    return 0;
-}
-
 static int vm_rhs_jacobian(void *code, double t, const double *y, const double *p, double *jac)
 {
     vm_mode *vm = code;
-    vm_rhs_sparse_jacobian(code, t, y, p, vm->jac_values);
-    scatter_dense(&vm->rhs_jac_pattern, vm->jac_values, jac);
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    vm_sparse_run(&vm->rhs_jacobian, &input, jac);
     return 0;
-}
-
-static const hy_csc *vm_jacobian_pattern(void *code, int of_rhs)
-{
-    vm_mode *vm = code;
-    return of_rhs ? &vm->rhs_jac_pattern : &vm->jac_pattern;
 }
 
 static int vm_guards(void *code, double t, const double *y, const double *yp, const double *p,
@@ -354,13 +386,13 @@ static int vm_mechanics(void *code, hy_mech_quantity what, double t, const doubl
     memcpy(vm->mech_y, q, sizeof *q * (size_t)vm->n_q);
     if (u)
         memcpy(vm->mech_y + vm->n_q, u, sizeof *u * (size_t)vm->n_q);
-    if (what == HY_MECH_MASS || what == HY_MECH_CONSTRAINT_JAC
-        || what == HY_MECH_MULTIPLIER_MATRIX || !vm->mech[what])
-        memset(out, 0, sizeof *out * (size_t)vm->mech_size[what]);
-    if (vm->mech[what]) {
-        hy_vm_input input = { t, 0.0, vm->mech_y, NULL, p, NULL };
+    hy_vm_input input = { t, 0.0, vm->mech_y, NULL, p, NULL };
+    if (is_mech_matrix(what))
+        vm_sparse_run(&vm->mech_matrix[what], &input, out);
+    else if (vm->mech[what])
         hy_program_run(vm->mech[what], &input, out);
-    }
+    else
+        memset(out, 0, sizeof *out * (size_t)vm->mech_size[what]);
     return 0;
 }
 

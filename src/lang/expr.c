@@ -77,7 +77,7 @@ void hy_expr_init(hy_expr *e)
 
 void hy_expr_free(hy_expr *e)
 {
-    free(e->nodes);
+    free(e->node_array);
     free(e->slots);
     free(e->stamp);
     free(e->scratch);
@@ -112,7 +112,7 @@ static int rehash(hy_expr *e)
     if (!slots)
         return -1;
     for (int i = 0; i < e->n_nodes; i++) {
-        uint64_t h = hash_node(&e->nodes[i]) & (uint64_t)(n_slots - 1);
+        uint64_t h = hash_node(&e->node_array[i]) & (uint64_t)(n_slots - 1);
         while (slots[h])
             h = (h + 1) & (uint64_t)(n_slots - 1);
         slots[h] = i + 1;
@@ -135,9 +135,9 @@ static int intern(hy_expr *e, hy_xnode *proto)
     case X_IN: proto->deps = HY_DEP_IN; break;
     case X_NUM: case X_CJ: break;
     default:
-        if (proto->a >= 0) proto->deps |= e->nodes[proto->a].deps;
-        if (proto->b >= 0) proto->deps |= e->nodes[proto->b].deps;
-        if (proto->c >= 0) proto->deps |= e->nodes[proto->c].deps;
+        if (proto->a >= 0) proto->deps |= e->node_array[proto->a].deps;
+        if (proto->b >= 0) proto->deps |= e->node_array[proto->b].deps;
+        if (proto->c >= 0) proto->deps |= e->node_array[proto->c].deps;
         break;
     }
     if (2 * (e->n_nodes + 1) > e->n_slots && rehash(e) != 0) {
@@ -147,12 +147,12 @@ static int intern(hy_expr *e, hy_xnode *proto)
     uint64_t mask = (uint64_t)(e->n_slots - 1), h = hash_node(proto) & mask;
     while (e->slots[h]) {
         int i = e->slots[h] - 1;
-        if (same_node(&e->nodes[i], proto))
+        if (same_node(&e->node_array[i], proto))
             return i;
         h = (h + 1) & mask;
     }
     int old_cap = e->cap_nodes;
-    if (hy_grow((void **)&e->nodes, &e->cap_nodes, e->n_nodes + 1, sizeof *e->nodes)) {
+    if (hy_grow((void **)&e->node_array, &e->cap_nodes, e->n_nodes + 1, sizeof *e->node_array)) {
         e->failed = 1;
         return -1;
     }
@@ -170,7 +170,7 @@ static int intern(hy_expr *e, hy_xnode *proto)
         }
         memset(e->stamp + cap, 0, sizeof *stamp * (size_t)(e->cap_nodes - cap));
     }
-    e->nodes[e->n_nodes] = *proto;
+    e->node_array[e->n_nodes] = *proto;
     e->slots[h] = e->n_nodes + 1;
     return e->n_nodes++;
 }
@@ -202,12 +202,12 @@ int hy_x_leaf(hy_expr *e, hy_xop op, int index)
 
 static int is_num(const hy_expr *e, int i)
 {
-    return e->nodes[i].op == X_NUM;
+    return e->node_array[i].op == X_NUM;
 }
 
 static double num(const hy_expr *e, int i)
 {
-    return e->nodes[i].value;
+    return e->node_array[i].value;
 }
 
 int hy_x_unary(hy_expr *e, hy_xop op, int a)
@@ -216,10 +216,10 @@ int hy_x_unary(hy_expr *e, hy_xop op, int a)
         return -1;
     if (is_num(e, a))
         return hy_x_num(e, op == X_NEG ? -num(e, a) : (double)(num(e, a) == 0.0));
-    if (op == X_NEG && e->nodes[a].op == X_NEG)
-        return e->nodes[a].a;
-    if (op == X_NEG && e->nodes[a].op == X_SUB) /* -(x - y) = y - x */
-        return hy_x_binary(e, X_SUB, e->nodes[a].b, e->nodes[a].a);
+    if (op == X_NEG && e->node_array[a].op == X_NEG)
+        return e->node_array[a].a;
+    if (op == X_NEG && e->node_array[a].op == X_SUB) /* -(x - y) = y - x */
+        return hy_x_binary(e, X_SUB, e->node_array[a].b, e->node_array[a].a);
     hy_xnode n = make(op, 0, a, -1, -1);
     return intern(e, &n);
 }
@@ -256,10 +256,10 @@ int hy_x_binary(hy_expr *e, hy_xop op, int a, int b)
             return b;
         if (hy_x_is_num(e, b, 0.0))
             return a;
-        if (e->nodes[b].op == X_NEG)
-            return hy_x_binary(e, X_SUB, a, e->nodes[b].a);
-        if (e->nodes[a].op == X_NEG)
-            return hy_x_binary(e, X_SUB, b, e->nodes[a].a);
+        if (e->node_array[b].op == X_NEG)
+            return hy_x_binary(e, X_SUB, a, e->node_array[b].a);
+        if (e->node_array[a].op == X_NEG)
+            return hy_x_binary(e, X_SUB, b, e->node_array[a].a);
         if (a > b) {
             int t = a;
             a = b;
@@ -273,8 +273,8 @@ int hy_x_binary(hy_expr *e, hy_xop op, int a, int b)
             return hy_x_unary(e, X_NEG, b);
         if (a == b)
             return hy_x_num(e, 0.0);
-        if (e->nodes[b].op == X_NEG)
-            return hy_x_binary(e, X_ADD, a, e->nodes[b].a);
+        if (e->node_array[b].op == X_NEG)
+            return hy_x_binary(e, X_ADD, a, e->node_array[b].a);
         break;
     case X_MUL:
         if (hy_x_is_num(e, a, 0.0) || hy_x_is_num(e, b, 0.0))
@@ -287,8 +287,8 @@ int hy_x_binary(hy_expr *e, hy_xop op, int a, int b)
             return hy_x_unary(e, X_NEG, b);
         if (hy_x_is_num(e, b, -1.0))
             return hy_x_unary(e, X_NEG, a);
-        if (e->nodes[a].op == X_NEG && e->nodes[b].op == X_NEG)
-            return hy_x_binary(e, X_MUL, e->nodes[a].a, e->nodes[b].a);
+        if (e->node_array[a].op == X_NEG && e->node_array[b].op == X_NEG)
+            return hy_x_binary(e, X_MUL, e->node_array[a].a, e->node_array[b].a);
         if (a > b) {
             int t = a;
             a = b;
@@ -381,7 +381,7 @@ int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
             if (hy_grow((void **)&list, &cap, n + 1, sizeof *list))
                 goto nomem;
             list[n++] = i;
-            const hy_xnode *node = &e->nodes[i];
+            const hy_xnode *node = &e->node_array[i];
             int children[3] = { -1, -1, -1 };
             if (node->op >= X_NEG) {
                 children[0] = node->a;
@@ -414,7 +414,7 @@ nomem:
 /* Derivative of node i given the derivatives of its operands. */
 static int derive_node(hy_expr *e, int i, int da, int db, int dc)
 {
-    hy_xnode n = e->nodes[i];
+    hy_xnode n = e->node_array[i];
     int a = n.a, b = n.b, zero = hy_x_num(e, 0.0);
     switch ((hy_xop)n.op) {
     case X_NEG: return hy_x_unary(e, X_NEG, da);
@@ -494,7 +494,7 @@ int hy_x_derivative(hy_expr *e, int root, int leaf)
     int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0), result = zero;
     for (int k = 0; k < n && !e->failed; k++) {
         int i = list[k];
-        hy_xnode node = e->nodes[i];
+        hy_xnode node = e->node_array[i];
         int d;
         if (i == leaf) {
             d = one;
@@ -525,7 +525,7 @@ int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int 
     int result = root;
     for (int k = 0; k < n && !e->failed; k++) {
         int i = list[k];
-        hy_xnode node = e->nodes[i];
+        hy_xnode node = e->node_array[i];
         int r;
         if (node.op == leaf_op && node.a < n_subst && subst[node.a] >= 0) {
             r = subst[node.a];

@@ -61,9 +61,12 @@ typedef struct hy_xnode {
     double value;      /* X_NUM */
 } hy_xnode;
 
+/* A node is named by its index (a handle): the node array moves whenever
+** a constructor appends to it, so no pointer into it leaves expr.c; other
+** files read a node as a copy with hy_x_node(). */
 typedef struct hy_expr {
     int n_nodes, cap_nodes;
-    hy_xnode *nodes;
+    hy_xnode *node_array;  /* private to expr.c */
     int *slots;        /* hash slot -> node + 1 */
     int n_slots;
     unsigned *stamp;   /* per node: visited in walk number `epoch` */
@@ -85,13 +88,14 @@ int hy_x_binary(hy_expr *e, hy_xop op, int a, int b);
 int hy_x_fn(hy_expr *e, hy_function fn, int a, int b); /* b = -1 for unary */
 int hy_x_if(hy_expr *e, int cond, int then_value, int else_value);
 
-static inline const hy_xnode *hy_x_node(const hy_expr *e, int i)
+/* A copy of node i, valid whatever is appended afterwards. */
+static inline hy_xnode hy_x_node(const hy_expr *e, int i)
 {
-    return &e->nodes[i];
+    return e->node_array[i];
 }
 static inline int hy_x_is_num(const hy_expr *e, int i, double value)
 {
-    return e->nodes[i].op == X_NUM && e->nodes[i].value == value;
+    return e->node_array[i].op == X_NUM && e->node_array[i].value == value;
 }
 
 /* The nodes reachable from roots[0..n_roots) (ignoring -1), in increasing

@@ -6,6 +6,8 @@
 */
 #include "lang/lex.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,34 @@ static int is_digit(int c)
     return c >= '0' && c <= '9';
 }
 
+/* A NUL byte at p: reported where it is (a model file is text; the
+** string table and C strings could not hold it). */
+static void nul_byte(hy_lexer *lx, const char *p, const char *where)
+{
+    hy_diag_error(lx->diag, lx->line, column_of(lx, p), "NUL byte (0x00) %s: a model file is text",
+                  where);
+}
+
+/* Past the comment body that starts at p (after its opening): up to the
+** line break of a line comment, past the closing of a block comment.
+** Counts the lines and reports NUL bytes on the way. */
+static const char *skip_comment_body(hy_lexer *lx, const char *p, int block)
+{
+    while (p < lx->end) {
+        if (block && *p == '*' && p + 1 < lx->end && p[1] == '/')
+            return p + 2;
+        int brk = hy_line_break(p, lx->end);
+        if (brk && !block)
+            return p;
+        if (*p == '\0')
+            nul_byte(lx, p, "in a comment");
+        p += brk ? brk : 1;
+        if (brk)
+            newline(lx, p);
+    }
+    return NULL;
+}
+
 /* Skip blanks and comments; report an unterminated block comment. */
 static void skip_space(hy_lexer *lx)
 {
@@ -76,33 +106,53 @@ static void skip_space(hy_lexer *lx)
         const char *p = lx->pos;
         if (p >= lx->end)
             return;
-        if (*p == '\n') {
-            lx->pos = p + 1;
+        int brk = hy_line_break(p, lx->end);
+        if (brk) {
+            lx->pos = p + brk;
             newline(lx, lx->pos);
-        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
+        } else if (*p == ' ' || *p == '\t' || *p == '\f' || *p == '\v') {
             lx->pos = p + 1;
-        } else if (*p == '/' && p + 1 < lx->end && p[1] == '/') {
-            while (p < lx->end && *p != '\n')
-                p++;
-            lx->pos = p;
-        } else if (*p == '/' && p + 1 < lx->end && p[1] == '*') {
-            int line = lx->line, column = column_of(lx, p);
-            p += 2;
-            while (p < lx->end && !(*p == '*' && p + 1 < lx->end && p[1] == '/')) {
-                if (*p == '\n')
-                    newline(lx, p + 1);
-                p++;
-            }
-            if (p >= lx->end) {
+        } else if (*p == '/' && p + 1 < lx->end && (p[1] == '/' || p[1] == '*')) {
+            int block = p[1] == '*', line = lx->line, column = column_of(lx, p);
+            const char *after = skip_comment_body(lx, p + 2, block);
+            if (!after && block) {
                 hy_diag_error(lx->diag, line, column, "unterminated comment");
                 lx->pos = lx->end;
                 return;
             }
-            lx->pos = p + 2;
+            lx->pos = after ? after : lx->end;
         } else {
             return;
         }
     }
+}
+
+/* Does the literal have a non-zero digit before its exponent? */
+static int has_nonzero_digit(const char *text)
+{
+    for (; *text && *text != 'e' && *text != 'E'; text++)
+        if (*text >= '1' && *text <= '9')
+            return 1;
+    return 0;
+}
+
+/* A literal must be a finite double that keeps full precision: not past
+** DBL_MAX (strtod gives inf), not below DBL_MIN (strtod gives 0 or a
+** denormal whose relative precision is lost). */
+static void check_number_range(hy_lexer *lx, hy_token *tk, const char *text)
+{
+    double v = tk->number;
+    if (isinf(v))
+        hy_diag_error(lx->diag, tk->line, tk->column,
+                      "number '%s' is too large: the largest double is %.6g", text, DBL_MAX);
+    else if ((v == 0.0 && has_nonzero_digit(text)) || (v != 0.0 && v < DBL_MIN))
+        hy_diag_error(lx->diag, tk->line, tk->column,
+                      "number '%s' is too small: below the smallest normal double %.6g it %s "
+                      "(write 0 if zero is meant)",
+                      text, DBL_MIN, v == 0.0 ? "would be rounded to 0" : "would lose precision");
+    else
+        return;
+    tk->number = 0.0;
 }
 
 static void lex_number(hy_lexer *lx, hy_token *tk)
@@ -140,6 +190,7 @@ static void lex_number(hy_lexer *lx, hy_token *tk)
         memcpy(buf, lx->pos, (size_t)tk->text_len);
         buf[tk->text_len] = '\0';
         tk->number = strtod(buf, NULL);
+        check_number_range(lx, tk, buf);
     }
     lx->pos = p;
 }
@@ -149,14 +200,19 @@ static void lex_string(hy_lexer *lx, hy_token *tk)
     const char *p = lx->pos + 1;
     int n = 0;
     for (;;) {
-        if (p >= lx->end || *p == '\n') {
+        if (p >= lx->end || hy_line_break(p, lx->end)) {
             hy_diag_error(lx->diag, tk->line, tk->column, "unterminated string");
             break;
+        }
+        if (*p == '\0' || (*p == '\\' && p + 1 < lx->end && p[1] == '\0')) {
+            p += *p == '\0' ? 0 : 1;
+            nul_byte(lx, p++, "in a string literal");
+            continue;
         }
         char c = *p++;
         if (c == '"')
             break;
-        if (c == '\\' && p < lx->end) {
+        if (c == '\\' && p < lx->end && !hy_line_break(p, lx->end)) {
             char e = *p++;
             c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
         }
@@ -192,7 +248,7 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
         tk->text = p;
         tk->text_len = 0;
         tk->id = -1;
-        if (p >= lx->end) {
+        if (p >= lx->end || hy_diag_gave_up(lx->diag)) {
             tk->kind = TK_EOF;
             return;
         }
@@ -253,7 +309,9 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
             len = next == '=' ? 2 : 1;
             break;
         default:
-            if ((unsigned char)c >= 32 && (unsigned char)c < 127)
+            if (c == '\0')
+                nul_byte(lx, p, "in the source");
+            else if ((unsigned char)c >= 32 && (unsigned char)c < 127)
                 hy_diag_error(lx->diag, tk->line, tk->column, "unexpected character '%c'", c);
             else
                 hy_diag_error(lx->diag, tk->line, tk->column,

@@ -141,8 +141,8 @@ static int first_use_of_derivative(detect *d, int j)
         int *list = NULL;
         int n = reach(d, d->mode->equations[i].residual, &list), found = 0;
         for (int k = 0; k < n && !found; k++) {
-            const hy_xnode *x = hy_x_node(&d->ir->dag, list[k]);
-            found = x->op == X_YP && x->a == j;
+            const hy_xnode x = hy_x_node(&d->ir->dag, list[k]);
+            found = x.op == X_YP && x.a == j;
         }
         free(list);
         if (found)
@@ -164,11 +164,11 @@ static int find_kinematics(const hy_ir *ir, const hy_ir_mode *mode, int *velocit
         int q = eq->explicit_state;
         if (q < 0 || eq->explicit_rhs < 0)
             continue;
-        const hy_xnode *rhs = hy_x_node(&ir->dag, eq->explicit_rhs);
-        if (rhs->op != X_Y || rhs->a == q || velocity_of[q] >= 0 || position_of[rhs->a] >= 0)
+        const hy_xnode rhs = hy_x_node(&ir->dag, eq->explicit_rhs);
+        if (rhs.op != X_Y || rhs.a == q || velocity_of[q] >= 0 || position_of[rhs.a] >= 0)
             continue;
-        velocity_of[q] = rhs->a;
-        position_of[rhs->a] = q;
+        velocity_of[q] = rhs.a;
+        position_of[rhs.a] = q;
         kinematic_of[q] = i;
         n_pairs++;
     }
@@ -188,11 +188,11 @@ int hy_mechanics_position_constraint(hy_ir *ir, const hy_ir_mode *mode)
             int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
             int ok = n_list > 0, uses_position = 0;
             for (int k = 0; k < n_list && ok; k++) {
-                const hy_xnode *x = hy_x_node(&ir->dag, list[k]);
-                if (x->op == X_YP)
+                const hy_xnode x = hy_x_node(&ir->dag, list[k]);
+                if (x.op == X_YP)
                     ok = 0;
-                else if (x->op == X_Y) {
-                    ok = velocity_of[x->a] >= 0;
+                else if (x.op == X_Y) {
+                    ok = velocity_of[x.a] >= 0;
                     uses_position = 1;
                 }
             }
@@ -320,11 +320,11 @@ static int classify_equations(detect *d)
         }
         d->dynamics_residual[i] = root;
         for (int k = 0; k < n_list; k++)
-            if (hy_x_node(&ir->dag, list[k])->op == X_YP)
+            if (hy_x_node(&ir->dag, list[k]).op == X_YP)
                 d->eq_class[i] = EQ_DYNAMIC;
         for (int k = 0; k < n_list && d->eq_class[i] == EQ_DYNAMIC; k++)
-            if (hy_x_node(&ir->dag, list[k])->op == X_Y)
-                in_dynamics[hy_x_node(&ir->dag, list[k])->a] = 1;
+            if (hy_x_node(&ir->dag, list[k]).op == X_Y)
+                in_dynamics[hy_x_node(&ir->dag, list[k]).a] = 1;
         free(list);
     }
     /* Pass 2: the others must be constraints on the positions. */
@@ -340,16 +340,16 @@ static int classify_equations(detect *d)
         }
         int uses_position = 0, velocity = -1, other = -1;
         for (int k = 0; k < n_list; k++) {
-            const hy_xnode *x = hy_x_node(&ir->dag, list[k]);
-            if (x->op != X_Y)
+            const hy_xnode x = hy_x_node(&ir->dag, list[k]);
+            if (x.op != X_Y)
                 continue;
-            if (d->var_class[x->a] == CLASS_POSITION)
+            if (d->var_class[x.a] == CLASS_POSITION)
                 uses_position = 1;
-            else if (d->var_class[x->a] == CLASS_VELOCITY && velocity < 0)
-                velocity = x->a;
-            else if (d->var_class[x->a] == CLASS_MULTIPLIER
-                     && (other < 0 || (in_dynamics[other] && !in_dynamics[x->a])))
-                other = x->a;
+            else if (d->var_class[x.a] == CLASS_VELOCITY && velocity < 0)
+                velocity = x.a;
+            else if (d->var_class[x.a] == CLASS_MULTIPLIER
+                     && (other < 0 || (in_dynamics[other] && !in_dynamics[x.a])))
+                other = x.a;
         }
         free(list);
         if (velocity >= 0) {
@@ -498,25 +498,25 @@ static int check_coefficient(detect *d, const hy_ir_equation *eq, int coef, cons
     int *list = NULL;
     int n_list = reach(d, coef, &list), status = n_list < 0;
     for (int k = 0; k < n_list && status == 0; k++) {
-        const hy_xnode *x = hy_x_node(&d->ir->dag, list[k]);
-        if (x->op == X_YP)
+        const hy_xnode x = hy_x_node(&d->ir->dag, list[k]);
+        if (x.op == X_YP)
             status = refuse(d, eq->line, eq->column,
                             "the dynamic equation at %d:%d is not linear in the accelerations and "
                             "multipliers: the coefficient of %s depends on der(%s); write it as "
                             "M(q) der(u) = F(q, u, t) - C(q, t) lambda",
-                            eq->line, eq->column, what, var_name(d, x->a));
-        else if (x->op == X_Y && d->var_class[x->a] == CLASS_MULTIPLIER)
+                            eq->line, eq->column, what, var_name(d, x.a));
+        else if (x.op == X_Y && d->var_class[x.a] == CLASS_MULTIPLIER)
             status = refuse(d, eq->line, eq->column,
                             "the dynamic equation at %d:%d is not linear in the accelerations and "
                             "multipliers: the coefficient of %s depends on '%s'; write it as "
                             "M(q) der(u) = F(q, u, t) - C(q, t) lambda",
-                            eq->line, eq->column, what, var_name(d, x->a));
-        else if (x->op == X_Y && d->var_class[x->a] == CLASS_VELOCITY)
+                            eq->line, eq->column, what, var_name(d, x.a));
+        else if (x.op == X_Y && d->var_class[x.a] == CLASS_VELOCITY)
             status = refuse(d, eq->line, eq->column,
                             "in the dynamic equation at %d:%d the coefficient of %s depends on "
                             "the velocity '%s': M and C may depend on positions, parameters and "
                             "time only (M(q) der(u) = F(q, u, t) - C(q, t) lambda)",
-                            eq->line, eq->column, what, var_name(d, x->a));
+                            eq->line, eq->column, what, var_name(d, x.a));
     }
     free(list);
     return status;
@@ -549,9 +549,9 @@ static int derive_dynamics(detect *d, hy_ir_mechanics *mech)
         int n_list = reach(d, root, &list);
         status = n_list < 0;
         for (int k = 0; k < n_list && status == 0; k++) {
-            const hy_xnode *x = hy_x_node(e, list[k]);
-            int j = x->a, is_acceleration = x->op == X_YP;
-            if (!is_acceleration && !(x->op == X_Y && d->var_class[j] == CLASS_MULTIPLIER))
+            const hy_xnode x = hy_x_node(e, list[k]);
+            int j = x.a, is_acceleration = x.op == X_YP;
+            if (!is_acceleration && !(x.op == X_Y && d->var_class[j] == CLASS_MULTIPLIER))
                 continue;
             int coef = hy_x_derivative(e, root, list[k]);
             if (coef < 0) {
@@ -601,10 +601,10 @@ static int derive_constraints(detect *d, hy_ir_mechanics *mech)
         /* v = Phi_q u + Phi_t */
         int phi_t = hy_x_derivative(e, phi, time), velocity = phi_t;
         for (int l = 0; l < n_list; l++) {
-            const hy_xnode *x = hy_x_node(e, list[l]);
-            if (x->op != X_Y)
+            const hy_xnode x = hy_x_node(e, list[l]);
+            if (x.op != X_Y)
                 continue;
-            int q = x->a, entry = hy_x_derivative(e, phi, list[l]);
+            int q = x.a, entry = hy_x_derivative(e, phi, list[l]);
             if (entry < 0 || hy_x_is_num(e, entry, 0.0))
                 continue;
             if (sparse_add(&mech->constraint_jac, k, d->new_index[q], entry) != 0) {
@@ -629,12 +629,12 @@ static int derive_constraints(detect *d, hy_ir_mechanics *mech)
             return 1;
         int sum = hy_x_derivative(e, velocity, time);
         for (int l = 0; l < n_list; l++) {
-            const hy_xnode *x = hy_x_node(e, list[l]);
-            if (x->op != X_Y || d->var_class[x->a] != CLASS_POSITION)
+            const hy_xnode x = hy_x_node(e, list[l]);
+            if (x.op != X_Y || d->var_class[x.a] != CLASS_POSITION)
                 continue;
             sum = hy_x_binary(e, X_ADD, sum,
                               hy_x_binary(e, X_MUL, hy_x_derivative(e, velocity, list[l]),
-                                          hy_x_leaf(e, X_Y, d->velocity_of[x->a])));
+                                          hy_x_leaf(e, X_Y, d->velocity_of[x.a])));
         }
         free(list);
         mech->accel_rhs[k] = hy_x_unary(e, X_NEG, sum);

@@ -233,11 +233,11 @@ static int build_graph(hy_ir *ir, const hy_ir_mode *mode, graph *g)
         g->seen_stamp++;
         int status = 0;
         for (int k = 0; k < n_leaves && status == 0; k++) {
-            const hy_xnode *leaf = hy_x_node(&ir->dag, leaves[k]);
-            if (leaf->op == X_Y)
-                status = add_incidence(g, leaf->a);
-            else if (leaf->op == X_YP && g->vars[leaf->a].derivative >= 0)
-                status = add_incidence(g, g->vars[leaf->a].derivative);
+            const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
+            if (leaf.op == X_Y)
+                status = add_incidence(g, leaf.a);
+            else if (leaf.op == X_YP && g->vars[leaf.a].derivative >= 0)
+                status = add_incidence(g, g->vars[leaf.a].derivative);
         }
         free(leaves);
         if (status != 0)

@@ -6,6 +6,12 @@
 ** next ';' or to the start of the next element and goes on, so one run
 ** reports several errors. Within one statement only the first error is
 ** reported (panic mode).
+**
+** Every loop ends: an expression loop and a list loop (a, b, c) consume
+** their operator or comma each turn; a loop over statements, equations or
+** elements ends each turn with turn_end(), which skips the current token
+** when the turn consumed none; and after too many errors the lexer ends
+** the input (hy_diag_gave_up), so recovery cannot go on forever.
 */
 #include "lang/parse.h"
 
@@ -27,10 +33,12 @@ typedef struct hy_parser {
     int n_errors;
     int mode;             /* mode being parsed, -1 at model level */
     int chart;            /* chart being parsed, -1 outside */
+    long n_tokens;        /* tokens consumed so far */
 } hy_parser;
 
 static void next(hy_parser *ps)
 {
+    ps->n_tokens++;
     if (ps->has_ahead) {
         ps->tk = ps->ahead;
         ps->has_ahead = 0;
@@ -119,6 +127,34 @@ static void synchronize(hy_parser *ps)
         next(ps);
     }
     ps->panic = 0;
+}
+
+/* Where a turn of a loop over statements, equations or elements began. */
+typedef struct turn {
+    long n_tokens;
+    int n_errors;
+} turn;
+
+static turn turn_begin(const hy_parser *ps)
+{
+    turn t = { ps->n_tokens, ps->diag->n_errors };
+    return t;
+}
+
+/* Every such loop ends its turn with this, so each turn consumes a token
+** or the loop ends at end of file: a turn that consumed nothing (an error
+** left the parser on a token the loop does not handle) would repeat
+** forever, so that token is skipped, reported if nothing else was. */
+static void turn_end(hy_parser *ps, turn t)
+{
+    if (ps->n_tokens != t.n_tokens || ps->tk.kind == TK_EOF)
+        return;
+    if (ps->diag->n_errors == t.n_errors) {
+        ps->panic = 0;
+        syntax_error(ps, "a declaration, an equation or 'end'");
+    }
+    ps->panic = 0;
+    next(ps);
 }
 
 /* ---------------------------------------------------------------- */
@@ -608,13 +644,30 @@ static void parse_statement(hy_parser *ps)
         ps->syn->stmts[i] = st;
 }
 
+/* `output` among statements: outputs are defined with a mode's
+** equations, not by actions. Skipped up to the ';'. */
+static void refuse_output_statement(hy_parser *ps)
+{
+    ps->n_errors++;
+    hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                  "'output' is not an action: outputs are defined among a mode's equations "
+                  "(output NAME = expr;); actions assign with 'name := value;'");
+    ps->panic = 1;
+    next(ps);
+}
+
 /* Statements up to a token that starts an element or a section. */
 static void parse_statements(hy_parser *ps, hy_stmt_range *range)
 {
     range->first = ps->syn->n_stmts;
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
-        parse_statement(ps);
+        turn t = turn_begin(ps);
+        if (ps->tk.kind == TK_OUTPUT)
+            refuse_output_statement(ps);
+        else
+            parse_statement(ps);
         synchronize(ps);
+        turn_end(ps, t);
     }
     range->count = ps->syn->n_stmts - range->first;
 }
@@ -646,8 +699,10 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 static void parse_equations(hy_parser *ps)
 {
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+        turn t = turn_begin(ps);
         parse_equation(ps);
         synchronize(ps);
+        turn_end(ps, t);
     }
 }
 
@@ -684,6 +739,7 @@ static void parse_mode(hy_parser *ps)
         hy_token_kind kind = ps->tk.kind;
         if (kind == TK_END || kind == TK_EOF)
             break;
+        turn t = turn_begin(ps);
         if (kind == TK_EQUATION) {
             next(ps);
             parse_equations(ps);
@@ -721,6 +777,7 @@ static void parse_mode(hy_parser *ps)
                 && ps->tk.kind != TK_EXIT && ps->tk.kind != TK_OUTPUT)
                 break; /* a mode or transition begins: this mode lacks its end */
         }
+        turn_end(ps, t);
     }
     ps->mode = outer_mode;
     parse_end(ps, "mode", name, 1);
@@ -843,6 +900,7 @@ static void parse_chart(hy_parser *ps)
     int outer = ps->chart;
     ps->chart = index;
     while (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF) {
+        turn t = turn_begin(ps);
         if (ps->tk.kind == TK_MODE || ps->tk.kind == TK_INITIAL)
             parse_mode(ps);
         else if (ps->tk.kind == TK_TRANSITION)
@@ -858,6 +916,7 @@ static void parse_chart(hy_parser *ps)
             ps->panic = 0;
             next(ps);
         }
+        turn_end(ps, t);
     }
     ps->chart = outer;
     parse_end(ps, "chart", name, 1);
@@ -866,6 +925,7 @@ static void parse_chart(hy_parser *ps)
 static void parse_model_body(hy_parser *ps, int model_name)
 {
     for (;;) {
+        turn t = turn_begin(ps);
         switch (ps->tk.kind) {
         case TK_EOF:
             syntax_error(ps, "'end' closing the model");
@@ -910,6 +970,7 @@ static void parse_model_body(hy_parser *ps, int model_name)
             break;
         }
         synchronize(ps);
+        turn_end(ps, t);
     }
 }
 

@@ -15,13 +15,20 @@
 
 #define NAME(ir, id) hy_strtab_get((ir)->strings, (id))
 
+/* The source text and where its lines start (hy_line_starts). */
+typedef struct source_text {
+    const char *text;
+    size_t len;
+    size_t *line_starts;
+    int n_lines;
+} source_text;
+
 /* The source line `line`, without leading blanks, into buf. */
-static void source_line(const char *src, size_t len, int line, char *buf, size_t size)
+static void source_line(const source_text *source, int line, char *buf, size_t size)
 {
-    size_t i = 0;
-    for (int l = 1; l < line && i < len; i++)
-        if (src[i] == '\n')
-            l++;
+    const char *src = source->text;
+    size_t len = source->len;
+    size_t i = line >= 1 && line <= source->n_lines ? source->line_starts[line - 1] : len;
     while (i < len && (src[i] == ' ' || src[i] == '\t'))
         i++;
     size_t n = 0;
@@ -51,7 +58,8 @@ static const char *trigger_text(const hy_ir *ir, const hy_ir_transition *tr, cha
     return buf;
 }
 
-static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src, size_t len, FILE *out)
+static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_text *source,
+                       FILE *out)
 {
     char line[200];
     const hy_ir_structure *st = &mode->structure;
@@ -81,7 +89,7 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src,
         fputc('\n', out);
     }
     for (int i = 0; i < mode->n_equations; i++) {
-        source_line(src, len, mode->equations[i].line, line, sizeof line);
+        source_line(source, mode->equations[i].line, line, sizeof line);
         fprintf(out, "    equation %d (%d:%d): %s", i, mode->equations[i].line,
                 mode->equations[i].column, line);
         const char *role = NULL;
@@ -133,20 +141,22 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const char *src,
     }
     if (mode->is_mechanical) {
         fprintf(out, "    M der(u) = F - C lambda, Phi = 0 (Pantelides: constraints "
-                "differentiated twice): M %d non-zero entries of %d, C %d of %d, Phi_q %d of %d; "
+                "differentiated twice): M %d non-zero entries of %.0f, C %d of %.0f, "
+                "Phi_q %d of %.0f; "
                 "Phi %s on time\n",
-                mech->mass.n, mech->n_q * mech->n_q, mech->multiplier_matrix.n,
-                mech->n_q * mech->n_c, mech->constraint_jac.n, mech->n_c * mech->n_q,
+                mech->mass.n, (double)mech->n_q * mech->n_q, mech->multiplier_matrix.n,
+                (double)mech->n_q * mech->n_c, mech->constraint_jac.n,
+                (double)mech->n_c * mech->n_q,
                 mech->constraint_t ? "depends" : "does not depend");
         fprintf(out, "    formulation chosen by the run: I3 or SI1 with DSTIFF (dae_index 3 or 1), "
                 "the ODE form by coordinate partitioning with VSTIFF, MSTIFF, ABAM, RK45\n");
     } else if (mode->n_vars > 0) {
-        fprintf(out, "    Jacobian: %d non-zero entries of %d\n", mode->n_jac_entries,
-                mode->n_vars * mode->n_vars);
+        fprintf(out, "    Jacobian: %d non-zero entries of %.0f\n", mode->n_jac_entries,
+                (double)mode->n_vars * mode->n_vars);
     }
 }
 
-static void print_report(const hy_ir *ir, const char *src, size_t len, FILE *out)
+static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
 {
     fprintf(out, "model %s\n", NAME(ir, ir->model_name));
     for (int g = 0; g < ir->n_globals; g++) {
@@ -161,7 +171,7 @@ static void print_report(const hy_ir *ir, const char *src, size_t len, FILE *out
                 ch->initial >= 0 ? NAME(ir, ir->modes[ch->initial].name) : "-");
         for (int m = 0; m < ir->n_modes; m++)
             if (ir->modes[m].chart == c)
-                print_mode(ir, &ir->modes[m], src, len, out);
+                print_mode(ir, &ir->modes[m], source, out);
         for (int t = 0; t < ir->n_transitions; t++) {
             const hy_ir_transition *tr = &ir->transitions[t];
             if (tr->chart != c || tr->from < 0 || tr->to < 0)
@@ -192,7 +202,13 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_structure_analyse(&ir, &diag);
         if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
             hy_diag_nomem(&diag);
-        print_report(&ir, source, length, out);
+        source_text text = { source, length, NULL, 0 };
+        text.n_lines = hy_line_starts(source, length, &text.line_starts);
+        if (text.n_lines < 0)
+            hy_diag_nomem(&diag);
+        else
+            print_report(&ir, &text, out);
+        free(text.line_starts);
         hy_ir_free(&ir);
     }
     hy_syntax_free(&syntax);

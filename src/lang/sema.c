@@ -18,7 +18,8 @@
 #include <string.h>
 
 typedef enum global_kind {
-    G_NONE, G_PARAMETER, G_DISCRETE, G_CONSTANT, G_DERIVED
+    G_NONE, G_PARAMETER, G_DISCRETE, G_CONSTANT, G_DERIVED,
+    G_INVALID  /* declared, but its value was refused (reported): uses are silent */
 } global_kind;
 
 typedef enum ctx_kind {
@@ -56,6 +57,8 @@ typedef struct sema {
     int shared_mode_chart;   /* chart receiving the model-level equations, -1 */
     int implicit_chart;      /* chart of top-level modes, -1 */
     unsigned char *entry_checked, *exit_checked; /* per mode */
+    unsigned *mark;          /* per name: == mark_stamp when in the current set */
+    unsigned mark_stamp;
     int n_errors;
 } sema;
 
@@ -104,8 +107,8 @@ static double evaluate(sema *s, int node, const double *y_values, int n_y, const
     hy_ir *ir = s->ir;
     if (node < 0)
         return NAN;
-    if (hy_x_node(&ir->dag, node)->op == X_NUM)
-        return hy_x_node(&ir->dag, node)->value;
+    if (hy_x_node(&ir->dag, node).op == X_NUM)
+        return hy_x_node(&ir->dag, node).value;
     int out_index = 0;
     hy_program *prog = hy_program_build(&ir->dag, &node, &out_index, 1);
     double *p = malloc(sizeof *p * (size_t)(ir->n_globals + 1));
@@ -128,6 +131,16 @@ static double evaluate(sema *s, int node, const double *y_values, int n_y, const
 
 /* ---------------------------------------------------------------- */
 /* Names                                                            */
+
+/* A new, empty set of marked names. */
+static unsigned next_mark(sema *s)
+{
+    if (++s->mark_stamp == 0) {
+        memset(s->mark, 0, sizeof *s->mark * ((size_t)s->n_names + 1));
+        s->mark_stamp = 1;
+    }
+    return s->mark_stamp;
+}
 
 static int add_read(sema *s, hy_ir_transition *tr, int name)
 {
@@ -184,6 +197,8 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
         }
         c->uses_param = 1;
         return s->gkind[name] == G_DERIVED ? s->gref[name] : hy_x_leaf(&ir->dag, X_P, s->gref[name]);
+    case G_INVALID:
+        return -1;
     default:
         break;
     }
@@ -307,6 +322,50 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
     return hy_x_fn(&ir->dag, fn, a, arity == 2 ? b : -1);
 }
 
+static int is_nonfinite_num(const hy_expr *e, int node)
+{
+    if (node < 0)
+        return 0;
+    const hy_xnode x = hy_x_node(e, node);
+    return x.op == X_NUM && !isfinite(x.value);
+}
+
+static const char *binary_symbol(hy_syn_op op)
+{
+    switch (op) {
+    case SYN_ADD: return "+";
+    case SYN_SUB: return "-";
+    case SYN_MUL: return "*";
+    case SYN_DIV: return "/";
+    default: return "^";
+    }
+}
+
+/* The node r of syntax node `node` folded to a number that is not finite
+** (0/0, 1/0, log(0), sqrt(-1), exp(1000)) from finite operands a, b:
+** reported at the operator as a literal out of range is, and -1; else r.
+** (An operand that is not finite was reported where it arose.) */
+static int check_folded(sema *s, ctx *c, const hy_syn *node, int r, int a, int b)
+{
+    const hy_expr *e = &s->ir->dag;
+    if (!is_nonfinite_num(e, r) || is_nonfinite_num(e, a) || is_nonfinite_num(e, b))
+        return r;
+    double value = hy_x_node(e, r).value, x = a >= 0 ? hy_x_node(e, a).value : NAN;
+    double y = b >= 0 ? hy_x_node(e, b).value : NAN;
+    char text[200];
+    if (node->op == SYN_CALL && b >= 0)
+        snprintf(text, sizeof text, "%s(%g, %g)", NAME(s, node->name), x, y);
+    else if (node->op == SYN_CALL)
+        snprintf(text, sizeof text, "%s(%g)", NAME(s, node->name), x);
+    else
+        snprintf(text, sizeof text, "%g %s %g", x, binary_symbol((hy_syn_op)node->op), y);
+    error_at(s, c, node->line, node->column, "the constant expression %s is %s", text,
+             isnan(value) ? "not a number (NaN)"
+             : value > 0  ? "infinite (inf)"
+                          : "infinite (-inf)");
+    return -1;
+}
+
 /* Lower the expression [first, root] of the syntax in context c: its DAG
 ** node, or -1 after reporting. Walks the range in index order. */
 static int lower(sema *s, ctx *c, int first, int root)
@@ -351,18 +410,19 @@ static int lower(sema *s, ctx *c, int first, int root)
         case SYN_NOT:
             r = hy_x_unary(&ir->dag, X_NOT, a);
             break;
-        case SYN_ADD: r = hy_x_binary(&ir->dag, X_ADD, a, b); break;
-        case SYN_SUB: r = hy_x_binary(&ir->dag, X_SUB, a, b); break;
-        case SYN_MUL: r = hy_x_binary(&ir->dag, X_MUL, a, b); break;
-        case SYN_DIV: r = hy_x_binary(&ir->dag, X_DIV, a, b); break;
-        case SYN_POW: r = hy_x_binary(&ir->dag, X_POW, a, b); break;
+        case SYN_ADD: case SYN_SUB: case SYN_MUL: case SYN_DIV: case SYN_POW: {
+            static const hy_xop xop[] = { [SYN_ADD] = X_ADD, [SYN_SUB] = X_SUB, [SYN_MUL] = X_MUL,
+                                          [SYN_DIV] = X_DIV, [SYN_POW] = X_POW };
+            r = check_folded(s, c, node, hy_x_binary(&ir->dag, xop[node->op], a, b), a, b);
+            break;
+        }
         case SYN_AND: r = hy_x_binary(&ir->dag, X_AND, a, b); break;
         case SYN_OR: r = hy_x_binary(&ir->dag, X_OR, a, b); break;
         case SYN_LT: case SYN_LE: case SYN_GT: case SYN_GE: case SYN_EQ: case SYN_NE:
             if (a < 0 || b < 0)
                 break;
             if (c->kind == CTX_EQUATION
-                && ((hy_x_node(&ir->dag, a)->deps | hy_x_node(&ir->dag, b)->deps) & HY_DEP_STATE))
+                && ((hy_x_node(&ir->dag, a).deps | hy_x_node(&ir->dag, b).deps) & HY_DEP_STATE))
                 r = hidden_relation(s, c, node, a, b);
             else
                 r = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
@@ -371,7 +431,7 @@ static int lower(sema *s, ctx *c, int first, int root)
             r = hy_x_if(&ir->dag, a, b, cc);
             break;
         case SYN_CALL:
-            r = lower_call(s, c, node, first, val);
+            r = check_folded(s, c, node, lower_call(s, c, node, first, val), a, b);
             break;
         }
         val[i - first] = r;
@@ -535,8 +595,10 @@ static void declare_globals(sema *s)
             c.allow_params = d->kind == DECL_PARAMETER;
             c.what = "a constant expression (numbers and constants)";
             int node = lower_ref(s, &c, d->value);
-            if (node < 0)
+            if (node < 0) {
+                s->gkind[d->name] = G_INVALID;
                 continue;
+            }
             if (d->kind == DECL_CONSTANT || !c.uses_param) {
                 double value = evaluate(s, node, NULL, 0, NULL);
                 if (d->kind == DECL_CONSTANT) {
@@ -561,8 +623,10 @@ static void declare_globals(sema *s)
             int start_node = -1;
             if (d->value.root >= 0)
                 start = const_value_node(s, d->value, 1, NULL, &ok, &start_node);
-            if (!ok)
+            if (!ok) {
+                s->gkind[d->name] = G_INVALID;
                 continue;
+            }
             int g = add_global(s, d->name, 1, start, d->line, d->column);
             if (g < 0)
                 return;
@@ -896,12 +960,116 @@ static int find_var(const hy_ir_mode *mode, int name)
     return -1;
 }
 
+/* Per name, the index of the unknown of that name in the mode being
+** declared (cur) and in the mode before it (prev), else -1: duplicate
+** checks and copies in O(1), so a mode of 10^5 unknowns declares in
+** linear time. */
+typedef struct var_index {
+    int *cur, *prev;
+} var_index;
+
+/* Start value, start node and tolerances of v from declaration d (those
+** of the same model-level variable in the previous mode when quiet).
+** 0, or -1 after reporting (v's start is then NaN). */
+static int variable_values(sema *s, const hy_decl *d, int m, int quiet, const var_index *ix,
+                           hy_ir_var *v)
+{
+    int ok = 1;
+    int previous = quiet ? ix->prev[d->name] : -1;
+    if (d->value.root >= 0 && previous >= 0) {
+        const hy_ir_var *first = &s->ir->modes[m - 1].vars[previous];
+        v->start = first->start;
+        v->start_node = first->start_node;
+    } else if (d->value.root >= 0) {
+        v->start = const_value_node(s, d->value, 1, NULL, &ok, &v->start_node);
+        if (!ok)
+            v->start = NAN;
+    }
+    if (ok && d->rtol.root >= 0)
+        v->rtol = const_value(s, d->rtol, 1, NULL, &ok);
+    if (ok && d->atol.root >= 0)
+        v->atol = const_value(s, d->atol, 1, NULL, &ok);
+    return ok ? 0 : -1;
+}
+
+/* Declaration d as an unknown of mode m, unless it is refused (reported
+** unless quiet: the model-level variable was already reported in the
+** previous mode of the chart). -1 only when out of memory. */
+static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_index *ix)
+{
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    if (s->first_line[d->name]) {
+        if (!quiet)
+            error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
+                     NAME(s, d->name), s->first_line[d->name], s->first_column[d->name]);
+        return 0;
+    }
+    int previous = ix->cur[d->name];
+    if (previous >= 0) {
+        error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
+                 NAME(s, d->name), mode->vars[previous].line, mode->vars[previous].column);
+        return 0;
+    }
+    int owner = s->owner_mode[d->name];
+    if (owner >= 0 && ir->modes[owner].chart != mode->chart) {
+        if (!quiet)
+            error_at(s, NULL, d->line, d->column,
+                     "'%s' is declared in modes of two charts ('%s' of chart '%s' "
+                     "and '%s' of chart '%s'); values move between modes by name, "
+                     "so each name belongs to one chart",
+                     NAME(s, d->name), NAME(s, ir->modes[owner].name),
+                     NAME(s, ir->charts[ir->modes[owner].chart].name),
+                     NAME(s, mode->name), NAME(s, ir->charts[mode->chart].name));
+        return 0;
+    }
+    if (GROW(s, mode->vars, mode->n_vars, mode->cap_vars))
+        return -1;
+    hy_ir_var *v = &mode->vars[mode->n_vars];
+    memset(v, 0, sizeof *v);
+    v->name = d->name;
+    v->unit = d->unit;
+    v->description = d->description;
+    v->line = d->line;
+    v->column = d->column;
+    v->start_node = -1;
+    /* A refused value was reported; the unknown is declared all the same,
+    ** so its uses do not report it again as undefined. */
+    (void)variable_values(s, d, m, quiet, ix, v);
+    ix->cur[d->name] = mode->n_vars++;
+    if (owner < 0)
+        s->owner_mode[d->name] = m;
+    return 0;
+}
+
+/* After mode m: its indices become the previous mode's. */
+static void shift_var_index(const hy_ir *ir, int m, var_index *ix)
+{
+    if (m > 0)
+        for (int k = 0; k < ir->modes[m - 1].n_vars; k++)
+            ix->prev[ir->modes[m - 1].vars[k].name] = -1;
+    for (int k = 0; k < ir->modes[m].n_vars; k++) {
+        int name = ir->modes[m].vars[k].name;
+        ix->prev[name] = ix->cur[name];
+        ix->cur[name] = -1;
+    }
+}
+
 static void declare_variables(sema *s)
 {
     const hy_syntax *syn = s->syn;
     hy_ir *ir = s->ir;
+    var_index ix;
+    ix.cur = malloc(sizeof *ix.cur * 2 * ((size_t)s->n_names + 1));
+    if (!ix.cur) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+        return;
+    }
+    ix.prev = ix.cur + s->n_names + 1;
+    for (int i = 0; i < 2 * (s->n_names + 1); i++)
+        ix.cur[i] = -1;
     for (int m = 0; m < ir->n_modes; m++) {
-        hy_ir_mode *mode = &ir->modes[m];
         /* Model-level variables first, then the mode's own. */
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < syn->n_decls; i++) {
@@ -909,62 +1077,14 @@ static void declare_variables(sema *s)
                 if (d->kind != DECL_VARIABLE || (pass == 0) != (d->mode < 0)
                     || !scope_in_mode(s, d->mode, m) || !valid_name(s, d->name))
                     continue;
-                int quiet = d->mode < 0 && m > 0 && ir->modes[m - 1].chart == mode->chart;
-                if (s->first_line[d->name]) {
-                    if (!quiet)
-                        error_at(s, NULL, d->line, d->column,
-                                 "duplicate name '%s' (first declared at %d:%d)", NAME(s, d->name),
-                                 s->first_line[d->name], s->first_column[d->name]);
-                    continue;
-                }
-                int previous = find_var(mode, d->name);
-                if (previous >= 0) {
-                    error_at(s, NULL, d->line, d->column,
-                             "duplicate name '%s' (first declared at %d:%d)", NAME(s, d->name),
-                             mode->vars[previous].line, mode->vars[previous].column);
-                    continue;
-                }
-                int owner = s->owner_mode[d->name];
-                if (owner >= 0 && ir->modes[owner].chart != mode->chart) {
-                    if (!quiet)
-                        error_at(s, NULL, d->line, d->column,
-                                 "'%s' is declared in modes of two charts ('%s' of chart '%s' "
-                                 "and '%s' of chart '%s'); values move between modes by name, "
-                                 "so each name belongs to one chart",
-                                 NAME(s, d->name), NAME(s, ir->modes[owner].name),
-                                 NAME(s, ir->charts[ir->modes[owner].chart].name),
-                                 NAME(s, mode->name), NAME(s, ir->charts[mode->chart].name));
-                    continue;
-                }
-                if (GROW(s, mode->vars, mode->n_vars, mode->cap_vars))
+                int quiet = d->mode < 0 && m > 0 && ir->modes[m - 1].chart == ir->modes[m].chart;
+                if (declare_variable(s, m, d, quiet, &ix) != 0) {
+                    free(ix.cur);
                     return;
-                hy_ir_var *v = &mode->vars[mode->n_vars];
-                memset(v, 0, sizeof *v);
-                v->name = d->name;
-                v->unit = d->unit;
-                v->description = d->description;
-                v->line = d->line;
-                v->column = d->column;
-                int ok = 1;
-                v->start_node = -1;
-                if (d->value.root >= 0 && !quiet) {
-                    v->start = const_value_node(s, d->value, 1, NULL, &ok, &v->start_node);
-                } else if (d->value.root >= 0) {
-                    const hy_ir_var *first = &ir->modes[m - 1].vars[find_var(&ir->modes[m - 1], d->name)];
-                    v->start = first->start;
-                    v->start_node = first->start_node;
                 }
-                if (ok && d->rtol.root >= 0)
-                    v->rtol = const_value(s, d->rtol, 1, NULL, &ok);
-                if (ok && d->atol.root >= 0)
-                    v->atol = const_value(s, d->atol, 1, NULL, &ok);
-                if (!ok)
-                    continue;
-                mode->n_vars++;
-                if (owner < 0)
-                    s->owner_mode[d->name] = m;
             }
         }
+        shift_var_index(ir, m, &ix);
         /* Output names: known as belonging to the mode. */
         for (int i = 0; i < syn->n_equations; i++) {
             const hy_equation_syn *eq = &syn->equations[i];
@@ -974,6 +1094,7 @@ static void declare_variables(sema *s)
                 s->owner_mode[eq->output_name] = m;
         }
     }
+    free(ix.cur);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1154,7 +1275,7 @@ static void compile_trigger(sema *s, int i)
     int g = hy_x_binary(&ir->dag, X_SUB, a, b);
     if (g < 0)
         return;
-    if (!(hy_x_node(&ir->dag, g)->deps & HY_DEP_STATE)) {
+    if (!(hy_x_node(&ir->dag, g).deps & HY_DEP_STATE)) {
         error_at(s, NULL, T->line, T->column,
                  "this trigger does not depend on the mode's unknowns or on time, so it never "
                  "crosses zero; use 'event NAME' or a condition after 'and'");
@@ -1188,7 +1309,7 @@ static int uses_derivative(sema *s, int node)
     int n = hy_x_reachable(&s->ir->dag, &node, 1, &list);
     int found = n < 0 ? -1 : 0;
     for (int k = 0; k < n && !found; k++)
-        found = hy_x_node(&s->ir->dag, list[k])->op == X_YP;
+        found = hy_x_node(&s->ir->dag, list[k]).op == X_YP;
     free(list);
     return found;
 }
@@ -1351,6 +1472,8 @@ static int target_ok(sema *s, const ctx *c, int target, int to_mode, int line, i
         error_at(s, c, line, column,
                  "cannot assign to '%s': it is computed from other parameters", NAME(s, target));
         return 0;
+    case G_INVALID:
+        return 0; /* its declaration was reported */
     default:
         break;
     }
@@ -1415,12 +1538,12 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
         for (int k = 0; k < mode->n_vars; k++)
             subst[k] = -1;
         for (int k = 0; k < n; k++) {
-            const hy_xnode *leaf = hy_x_node(&ir->dag, leaves[k]);
-            if (leaf->op == X_YP)
+            const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
+            if (leaf.op == X_YP)
                 has_derivative = 1;
-            if (leaf->op != X_Y)
+            if (leaf.op != X_Y)
                 continue;
-            int name = mode->vars[leaf->a].name, assigned = -1;
+            int name = mode->vars[leaf.a].name, assigned = -1;
             for (int st = 0; st < tr->n_stmts; st++)
                 if (!tr->stmts[st].is_raise && tr->stmts[st].target == name)
                     assigned = tr->stmts[st].value;
@@ -1428,7 +1551,7 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
                 int slot = add_read(s, tr, name);
                 assigned = slot < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, slot);
             }
-            subst[leaf->a] = assigned;
+            subst[leaf.a] = assigned;
         }
         free(leaves);
         if (has_derivative || n < 0)
@@ -1451,14 +1574,16 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
 static void add_start_statements(sema *s, hy_ir_transition *tr, int from, int to)
 {
     hy_ir *ir = s->ir;
+    /* Marked: the names carried over from `from` or assigned by tr. */
+    unsigned stamp = next_mark(s);
+    for (int k = 0; from >= 0 && k < ir->modes[from].n_vars; k++)
+        s->mark[ir->modes[from].vars[k].name] = stamp;
+    for (int st = 0; st < tr->n_stmts; st++)
+        if (!tr->stmts[st].is_raise && valid_name(s, tr->stmts[st].target))
+            s->mark[tr->stmts[st].target] = stamp;
     for (int k = 0; k < ir->modes[to].n_vars; k++) {
         const hy_ir_var *v = &ir->modes[to].vars[k];
-        if (v->start_node < 0 || (from >= 0 && find_var(&ir->modes[from], v->name) >= 0))
-            continue;
-        int assigned = 0;
-        for (int st = 0; st < tr->n_stmts; st++)
-            assigned |= !tr->stmts[st].is_raise && tr->stmts[st].target == v->name;
-        if (assigned)
+        if (v->start_node < 0 || s->mark[v->name] == stamp)
             continue;
         if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
             return;
@@ -1737,8 +1862,9 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     s.read_slot = malloc(n * sizeof(int));
     s.first_line = calloc(n, sizeof(int));
     s.first_column = calloc(n, sizeof(int));
+    s.mark = calloc(n, sizeof *s.mark);
     if (!s.gkind || !s.gref || !s.var_of || !s.output_of || !s.owner_mode || !s.read_slot
-        || !s.first_line || !s.first_column) {
+        || !s.first_line || !s.first_column || !s.mark) {
         hy_diag_nomem(diag);
         s.n_errors++;
         goto done;
@@ -1774,6 +1900,7 @@ done:
     free(s.read_slot);
     free(s.first_line);
     free(s.first_column);
+    free(s.mark);
     free(s.entry_checked);
     free(s.exit_checked);
     if (ir->dag.failed && !diag->out_of_memory) {

@@ -49,6 +49,7 @@ void hy_strtab_free(hy_strtab *t)
     for (int i = 0; i < t->n_strings; i++)
         free(t->strings[i]);
     free(t->strings);
+    free(t->lengths);
     free(t->slots);
     memset(t, 0, sizeof *t);
 }
@@ -60,8 +61,7 @@ static int rehash(hy_strtab *t)
     if (!slots)
         return -1;
     for (int id = 0; id < t->n_strings; id++) {
-        const char *s = t->strings[id];
-        uint32_t i = hash_text(s, strlen(s)) & (uint32_t)(n_slots - 1);
+        uint32_t i = hash_text(t->strings[id], t->lengths[id]) & (uint32_t)(n_slots - 1);
         while (slots[i])
             i = (i + 1) & (uint32_t)(n_slots - 1);
         slots[i] = id + 1;
@@ -78,9 +78,9 @@ static int lookup(const hy_strtab *t, const char *text, size_t len, uint32_t *sl
         return -1;
     uint32_t mask = (uint32_t)(t->n_slots - 1), i = hash_text(text, len) & mask;
     while (t->slots[i]) {
-        const char *s = t->strings[t->slots[i] - 1];
-        if (strncmp(s, text, len) == 0 && s[len] == '\0')
-            return t->slots[i] - 1;
+        int id = t->slots[i] - 1;
+        if (t->lengths[id] == len && memcmp(t->strings[id], text, len) == 0)
+            return id;
         i = (i + 1) & mask;
     }
     if (slot_out)
@@ -95,7 +95,9 @@ int hy_strtab_intern(hy_strtab *t, const char *text, size_t len)
         return id;
     if (2 * (t->n_strings + 1) > t->n_slots && rehash(t) != 0)
         return -1;
-    if (hy_grow((void **)&t->strings, &t->cap_strings, t->n_strings + 1, sizeof *t->strings))
+    if (hy_grow((void **)&t->strings, &t->cap_strings, t->n_strings + 1, sizeof *t->strings)
+        || hy_grow((void **)&t->lengths, &t->cap_lengths, t->n_strings + 1, sizeof *t->lengths)
+        || len == SIZE_MAX)
         return -1;
     char *copy = malloc(len + 1);
     if (!copy)
@@ -105,6 +107,7 @@ int hy_strtab_intern(hy_strtab *t, const char *text, size_t len)
     uint32_t slot = 0;
     (void)lookup(t, text, len, &slot);
     t->strings[t->n_strings] = copy;
+    t->lengths[t->n_strings] = len;
     t->slots[slot] = t->n_strings + 1;
     return t->n_strings++;
 }

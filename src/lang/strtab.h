@@ -11,6 +11,9 @@
 typedef struct hy_strtab {
     int n_strings, cap_strings;
     char **strings;      /* id -> NUL-terminated text (owned) */
+    size_t *lengths;     /* id -> its length: texts compare by length and
+                            bytes, never by reading up to a NUL */
+    int cap_lengths;
     int *slots;          /* hash slot -> id + 1 (0: empty) */
     int n_slots;         /* a power of two */
 } hy_strtab;

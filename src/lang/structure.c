@@ -54,11 +54,11 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
         if (n_list < 0)
             goto nomem;
         for (int k = 0; k < n_list; k++) {
-            const hy_xnode *leaf = hy_x_node(&ir->dag, list[k]);
-            if (leaf->op != X_Y && leaf->op != X_YP)
+            const hy_xnode leaf = hy_x_node(&ir->dag, list[k]);
+            if (leaf.op != X_Y && leaf.op != X_YP)
                 continue;
-            int j = leaf->a;
-            if (index1 && (leaf->op == X_YP) != (mode->vars[j].is_differential != 0))
+            int j = leaf.a;
+            if (index1 && (leaf.op == X_YP) != (mode->vars[j].is_differential != 0))
                 continue;
             if (seen[j])
                 continue;
@@ -253,8 +253,8 @@ static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_ma
             int root = mode->equations[i].residual, *list = NULL;
             int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
             for (int k = 0; k < n_list && !used; k++) {
-                const hy_xnode *x = hy_x_node(&ir->dag, list[k]);
-                used = (x->op == X_Y || x->op == X_YP) && x->a == j;
+                const hy_xnode x = hy_x_node(&ir->dag, list[k]);
+                used = (x.op == X_Y || x.op == X_YP) && x.a == j;
             }
             free(list);
         }

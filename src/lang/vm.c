@@ -129,14 +129,14 @@ static int compare_opfn_out(const void *x, const void *y)
 
 /* The opcode node runs as (whole powers become HY_OP_POWI, HY_OP_SQR or
 ** HY_OP_CUBE). */
-static int run_op(const hy_expr *e, const hy_xnode *node)
+static int run_op(const hy_expr *e, hy_xnode node)
 {
-    if (node->op != X_POW)
-        return node->op;
-    const hy_xnode *exponent = &e->nodes[node->b];
-    if (exponent->op == X_NUM && exponent->value == floor(exponent->value)
-        && fabs(exponent->value) <= HY_POWI_MAX)
-        return exponent->value == 2.0 ? HY_OP_SQR : exponent->value == 3.0 ? HY_OP_CUBE : HY_OP_POWI;
+    if (node.op != X_POW)
+        return node.op;
+    const hy_xnode exponent = hy_x_node(e, node.b);
+    if (exponent.op == X_NUM && exponent.value == floor(exponent.value)
+        && fabs(exponent.value) <= HY_POWI_MAX)
+        return exponent.value == 2.0 ? HY_OP_SQR : exponent.value == 3.0 ? HY_OP_CUBE : HY_OP_POWI;
     return X_POW;
 }
 
@@ -404,31 +404,31 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     int lo[HY_N_LOADS], hi[HY_N_LOADS], count[HY_N_LOADS] = { 0 };
     int n_consts = 0;
     for (int k = 0; k < n; k++) {
-        const hy_xnode *node = &e->nodes[list[k]];
-        int kind = load_kind((hy_xop)node->op);
+        const hy_xnode node = hy_x_node(e, list[k]);
+        int kind = load_kind((hy_xop)node.op);
         sl[k].op = -1;
-        if (node->op == X_NUM) {
+        if (node.op == X_NUM) {
             n_consts++;
         } else if (kind >= 0) {
-            if (count[kind] == 0 || node->a < lo[kind])
-                lo[kind] = node->a;
-            if (count[kind] == 0 || node->a > hi[kind])
-                hi[kind] = node->a;
+            if (count[kind] == 0 || node.a < lo[kind])
+                lo[kind] = node.a;
+            if (count[kind] == 0 || node.a > hi[kind])
+                hi[kind] = node.a;
             count[kind]++;
-            if (node->op == X_P && add_used(&prog->p_used, &prog->n_p_used, &cap_p, node->a))
+            if (node.op == X_P && add_used(&prog->p_used, &prog->n_p_used, &cap_p, node.a))
                 goto nomem;
-            if (node->op == X_IN && add_used(&prog->in_used, &prog->n_in_used, &cap_in, node->a))
+            if (node.op == X_IN && add_used(&prog->in_used, &prog->n_in_used, &cap_in, node.a))
                 goto nomem;
-        } else if (node->op != X_T && node->op != X_CJ) {
+        } else if (node.op != X_T && node.op != X_CJ) {
             sl[k].op = run_op(e, node);
-            const int operand[3] = { node->a, node->b, node->c };
+            const int operand[3] = { node.a, node.b, node.c };
             for (int j = 0; j < 3; j++) {
                 sl[k].operand[j] = operand[j] >= 0 ? e->scratch[operand[j]] : -1;
                 if (operand[j] >= 0)
                     sl[sl[k].operand[j]].uses++;
             }
             if (sl[k].op == HY_OP_POWI)
-                sl[k].operand[1] = (int)e->nodes[node->b].value;
+                sl[k].operand[1] = (int)hy_x_node(e, node.b).value;
         }
     }
     /* Superinstructions: a multiplication whose one use is an operand of
@@ -468,7 +468,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         int direct = s->roots == 1 && s->uses == 1;
         n_direct += direct;
         ops[n_ops].level = direct ? LEVEL_OUTPUTS : s->level;
-        ops[n_ops].opfn = s->op * 256 + e->nodes[list[k]].fn;
+        ops[n_ops].opfn = s->op * 256 + hy_x_node(e, list[k]).fn;
         ops[n_ops].order = direct ? s->out : ops[n_ops].opfn;
         ops[n_ops].pos = k;
         n_ops++;
@@ -499,25 +499,25 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     prog->first_result = next;
     int n_const = 0;
     for (int k = 0; k < n; k++) {
-        const hy_xnode *node = &e->nodes[list[k]];
-        int kind = load_kind((hy_xop)node->op);
+        const hy_xnode node = hy_x_node(e, list[k]);
+        int kind = load_kind((hy_xop)node.op);
         reg[k] = -1;
-        if (node->op == X_NUM) {
+        if (node.op == X_NUM) {
             reg[k] = first_const + n_const++;
-        } else if (node->op == X_T) {
+        } else if (node.op == X_T) {
             reg[k] = HY_REG_T;
-        } else if (node->op == X_CJ) {
+        } else if (node.op == X_CJ) {
             reg[k] = HY_REG_CJ;
         } else if (kind >= 0) {
             hy_moves *m = &prog->loads[kind];
             if (m->dst) {
                 reg[k] = m->block_dst + used[kind];
                 m->dst[used[kind]] = reg[k];
-                m->src[used[kind]] = node->a;
+                m->src[used[kind]] = node.a;
                 used[kind]++;
                 m->n = used[kind];
             } else {
-                reg[k] = m->block_dst + (node->a - m->block_src);
+                reg[k] = m->block_dst + (node.a - m->block_src);
             }
         }
     }
@@ -536,8 +536,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         }
         n_groups++;
         const slot *s = &sl[ops[j].pos];
-        if (emit_lanes(&b, lanes, end - j, s->op, e->nodes[list[ops[j].pos]].fn, HY_DST_REGS, NULL,
-                       NULL))
+        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[ops[j].pos]).fn, HY_DST_REGS,
+                       NULL, NULL))
             goto nomem;
     }
     /* The direct outputs, sorted by opcode, the regions of their operands
@@ -563,7 +563,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
                       direct[end].order);
         const slot *s = &sl[direct[j].pos];
         int from = n_left;
-        if (emit_lanes(&b, lanes, end - j, s->op, e->nodes[list[direct[j].pos]].fn, HY_DST_OUT,
+        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[direct[j].pos]).fn, HY_DST_OUT,
                        left, &n_left))
             goto nomem;
         /* Lanes not in left were written directly. */
@@ -597,7 +597,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             prog->direct_out = leftover[0].order;
         }
         if (j == 0 || leftover[j].opfn != leftover[j - 1].opfn) {
-            if (begin_instr(&b, s->op, e->nodes[list[leftover[j].pos]].fn, 0))
+            if (begin_instr(&b, s->op, hy_x_node(e, list[leftover[j].pos]).fn, 0))
                 goto nomem;
         }
         prog->code[prog->n_instr - 1].count++;
@@ -618,8 +618,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (!prog->regs)
         goto nomem;
     for (int k = 0; k < n; k++)
-        if (e->nodes[list[k]].op == X_NUM)
-            prog->regs[reg[k]] = e->nodes[list[k]].value;
+        if (hy_x_node(e, list[k]).op == X_NUM)
+            prog->regs[reg[k]] = hy_x_node(e, list[k]).value;
     for (int r = 0; r < n_roots; r++) {
         if (roots[r] < 0)
             continue;
@@ -677,6 +677,8 @@ static double power_whole(double x, int n)
 
 static inline void load(double *r, const hy_moves *moves, const double *source)
 {
+    if (moves->n == 0)
+        return; /* source may be NULL (no y', no in[]): no arithmetic on it */
     if (!moves->dst) {
         /* memcpy's call costs more than a short model's whole copy. */
         double *to = r + moves->block_dst;
@@ -874,8 +876,9 @@ void hy_program_run(hy_program *prog, const hy_vm_input *input, double *out)
     load(r, &prog->loads[HY_LOAD_IN], input->in);
     const int *o = run_code(r, prog->code, 0, prog->first_direct, prog->operands,
                             r + prog->first_result, input, out);
-    run_code(r, prog->code, prog->first_direct, prog->n_instr, o, out + prog->direct_out, input,
-             out);
+    /* out is NULL for a program without outputs: no arithmetic on it. */
+    double *direct = out ? out + prog->direct_out : NULL;
+    run_code(r, prog->code, prog->first_direct, prog->n_instr, o, direct, input, out);
     const hy_moves *stores = &prog->stores;
     for (int k = 0; k < stores->n; k++)
         out[stores->dst[k]] = r[stores->src[k]];

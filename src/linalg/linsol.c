@@ -13,9 +13,11 @@
 
 /* Below this order a dense matrix is cheaper than any bookkeeping. */
 #define SMALL_DENSE 64
-/* The largest dense or band matrix hydae allocates (bytes): beyond it the
-** run is refused with a message instead of exhausting memory. */
-#define MAX_MATRIX_BYTES ((size_t)8 << 30)
+/* The largest dense or band matrix hydae allocates (bytes): 16384^2
+** doubles, 2.1 GB (sim/validate.c refuses patternless modes above 16384
+** unknowns before a run); beyond it a run is refused with a message
+** instead of exhausting memory. */
+#define MAX_MATRIX_BYTES ((size_t)16384 * 16384 * sizeof(double))
 
 struct hy_linsol {
     hy_ls_kind kind;

@@ -42,6 +42,26 @@ static int action_error(hydae_action *a, int status, const char *what, const cha
     return status;
 }
 
+/* The initial action sets the start values (those computed from the
+** parameters of the run): one that is not finite is named as such. */
+static int start_not_finite(hydae_action *a, const char *name, double value)
+{
+    const hydae_mode *mode = NULL;
+    for (int c = 0; c < a->sim->model->n_charts && !mode; c++)
+        if (hy_mode_find_var(a->sim->active[c], name, NULL))
+            mode = a->sim->active[c];
+    char where[300] = "";
+    if (mode)
+        hy_format(where, sizeof where, " of mode '%s'", mode->name);
+    hy_sim_fail(a->sim, "the start value of %s '%s'%s is not finite (%s) at t = %.17g, as the "
+                "initial action computed it from the parameters of the run; give it a finite "
+                "start value", mode ? "variable" : "discrete variable", name, where,
+                isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf", a->t);
+    if (a->status == 0)
+        a->status = HYDAE_ERR_ACTION;
+    return HYDAE_ERR_ACTION;
+}
+
 int hydae_set(hydae_action *a, const char *name, double value)
 {
     if (!a)
@@ -67,6 +87,8 @@ int hydae_set(hydae_action *a, const char *name, double value)
                                 "variable of an initial mode nor a parameter or discrete "
                                 "variable:", name);
     }
+    if (!isfinite(value) && !a->tr)
+        return start_not_finite(a, name, value);
     if (!isfinite(value))
         return action_error(a, HYDAE_ERR_ACTION, "a value that is not finite was set for",
                             name);

@@ -438,13 +438,23 @@ static const hydae_mode *first_implicit_mode(const hydae_sim *s)
     return NULL;
 }
 
-static int grow_doubles(double **p, int n)
+/* Room for n_rows * n_cols doubles in *p (at least one); -1 when out of
+** memory or when the size does not fit in a size_t. */
+static int grow_doubles2(double **p, size_t n_rows, size_t n_cols)
 {
-    double *grown = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    size_t bytes;
+    if (hy_mul3_size(n_rows, n_cols, sizeof(double), &bytes))
+        return -1;
+    double *grown = realloc(*p, bytes > 0 ? bytes : sizeof(double));
     if (!grown)
         return -1;
     *p = grown;
     return 0;
+}
+
+static int grow_doubles(double **p, int n)
+{
+    return grow_doubles2(p, (size_t)(n > 0 ? n : 0), 1);
 }
 
 /* Size the work arrays for the current configuration. */
@@ -457,7 +467,7 @@ static int reserve_config(hydae_sim *s)
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             if (grow_doubles(vecs[i], n))
                 return HYDAE_ERR_NOMEM;
-        if (grow_doubles(&s->init_work, 6 * n))
+        if (grow_doubles2(&s->init_work, (size_t)n, 6))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
         double **unknowns = realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
@@ -569,6 +579,9 @@ static int build_config(hydae_sim *s)
 {
     const hydae_model *m = s->model;
     const hy_integrator_ops *method = configuration_method(s);
+    int status = hy_check_dense_size(s, method);
+    if (status)
+        return status;
     int n = 0, ng = 0;
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
@@ -581,7 +594,7 @@ static int build_config(hydae_sim *s)
     s->guard_offset[m->n_charts] = ng;
     s->n = n;
     s->n_guards = ng;
-    int status = reserve_config(s);
+    status = reserve_config(s);
     if (status)
         return status;
     s->has_var_index = 0;

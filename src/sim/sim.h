@@ -193,6 +193,16 @@ void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
 typedef struct hy_mech_block hy_mech_block;
 /* Components of y the mode takes under the run's settings and method. */
 int hy_mech_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method);
+
+/* A configuration is solved with dense n x n matrices (iteration matrices,
+** Jacobians, consistent initialisation), so n is limited: 2 GiB per
+** matrix, and every n * n index fits in an int. Sparse solvers (issue 12)
+** will lift it. */
+enum { HY_DENSE_MAX_N = 16384 };
+/* 0 if the active configuration, solved with `method`, fits; else
+** HYDAE_ERR_ARG with a message naming the mode, its size and the memory
+** it would need (validate.c). */
+int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method);
 /* The block of chart c from the store (positions and velocities projected
 ** onto the constraints): y, yp, tolerances and flags at s->var_offset[c]. */
 int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method);
