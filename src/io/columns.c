@@ -22,20 +22,29 @@ void hy_columns_free(hy_columns *cols)
         free(cols->items[i].name);
     free(cols->items);
     free(cols->last);
+    for (int k = 0; k < 3; k++)
+        free(cols->position[k]);
     memset(cols, 0, sizeof *cols);
-}
-
-static int find_column(const hy_columns *cols, hy_column_kind kind, int index)
-{
-    for (int i = 0; i < cols->n; i++)
-        if (cols->items[i].kind == kind && cols->items[i].index == index)
-            return i;
-    return -1;
 }
 
 static const hydae_model *model_of(const hy_columns *cols)
 {
     return cols->sim->model;
+}
+
+/* Indices a kind has: result columns, parameters, charts. */
+static int kind_count(const hy_columns *cols, hy_column_kind kind)
+{
+    const hydae_model *m = model_of(cols);
+    return kind == HY_COLUMN_RESULT ? m->n_columns
+           : kind == HY_COLUMN_PARAM ? m->n_globals
+                                     : m->n_charts;
+}
+
+static int find_column(const hy_columns *cols, hy_column_kind kind, int index)
+{
+    return cols->position[kind] && index < cols->n_index[kind] ? cols->position[kind][index]
+                                                                : -1;
 }
 
 /* The column's name: a copy of the model's name, or "mode(CHART)". */
@@ -60,12 +69,24 @@ static int add_column(hy_columns *cols, hy_column_kind kind, int index)
     int found = find_column(cols, kind, index);
     if (found >= 0)
         return found;
+    if (!cols->position[kind]) {
+        int count = kind_count(cols, kind);
+        cols->position[kind] = malloc(sizeof(int) * (size_t)(count > 0 ? count : 1));
+        if (!cols->position[kind])
+            return HYDAE_ERR_NOMEM;
+        for (int i = 0; i < count; i++)
+            cols->position[kind][i] = -1;
+        cols->n_index[kind] = count;
+    }
+    int old_cap = cols->cap;
     if (hy_reserve((void **)&cols->items, &cols->cap, cols->n + 1, sizeof(hy_column)))
         return HYDAE_ERR_NOMEM;
-    double *last = realloc(cols->last, sizeof(double) * (size_t)(cols->n + 1));
-    if (!last)
-        return HYDAE_ERR_NOMEM;
-    cols->last = last;
+    if (cols->cap != old_cap || !cols->last) {
+        double *last = realloc(cols->last, sizeof(double) * (size_t)(cols->cap > 0 ? cols->cap : 1));
+        if (!last)
+            return HYDAE_ERR_NOMEM;
+        cols->last = last;
+    }
     char *name = column_name(cols, kind, index);
     if (!name)
         return HYDAE_ERR_NOMEM;
@@ -74,6 +95,7 @@ static int add_column(hy_columns *cols, hy_column_kind kind, int index)
     column->index = index;
     column->name = name;
     cols->last[cols->n] = NAN;
+    cols->position[kind][index] = cols->n;
     return cols->n++;
 }
 

@@ -32,7 +32,10 @@ typedef struct hy_columns {
     const hydae_sim *sim;
     int n, cap;
     hy_column *items;
-    double *last; /* values of the previous row, n of them */
+    double *last; /* values of the previous row, n of them (cap allocated) */
+    /* Position of each (kind, index) chosen, -1 if not: find in O(1). */
+    int *position[3];
+    int n_index[3];
 } hy_columns;
 
 void hy_columns_init(hy_columns *cols, const hydae_sim *s);
