@@ -475,6 +475,25 @@ static int check_finite_values(hydae_sim *s, double t, int at_start)
     return 0;
 }
 
+/* Explicit ODE modes only, and the unknowns their derivatives: F = y' -
+** f(t, y), so y' = f(t, y) = -F(t, y, 0), with no Newton matrix at all. */
+static int explicit_init(hydae_sim *s, double t, double *res)
+{
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->active[c]->n_vars > 0 && (!s->active[c]->rhs || s->mech_blocks[c]))
+            return 1;
+    for (int k = 0; k < s->n_init; k++)
+        if (s->init_unknowns[k] != &s->yp[s->init_component[k]])
+            return 1;
+    for (int k = 0; k < s->n_init; k++)
+        *s->init_unknowns[k] = 0.0;
+    if (residual(s, t, res))
+        return residual_failure(s, t);
+    for (int k = 0; k < s->n_init; k++)
+        *s->init_unknowns[k] = -res[s->init_component[k]];
+    return 0;
+}
+
 int hy_consistent_init(hydae_sim *s, double t, int at_start)
 {
     int n = s->n_init;
@@ -488,6 +507,11 @@ int hy_consistent_init(hydae_sim *s, double t, int at_start)
         return not_finite;
     double *res = s->init_work;
     s->bad_chart = -1;
+    if (s->n_init == s->n) {
+        int explicit_status = explicit_init(s, t, res);
+        if (explicit_status <= 0)
+            return explicit_status;
+    }
     double *z_start = s->init_work + 4 * n;
     save_unknowns(s, z_start);
     int status = damped_newton(s, t, NULL, 50, res);
