@@ -13,23 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One group per column: the dense case. */
-static int identity_groups(hy_coloring *c, size_t n)
-{
-    size_t bytes;
-    if (hy_size_mul(n + 1, sizeof(int64_t), &bytes))
-        return -1;
-    c->n = n;
-    c->n_colors = n;
-    c->color_start = malloc(bytes);
-    c->column = malloc(bytes);
-    if (!c->color_start || !c->column)
-        return -1;
-    for (size_t j = 0; j <= n; j++)
-        c->color_start[j] = c->column[j] = (int64_t)j;
-    return 0;
-}
-
 void hy_itmat_free(hy_itmat *m)
 {
     hy_linsol_free(m->ls);
@@ -64,7 +47,7 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
     const hy_matrix *a = hy_linsol_matrix(m->ls);
     if (keeps_jac && hy_matrix_alloc(&m->jac, a->kind, n, a->ml, a->mu, a->pattern))
         goto nomem;
-    if (pattern ? hy_coloring_create(&m->groups, pattern) : identity_groups(&m->groups, n))
+    if (pattern ? hy_coloring_create(&m->groups, pattern) : hy_coloring_identity(&m->groups, n))
         goto nomem;
     if (!(m->del = malloc((n > 0 ? n : 1) * sizeof(double)))
         || !(m->saved = malloc((n > 0 ? n : 1) * sizeof(double))))
@@ -115,30 +98,10 @@ const int64_t *hy_itmat_group(const hy_itmat *m, size_t g, size_t *count)
     return m->groups.column + m->groups.color_start[g];
 }
 
-/* Column j of a from (f_pert - f0) * scale, at the rows of the pattern. */
-static void store_column(hy_matrix *a, const hy_pattern *p, size_t j, const double *f_pert,
-                         const double *f0, double scale)
-{
-    if (!p) {
-        double *col = a->values + j * a->n;
-        for (size_t i = 0; i < a->n; i++)
-            col[i] = (f_pert[i] - f0[i]) * scale;
-        return;
-    }
-    for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
-        size_t i = (size_t)p->row[k];
-        double v = (f_pert[i] - f0[i]) * scale;
-        if (a->kind == HY_MAT_CSC)
-            a->values[k] = v;
-        else
-            *hy_matrix_at(a, i, j) = v;
-    }
-}
-
 void hy_itmat_store_column(hy_itmat *m, size_t j, const double *f_pert, const double *f0,
                            double scale)
 {
-    store_column(hy_linsol_matrix(m->ls), m->pattern, j, f_pert, f0, scale);
+    hy_matrix_set_column_diff(hy_linsol_matrix(m->ls), m->pattern, j, f_pert, f0, scale);
 }
 
 int hy_itmat_dfdy(hy_itmat *m, const hy_dae *dae, hy_mem_head *head, double t, double h,
@@ -168,7 +131,7 @@ int hy_itmat_dfdy(hy_itmat *m, const hy_dae *dae, hy_mem_head *head, double t, d
         if (status != HY_EVAL_OK)
             return status;
         for (size_t c = 0; c < count; c++)
-            store_column(&m->jac, m->pattern, (size_t)cols[c], f_pert, f, 1.0 / m->del[c]);
+            hy_matrix_set_column_diff(&m->jac, m->pattern, (size_t)cols[c], f_pert, f, 1.0 / m->del[c]);
     }
     return HY_EVAL_OK;
 }

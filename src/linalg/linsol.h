@@ -83,6 +83,10 @@ size_t hy_matrix_n_values(const hy_matrix *m);
 double *hy_matrix_at(hy_matrix *m, size_t i, size_t j);
 /* dst = a src + b I, dst and src of the same kind and shape. */
 void hy_matrix_axpi(hy_matrix *dst, double a, const hy_matrix *src, double b);
+/* Column j of m from (f1 - f0) * scale at the rows of pattern p (every
+** row when p is NULL: m is then dense): a finite-difference column. */
+void hy_matrix_set_column_diff(hy_matrix *m, const hy_pattern *p, size_t j, const double *f1,
+                               const double *f0, double scale);
 /* Index of the first non-finite value, or -1. */
 int64_t hy_matrix_first_nonfinite(const hy_matrix *m);
 
@@ -140,6 +144,8 @@ typedef struct hy_coloring {
 } hy_coloring;
 
 int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern);
+/* One group per column (no pattern: a dense matrix). 0 or -1. */
+int hy_coloring_identity(hy_coloring *c, size_t n);
 void hy_coloring_free(hy_coloring *c);
 
 /* Checked size_t arithmetic: 0, or -1 on overflow (then *out is 0). */

@@ -103,6 +103,25 @@ void hy_matrix_axpi(hy_matrix *dst, double a, const hy_matrix *src, double b)
     }
 }
 
+void hy_matrix_set_column_diff(hy_matrix *m, const hy_pattern *p, size_t j, const double *f1,
+                               const double *f0, double scale)
+{
+    if (!p) {
+        double *col = m->values + j * m->n;
+        for (size_t i = 0; i < m->n; i++)
+            col[i] = (f1[i] - f0[i]) * scale;
+        return;
+    }
+    for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
+        size_t i = (size_t)p->row[k];
+        double v = (f1[i] - f0[i]) * scale;
+        if (m->kind == HY_MAT_CSC)
+            m->values[k] = v;
+        else
+            *hy_matrix_at(m, i, j) = v;
+    }
+}
+
 int64_t hy_matrix_first_nonfinite(const hy_matrix *m)
 {
     size_t count = hy_matrix_n_values(m);

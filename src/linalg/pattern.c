@@ -156,6 +156,22 @@ hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks)
     return p;
 }
 
+int hy_coloring_identity(hy_coloring *c, size_t n)
+{
+    size_t bytes;
+    if (hy_size_add(n, 1, &bytes) || hy_size_mul(bytes, sizeof(int64_t), &bytes))
+        return -1;
+    c->n = n;
+    c->n_colors = n;
+    c->color_start = malloc(bytes);
+    c->column = malloc(bytes);
+    if (!c->color_start || !c->column)
+        return -1;
+    for (size_t j = 0; j <= n; j++)
+        c->color_start[j] = c->column[j] = (int64_t)j;
+    return 0;
+}
+
 hy_pattern *hy_pattern_ref(hy_pattern *p)
 {
     if (p)

@@ -223,40 +223,13 @@ static int init_matrix_setup(hydae_sim *s, double t)
     }
     if (!(im->ls = hy_linsol_create(kind, n, im->pattern)))
         goto nomem;
-    if (im->pattern) {
-        if (hy_coloring_create(&im->groups, im->pattern))
-            goto nomem;
-    } else {
-        im->groups.n = im->groups.n_colors = n;
-        im->groups.color_start = malloc((n + 1) * sizeof(int64_t));
-        im->groups.column = malloc((n + 1) * sizeof(int64_t));
-        if (!im->groups.color_start || !im->groups.column)
-            goto nomem;
-        for (size_t j = 0; j <= n; j++)
-            im->groups.color_start[j] = im->groups.column[j] = (int64_t)j;
-    }
+    if (im->pattern ? hy_coloring_create(&im->groups, im->pattern)
+                    : hy_coloring_identity(&im->groups, n))
+        goto nomem;
     return 0;
 nomem:
     hy_init_free(s);
     return HYDAE_ERR_NOMEM;
-}
-
-/* Column j of the matrix from (res_trial - offset - res) / del at the rows
-** of its pattern (all rows when dense). */
-static void store_init_column(struct hy_init_matrix *im, size_t j, const double *res_trial,
-                              const double *offset, const double *res, double del)
-{
-    hy_matrix *a = hy_linsol_matrix(im->ls);
-    const hy_pattern *p = im->pattern;
-    int64_t first = p ? p->col_start[j] : 0, last = p ? p->col_start[j + 1] : (int64_t)im->n;
-    for (int64_t q = first; q < last; q++) {
-        size_t i = p ? (size_t)p->row[q] : (size_t)q;
-        double v = (res_trial[i] - (offset ? offset[i] : 0.0) - res[i]) / del;
-        if (a->kind == HY_MAT_CSC)
-            a->values[q] = v;
-        else
-            *hy_matrix_at(a, i, j) = v;
-    }
 }
 
 /* The Jacobian of F - offset with respect to the mixed unknowns by forward
@@ -286,8 +259,12 @@ static int init_jacobian(hydae_sim *s, double t, const double *offset, const dou
             *unknown(s, (int)cols[c]) = im->saved[c];
         if (status)
             return INIT_RESIDUAL_FAILED;
+        if (offset)
+            for (int i = 0; i < s->n_init; i++)
+                res_trial[i] -= offset[i];
         for (size_t c = 0; c < count; c++)
-            store_init_column(im, (size_t)cols[c], res_trial, offset, res, im->del[c]);
+            hy_matrix_set_column_diff(hy_linsol_matrix(im->ls), im->pattern, (size_t)cols[c],
+                                      res_trial, res, 1.0 / im->del[c]);
         s->stats.n_res_evals++;
     }
     int factor = hy_linsol_factor(im->ls);
