@@ -101,6 +101,7 @@ typedef struct vstiff_mem {
     hy_dae dae;
     double *rtol, *atol;        /* per component */
     double h_user, h_min, h_max;
+    double h0_max;              /* cap on the automatic first step, 0 = none */
     int max_order;
 
     /* History. */
@@ -450,6 +451,7 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
         return HY_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
+    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < VSTIFF_MAX_ORDER
                        ? opt->max_order
                        : VSTIFF_MAX_ORDER;
@@ -577,6 +579,7 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                 d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
             if (status != HY_EVAL_OK)
                 return HY_ERR_RES;
+            h0 = fmin(h0, d->h0_max);
         }
         if (h0 > d->h_max)
             h0 = d->h_max;
