@@ -827,13 +827,30 @@ static void start_failure(hydae_sim *s, int status)
                 "step limits", s->integ_method->name, s->t, status);
 }
 
+/* 1 if the configuration has unknowns and none of them is differential
+** (and no mechanical block): there is nothing to integrate, and
+** hy_algebraic solves F(t, y) = 0 wherever a value is needed. */
+static int configuration_is_algebraic(const hydae_sim *s)
+{
+    if (s->n == 0)
+        return 0;
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->mech_blocks[c])
+            return 0;
+    for (int i = 0; i < s->n; i++)
+        if (!s->is_algebraic[i])
+            return 0;
+    return 1;
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
     s->integ_started = 0;
     if (s->n == 0)
         return 0;
-    const hy_integrator_ops *method = configuration_method(s);
+    int algebraic = configuration_is_algebraic(s);
+    const hy_integrator_ops *method = algebraic ? &hy_algebraic : configuration_method(s);
     const hydae_mode *implicit = first_implicit_mode(s);
     if (method->needs_rhs && implicit) {
         hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' is written "
