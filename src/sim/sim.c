@@ -1070,6 +1070,30 @@ static int setup_grid(hydae_sim *s)
     return 0;
 }
 
+/* The model's initial action at t0; a start value set by
+** hydae_model_set_start (--set) that the action then replaces (an initial
+** mode's entry action assigning it) would be ignored without a word: that
+** is an error naming it. */
+static int initial_action_keeping_set_starts(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    int status = hy_initial_action(s, s->t);
+    for (int c = 0; c < m->n_charts && !status; c++) {
+        const hydae_mode *mode = s->active[c];
+        for (int i = 0; i < mode->n_vars; i++) {
+            const hy_var *var = &mode->vars[i];
+            double now = s->store[var->slot];
+            if (!var->start_set || now == s->y[s->var_offset[c] + i] || s->mech_blocks[c])
+                continue;
+            hy_sim_fail(s, "the start value %.17g set for '%s' of mode '%s' is replaced at "
+                        "t0 by the model's initial action (now %.17g: the mode's entry "
+                        "actions assign it)", var->start, var->name, mode->name, now);
+            return HYDAE_ERR_ARG;
+        }
+    }
+    return status;
+}
+
 static int start_run(hydae_sim *s)
 {
     const hydae_model *m = s->model;
@@ -1105,7 +1129,7 @@ static int start_run(hydae_sim *s)
             s->yp[i] = 0.0;
         status = hy_store_state(s, s->t, s->y, s->yp);
         if (!status)
-            status = hy_initial_action(s, s->t);
+            status = initial_action_keeping_set_starts(s);
         if (!status)
             status = build_config(s);
     }
