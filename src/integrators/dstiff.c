@@ -22,6 +22,9 @@
 **         system solver", Sandia report SAND82-8637, 1982: the driver
 **         level (error weights and norm, initial step, h_min, t_stop) and
 **         the interpolation of the difference table for dense output.
+**   [HNW] E. Hairer, S.P. Norsett, G. Wanner, "Solving Ordinary
+**         Differential Equations I", 2nd ed., Springer 1993, II.4:
+**         the starting step size.
 **
 ** The numbers below (0.33 convergence constant, rate limit 0.9, at most 4
 ** corrector iterations, the cj band [0.6, 1.67] = [(1-r)/(1+r), (1+r)/(1-r)]
@@ -42,7 +45,11 @@
 ** t = 0 makes the roundoff floor vanish; a NaN or Inf in F counts as a
 ** recoverable residual failure; with var_index, once a fresh
 ** finite-difference iteration matrix fails to converge, the increments of
-** IDA (floored at the tolerance) replace DASSL's (eval_iter_matrix).
+** IDA (floored at the tolerance) replace DASSL's (eval_iter_matrix); the
+** automatic first step is Hairer, Norsett & Wanner's (with DASSL's bound
+** h ||y'0|| <= 0.5 kept) in place of DASSL's 0.001 |t_stop - t0|
+** (automatic_initial_step); a tolerance is floored at |y'| 4 uround |t|
+** (set_weights).
 */
 #include "integrators/common.h"
 
