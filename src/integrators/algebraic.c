@@ -309,6 +309,8 @@ static int alg_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->head.stats.order_last = 0;
     memcpy(d->y, y0, (size_t)n * sizeof(double));
     memcpy(d->yp, yp0, (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++)     /* kept where rtol |y| + atol is 0 */
+        d->w[i] = 1.0 / (d->rtol[i] + d->atol[i]);
     /* The start is consistent to the initialisation's tolerance: polish it
     ** to the rounding of F, and get y' (initialisation leaves it 0). */
     int status = solve_at(d, t0, d->y, d->yp, 0.0);
@@ -346,7 +348,9 @@ static double sampling_error(alg_mem *d, double t_new, int *status)
     double est = 0.0;
     for (int i = 0; i < n; i++) {
         double size = fmax(fmax(fabs(d->y[i]), fabs(d->y_new[i])), fabs(d->y_mid[i]));
-        est = fmax(est, fabs(d->y_mid[i] - d->work[i]) / (SAMPLE_RTOL * size + d->atol[i]));
+        double resolution = SAMPLE_RTOL * size + d->atol[i];
+        if (resolution > 0.0)   /* 0: the component is 0 throughout */
+            est = fmax(est, fabs(d->y_mid[i] - d->work[i]) / resolution);
     }
     return est;
 }
