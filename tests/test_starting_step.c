@@ -6,7 +6,8 @@
 ** step taken as a fraction of the span (DASSL's 0.001 |t_end - t0| = 1)
 ** lands on the source's zeros t = 0.5 m, where the predictor and the
 ** corrector agree on x = 0, and the run never sees the source. Every
-** variable-step integrator must run to 1000 and follow the closed form.
+** variable-step integrator must run to 1000 and follow the closed form
+** (rtol 1e-6 and 1e-9; 1e-8 for ABAM and RK45).
 **
 ** Closed form, x = (i, w), x' = A x + B V0 sin(omega t), B = (1/L, 0):
 ** the particular solution x_p(t) = Im(z e^{j omega t}) with
@@ -179,10 +180,13 @@ int main(void)
     static const char *const capped[] = { "DSTIFF", "VSTIFF", "MSTIFF", "ABAM", "RK45" };
     for (size_t m = 0; m < sizeof capped / sizeof capped[0]; m++)
         first_step_capped(capped[m]);
+    /* The explicit methods are held by the current's stability (L/R = 1 ms,
+    ** 0.6 to 1.4 million steps over 1000 s); RK45 at 1e-9 takes 2.1. */
     static const char *const solvers[] = { "DSTIFF", "VSTIFF", "MSTIFF", "ABAM", "RK45" };
     for (size_t m = 0; m < sizeof solvers / sizeof solvers[0]; m++) {
+        int explicit_method = m >= 3;
         run_motor(solvers[m], 1e-6, 0.25);
-        run_motor(solvers[m], 1e-9, 1.0);
+        run_motor(solvers[m], explicit_method ? 1e-8 : 1e-9, 1.0);
     }
     return CHECK_DONE();
 }
