@@ -7,6 +7,7 @@
 #   suite.txt, suite.csv, work_precision.svg   every integrator vs SUNDIALS
 #   dstiff_ida.txt, dstiff_ida.csv             DSTIFF vs IDA with FD Jacobians
 #   mech.txt, mech.csv                         seed 002's Table 2 (bench_mech)
+#   events.txt, events.csv                     events per second (bench_events)
 #   lang.txt                                   the model language (bench_lang)
 # Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
 # --min-time also to bench_dstiff_ida and bench_mech.
@@ -16,6 +17,10 @@
 #     bash bench/run.sh --mech [bench_mech options]
 # runs only bench_mech (constrained mechanics: I3, SI1, ODE form vs IDA),
 # e.g. --problem andrews, --min-time 0.5, --batches 7.
+#     bash bench/run.sh --events [bench_events options]
+# runs only bench_events (the bouncing ball e = 1 over 1e4 s: events per
+# second and phase error, every integrator vs CVODE with its root finder),
+# e.g. --reps 9; results in events.txt, events.csv.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,14 +69,24 @@ if ! have_sundials; then
     fi
 fi
 
+build="$root/build-bench"
+results="$root/bench/results"
+
+if [ "${1:-}" = "--events" ]; then
+    shift
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    cmake --build "$build" --target bench_events -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$results"
+    "$build/bench/bench_events" --csv "$results/events.csv" "$@" | tee "$results/events.txt"
+    exit 0
+fi
+
 mech_only=0
 if [ "${1:-}" = "--mech" ]; then
     mech_only=1
     shift
 fi
 
-build="$root/build-bench"
-results="$root/bench/results"
 
 if [ "$mech_only" = 1 ]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
@@ -91,8 +106,8 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
-cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_lang \
-    -j "$(nproc 2>/dev/null || echo 2)"
+cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_events \
+    bench_lang -j "$(nproc 2>/dev/null || echo 2)"
 
 mkdir -p "$results"
 "$build/bench/bench_suite" --csv "$results/suite.csv" \
@@ -103,5 +118,7 @@ echo
 echo
 "$build/bench/bench_mech" --csv "$results/mech.csv" \
     ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/mech.txt"
+echo
+"$build/bench/bench_events" --csv "$results/events.csv" | tee "$results/events.txt"
 echo
 "$build/bench/bench_lang" | tee "$results/lang.txt"

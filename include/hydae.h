@@ -125,9 +125,19 @@ HYDAE_NODISCARD int hydae_model_add_param(hydae_model *m, const char *name,
                                           double value);
 HYDAE_NODISCARD int hydae_model_add_discrete(hydae_model *m,
                                              const char *name, double start);
-/* Set a parameter or discrete variable's value by name (e.g. --set). */
+/* Set a parameter or discrete variable's value by name (e.g. --set). An
+** unknown name fails with a message listing the names that exist (the
+** nearest ones when there are many). */
 HYDAE_NODISCARD int hydae_model_set_param(hydae_model *m, const char *name,
                                           double value);
+/* Set the start value of a continuous variable by name (--set, when NAME is
+** no parameter): NAME sets it in every mode that declares it, which must
+** all declare the same start value; MODE.NAME in mode MODE only. For an
+** algebraic variable it is the guess of the consistent initial values
+** (unless held). Refused, with the message on the model, for an unknown
+** name (listing the names), an ambiguous one (listing MODE.NAME and the
+** start values), and a start value the model computes from parameters. */
+HYDAE_NODISCARD int hydae_model_set_start(hydae_model *m, const char *name, double value);
 
 /* An action run once at t0 of every run, after the parameters are final
 ** (hydae_model_set_param) and before the consistent initial values: it

@@ -81,6 +81,49 @@ check "--set moves a start value: exit 0" test "$(status_of "$hydae" run start.h
 check "--set moves a start value: x(0) = 6" awk -F, '$1 == 0 { d = $2 - 6; exit !(d < 1e-9 && d > -1e-9) }' s.csv
 check "--set moves a start value: x(1) = 7" awk -F, '$1 == 1 { d = $2 - 7; exit !(d < 1e-6 && d > -1e-6) }' s.csv
 
+# --set of a continuous variable's start value (issue 11): the ball from
+# h = 5 m meets the floor at sqrt(2 5 / 9.81) = 1.0096375546923044 s.
+check "--set h=5 (a start value): exit 0" test "$(status_of "$hydae" run "$here/examples/bouncing_ball.hym" --set h=5 -o b5.csv)" = 0
+check "--set h=5: h(0) = 5" awk -F, 'NR == 2 { exit !($1 == 0 && $2 == 5) }' b5.csv
+check "--set h=5: the first impact" awk -F, -v t1=1.0096375546923044 \
+    'NR > 1 && $1 > 0.9 && $1 < 1.1 && $2 < 1e-9 { d = $1 - t1; found = d < 1e-9 && d > -1e-9; exit }
+     END { exit !found }' b5.csv
+check "--set flight.h=5: exit 0" test "$(status_of "$hydae" run "$here/examples/bouncing_ball.hym" --set flight.h=5 -o b5q.csv)" = 0
+check "--set flight.h=5: the same run" cmp -s b5.csv b5q.csv
+check "--set of an unknown name: exit 2" test "$(status_of "$hydae" run "$here/examples/bouncing_ball.hym" --set hh=5)" = 2
+check "--set of an unknown name: lists the names" grep -q "no parameter, discrete variable or variable named 'hh'; its names are: g, e, h, v" "$work/err"
+check "--set of a computed start value: exit 2" test "$(status_of "$hydae" run start.hym --set x=4)" = 2
+check "--set of a computed start value: message" grep -q "start value of 'x' in mode 'start' is computed from parameters" "$work/err"
+cat > two_modes.hym <<'HYM'
+model two_modes
+  parameter Real p01 = 1, p02 = 2, p03 = 3, p04 = 4, p05 = 5, p06 = 6, p07 = 7;
+  parameter Real p08 = 8, p09 = 9, p10 = 10, p11 = 11, p12 = 12, p13 = 13;
+  initial mode up
+    Real y(start = 1);
+  equation
+    der(y) = 1;
+  entry
+    p01 := 1;
+  end up;
+  mode down
+    Real y(start = 2);
+  equation
+    der(y) = -1;
+  end down;
+  transition turn from up to down when y > 3 end;
+  experiment t_end = 4, dt = 1;
+end two_modes;
+HYM
+check "--set of an ambiguous name: exit 2" test "$(status_of "$hydae" run two_modes.hym --set y=0)" = 2
+check "--set of an ambiguous name: lists MODE.NAME" grep -q "'y' is a variable of several modes with different start values: up.y (start 1), down.y (start 2); say which, as MODE.y" "$work/err"
+check "--set up.y=0: exit 0" test "$(status_of "$hydae" run two_modes.hym --set up.y=0 -o tm.csv)" = 0
+check "--set up.y=0: y(0) = 0, turns at 3" awk -F, '$1 == 0 { a = ($2 == 0) } $1 == 4 { b = ($2 > 1.99 && $2 < 2.01) } END { exit !(a && b) }' tm.csv
+check "--set of a name among many: exit 2" test "$(status_of "$hydae" run two_modes.hym --set p1=0)" = 2
+check "--set of a name among many: the nearest" grep -q "named 'p1'; the nearest of its names: p01, p10, p11, p12, p13, p02, p03, p04 (7 more)" "$work/err"
+sed 's/    p01 := 1;/    y := 5;/' two_modes.hym > entry_sets.hym
+check "--set of a start value an entry action replaces: exit 1" test "$(status_of "$hydae" run entry_sets.hym --set up.y=0 -o es.csv)" = 1
+check "--set of a start value an entry action replaces: message" grep -q "start value 0 set for 'y' of mode 'up' is replaced at t0 by the model's initial action" "$work/err"
+
 for solver in DSTIFF VSTIFF MSTIFF ABAM RK45 RK4; do
     check "bouncing_ball.hym with $solver: exit 0" \
         test "$(status_of "$hydae" run "$here/examples/bouncing_ball.hym" --solver "$solver" --h-max 1e-3 -o "ball_$solver.csv")" = 0

@@ -504,7 +504,8 @@ static void test_many_stops(void)
     ops->destroy(mem);
 }
 
-/* DASSL's initial step, opt->h0, and h_min. */
+/* The automatic first step (HNW II.4 with DASSL's bound h ||y'0|| <= 0.5,
+** see dstiff.c), opt->h0, and h_min. */
 static void test_step_size_rules(void)
 {
     static dahlquist_ctx nonstiff = {-1.0};
@@ -515,22 +516,29 @@ static void test_step_size_rules(void)
     CHECK(mem != NULL, "create failed");
     if (mem == NULL)
         return;
-    /* h = 0.001 |t_stop - t0| = 1e-3, limited by 0.5 / ||y'0||_w with
-    ** w = 1 / (1e-6 * 1 + 1e-6): 0.5 / 5e5 = 1e-6. */
+    /* w = 1 / (1e-6 * 1 + 1e-6) = 5e5: HNW's h1 = sqrt(0.01 / 5e5) =
+    ** 1.4e-4, bounded by 0.5 / ||y'0||_w = 0.5 / 5e5 = 1e-6. */
     CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");
     CHECK(ops->step(mem, 1.0, &t) == HY_OK, "first step");
     hy_stats st;
     ops->get_stats(mem, &st);
     CHECK_NEAR(st.h_last, 1e-6, 1e-15, "automatic first step");
     CHECK(st.order_last == 1, "first step at order %d", st.order_last);
-    /* With a loose tolerance the 0.001 |t_stop - t0| rule applies:
-    ** ||y'0||_w = 1 / (0.1 + 0.1) = 5, 0.5/5 = 0.1 > 0.001 * 10. */
+    /* With a loose tolerance HNW's estimate applies, whatever the span:
+    ** w = 1 / (0.1 + 0.1) = 5, d0 = d1 = 5, h0 = 0.01 d0 / d1 = 0.01; the
+    ** backward Euler trial y1 = 1 / 1.01 has E = y1 - 1 + 0.01 = 9.9e-5,
+    ** d2 = 5 E / h0^2 = 4.95; h1 = sqrt(0.01 / max(d1, d2)) = sqrt(0.002)
+    ** = 0.0447 (below 100 h0 = 1 and the bound 0.5 / 5 = 0.1). DASSL took
+    ** 0.001 |t_stop - t0| = 0.01 with t_stop = 10, and 1 with 1000. */
     hy_options loose = default_options(0.1, 0.1);
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &loose) == HY_OK, "init");
-    t = 0.0;
-    CHECK(ops->step(mem, 10.0, &t) == HY_OK, "first step, loose");
-    ops->get_stats(mem, &st);
-    CHECK_NEAR(st.h_last, 0.01, 1e-15, "first step 0.001 |t_stop - t0|");
+    for (int span = 10; span <= 1000; span *= 100) {
+        CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &loose) == HY_OK, "init");
+        t = 0.0;
+        CHECK(ops->step(mem, span, &t) == HY_OK, "first step, loose");
+        ops->get_stats(mem, &st);
+        CHECK(fabs(st.h_last - sqrt(0.01 / 5.0)) <= 1e-6, "first step over [0, %d]: %.17g", span,
+              st.h_last);
+    }
     /* A given h0 is used as is. */
     opt.h0 = 2.5e-4;
     CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");

@@ -298,7 +298,7 @@ int hy_cli_converge(int argc, char **argv)
         }
         memcpy(name, st.sets[i], (size_t)(eq - st.sets[i]));
         name[eq - st.sets[i]] = '\0';
-        if (hydae_model_set_param(m, name, v)) {
+        if (hy_cli_set_value(m, name, v)) {
             fprintf(stderr, "hydae converge: %s\n", hydae_model_errmsg(m));
             hydae_model_free(m);
             return 2;

@@ -61,7 +61,8 @@ static const char usage_text[] =
     "  --h0 H             first step (default: automatic)\n"
     "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
     "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
-    "  --set NAME=VALUE   set a parameter or discrete start value; repeatable\n"
+    "  --set NAME=VALUE   set a parameter, a discrete start value or a variable's\n"
+    "                     start value (NAME or MODE.NAME); repeatable\n"
     "  --SETTING VALUE    any transient-solver setting of `hydae settings`, e.g.\n"
     "                     --integr_tol 1e-4 --dae_jacob_eval 2 (dashes or underscores)\n"
     "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
@@ -300,6 +301,13 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
     return 0;
 }
 
+int hy_cli_set_value(hydae_model *model, const char *name, double value)
+{
+    if (hydae_model_set_param(model, name, value) == 0)
+        return 0;
+    return hydae_model_set_start(model, name, value);
+}
+
 static int apply_sets(hydae_model *model, const run_options *opt)
 {
     for (int i = 0; i < opt->n_sets; i++) {
@@ -313,7 +321,7 @@ static int apply_sets(hydae_model *model, const run_options *opt)
         double value;
         if (parse_number("--set", eq + 1, &value))
             return EXIT_USAGE;
-        if (hydae_model_set_param(model, name, value) != 0) {
+        if (hy_cli_set_value(model, name, value) != 0) {
             fprintf(stderr, "hydae: --set %s: %s\n", opt->sets[i], hydae_model_errmsg(model));
             return EXIT_USAGE;
         }

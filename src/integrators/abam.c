@@ -86,6 +86,7 @@ typedef struct abam_mem {
     double *rtol;
     double *atol;
     double h_user;              /* opt->h0, 0 = automatic */
+    double h0_max;              /* cap on the automatic first step, 0 = none */
     double h_min;               /* 0 = none */
     double h_max;               /* +inf = none */
     int max_order;
@@ -268,6 +269,7 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         return HY_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
+    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < ABAM_MAX_ORDER
                        ? opt->max_order
                        : ABAM_MAX_ORDER;
@@ -480,8 +482,11 @@ static int abam_step(void *mem, double t_stop, double *t_new)
     }
     if (d->h == 0.0) {
         double h = d->h_user;
-        if (h == 0.0 && initial_step(d, t_stop, &h) == HY_EVAL_RES_FATAL)
-            return HY_ERR_RES;
+        if (h == 0.0) {
+            if (initial_step(d, t_stop, &h) == HY_EVAL_RES_FATAL)
+                return HY_ERR_RES;
+            h = fmin(h, d->h0_max);
+        }
         d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
     }
     hy_set_weights(n, d->rtol, d->atol, d->y, 1, d->weight);

@@ -22,6 +22,9 @@
 **         system solver", Sandia report SAND82-8637, 1982: the driver
 **         level (error weights and norm, initial step, h_min, t_stop) and
 **         the interpolation of the difference table for dense output.
+**   [HNW] E. Hairer, S.P. Norsett, G. Wanner, "Solving Ordinary
+**         Differential Equations I", 2nd ed., Springer 1993, II.4:
+**         the starting step size.
 **
 ** The numbers below (0.33 convergence constant, rate limit 0.9, at most 4
 ** corrector iterations, the cj band [0.6, 1.67] = [(1-r)/(1+r), (1+r)/(1-r)]
@@ -42,7 +45,11 @@
 ** t = 0 makes the roundoff floor vanish; a NaN or Inf in F counts as a
 ** recoverable residual failure; with var_index, once a fresh
 ** finite-difference iteration matrix fails to converge, the increments of
-** IDA (floored at the tolerance) replace DASSL's (eval_iter_matrix).
+** IDA (floored at the tolerance) replace DASSL's (eval_iter_matrix); the
+** automatic first step is Hairer, Norsett & Wanner's (with DASSL's bound
+** h ||y'0|| <= 0.5 kept) in place of DASSL's 0.001 |t_stop - t0|
+** (automatic_initial_step); a tolerance is floored at |y'| 4 uround |t|
+** (set_weights).
 */
 #include "integrators/common.h"
 
@@ -148,12 +155,27 @@ typedef struct dstiff_mem {
 
 /* The error weights (hy_set_weights; -1 at init if one is not positive and
 ** finite) and, when some component is out of the error test, their copy
-** for the test with those components' weights 0. */
-static int set_weights(dstiff_mem *d, const double *y, int keep_old)
+** for the test with those components' weights 0. With yp (after a step),
+** a component's tolerance rtol |y| + atol is floored at its change over
+** the shortest step DSTIFF takes, |y'_i| 4 uround |t| (hy_roundoff_floor):
+** time is not resolved more finely, and the residual's own evaluation
+** carries rounding of that order (10 sin(2 pi 50 t) near its zeros at
+** t = 0.09: ~3e-14, while --rtol 1e-12 asks atol 1e-14); a tolerance below
+** it fails the error test at every step size. A deviation from DASSL. */
+static int set_weights(dstiff_mem *d, const double *y, const double *yp, double t,
+                       int keep_old)
 {
     int n = d->n;
     if (hy_set_weights(n, d->rtol, d->atol, y, keep_old, d->ewt) != 0)
         return -1;
+    if (yp != NULL) {
+        double time_resolution = hy_roundoff_floor(t);
+        for (int i = 0; i < n; i++) {
+            double floor_tol = fabs(yp[i]) * time_resolution;
+            if (floor_tol * d->ewt[i] > 1.0)
+                d->ewt[i] = 1.0 / floor_tol;
+        }
+    }
     if (d->suppress_alg)
         for (int i = 0; i < n; i++)
             d->ewt_err[i] = d->in_err_test[i] ? d->ewt[i] : 0.0;
@@ -626,7 +648,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
         return ls_status;
     d->max_order = opt->max_order > 0 && opt->max_order < DSTIFF_MAX_ORDER ? opt->max_order
                                                                            : DSTIFF_MAX_ORDER;
-    if (set_weights(d, y0, 0) != 0)
+    if (set_weights(d, y0, yp0, t0, 0) != 0)
         return HY_ERR_ARG;
 
     /* Step history: order 1, nothing accepted yet ([BCP] 5.2.3). */
@@ -656,18 +678,175 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     return HY_OK;
 }
 
-/* First step size when opt->h0 == 0 ([P82], DASSL's driver):
-** h = 0.001 |t_stop - t0|, reduced so that h ||y'0||_w <= 0.5, and by
-** h_max; then phi_1 = h y'0 starts the difference table. */
-static void choose_initial_step(dstiff_mem *d, double t_stop)
+/* Weighted RMS norm of v over the components that take part in the local
+** error test with index 1 (index-2/3 components are left out: their
+** derivatives are not resolved by one step), divided by n like
+** hy_wrms_norm. */
+static double start_norm(const dstiff_mem *d, const double *v)
+{
+    double sum = 0.0;
+    for (int i = 0; i < d->n; i++)
+        if (d->in_err_test[i] && d->var_index[i] == 1) {
+            double scaled = v[i] * d->ewt[i];
+            sum += scaled * scaled;
+        }
+    return sqrt(sum / d->n);
+}
+
+/* 1 if component i is algebraic (y'_i absent from F) and of index 1. */
+static int is_algebraic_index1(const dstiff_mem *d, int i)
+{
+    return d->dae.is_algebraic != NULL && d->dae.is_algebraic[i] && d->var_index[i] == 1;
+}
+
+/* The difference estimate of ||y''|| for the starting step: one trial step
+** of size h0 from (t, y0, y'0). An explicit ODE (F = y' - f) takes HNW's
+** explicit Euler step, ||f(t + h0, y0 + h0 y'0) - y'0|| / h0. A DAE takes
+** one backward Euler step (the order-1 corrector, which the first step
+** uses anyway): its correction E = y1 - y0 - h0 y'0 is h0^2 y'' + O(h0^3)
+** on the differential components, so ||E|| / h0^2 estimates ||y''||; on
+** the algebraic components, whose y' consistent initialisation leaves
+** undetermined (0), (y1 - y0) / h0 is their derivative at t0 up to
+** O(h0 y''), and replaces y'0 there (the first step's predictor needs it:
+** with y' = 0 the order-1 error estimate of an algebraic source
+** V sin(w t) is V w h, which forces h below the tolerance over V w).
+** HY_EVAL_OK with *ydd_norm, HY_EVAL_NO_CONV (retry with a smaller h0),
+** or the failure of F. */
+static int trial_step(dstiff_mem *d, double h0, double *ydd_norm)
+{
+    int n = d->n;
+    const double *y0 = PHI(d, 0);
+    if (d->dae.rhs != NULL) {
+        for (int i = 0; i < n; i++)
+            d->y[i] = y0[i] + h0 * d->yp_init[i];
+        int status = hy_eval_rhs(&d->dae, &d->head, d->t + h0, d->y, d->delta);
+        if (status != HY_EVAL_OK)
+            return status == HY_EVAL_RES_FAIL ? HY_EVAL_NO_CONV : status;
+        for (int i = 0; i < n; i++)
+            d->delta[i] -= d->yp_init[i];
+        *ydd_norm = start_norm(d, d->delta) / h0;
+        return HY_EVAL_OK;
+    }
+    d->h = h0;
+    d->psi[0] = h0;
+    d->order = 1;
+    double *phi_1 = PHI(d, 1);
+    for (int i = 0; i < n; i++)
+        phi_1[i] = h0 * d->yp_init[i];
+    scale_weights_for_step(d);
+    set_coefficients(d);
+    int status = solve_corrector(d, d->t + h0);
+    restore_history(d);
+    if (status != HY_EVAL_OK)
+        return status;
+    for (int i = 0; i < n; i++)
+        if (is_algebraic_index1(d, i)) {
+            d->yp_init[i] += d->corr[i] / h0;
+            d->corr[i] = 0.0;
+        }
+    *ydd_norm = start_norm(d, d->corr) / (h0 * h0);
+    return HY_EVAL_OK;
+}
+
+/* The difference estimate of trial_step at h0, retried with h0 / 10 while
+** its corrector fails (three times). HY_EVAL_OK with *ydd_norm and the h0
+** used, HY_EVAL_NO_CONV if every attempt failed, or a fatal failure. */
+static int trial_with_retries(dstiff_mem *d, double *h0, double *ydd_norm)
+{
+    int status = HY_EVAL_NO_CONV;
+    for (int attempt = 0; attempt < 4 && status == HY_EVAL_NO_CONV; attempt++) {
+        if (attempt > 0)
+            *h0 = fmax(0.1 * *h0, 4.0 * hy_roundoff_floor(d->t));
+        status = trial_step(d, *h0, ydd_norm);
+        if (status == HY_EVAL_RES_FAIL || status == HY_EVAL_JAC_FAIL
+            || status == HY_EVAL_SINGULAR)
+            status = HY_EVAL_NO_CONV;
+    }
+    return status;
+}
+
+/* The automatic first step: Hairer, Norsett & Wanner's starting step size
+** ([HNW] I, II.4, "Starting Step Size", steps a-f; the algorithm of
+** Gladwell, Shampine & Brankin, "Automatic selection of the initial step
+** size for an ODE solver", J. Comput. Appl. Math. 18 (1987) 175-192, in
+** HNW's form) for the first step's order p = 1, with y' at t0 from
+** consistent initialisation: d0 = ||y0||, d1 = ||y'0||, h0 = 0.01 d0/d1
+** (1e-6 if either < 1e-5), d2 = ||y''|| from trial_step at h0,
+** h1 = (0.01 / max(d1, d2))^(1/2) (max(1e-6, 1e-3 h0) if max(d1, d2) <=
+** 1e-15), h = min(100 h0, h1); h0_max and h_max follow. The step comes
+** from the model, not from the span (DASSL's 0.001 |t_stop - t0| took
+** h = 1 on a source sin(2 pi t) over [0, 1000], stepped on its zeros and
+** never saw it). h0 stays inside [t0, t_stop] and above the roundoff
+** floor.
+**
+** DASSL's other bound stays ([P82]): h ||y'0|| <= 0.5 with y'0 as given
+** (the algebraic components' 0), a first step that moves y by at most
+** half a tolerance. The fixed-leading-coefficient BDF is not exact on
+** polynomials while h changes, and its start-up (order up, h doubled at
+** each step) multiplies the first step's local error by about twice the
+** number of doublings: HNW's 3.8e-6 alone on the bouncing ball (rtol
+** 1e-6) left g h^2 / 2 = 7e-11 m, grown to 2.6e-9 m after 17 doublings
+** (1e-15 with the bound).
+**
+** The algebraic components' derivatives from the trial are off by O(h0
+** y''), which costs the first step h h0 |y''| in its predictor: when h
+** comes out below h0 / 2 the trial is repeated once at h0 = h. With
+** index-2/3 components (constrained mechanics) backward Euler's first
+** step estimates nothing (its multipliers are O(1) off at index 3):
+** DASSL's rule is kept whole, min(0.001 |t_stop - t0|, the bound).
+** 0, or a failure code of F. */
+static int automatic_initial_step(dstiff_mem *d, double t_stop, double *h_out)
+{
+    double yp_norm = hy_wrms_norm(d->n, d->yp_init, d->ewt);
+    double h_bound = yp_norm > 0.0 ? 0.5 / yp_norm : INFINITY;
+    if (d->has_index) {
+        *h_out = fmin(0.001 * (t_stop - d->t), h_bound);
+        return HY_EVAL_OK;
+    }
+    double d0 = start_norm(d, PHI(d, 0));
+    double d1 = start_norm(d, d->yp_init);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    double h0_floor = 4.0 * hy_roundoff_floor(d->t);
+    h0 = fmax(fmin(fmin(h0, t_stop - d->t), d->h_max), h0_floor);
+    int has_algebraic = 0;
+    for (int i = 0; i < d->n; i++)
+        has_algebraic |= is_algebraic_index1(d, i);
+    double h = h0;
+    for (int pass = 0; pass < 2; pass++) {
+        double d2 = 0.0;
+        int status = trial_with_retries(d, &h0, &d2);
+        memcpy(d->y, PHI(d, 0), (size_t)d->n * sizeof(double));
+        memcpy(d->yp, d->yp_init, (size_t)d->n * sizeof(double));
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+            return status;
+        if (status != HY_EVAL_OK) {
+            h = fmin(h0, h_bound);
+            break;
+        }
+        set_weights(d, PHI(d, 0), d->yp_init, d->t, 1);
+        d1 = start_norm(d, d->yp_init);   /* with the algebraic derivatives */
+        double d_max = fmax(d1, d2);
+        double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : sqrt(0.01 / d_max);
+        h = fmin(fmin(100.0 * h0, h1), h_bound);
+        if (!has_algebraic || d->dae.rhs != NULL || h >= 0.5 * h0 || h <= h0_floor)
+            break;
+        h0 = h;
+    }
+    *h_out = h;
+    return HY_EVAL_OK;
+}
+
+/* First step size: opt->h0, or automatic_initial_step capped by h0_max;
+** then h_max, the roundoff floor and h_min. phi_1 = h y'0 starts the
+** difference table. 0, or a failure code of F. */
+static int choose_initial_step(dstiff_mem *d, double t_stop)
 {
     int n = d->n;
     double h = d->h_user;
     if (h == 0.0) {
-        h = 0.001 * fabs(t_stop - d->t);
-        double yp_norm = hy_wrms_norm(n, d->yp_init, d->ewt);
-        if (yp_norm > 0.5 / h)
-            h = 0.5 / yp_norm;
+        int status = automatic_initial_step(d, t_stop, &h);
+        if (status != HY_EVAL_OK)
+            return status;
         if (d->h0_max > 0.0 && h > d->h0_max)
             h = d->h0_max;
     }
@@ -680,12 +859,15 @@ static void choose_initial_step(dstiff_mem *d, double t_stop)
         h = d->h_min;
     d->h = h;
     d->psi[0] = h;
-    d->cj_old = 1.0 / h;
-    d->cj = d->cj_old;
+    d->order = 1;
+    d->cj = 1.0 / h;
+    if (d->jac_state == JAC_NEEDED)
+        d->cj_old = d->cj;
     double *phi_1 = PHI(d, 1);
     for (int i = 0; i < n; i++)
         phi_1[i] = h * d->yp_init[i];
     d->h_chosen = 1;
+    return HY_EVAL_OK;
 }
 
 /* Error estimates after a converged corrector ([BCP] 5.2.3): the local
@@ -841,8 +1023,11 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         *t_new = t_stop;
         return HY_TSTOP;
     }
-    if (!d->h_chosen)
-        choose_initial_step(d, t_stop);
+    if (!d->h_chosen) {
+        int status = choose_initial_step(d, t_stop);
+        if (status != HY_EVAL_OK)
+            return hy_eval_error(status, 0);
+    }
 
     int n_conv_fails = 0, n_err_fails = 0, n_singular_fails = 0;
     for (;;) {
@@ -866,7 +1051,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
             estimate_errors(d, &est);
             if (est.err_norm <= 1.0) {
                 accept_step(d, &est, t_try);
-                set_weights(d, d->y, 1);
+                set_weights(d, d->y, d->yp, d->t, 1);
                 *t_new = d->t;
                 return lands ? HY_TSTOP : HY_OK;
             }

@@ -166,6 +166,7 @@ typedef struct mstiff_mem {
     hy_dae dae;
     double *rtol, *atol;
     double h_user, h_min, h_max;
+    double h0_max;              /* cap on the automatic first step, 0 = none */
     int max_order;
 
     /* History: z_j = h^j P^(j)(t_n)/j!, j = 0..order+1. */
@@ -522,6 +523,7 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
     int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
     if (ls_status != 0)
         return ls_status;
+    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < MSTIFF_MAX_ORDER
                        ? opt->max_order
                        : MSTIFF_MAX_ORDER;
@@ -630,6 +632,7 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
                 d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
             if (status != HY_EVAL_OK)
                 return HY_ERR_RES;
+            h0 = fmin(h0, d->h0_max);
         }
         if (h0 > d->h_max)
             h0 = d->h_max;

@@ -113,6 +113,7 @@ typedef struct rk45_mem {
     double *rtol;               /* per component */
     double *atol;
     double h_user;              /* opt->h0, 0 = automatic */
+    double h0_max;              /* cap on the automatic first step, 0 = none */
     double h_min;               /* 0 = none */
     double h_max;               /* +inf = none */
 
@@ -262,6 +263,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         return HY_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
+    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
 
     d->t = t0;
     d->t_prev = t0;
@@ -377,6 +379,7 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
                                       t_stop, &h);
             if (status == HY_EVAL_RES_FATAL)
                 return HY_ERR_RES;
+            h = fmin(h, d->h0_max);
         }
         d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
     }

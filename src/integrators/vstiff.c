@@ -101,6 +101,7 @@ typedef struct vstiff_mem {
     hy_dae dae;
     double *rtol, *atol;        /* per component */
     double h_user, h_min, h_max;
+    double h0_max;              /* cap on the automatic first step, 0 = none */
     int max_order;
 
     /* History. */
@@ -443,6 +444,7 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
     int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
     if (ls_status != 0)
         return ls_status;
+    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < VSTIFF_MAX_ORDER
                        ? opt->max_order
                        : VSTIFF_MAX_ORDER;
@@ -570,6 +572,7 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                 d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
             if (status != HY_EVAL_OK)
                 return HY_ERR_RES;
+            h0 = fmin(h0, d->h0_max);
         }
         if (h0 > d->h_max)
             h0 = d->h_max;

@@ -10,6 +10,7 @@
 ** (eval.h) with the mode's or transition's code as user data.
 */
 #include "lang/build.h"
+#include "model/model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,8 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         for (int k = 0; k < mode->n_vars && ok; k++) {
             const hy_ir_var *v = &mode->vars[k];
             ok = hydae_mode_add_var(hm, NAME(ir, v->name), var_kind(mode, k), v->start) == k;
+            if (ok && v->start_node >= 0)
+                hy_mode_set_start_computed(hm, k);  /* --set refuses it */
             if (ok && (v->rtol > 0 || v->atol > 0))
                 ok = hydae_mode_set_tolerances(hm, k, v->rtol, v->atol) == 0;
         }

@@ -11,8 +11,9 @@
 **       hy_lang_unit *unit = hy_lang_compile_file(path, stderr, &ex, &n_errors);
 **       if (!unit) exit(2);                        (diagnostics already printed)
 **       hydae_model *m = hy_lang_unit_model(unit);
-**       for each --set NAME=VALUE: hydae_model_set_param(m, NAME, VALUE)
-**                                  (failure: usage error naming NAME)
+**       for each --set NAME=VALUE: hydae_model_set_param(m, NAME, VALUE),
+**                                  else hydae_model_set_start (a start value;
+**                                  failure: usage error naming NAME)
 **       hydae_sim *s = hydae_sim_create(m, &status);
 **       hy_lang_experiment_apply(&ex, s, stderr);   (the file's experiment)
 **       then the command-line options override (--tend, --dt, --rtol, ...),

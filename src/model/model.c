@@ -149,8 +149,7 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
     if (i < 0) {
         /* Not a construction error: the model stays usable. */
         if (!m->build_error)
-            hy_format(m->errmsg, sizeof m->errmsg, "no parameter or discrete variable named "
-                      "'%s'", name);
+            hy_model_describe_unknown(m, name, m->errmsg, sizeof m->errmsg);
         return HYDAE_ERR_ARG;
     }
     m->globals[i].value = value;
@@ -302,7 +301,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
         free(copy);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
-    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1 };
+    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1, 0, 0 };
     return (*n)++;
 }
 

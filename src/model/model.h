@@ -59,6 +59,8 @@ typedef struct hy_var {
     int has_start_derivative;   /* at t0: y' held at start_derivative */
     double start_derivative;
     int slot;                   /* store slot, set by check */
+    unsigned char start_set;    /* start replaced by hydae_model_set_start (--set) */
+    unsigned char start_computed; /* the model computes it from parameters (.hym) */
 } hy_var;
 
 typedef struct hy_global {
@@ -151,5 +153,12 @@ int hy_model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3,
 
 /* jacobian.c: a mode's sparse Jacobian. */
 void hy_mode_free_jacobian_pattern(hydae_mode *mode);
+/* names.c: "no parameter, discrete variable or variable named 'x'; its
+** names are: ..." (all, or the nearest by edit distance when many). */
+void hy_model_describe_unknown(hydae_model *m, const char *name, char *out, size_t size);
+/* The start value of the mode's variable var is computed from parameters
+** by the model (a .hym start expression, evaluated by its actions at t0
+** and on entry): hydae_model_set_start refuses it. */
+void hy_mode_set_start_computed(hydae_mode *mode, int var);
 
 #endif

@@ -1,13 +1,15 @@
 /*
 ** Event variables (guards) and time events.
 **
-** A guard triggers on a sign change in its direction between the start and
-** the end of an accepted step; the crossing is then located on the step's
-** dense output by the Illinois variant of regula falsi (Dahlquist & Bjorck,
-** Numerical Methods, 1974, sec. 6.2.2) to a bracket of width
-** 1e-12 * max(1, |t|), and the event time is the bracket's right end, where
-** the condition holds. The earliest crossing wins; guards whose crossing
-** lies within the tolerance of it fire together.
+** A guard triggers on a sign change in its direction, looked for at the
+** guard_samples interior points of an accepted step and at its end, or on
+** a dip past zero and back between two of them (hy_guards_locate); the
+** crossing is then bracketed on the step's dense output to adjacent doubles
+** by the Anderson-Bjorck regula falsi (roots.c), and the event time is the
+** bracket's right end, where the condition holds. The earliest crossing
+** wins; guards whose crossing lies within hy_event_group_tol of it fire
+** together. For a configuration without states the "dense output" is the
+** algebraic solution itself, solved at each time asked (algebraic.c).
 **
 ** Arming. Right after a (re)start a guard often sits at zero up to
 ** round-off (r - L when the thread has just gone slack, h := 0 after a

@@ -813,13 +813,30 @@ static void start_failure(hydae_sim *s, int status)
                 "step limits", s->integ_method->name, s->t, status);
 }
 
+/* 1 if the configuration has unknowns and none of them is differential
+** (and no mechanical block): there is nothing to integrate, and
+** hy_algebraic solves F(t, y) = 0 wherever a value is needed. */
+static int configuration_is_algebraic(const hydae_sim *s)
+{
+    if (s->n == 0)
+        return 0;
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (s->mech_blocks[c])
+            return 0;
+    for (int i = 0; i < s->n; i++)
+        if (!s->is_algebraic[i])
+            return 0;
+    return 1;
+}
+
 static int restart_integrator(hydae_sim *s)
 {
     s->stats.n_restarts++;
     s->integ_started = 0;
     if (s->n == 0)
         return 0;
-    const hy_integrator_ops *method = configuration_method(s);
+    int algebraic = configuration_is_algebraic(s);
+    const hy_integrator_ops *method = algebraic ? &hy_algebraic : configuration_method(s);
     const hydae_mode *implicit = first_implicit_mode(s);
     if (method->needs_rhs && implicit) {
         hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' is written "
@@ -1048,6 +1065,30 @@ static int setup_grid(hydae_sim *s)
     return 0;
 }
 
+/* The model's initial action at t0; a start value set by
+** hydae_model_set_start (--set) that the action then replaces (an initial
+** mode's entry action assigning it) would be ignored without a word: that
+** is an error naming it. */
+static int initial_action_keeping_set_starts(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    int status = hy_initial_action(s, s->t);
+    for (int c = 0; c < m->n_charts && !status; c++) {
+        const hydae_mode *mode = s->active[c];
+        for (int i = 0; i < mode->n_vars; i++) {
+            const hy_var *var = &mode->vars[i];
+            double now = s->store[var->slot];
+            if (!var->start_set || now == s->y[s->var_offset[c] + i] || s->mech_blocks[c])
+                continue;
+            hy_sim_fail(s, "the start value %.17g set for '%s' of mode '%s' is replaced at "
+                        "t0 by the model's initial action (now %.17g: the mode's entry "
+                        "actions assign it)", var->start, var->name, mode->name, now);
+            return HYDAE_ERR_ARG;
+        }
+    }
+    return status;
+}
+
 static int start_run(hydae_sim *s)
 {
     const hydae_model *m = s->model;
@@ -1083,7 +1124,7 @@ static int start_run(hydae_sim *s)
             s->yp[i] = 0.0;
         status = hy_store_state(s, s->t, s->y, s->yp);
         if (!status)
-            status = hy_initial_action(s, s->t);
+            status = initial_action_keeping_set_starts(s);
         if (!status)
             status = build_config(s);
     }

@@ -36,10 +36,14 @@ static const double rtols[N_TOLS] = {1e-6, 1e-9};
 
 /* scd floors [problem][solver: DSTIFF, VSTIFF, MSTIFF][rtol 1e-6, 1e-9]:
 ** the measured scd (the table in the report of this change, printed by
-** this program) minus half a digit, rounded down to 0.1. */
+** this program) minus half a digit, rounded down to 0.1. POLLU with
+** DSTIFF at 1e-9 is chaotic in the first step: DASSL's first step times
+** 0.9, 1, 1.1, 1.25 gave scd 5.75, 6.51, 4.88, 5.19; with the starting
+** step of HNW II.4 it is 5.34, and its floor is the lowest of those minus
+** a tenth (4.7) rather than 6.51 minus half a digit. */
 static const double scd_floor[6][N_SOLVERS][N_TOLS] = {
     /* HIRES */ {{2.0, 5.2}, {2.0, 4.7}, {3.2, 4.9}},
-    /* POLLU */ {{3.1, 6.0}, {2.0, 5.4}, {2.7, 4.5}},
+    /* POLLU */ {{3.1, 4.7}, {2.0, 5.4}, {2.7, 4.5}},
     /* VDPOL */ {{4.2, 7.2}, {4.1, 6.9}, {4.1, 7.3}},
     /* OREGO */ {{3.9, 7.0}, {3.4, 5.9}, {3.9, 6.4}},
     /* ROBER */ {{2.0, 4.5}, {2.7, 5.4}, {1.2, 5.1}},
