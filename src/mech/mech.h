@@ -160,11 +160,16 @@ int mech_accelerations(const mech_system *sys, double t, const double *q, const 
 ** positions first, then their velocities, in increasing coordinate
 ** order). f(t, y):
 **   1. q_d from Phi(q_i, q_d, t) = 0 by Newton's method (Phi_qd
-**      refactored each iteration), started from the q_d of the previous
-**      evaluation, stopped when max_i |Phi_i| <= constr_tol
-**      (dae_constr_tol); no convergence in newton_maxit iterations: once
-**      more from the q_d of the last accepted point (mech_ode_partition,
-**      mech_ode_check_partition), then f returns 1 (recoverable: the
+**      refactored each iteration), started from the tangent predictor at
+**      the last accepted point (mech_ode_partition,
+**      mech_ode_check_partition): q_d* + T (q_i - q_i*) + T_t (t - t*),
+**      T = -Phi_qd^-1 Phi_qi, T_t = -Phi_qd^-1 Phi_t there; stopped one
+**      update after max_i |Phi_i| <= constr_tol (dae_constr_tol), so that
+**      q_d is at roundoff and f a function of (t, y) alone, to the bit
+**      (what the finite-difference Jacobians of VSTIFF and MSTIFF need;
+**      see solve_dependent in mech_ode.c); no convergence in
+**      newton_maxit + 1 updates: once more from the q_d of the last
+**      accepted point itself, then f returns 1 (recoverable: the
 **      integrator cuts the step);
 **   2. u_d from Phi_q u + Phi_t = 0: Phi_qd u_d = -(Phi_qi u_i + Phi_t);
 **   3. u' and lambda from mech_accelerations;
@@ -185,13 +190,16 @@ typedef struct mech_ode {
     const mech_system *sys;
     int n;                      /* size of y: 2 n_i */
     int n_i;                    /* independent coordinates, n_q - n_c */
-    double constr_tol;          /* dae_constr_tol: Newton stops at max |Phi_i| <= it */
-    int newton_maxit;           /* iterations per evaluation (default 10) */
+    double constr_tol;          /* dae_constr_tol: Newton stops one update after max |Phi_i| <= it */
+    int newton_maxit;           /* iterations per evaluation (default 10), and the final one */
     double pivot_drop;          /* re-partition below this times the reference (0.3) */
     int *indep, *dep;           /* coordinate indices, n_i and n_c, ascending */
     double *q, *u;              /* full q, u of the last successful evaluation */
     double *q_try;              /* Newton iterate */
-    double *q_accepted;         /* full q at the last accepted point (Newton's fallback start) */
+    double *q_accepted;         /* full q at the last accepted point */
+    double t_accepted;          /* its time */
+    double *tangent;            /* -Phi_qd^-1 Phi_qi there, n_c x n_i (Newton's predictor) */
+    double *tangent_t;          /* -Phi_qd^-1 Phi_t there, n_c (0 when Phi_t is NULL) */
     double *up, *lambda;        /* u', lambda of the last successful evaluation */
     double *g, *phi, *phi_t, *gd, *rhs_c;
     int *piv_c;
@@ -203,7 +211,7 @@ typedef struct mech_ode {
     long n_partitions;          /* partitions done (the first included) */
     long n_restarts;            /* re-partitions that changed the columns */
     long n_evals, n_newton_iters, n_newton_fails;
-    long n_newton_fallbacks;    /* Newton restarted from q_accepted (see solve_dependent) */
+    long n_newton_fallbacks;    /* Newton restarted from q_accepted (predictor failed) */
     double max_drift;           /* largest max |Phi_i| seen by mech_ode_track_drift */
 } mech_ode;
 

@@ -40,6 +40,8 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
     mo->u = malloc(nq * sizeof(double));
     mo->q_try = malloc(nq * sizeof(double));
     mo->q_accepted = malloc(nq * sizeof(double));
+    mo->tangent = malloc((nc * (size_t)mo->n_i + 1) * sizeof(double));
+    mo->tangent_t = malloc((nc + 1) * sizeof(double));
     mo->up = malloc(nq * sizeof(double));
     mo->lambda = malloc((nc + 1) * sizeof(double));
     mo->g = malloc((nc * nq + 1) * sizeof(double));
@@ -51,7 +53,8 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
     mo->accel_work = malloc(mech_accel_work_len(sys) * sizeof(double));
     mo->accel_iwork = malloc((nq + nc) * sizeof(int));
     mo->f_work = malloc((size_t)mo->n * sizeof(double));
-    if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->q_accepted || !mo->up
+    if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->q_accepted
+        || !mo->tangent || !mo->tangent_t || !mo->up
         || !mo->lambda || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
         || !mo->accel_work || !mo->accel_iwork || !mo->f_work) {
         mech_ode_free(mo);
@@ -70,6 +73,8 @@ void mech_ode_free(mech_ode *mo)
     free(mo->u);
     free(mo->q_try);
     free(mo->q_accepted);
+    free(mo->tangent);
+    free(mo->tangent_t);
     free(mo->up);
     free(mo->lambda);
     free(mo->g);
@@ -197,6 +202,54 @@ static void gather_state(const mech_ode *mo, const double *q, const double *u, d
     }
 }
 
+/* The start of Newton's method at (t, q_i): the tangent predictor from
+** the last accepted point, q_d = q_d* + T (q_i - q_i*) + T_t (t - t*),
+** with T = -Phi_qd^-1 Phi_qi and T_t = -Phi_qd^-1 Phi_t there (set by
+** set_accepted); q_i already in q. 1 if it moved q_d, else 0. */
+static int predict_dependent(const mech_ode *mo, double t, double *q)
+{
+    int n_c = mo->sys->n_c, n_i = mo->n_i, moved = 0;
+    size_t nc = (size_t)n_c;
+    for (int j = 0; j < n_c; j++) {
+        double dq = mo->tangent_t[j] * (t - mo->t_accepted);
+        for (int k = 0; k < n_i; k++)
+            dq += mo->tangent[(size_t)j + (size_t)k * nc]
+                  * (q[mo->indep[k]] - mo->q_accepted[mo->indep[k]]);
+        q[mo->dep[j]] = mo->q_accepted[mo->dep[j]] + dq;
+        moved |= dq != 0.0;
+    }
+    return moved;
+}
+
+/* q at an accepted point t: mo->q_accepted = q, and the predictor's T and
+** T_t from mo->g = Phi_q(q) with its dependent block factored in mo->gd
+** (as mech_ode_partition and solve_dependent leave them). */
+static void set_accepted(mech_ode *mo, double t, const double *q)
+{
+    const mech_system *sys = mo->sys;
+    int n_c = sys->n_c, n_i = mo->n_i;
+    size_t nc = (size_t)n_c;
+    memcpy(mo->q_accepted, q, (size_t)sys->n_q * sizeof(double));
+    mo->t_accepted = t;
+    if (n_c == 0)
+        return;
+    for (int k = 0; k < n_i; k++) {
+        double *col = mo->tangent + (size_t)k * nc;
+        for (int i = 0; i < n_c; i++)
+            col[i] = -mo->g[(size_t)i + (size_t)mo->indep[k] * nc];
+        hy_lu_solve(n_c, mo->gd, mo->piv_c, col);
+    }
+    /* A failing Phi_t leaves T_t = 0: only the predictor is poorer, and
+    ** the next evaluation reports the failure. */
+    if (sys->constraint_t == NULL || sys->constraint_t(t, q, mo->tangent_t, sys->user) != 0) {
+        memset(mo->tangent_t, 0, nc * sizeof(double));
+        return;
+    }
+    for (int i = 0; i < n_c; i++)
+        mo->tangent_t[i] = -mo->tangent_t[i];
+    hy_lu_solve(n_c, mo->gd, mo->piv_c, mo->tangent_t);
+}
+
 int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u, double *y)
 {
     const mech_system *sys = mo->sys;
@@ -216,8 +269,8 @@ int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u,
         mo->pivot_ref = mo->pivot_last = 1.0;
     }
     memcpy(mo->q, q, nq * sizeof(double));
-    memcpy(mo->q_accepted, q, nq * sizeof(double));
     memcpy(mo->u, u, nq * sizeof(double));
+    set_accepted(mo, t, q);
     mo->n_partitions++;
     gather_state(mo, q, u, y);
     return 0;
@@ -225,16 +278,22 @@ int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u,
 
 /* Newton's method on Phi(q_i, q_d, t) = 0 for q_d, starting from q (q_i
 ** already set), Phi_qd refactored each iteration; q updated in place.
-** Returns 1 when max |Phi_i| <= constr_tol (mo->g = Phi_q at q), 0 when
-** not within newton_maxit iterations or when a callback failed (its
-** nonzero status in *status, 0 otherwise). */
+** It stops one update after max |Phi_i| <= constr_tol, not at it: the
+** error of q_d is then O(constr_tol^2) (Newton's quadratic convergence),
+** i.e. roundoff, instead of anything up to constr_tol / |Phi_qd| depending
+** on where the iteration started and how many updates it took. f (see
+** solve_dependent) is thereby a smooth function of y and not of the
+** evaluation's history. Returns 1 when converged (mo->g = Phi_q at the
+** final q), 0 when not within newton_maxit + 1 updates or when a callback
+** failed (its nonzero status in *status, 0 otherwise). */
 static int newton_dependent(mech_ode *mo, double t, double *q, int *status)
 {
     const mech_system *sys = mo->sys;
     int n_c = sys->n_c;
     size_t nc = (size_t)n_c;
+    int polished = 0; /* the last update started within constr_tol */
     *status = 0;
-    for (int it = 0; it <= mo->newton_maxit; it++) {
+    for (int it = 0;; it++) {
         *status = sys->constraint(t, q, mo->phi, sys->user);
         if (*status == 0)
             *status = sys->constraint_jac(t, q, mo->g, sys->user);
@@ -245,10 +304,11 @@ static int newton_dependent(mech_ode *mo, double t, double *q, int *status)
             worst = fmax(worst, fabs(mo->phi[i]));
         if (!isfinite(worst))
             return 0;
-        if (worst <= mo->constr_tol)
+        if (worst <= mo->constr_tol && polished)
             return 1;
-        if (it == mo->newton_maxit)
+        if (it > mo->newton_maxit)
             return 0;
+        polished = worst <= mo->constr_tol;
         double quality;
         if (factor_dependent(mo, &quality) != 0)
             return 0;
@@ -258,26 +318,47 @@ static int newton_dependent(mech_ode *mo, double t, double *q, int *status)
             q[mo->dep[j]] -= mo->rhs_c[j];
         mo->n_newton_iters++;
     }
-    return 0;
 }
 
 /* q, u (full) at (t, y) into mo->q, mo->u, and mo->g = Phi_q(q) with its
-** dependent block factored (quality in mo->pivot_last). Newton starts
-** from the q_d of the previous successful evaluation; if it does not
-** converge from there, once more from the q_d of the last accepted point
-** (mo->q_accepted). The previous evaluation may be a stage of a rejected
-** step far from where the integrator retries: measured on Andrews'
-** mechanism (RK45, integr_tol 1e-4), a rejected step left q_d 1.7 rad
-** away from the retried stages, and Newton diverged from there at every
-** smaller step until the integrator gave up (HY_ERR_RES). 0, 1 (Newton
-** did not converge from either: mo->q unchanged) or a callback's status. */
+** dependent block factored (quality in mo->pivot_last).
+**
+** f must be a function of (t, y) alone, to the last bit, not of the
+** history of evaluations: an implicit integrator's finite-difference
+** Jacobian divides differences of f by increments that can lie far below
+** constr_tol (VSTIFF's sqrt(uround) max(|y_j|, |h f_j|, 1/w_j) is 1.5e-20
+** for a velocity 0 at atol 1e-12), and the increment must exceed the
+** noise of f (J.E. Dennis, R.B. Schnabel, "Numerical Methods for
+** Unconstrained Optimization and Nonlinear Equations", 1983, sec. 5.4).
+** A Newton solve that started from the q_d of the previous evaluation
+** and stopped at max |Phi_i| <= constr_tol (the code until this change)
+** left q_d anywhere within ~constr_tol / |Phi_qd| of the root, depending
+** on that history and on the number of updates. Measured on
+** tests/repro/uaf_mechanics_nonlinear_constraint.hym (rtol 1e-10, atol
+** 1e-12): VSTIFF's first Jacobian had d(u_y')/du_y = -3.7e11 (two q_d
+** 1.6e-11 apart over an increment of 1.5e-20; exact value 0), kept for
+** the whole run, so the corrector's updates of u_y were divided by
+** 1 + (h / l_1) 3.7e11 (> 1e9 once h passed 1e-2), the iteration
+** "converged" at once on the prediction, and x(0.1) came out 0.02396
+** instead of 0.02189, with no failure; MSTIFF ended 10% off at rtol 1e-6
+** and 32% at 1e-8. And a perturbation of q_i
+** that changed Phi by less than constr_tol did not move q_d at all (no
+** update): Andrews' d(beta'')/d(beta) came out 0.002 instead of 2.2e5.
+**
+** So Newton starts from a deterministic point, the tangent predictor from
+** the last accepted point (predict_dependent), and is polished to
+** roundoff (newton_dependent). If it does not converge from there, once
+** more from the q_d of the last accepted point itself, also a function of
+** (t, y) (a predictor along a tangent can overshoot where the partition
+** is poor). 0, 1 (Newton did not converge from either: mo->q unchanged)
+** or a callback's status. */
 static int solve_dependent(mech_ode *mo, double t, const double *y)
 {
     const mech_system *sys = mo->sys;
     int n_c = sys->n_c, n_i = mo->n_i;
     size_t nq = (size_t)sys->n_q, nc = (size_t)n_c;
     double *q = mo->q_try;
-    memcpy(q, mo->q, nq * sizeof(double));
+    memcpy(q, mo->q_accepted, nq * sizeof(double));
     for (int k = 0; k < n_i; k++)
         q[mo->indep[k]] = y[k];
     if (n_c == 0) {
@@ -287,11 +368,12 @@ static int solve_dependent(mech_ode *mo, double t, const double *y)
         mo->pivot_last = 1.0;
         return 0;
     }
+    int predicted = predict_dependent(mo, t, q);
     int status;
     int converged = newton_dependent(mo, t, q, &status);
     if (status != 0)
         return status;
-    if (!converged && memcmp(mo->q_accepted, mo->q, nq * sizeof(double)) != 0) {
+    if (!converged && predicted) {
         mo->n_newton_fallbacks++;
         memcpy(q, mo->q_accepted, nq * sizeof(double));
         for (int k = 0; k < n_i; k++)
@@ -414,7 +496,7 @@ int mech_ode_check_partition(mech_ode *mo, double t, double *y)
     if (status < 0)
         return status;
     if (status == 0)
-        memcpy(mo->q_accepted, mo->q, (size_t)sys->n_q * sizeof(double));
+        set_accepted(mo, t, mo->q);
     if (status == 0 && mo->pivot_last >= mo->pivot_drop * mo->pivot_ref)
         return 0;
     if (status > 0)

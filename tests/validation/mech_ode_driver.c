@@ -23,7 +23,7 @@ typedef struct run_result {
     double max_drift;
     double max_energy_err;      /* pendulum only: max |E - E0| over accepted points */
     long steps, err_fails, conv_fails, evals, newton_iters, restarts;
-    long newton_fallbacks;      /* Newton restarted from the last accepted q_d */
+    long newton_fallbacks;      /* Newton restarted from the last accepted q_d (mech_ode.c) */
     double min_quality_ratio;   /* min over accepted points of quality / its reference */
     double seconds;
 } run_result;

@@ -320,14 +320,14 @@ int main(int argc, char **argv)
         { FORM_SI1, 1000.0, 1e-9, 2.2 },     /* 2.71 */
         { FORM_SI1, 1.0, 1e-6, 1.35 },       /* 1.86 */
         { FORM_SI1, 1.0, 1e-8, 2.0 },        /* 2.50 */
-        { FORM_VSTIFF, 1000.0, 1e-9, 1.85 }, /* 2.35 */
-        { FORM_VSTIFF, 1000.0, 1e-10, 2.55 },/* 3.06 */
-        { FORM_VSTIFF, 1.0, 1e-7, 2.6 },     /* 3.10 */
+        { FORM_VSTIFF, 1000.0, 1e-9, 1.85 }, /* 2.30 */
+        { FORM_VSTIFF, 1000.0, 1e-10, 2.55 },/* 3.02 */
+        { FORM_VSTIFF, 1.0, 1e-7, 2.6 },     /* 3.05 */
         { FORM_VSTIFF, 1.0, 1e-10, 3.8 },    /* 4.29 */
-        { FORM_ABAM, 1000.0, 1e-9, 1.7 },    /* 2.19 */
-        { FORM_ABAM, 1000.0, 1e-10, 2.1 },   /* 2.60 */
-        { FORM_ABAM, 1.0, 1e-8, 2.9 },       /* 3.42 */
-        { FORM_ABAM, 1.0, 1e-10, 5.25 },     /* 5.77 */
+        { FORM_ABAM, 1000.0, 1e-9, 1.7 },    /* 1.97 */
+        { FORM_ABAM, 1000.0, 1e-10, 2.1 },   /* 2.57 */
+        { FORM_ABAM, 1.0, 1e-8, 2.9 },       /* 3.41 */
+        { FORM_ABAM, 1.0, 1e-10, 5.25 },     /* 5.79 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);

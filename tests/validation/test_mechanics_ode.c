@@ -18,11 +18,14 @@
 ** validation/mech_andrews.c (shared with the DAE-form tests), the driver
 ** in validation/mech_ode_driver.c (shared with test_mechanics_crank.c).
 ** Scored as the test set does: scd = -log10(max_i |y_i - yref_i| /
-** |yref_i|); floors = measured less about half a digit (docs/mechanics.md
-** has the measured table; "test_mechanics_ode sweep [problem]" prints it).
-** Drift: max |Phi_i| at the full q rebuilt from every accepted state - at
-** most dae_constr_tol by construction (the Newton solve stops there),
-** checked. A longer pendulum run (t in [0, 5], through the bottom of the
+** |yref_i|); floors = measured less about half a digit (Andrews: its
+** spread, see the cases; docs/mechanics.md has the measured table;
+** "test_mechanics_ode sweep [problem]" prints it). Drift: max |Phi_i| at
+** the full q rebuilt from every accepted state - at roundoff by
+** construction (the Newton solve takes one update more after max |Phi_i|
+** <= dae_constr_tol), checked below 1e-3 dae_constr_tol. f is checked to
+** be a function of y alone, smooth to roundoff (test_f_function_of_y).
+** A longer pendulum run (t in [0, 5], through the bottom of the
 ** swing where x, the dependent coordinate chosen at t = 0, has a zero
 ** derivative) exercises the re-partition; scored by the energy, which the
 ** exact solution conserves. Andrews needs no re-partition (checked), and
@@ -31,6 +34,7 @@
 #include "check.h"
 #include "mech/mech.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +113,52 @@ static void test_partition(void)
     mech_ode_free(&mo);
 }
 
+/* f is a function of (t, y) alone, smooth to roundoff (src/mech/mech_ode.c,
+** solve_dependent), as the finite differences of an implicit integrator's
+** Jacobian need. Andrews at t = 0 is at rest (beta' = 0) and its forces do
+** not depend on the velocities, so d(beta'')/d(beta') = 0 there (gamma is
+** quadratic in u). The columns as hy_itmat_dfdy forms them for VSTIFF at
+** atol 1e-12: beta by sqrt(uround) |beta| = 9.2e-10, then beta' by
+** sqrt(uround) * 1e-12 = 1.5e-20. Asserted: the beta column within 1e-4
+** of central differences with increment 1e-6 (measured 2.23494e5 both;
+** 0.002 when the Newton solve stopped at dae_constr_tol, which the
+** perturbation of Phi by ~1e-10 did not exceed, so q_d did not move), the
+** beta' column exactly (0, 1), and f(y0) evaluated again bit-identical. */
+static void test_f_function_of_y(void)
+{
+    mech_ode mo;
+    double y0[2], y[2], f0[2], f1[2], f2[2], f3[2];
+    CHECK(mech_ode_init(&mo, &andrews, 1e-10) == 0, "init");
+    CHECK(mech_ode_partition(&mo, 0.0, andrews_y0, andrews_y0 + 7, y0) == 0, "partition");
+    CHECK(y0[1] == 0.0, "andrews at rest: beta' = %g", y0[1]);
+    double inc_q = sqrt(DBL_EPSILON) * fabs(y0[0]), inc_u = sqrt(DBL_EPSILON) * 1e-12;
+    CHECK(mech_ode_rhs(0.0, y0, f0, &mo) == 0, "f(y0)");
+    memcpy(y, y0, sizeof y);
+    y[0] += inc_q;
+    CHECK(mech_ode_rhs(0.0, y, f1, &mo) == 0, "f(y0 + inc e_0)");
+    memcpy(y, y0, sizeof y);
+    y[1] += inc_u;
+    CHECK(mech_ode_rhs(0.0, y, f2, &mo) == 0, "f(y0 + inc e_1)");
+    double d_acc = (f2[1] - f0[1]) / inc_u, d_vel = (f2[0] - f0[0]) / inc_u;
+    double d_q = (f1[1] - f0[1]) / inc_q, fp[2], fm[2];
+    memcpy(y, y0, sizeof y);
+    y[0] += 1e-6;
+    CHECK(mech_ode_rhs(0.0, y, fp, &mo) == 0, "f(y0 + 1e-6 e_0)");
+    y[0] = y0[0] - 1e-6;
+    CHECK(mech_ode_rhs(0.0, y, fm, &mo) == 0, "f(y0 - 1e-6 e_0)");
+    double d_q_central = (fp[1] - fm[1]) / 2e-6;
+    printf("andrews at rest: d(beta'')/d(beta) %.6g (central differences %.6g), "
+           "d(beta'')/d(beta') %.3g (exact 0), d(beta')/d(beta') %.17g (exact 1)\n",
+           d_q, d_q_central, d_acc, d_vel);
+    CHECK(fabs(d_q - d_q_central) <= 1e-4 * fabs(d_q_central),
+          "andrews: d(beta'')/d(beta) %.6g, central differences %.6g", d_q, d_q_central);
+    CHECK(d_acc == 0.0, "andrews: d(beta'')/d(beta') by differences %.3g, exact 0", d_acc);
+    CHECK(d_vel == 1.0, "andrews: d(beta')/d(beta') %.17g", d_vel);
+    CHECK(mech_ode_rhs(0.0, y0, f3, &mo) == 0, "f(y0) again");
+    CHECK(memcmp(f0, f3, sizeof f0) == 0, "andrews: f(y0) %.17g, then %.17g", f0[1], f3[1]);
+    mech_ode_free(&mo);
+}
+
 /* The problems, with what scoring them needs: scd(all) over (q, u,
 ** lambda) for the pendulum and the car axis (whose reference lambda is
 ** minus ours), over (q, u) for Andrews (reference.json's andrews has (q,
@@ -156,7 +206,7 @@ static void run_case(const ode_case *c)
            r.steps, r.err_fails, r.conv_fails, r.evals, r.newton_iters, r.restarts);
     CHECK(scd_q >= c->floor, "%s %s integr_tol %g: scd(q) %.2f below %.2f", pr->name,
           c->ops->name, c->tol, scd_q, c->floor);
-    CHECK(r.max_drift <= CONSTR_TOL, "%s %s integr_tol %g: drift %.2e above dae_constr_tol",
+    CHECK(r.max_drift <= 1e-3 * CONSTR_TOL, "%s %s integr_tol %g: drift %.2e, not roundoff",
           pr->name, c->ops->name, c->tol, r.max_drift);
 }
 
@@ -166,7 +216,8 @@ static void run_case(const ode_case *c)
 ** y = 1/2): two re-partitions in [0, 5]. The energy E = (u^2 + v^2)/2 + y
 ** = 1/2 is conserved by the exact solution; the bounds are about 3 times
 ** the measured max |E - E0| (VSTIFF 1.1e-6, ABAM 3.6e-7 at integr_tol
-** 1e-8, vel_tol_factor 1). */
+** 1e-8, vel_tol_factor 1; ABAM 5.0e-7 since the Newton solve is polished
+** to roundoff, src/mech/mech_ode.c). */
 static void test_repartition(void)
 {
     static const struct {
@@ -199,10 +250,14 @@ static void test_repartition(void)
 ** (measured min ratio 1.000, max 1.83), so no re-partition happens
 ** (asserted: restarts 0, min ratio >= 0.99). And the Newton fallback
 ** (src/mech/mech_ode.c, solve_dependent): RK45 at integr_tol 1e-4 rejects
-** a first step on which beta moves 1.7 rad; without the fallback every
-** retried stage started Newton from the rejected stage's q_d, diverged,
-** and RK45 stopped with HY_ERR_RES at t = 0.008 (measured); with it the
-** run completes (asserted, with at least one fallback taken). */
+** a first step on which beta moves 1.7 rad. When Newton started from the
+** previous evaluation's q_d, every retried stage started from the
+** rejected stage's, diverged, and RK45 stopped with HY_ERR_RES at t =
+** 0.008 (measured); the fallback from the last accepted q_d made it
+** complete. Newton now starts from the tangent predictor at the last
+** accepted point, which fails once here (measured), and the fallback
+** from the accepted q_d itself converges: asserted, the run completes
+** with at least one fallback taken. */
 static void test_andrews_ode(void)
 {
     run_result r = run_ode(&andrews, &hy_abam, 0.0, 0.03, andrews_y0, andrews_y0 + 7, 1e-8,
@@ -359,6 +414,7 @@ static void table2(void)
 int main(int argc, char **argv)
 {
     test_partition();
+    test_f_function_of_y();
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep(argc > 2 ? argv[2] : NULL);
         return CHECK_DONE();
@@ -376,17 +432,22 @@ int main(int argc, char **argv)
         { P_CARAXIS, &hy_vstiff, 1000.0, 1e-6, 2.0 },  /* 2.55 */
         { P_CARAXIS, &hy_vstiff, 1000.0, 1e-9, 4.3 },  /* 4.85 */
         /* Andrews: Table 1, and vel_tol_factor 1 (its velocities are O(1e3)).
-        ** ABAM with vel_tol_factor 1 at 1e-8 rather than 1e-9, where the
-        ** measured 9.24 is a cancellation (8.77 at 1e-10; 7.31 at 1e-9 with
-        ** dae_constr_tol 1e-12). */
-        { P_ANDREWS, &hy_vstiff, 1000.0, 1e-6, 2.5 },  /* 2.97 */
-        { P_ANDREWS, &hy_vstiff, 1000.0, 1e-9, 5.2 },  /* 5.73 */
-        { P_ANDREWS, &hy_abam, 1000.0, 1e-6, 2.6 },    /* 3.09 */
-        { P_ANDREWS, &hy_abam, 1000.0, 1e-9, 5.5 },    /* 5.99 */
-        { P_ANDREWS, &hy_vstiff, 1.0, 1e-6, 3.3 },     /* 3.83 */
-        { P_ANDREWS, &hy_vstiff, 1.0, 1e-9, 6.1 },     /* 6.65 */
-        { P_ANDREWS, &hy_abam, 1.0, 1e-6, 4.3 },       /* 4.82 */
-        { P_ANDREWS, &hy_abam, 1.0, 1e-8, 6.9 },       /* 7.38 */
+        ** Its scd(q) at one integr_tol is one draw from a wide spread: over
+        ** integr_tol (1 + 0.01 j), j = -5 .. 5, it ranges over the band
+        ** shown [min, max] (measured), so the floors are the band's minimum
+        ** less about 0.3. (Those of the Newton solve that stopped at
+        ** dae_constr_tol sat inside its own bands, and the noise of that f
+        ** raised ABAM's and VSTIFF's error estimates at 1e-9 and below:
+        ** more steps, scd up to 0.6 higher; the same code with
+        ** dae_constr_tol 1e-13 gave today's bands.) */
+        { P_ANDREWS, &hy_vstiff, 1000.0, 1e-6, 1.8 },  /* 2.22 [2.08, 3.06] */
+        { P_ANDREWS, &hy_vstiff, 1000.0, 1e-9, 4.5 },  /* 5.10 [4.81, 5.55] */
+        { P_ANDREWS, &hy_abam, 1000.0, 1e-6, 2.3 },    /* 3.09 [2.56, 4.14] */
+        { P_ANDREWS, &hy_abam, 1000.0, 1e-9, 4.9 },    /* 5.39 [5.20, 6.32] */
+        { P_ANDREWS, &hy_vstiff, 1.0, 1e-6, 3.2 },     /* 3.79 [3.46, 4.35] */
+        { P_ANDREWS, &hy_vstiff, 1.0, 1e-9, 5.7 },     /* 6.06 [6.05, 6.68] */
+        { P_ANDREWS, &hy_abam, 1.0, 1e-6, 3.8 },       /* 4.50 [4.06, 5.11] */
+        { P_ANDREWS, &hy_abam, 1.0, 1e-8, 5.9 },       /* 6.69 [6.20, 7.66] */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
