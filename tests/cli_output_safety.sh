@@ -10,7 +10,9 @@
 #     integrator's range) are usage errors naming the settings;
 #   - a write error on standard output (/dev/full) is exit 1;
 #   - a NaN start value and a singular Jacobian are named;
-#   - huge times give an SVG whose every coordinate is a finite number.
+#   - huge times give an SVG whose every coordinate is a finite number;
+#   - names that are not UTF-8 give a well-formed SVG (found by
+#     tests/fuzz/fuzz_csv: bad bytes become U+FFFD, good characters stay).
 # Signals (D8) are in cli_signals.sh. Usage: cli_output_safety.sh PATH_TO_HYDAE
 set -u
 hydae=$1
@@ -180,6 +182,21 @@ assert len(events) == 1, len(events)
 frame = [float(el.get("x1")) for el in root.iter() if el.tag.endswith("line") and el.get("stroke") == "#e4e4e4"]
 x = float(events[0].get("x1"))
 assert abs(x - (min(frame) + max(frame)) / 2) < 1.0, (x, min(frame), max(frame))
+EOF
+
+# ---- names that are not UTF-8 (tests/fuzz/corpus/fuzz_csv/svg_name_not_utf8.csv) ----
+printf 'time,x\xff,caf\xc3\xa9,mode(m\xe4\xb8)\n0,1,2,\xc0\xaf\n1,2,3,\xe4\xb8\xad\n' >utf8.csv
+check "names not UTF-8: exit 0" \
+    test "$(status_of "$hydae" plot utf8.csv -o utf8.svg --title $'t\xed\xa0\x80')" = 0
+check "names not UTF-8: a well-formed SVG, bad bytes replaced, good ones kept" python3 - <<'EOF'
+import xml.etree.ElementTree as ET
+root = ET.parse("utf8.svg").getroot()
+text = " ".join(el.text or "" for el in root.iter())
+assert "x\ufffd" in text, text
+assert "caf\u00e9" in text, text
+assert "\u4e2d" in text, text                 # a mode label, whole
+assert "\ufffd\ufffd" in text, text           # the overlong label: two bad bytes
+assert "t\ufffd\ufffd\ufffd" in text, text    # the title's surrogate: three bad bytes
 EOF
 
 check "no temporary file left behind" test -z "$(ls -A | grep '^\.' || true)"
