@@ -152,10 +152,11 @@ check "singular Jacobian: exit 1" \
 check "singular Jacobian: said, and the undetermined variable named" \
     err_has "singular Jacobian: the equations do not determine variable 'z'"
 
-# ---- D9: huge times in hydae plot ----
-for name in svg_nan_coords_bigtime ub_svgplot67_time_range_overflow; do
-    check "$name: exit 0" test "$(status_of "$hydae" plot "$repro/$name.csv" -o "$name.svg")" = 0
-    check "$name: every coordinate finite" python3 - "$name.svg" <<'EOF'
+# ---- D9: huge times in hydae plot; values at the ends of the doubles ----
+# (tiny_value, huge_value: found by tests/fuzz/fuzz_csv, in its corpus as
+# svg_value_*.csv: one value of 4e-324 gave a value axis of span 0.)
+finite_coordinates() {
+    python3 - "$1" <<'EOF'
 import math, re, sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -171,6 +172,19 @@ for el in root.iter():
             n += 1
 assert n > 20, n
 EOF
+}
+printf 'time,x,y\n0,4e-324,1.7976931348623157e308\n' >tiny_value.csv
+printf 'time,x,y\n0,1.7976931348623157e308,-4e-324\n1,1.7976931348623157e308,-4e-324\n' >huge_value.csv
+for csv in "$repro/svg_nan_coords_bigtime.csv" "$repro/ub_svgplot67_time_range_overflow.csv" \
+    tiny_value.csv huge_value.csv; do
+    name=$(basename "$csv" .csv)
+    check "$name: exit 0" test "$(status_of "$hydae" plot "$csv" -o "$name.svg")" = 0
+    check "$name: every coordinate finite" finite_coordinates "$name.svg"
+done
+for name in tiny_value huge_value; do
+    check "$name, phase plot: exit 0" \
+        test "$(status_of "$hydae" plot "$name.csv" -o "$name-xy.svg" --phase x,y)" = 0
+    check "$name, phase plot: every coordinate finite" finite_coordinates "$name-xy.svg"
 done
 # The two times of svg_nan_coords_bigtime are one double: an event line in
 # the middle of the axis.

@@ -139,17 +139,20 @@ static void value_axis(const hy_results *r, int var, axis *a, int target)
         lo = 0.0;
         hi = 1.0;
     } else if (lo == hi) {
-        double pad = lo != 0.0 ? 0.1 * fabs(lo) : 1.0;
-        lo -= pad;
-        hi += pad;
+        /* One value: 10 % of it either side, but at least the smallest
+        ** double (10 % of 4e-324 is 0: a span of 0, NaN coordinates) and
+        ** not past the largest (10 % more than 1.7e308 is infinite). */
+        double pad = lo != 0.0 ? fmax(0.1 * fabs(lo), DBL_TRUE_MIN) : 1.0;
+        lo = fmax(lo - pad, -DBL_MAX);
+        hi = fmin(hi + pad, DBL_MAX);
     }
     if (!isfinite(hi - lo)) { /* values near the largest doubles */
         lo = fmax(lo, -1e307);
         hi = fmin(hi, 1e307);
     }
     double margin = 0.05 * (hi - lo);
-    a->lo = lo - margin;
-    a->hi = hi + margin;
+    a->lo = fmax(lo - margin, -DBL_MAX);
+    a->hi = fmin(hi + margin, DBL_MAX);
     a->step = hy_plot_nice_step(hi - lo, target);
 }
 
