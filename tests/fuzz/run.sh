@@ -67,22 +67,37 @@ fuzz() {
     local log="$build/fuzz-logs/$target.log"
     mkdir -p "$work" "$findings" "$(dirname "$log")"
     echo "== $target: $seconds s (log: $log)"
+    local stamp="$build/fuzz-logs/$target.started"
+    touch "$stamp"
     "$(binary "$target")" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
         -print_final_stats=1 -dict="$(dict_of "$target")" \
         -artifact_prefix="$findings/" "$@" "$work" "$here/corpus/$target" >"$log" 2>&1
     local status=$?
+    # The final statistics; with -fork=N the last progress line instead
+    # ("#366464: cov: ... time: 615s").
     local execs speed
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ -z "$execs" ]; then
+        local last
+        last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1)
+        execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+        local time
+        time=$(echo "$last" | sed -n 's/.* time: \([0-9]*\)s.*/\1/p')
+        [ -n "$execs" ] && [ -n "$time" ] && [ "$time" -gt 0 ] && speed=$((execs / time))
+    fi
     echo "   ${execs:-?} executions, ${speed:-?} per second, corpus $(ls "$work" | wc -l) inputs"
+    # Every file libFuzzer wrote in this run (crash-, timeout-, leak-,
+    # oom-, slow-unit-...), also those of -fork's workers.
     local written
-    written=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log")
+    written=$(find "$findings" -type f -newer "$stamp" | sort)
     if [ $status -ne 0 ] || [ -n "$written" ]; then
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|fuzz_[a-z_]*: )' "$log" | head -5 | sed 's/^/   /'
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|fuzz_[a-z_]*: )' "$log" | sort | uniq -c \
+            | sort -rn | head -5 | sed 's/^/   /'
         for file in $written; do
             echo "   FINDING: $file"
-            echo "   reproduce: $0 repro $target $file"
         done
+        [ -z "$written" ] || echo "   reproduce one: $0 repro $target FILE"
         [ -n "$written" ] || echo "   FAILED (status $status) without a finding file: see $log"
         return 1
     fi
