@@ -3,7 +3,9 @@
 # cmake and gcc (the core), libexpat1-dev (XML settings files),
 # libsuitesparse-dev (KLU, sparse iteration matrices), liblapack-dev (LAPACK,
 # large dense and band iteration matrices),
-# python3-scipy (the independent reader of MAT result files in the tests).
+# python3-scipy (the independent reader of MAT result files in the tests),
+# clang and libclang-rt-14-dev (libFuzzer, for the fuzz targets of
+# tests/fuzz; the plain build never needs them).
 # Idempotent: does nothing when everything is there. Needs root for apt-get.
 set -e
 missing=""
@@ -22,4 +24,15 @@ if [ -n "$missing" ]; then
     echo "setup.sh: installing$missing"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+# Fuzzing only: a failure here leaves the plain build as it is (.ci/run
+# then says the fuzz step cannot run).
+fuzz_missing=""
+command -v clang >/dev/null 2>&1 || fuzz_missing="$fuzz_missing clang"
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 \
+    || fuzz_missing="$fuzz_missing libclang-rt-14-dev"
+if [ -n "$fuzz_missing" ]; then
+    echo "setup.sh: installing$fuzz_missing (fuzzing, tests/fuzz)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $fuzz_missing >/dev/null; } \
+        || echo "setup.sh: could not install$fuzz_missing; the fuzz targets will not build" >&2
 fi

@@ -10,7 +10,9 @@
 #     integrator's range) are usage errors naming the settings;
 #   - a write error on standard output (/dev/full) is exit 1;
 #   - a NaN start value and a singular Jacobian are named;
-#   - huge times give an SVG whose every coordinate is a finite number.
+#   - huge times give an SVG whose every coordinate is a finite number;
+#   - names that are not UTF-8 give a well-formed SVG (found by
+#     tests/fuzz/fuzz_csv: bad bytes become U+FFFD, good characters stay).
 # Signals (D8) are in cli_signals.sh. Usage: cli_output_safety.sh PATH_TO_HYDAE
 set -u
 hydae=$1
@@ -152,10 +154,11 @@ check "singular Jacobian: exit 1" \
 check "singular Jacobian: said, and the undetermined variable named" \
     err_has "singular Jacobian: the equations do not determine variable 'z'"
 
-# ---- D9: huge times in hydae plot ----
-for name in svg_nan_coords_bigtime ub_svgplot67_time_range_overflow; do
-    check "$name: exit 0" test "$(status_of "$hydae" plot "$repro/$name.csv" -o "$name.svg")" = 0
-    check "$name: every coordinate finite" python3 - "$name.svg" <<'EOF'
+# ---- D9: huge times in hydae plot; values at the ends of the doubles ----
+# (tiny_value, huge_value: found by tests/fuzz/fuzz_csv, in its corpus as
+# svg_value_*.csv: one value of 4e-324 gave a value axis of span 0.)
+finite_coordinates() {
+    python3 - "$1" <<'EOF'
 import math, re, sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -171,6 +174,19 @@ for el in root.iter():
             n += 1
 assert n > 20, n
 EOF
+}
+printf 'time,x,y\n0,4e-324,1.7976931348623157e308\n' >tiny_value.csv
+printf 'time,x,y\n0,1.7976931348623157e308,-4e-324\n1,1.7976931348623157e308,-4e-324\n' >huge_value.csv
+for csv in "$repro/svg_nan_coords_bigtime.csv" "$repro/ub_svgplot67_time_range_overflow.csv" \
+    tiny_value.csv huge_value.csv; do
+    name=$(basename "$csv" .csv)
+    check "$name: exit 0" test "$(status_of "$hydae" plot "$csv" -o "$name.svg")" = 0
+    check "$name: every coordinate finite" finite_coordinates "$name.svg"
+done
+for name in tiny_value huge_value; do
+    check "$name, phase plot: exit 0" \
+        test "$(status_of "$hydae" plot "$name.csv" -o "$name-xy.svg" --phase x,y)" = 0
+    check "$name, phase plot: every coordinate finite" finite_coordinates "$name-xy.svg"
 done
 # The two times of svg_nan_coords_bigtime are one double: an event line in
 # the middle of the axis.
@@ -182,6 +198,21 @@ assert len(events) == 1, len(events)
 frame = [float(el.get("x1")) for el in root.iter() if el.tag.endswith("line") and el.get("stroke") == "#e4e4e4"]
 x = float(events[0].get("x1"))
 assert abs(x - (min(frame) + max(frame)) / 2) < 1.0, (x, min(frame), max(frame))
+EOF
+
+# ---- names that are not UTF-8 (tests/fuzz/corpus/fuzz_csv/svg_name_not_utf8.csv) ----
+printf 'time,x\xff,caf\xc3\xa9,mode(m\xe4\xb8)\n0,1,2,\xc0\xaf\n1,2,3,\xe4\xb8\xad\n' >utf8.csv
+check "names not UTF-8: exit 0" \
+    test "$(status_of "$hydae" plot utf8.csv -o utf8.svg --title $'t\xed\xa0\x80')" = 0
+check "names not UTF-8: a well-formed SVG, bad bytes replaced, good ones kept" python3 - <<'EOF'
+import xml.etree.ElementTree as ET
+root = ET.parse("utf8.svg").getroot()
+text = " ".join(el.text or "" for el in root.iter())
+assert "x\ufffd" in text, text
+assert "caf\u00e9" in text, text
+assert "\u4e2d" in text, text                 # a mode label, whole
+assert "\ufffd\ufffd" in text, text           # the overlong label: two bad bytes
+assert "t\ufffd\ufffd\ufffd" in text, text    # the title's surrogate: three bad bytes
 EOF
 
 check "no temporary file left behind" test -z "$(ls -A | grep '^\.' || true)"

@@ -6,6 +6,7 @@
 ** element may sit inside a larger model file). Built only when expat is
 ** present; otherwise loading reports that clearly.
 */
+#include "param_xml.h"
 #include "sim/sim.h"
 
 #include <errno.h>
@@ -44,18 +45,13 @@ static void XMLCALL start_element(void *user, const XML_Char *name, const XML_Ch
     }
 }
 
-int hydae_sim_load_settings(hydae_sim *s, const char *path)
+int hy_settings_read_xml(hydae_sim *s, FILE *in, const char *path)
 {
-    if (!s || !path)
+    if (!s || !in || !path)
         return HYDAE_ERR_ARG;
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        hy_sim_fail(s, "%s: cannot open: %s", path, strerror(errno));
-        return HYDAE_ERR_IO;
-    }
     XML_Parser parser = XML_ParserCreate(NULL);
     if (!parser) {
-        fclose(in);
+        hy_sim_fail(s, "%s: out of memory", path);
         return HYDAE_ERR_NOMEM;
     }
     xml_reader reader = { s, parser, path, 0, 0 };
@@ -83,19 +79,38 @@ int hydae_sim_load_settings(hydae_sim *s, const char *path)
         reader.status = HYDAE_ERR_ARG;
     }
     XML_ParserFree(parser);
-    fclose(in);
     return reader.status;
+}
+
+int hydae_sim_load_settings(hydae_sim *s, const char *path)
+{
+    if (!s || !path)
+        return HYDAE_ERR_ARG;
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        hy_sim_fail(s, "%s: cannot open: %s", path, strerror(errno));
+        return HYDAE_ERR_IO;
+    }
+    int status = hy_settings_read_xml(s, in, path);
+    fclose(in);
+    return status;
 }
 
 #else
 
-int hydae_sim_load_settings(hydae_sim *s, const char *path)
+int hy_settings_read_xml(hydae_sim *s, FILE *in, const char *path)
 {
+    (void)in;
     if (!s)
         return HYDAE_ERR_ARG;
     hy_sim_fail(s, "%s: this hydae was built without expat, so it cannot read XML settings "
                 "(install Debian's libexpat1-dev and rebuild)", path ? path : "(null)");
     return HYDAE_ERR_ARG;
+}
+
+int hydae_sim_load_settings(hydae_sim *s, const char *path)
+{
+    return hy_settings_read_xml(s, NULL, path);
 }
 
 #endif

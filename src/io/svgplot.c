@@ -139,33 +139,83 @@ static void value_axis(const hy_results *r, int var, axis *a, int target)
         lo = 0.0;
         hi = 1.0;
     } else if (lo == hi) {
-        double pad = lo != 0.0 ? 0.1 * fabs(lo) : 1.0;
-        lo -= pad;
-        hi += pad;
+        /* One value: 10 % of it either side, but at least the smallest
+        ** double (10 % of 4e-324 is 0: a span of 0, NaN coordinates) and
+        ** not past the largest (10 % more than 1.7e308 is infinite). */
+        double pad = lo != 0.0 ? fmax(0.1 * fabs(lo), DBL_TRUE_MIN) : 1.0;
+        lo = fmax(lo - pad, -DBL_MAX);
+        hi = fmin(hi + pad, DBL_MAX);
     }
     if (!isfinite(hi - lo)) { /* values near the largest doubles */
         lo = fmax(lo, -1e307);
         hi = fmin(hi, 1e307);
     }
     double margin = 0.05 * (hi - lo);
-    a->lo = lo - margin;
-    a->hi = hi + margin;
+    a->lo = fmax(lo - margin, -DBL_MAX);
+    a->hi = fmin(hi + margin, DBL_MAX);
     a->step = hy_plot_nice_step(hi - lo, target);
 }
 
 /* ---- SVG text ---- */
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+** overlong forms, no surrogates, nothing above U+10FFFF) of a character
+** XML allows (not U+FFFE, U+FFFF), or 0. A NUL ends any sequence. */
+static int utf8_char_length(const unsigned char *s)
+{
+    unsigned lead = s[0];
+    int length;
+    unsigned code, min;
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2, code = lead & 0x1Fu, min = 0x80;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3, code = lead & 0x0Fu, min = 0x800;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4, code = lead & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (int i = 1; i < length; i++) {
+        if ((s[i] & 0xC0u) != 0x80u)
+            return 0;
+        code = code << 6 | (s[i] & 0x3Fu);
+    }
+    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF) || code == 0xFFFE
+        || code == 0xFFFF)
+        return 0;
+    return length;
+}
+
+/* Text for an SVG element or attribute: the SVG says it is UTF-8, so a
+** name that is not (a CSV from elsewhere, a label cut in the middle of a
+** character) has each bad byte replaced by U+FFFD; control characters,
+** which XML 1.0 forbids, become spaces. */
 static void put_escaped(FILE *out, const char *text)
 {
-    for (const char *c = text; *c; c++)
+    const unsigned char *c = (const unsigned char *)text;
+    while (*c) {
+        int length = utf8_char_length(c);
+        if (length == 0) {
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD REPLACEMENT CHARACTER */
+            c++;
+            continue;
+        }
+        if (length > 1) {
+            fwrite(c, 1, (size_t)length, out);
+            c += length;
+            continue;
+        }
         switch (*c) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
-        default:
-            fputc((unsigned char)*c < 32 ? ' ' : *c, out);
+        default: fputc(*c < 32 ? ' ' : *c, out);
         }
+        c++;
+    }
 }
 
 /* <text> at (x, y); anchor "start", "middle" or "end"; extra attributes

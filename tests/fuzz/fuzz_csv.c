@@ -1,0 +1,150 @@
+/*
+** libFuzzer target: `hydae plot FILE.csv`, the CSV results reader
+** (src/io/csvread.c) and the SVG plot of what it read (src/io/svgplot.c),
+** through hy_plot_csv as src/cli/plot.c calls it.
+**
+** The input is a CSV file. A first line "#@vars=A,B", "#@phase=X,Y" or
+** "#@title=TEXT" (a comment to the reader) chooses the plot options as
+** --vars, --phase and --title would; without it every column gets a panel.
+**
+** The plot goes to memory and is checked: it must be well-formed XML (the
+** SVG says it is UTF-8) and every coordinate a finite number (issue 13's
+** D9: huge times once gave "nan" coordinates). A plot that fails either
+** check aborts: a finding like a crash.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include "io/plot.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HYDAE_HAVE_EXPAT
+#include <expat.h>
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct plot_request {
+    hydae_plot_options options;
+    char value[512];
+    char phase_x[256], phase_y[256];
+} plot_request;
+
+/* Options from a first line "#@KEY=VALUE"; 0, or -1 for a line the
+** command would refuse (an empty --phase half): such inputs are skipped. */
+static int read_request(const uint8_t *data, size_t size, plot_request *req)
+{
+    memset(req, 0, sizeof *req);
+    if (size < 2 || data[0] != '#' || data[1] != '@')
+        return 0;
+    size_t len = 2;
+    while (len < size && data[len] != '\n' && data[len] != '\r')
+        len++;
+    size_t n = len - 2 < sizeof req->value - 1 ? len - 2 : sizeof req->value - 1;
+    memcpy(req->value, data + 2, n);
+    req->value[n] = '\0';
+    if (strlen(req->value) != n)
+        return -1; /* a NUL in the line: the command line cannot pass it */
+    if (strncmp(req->value, "vars=", 5) == 0) {
+        req->options.vars = req->value + 5;
+    } else if (strncmp(req->value, "title=", 6) == 0) {
+        req->options.title = req->value + 6;
+    } else if (strncmp(req->value, "phase=", 6) == 0) {
+        /* As src/cli/plot.c's parse_phase: two non-empty names, one comma. */
+        const char *phase = req->value + 6;
+        const char *comma = strchr(phase, ',');
+        if (!comma || comma == phase || !comma[1] || strchr(comma + 1, ',')
+            || (size_t)(comma - phase) >= sizeof req->phase_x
+            || strlen(comma + 1) >= sizeof req->phase_y)
+            return -1;
+        memcpy(req->phase_x, phase, (size_t)(comma - phase));
+        req->phase_x[comma - phase] = '\0';
+        strcpy(req->phase_y, comma + 1);
+        req->options.phase_x = req->phase_x;
+        req->options.phase_y = req->phase_y;
+    }
+    return 0;
+}
+
+#ifdef HYDAE_HAVE_EXPAT
+/* Attributes that hold numbers (coordinates and sizes). */
+static int is_numeric_attribute(const char *name)
+{
+    static const char *const names[] = { "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r",
+                                         "width", "height", "points", "viewBox" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void XMLCALL check_element(void *user, const XML_Char *name, const XML_Char **attrs)
+{
+    (void)name;
+    (void)user;
+    for (int i = 0; attrs[i] && attrs[i + 1]; i += 2) {
+        if (!is_numeric_attribute(attrs[i]))
+            continue;
+        for (const char *c = attrs[i + 1]; *c; c++)
+            if (!strchr("0123456789.,-+e ", *c)) {
+                fprintf(stderr, "fuzz_csv: <%s %s=\"%s\">: not a finite number\n", name,
+                        attrs[i], attrs[i + 1]);
+                abort();
+            }
+    }
+}
+
+static void check_svg(const char *svg, size_t length)
+{
+    XML_Parser parser = XML_ParserCreate(NULL);
+    if (!parser)
+        return;
+    XML_SetStartElementHandler(parser, check_element);
+    if (XML_Parse(parser, svg, (int)length, 1) == XML_STATUS_ERROR) {
+        fprintf(stderr, "fuzz_csv: the SVG is not well-formed XML: line %lu column %lu: %s\n",
+                (unsigned long)XML_GetCurrentLineNumber(parser),
+                (unsigned long)XML_GetCurrentColumnNumber(parser) + 1,
+                XML_ErrorString(XML_GetErrorCode(parser)));
+        abort();
+    }
+    XML_ParserFree(parser);
+}
+#else
+static void check_svg(const char *svg, size_t length)
+{
+    (void)svg;
+    (void)length;
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    plot_request req;
+    if (read_request(data, size, &req))
+        return 0;
+    /* fmemopen may refuse a zero-sized buffer: an empty file is a
+    ** one-byte buffer read past its byte. */
+    static const char empty[1] = "";
+    FILE *in = fmemopen(size ? (void *)data : (void *)empty, size ? size : 1, "rb");
+    if (!in)
+        abort();
+    if (size == 0)
+        (void)fgetc(in);
+    char *svg = NULL;
+    size_t svg_length = 0;
+    FILE *out = open_memstream(&svg, &svg_length);
+    if (!out)
+        abort();
+    char err[1024];
+    int status = hy_plot_csv(in, "fuzz.csv", out, &req.options, err, sizeof err);
+    fclose(in);
+    fclose(out);
+    if (status == 0)
+        check_svg(svg, svg_length);
+    free(svg);
+    return 0;
+}
