@@ -16,8 +16,11 @@
 ** convention (its pivots 1-based), so one solve serves both.
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
-** where it is faster; see hy_band_uses_lapack for the measurement. The
-** solve is always ours: see the measurement there too.
+** where it is faster; see hy_band_uses_lapack for the measurement: with
+** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 64.
+** The solve is always ours: dgbtrs solves the same storage no faster
+** (0.5 - 1.7 times our time, mostly below 1, over the shapes of that
+** table, with either BLAS) and would need the pivots as int.
 */
 #include "linalg/band.h"
 #include "linalg/backends.h"
@@ -58,6 +61,8 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
         pivot[k] = (int64_t)(k + p);
         if (max_abs == 0.0)
             return k + 1 <= INT_MAX ? (int)(k + 1) : INT_MAX;
+        if (km == 0)
+            continue; /* nothing below the diagonal: no swap, no update */
         /* Row k + p reaches column k + p + mu (kept rows and earlier pivot
         ** rows reach no further than ju). */
         size_t reach = k + p + mu < n - 1 ? k + p + mu : n - 1;
@@ -132,12 +137,33 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
 extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku,
                     double *ab, const int *ldab, int *ipiv, int *info);
 
+/* Factorisation time of hy_band_factor_own over dgbtrf's (CPU time, random
+** band matrices, n = 10,000 unless said, AMD EPYC, 2 cores shared;
+** bench/bench_linsol, the best of three batches; bench/README.md):
+**
+**   ml, mu     1,1  8,8  16,16  31,31  32,32  48,48  64,64  100,100  300,300
+**   reference  0.8  0.8   0.7    0.9    0.9    0.9    1.0     0.5      0.7
+**   OpenBLAS   0.4  0.5   0.9    0.7    1.0    1.0    1.3     2.2      4.1
+**
+**   ml, mu     40,4  4,40  64,0  64,8  8,64  100,10  10,100  (n 1000) 64,64
+**   reference  1.0   0.7   1.0   1.0   0.9    0.9     0.8         1.0
+**   OpenBLAS   1.0   0.5   1.3   1.4   0.5    1.5     0.6         1.4
+**
+** dgbtrf is unblocked (dgbtf2: a BLAS call per column) below kl = 32 and
+** blocked above, with dgemm on the fill-in triangles; with the reference
+** BLAS that never beats our loops, with OpenBLAS it does from ml ~ 64,
+** whatever mu and n. ml = 0 needs no elimination (dgbtrf is then 10 times
+** faster than our code was before it skipped the empty updates). */
 int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
 {
-    /* TODO: measured crossover. */
     (void)n;
     (void)mu;
-    return ml >= 32;
+#ifdef HYDAE_LAPACK_OPTIMIZED
+    return ml >= 64;
+#else
+    (void)ml;
+    return 0;
+#endif
 }
 
 int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)

@@ -22,10 +22,28 @@ extern void dgetrs_(const char *trans, const int *n, const int *nrhs,
                     const double *a, const int *lda, const int *ipiv,
                     double *b, const int *ldb, int *info, size_t trans_len);
 
+/* Factorisation time of dense.c's hy_lu_factor over dgetrf's (CPU time,
+** random matrices, AMD EPYC, 2 cores shared; bench/bench_linsol, the best
+** of three batches; two runs, bench/README.md "Linear solvers"):
+**
+**     n         10    20    50   100   200   500  1000  1200  1500  2000
+**   reference  0.3   0.4   0.5   0.5   0.6   0.6   1.0   1.1-  1.9   2.4
+**                                                        1.2
+**   OpenBLAS   0.4   0.5   1.0   1.5   2.2   3.1   5.5     -     -    17
+**   (n = 64: 1.0, 80: 1.3)
+**
+** Reference LAPACK (Debian's liblapack3 + libblas3, what liblapack-dev
+** links by default) blocks dgetrf with dgemm, but its dgemm is not tuned:
+** our unblocked column LU keeps up until the matrix leaves the cache, n ~
+** 1000. OpenBLAS (single-threaded) wins from n ~ 64. The solves are within
+** a factor 2 either way and not worth a separate switch. */
 size_t hy_dense_lapack_crossover(void)
 {
-    /* TODO: measured. */
-    return 0;
+#ifdef HYDAE_LAPACK_OPTIMIZED
+    return 64;
+#else
+    return 1000;
+#endif
 }
 
 int hy_dense_lapack_factor(hy_matrix *m, int *pivot)
