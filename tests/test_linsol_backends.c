@@ -340,7 +340,11 @@ static void test_band_singular(void)
         int64_t *pivot = xmalloc(n * sizeof *pivot);
         band_factor_fn factors[] = { hy_band_factor_own, hy_band_factor_lapack,
                                      hy_band_factor };
+#ifdef HYDAE_HAVE_LAPACK
         const char *names[] = { "own", "dgbtrf", "dispatch" };
+#else
+        const char *names[] = { "own", "own (no LAPACK)", "dispatch" };
+#endif
         for (int f = 0; f < 3; f++) {
             hy_matrix m = band_from_dense(n, ml, mu, a);
             int status = factors[f](&m, pivot);
@@ -537,6 +541,11 @@ static hy_pattern *pattern_random(size_t n, size_t per_col)
     return p;
 }
 
+/* ------------------------------------------------------------------ */
+/* KLU                                                                 */
+
+#ifdef HYDAE_HAVE_KLU
+
 /* The dense matrix of pattern p with values v (in pattern order). */
 static double *dense_of_csc(const hy_pattern *p, const double *v)
 {
@@ -549,11 +558,6 @@ static double *dense_of_csc(const hy_pattern *p, const double *v)
             a[(size_t)p->row[q] + j * n] = v[q];
     return a;
 }
-
-/* ------------------------------------------------------------------ */
-/* KLU                                                                 */
-
-#ifdef HYDAE_HAVE_KLU
 
 static hy_matrix csc_matrix(const hy_pattern *p)
 {
