@@ -17,16 +17,16 @@
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
 ** where it is faster; see hy_band_uses_lapack for the measurement: with
-** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 64.
-** The solve is always ours: dgbtrs solves the same storage no faster
-** (0.5 - 1.7 times our time, mostly below 1, over the shapes of that
-** table, with either BLAS) and would need the pivots as int.
+** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 64
+** and ml + mu = 128. The solve is always ours: dgbtrs is not faster on the
+** same factors (bench/README.md) and would need the pivots as int.
 */
 #include "linalg/band.h"
 #include "linalg/backends.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,17 +117,19 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
                 b[k + i] -= col_k[i] * y_k;
         }
     }
-    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. */
+    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. The rows
+    ** go upwards from j - 1: b[j - 1], which the next column divides
+    ** first, is then ready while the rest of the update runs (upwards
+    ** order took 2 - 4 times as long for mu >= 64). */
     for (size_t j = n; j-- > 0;) {
         const double *col_j = ab + j * ld + kv;
         b[j] /= col_j[0];
         double x_j = b[j];
         if (x_j == 0.0)
             continue;
-        const size_t i0 = j > kv ? j - kv : 0;
-        const double *u = col_j - (j - i0); /* U(i0, j) */
-        for (size_t i = i0; i < j; i++)
-            b[i] -= u[i - i0] * x_j;
+        const size_t n_above = j < kv ? j : kv; /* rows j - n_above .. j - 1 */
+        for (size_t d = 1; d <= n_above; d++)
+            b[j - d] -= col_j[-(ptrdiff_t)d] * x_j;
     }
 }
 
@@ -138,30 +140,37 @@ extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku,
                     double *ab, const int *ldab, int *ipiv, int *info);
 
 /* Factorisation time of hy_band_factor_own over dgbtrf's (CPU time, random
-** band matrices, n = 10,000 unless said, AMD EPYC, 2 cores shared;
-** bench/bench_linsol, the best of three batches; bench/README.md):
+** band matrices, n = 10,000 unless said; AMD EPYC, 2 cores shared with
+** other work; bench/bench_linsol, the best of three batches, the range over
+** two or three runs; all of it in bench/README.md, "Linear solvers"):
 **
-**   ml, mu     1,1  8,8  16,16  31,31  32,32  48,48  64,64  100,100  300,300
-**   reference  0.8  0.8   0.7    0.9    0.9    0.9    1.0     0.5      0.7
-**   OpenBLAS   0.4  0.5   0.9    0.7    1.0    1.0    1.3     2.2      4.1
+**   ml, mu     1,1   8,8  16,16  32,32  48,48  64,64  80,80  100,100 300,300
+**   reference  0.8   0.8   0.7    0.7    0.7    0.7-    -     0.5     0.7
+**                                               1.0
+**   OpenBLAS   0.4   0.5   0.8-   0.8-   0.8-   0.9-   1.3-   1.5-    3.6-
+**                          0.9    1.0    1.0    1.3    1.4    2.2     4.1
 **
-**   ml, mu     40,4  4,40  64,0  64,8  8,64  100,10  10,100  (n 1000) 64,64
-**   reference  1.0   0.7   1.0   1.0   0.9    0.9     0.8         1.0
-**   OpenBLAS   1.0   0.5   1.3   1.4   0.5    1.5     0.6         1.4
+**   ml, mu     40,4  4,40  64,0   64,8   8,64  96,8  100,10  10,100  96,0
+**   reference  0.9-  0.7-  1.0    0.7-   0.8-   -    0.8-    0.6-     -
+**              1.0   0.8          1.0    0.9         0.9     0.8
+**   OpenBLAS   0.7-  0.4-  0.9-   0.7-   0.4-  0.9-  1.1-    0.4-    1.1
+**              1.0   0.5   1.3    1.4    0.5   1.1   1.5     0.6
 **
-** dgbtrf is unblocked (dgbtf2: a BLAS call per column) below kl = 32 and
-** blocked above, with dgemm on the fill-in triangles; with the reference
-** BLAS that never beats our loops, with OpenBLAS it does from ml ~ 64,
-** whatever mu and n. ml = 0 needs no elimination (dgbtrf is then 10 times
-** faster than our code was before it skipped the empty updates). */
+** (n = 1000, 100,100: reference 0.5-0.7, OpenBLAS 1.6-2.4; n = 100,000,
+** 64,64: reference 0.7-1.0, OpenBLAS 0.9-1.3.) dgbtrf is unblocked
+** (dgbtf2: BLAS calls per column) for kl <= 32 and blocked above, with
+** dgemm on the fill-in triangles: with the reference BLAS that never beats
+** our loops; with OpenBLAS it does once the blocks are large, from ml ~ 64
+** with ml + mu ~ 128 (it ties there), clearly at 80,80. With ml = 0 there is
+** nothing to eliminate and our loop only checks the diagonal. */
 int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
 {
     (void)n;
-    (void)mu;
 #ifdef HYDAE_LAPACK_OPTIMIZED
-    return ml >= 64;
+    return ml >= 64 && ml + mu >= 128;
 #else
     (void)ml;
+    (void)mu;
     return 0;
 #endif
 }
