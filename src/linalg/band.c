@@ -17,8 +17,8 @@
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
 ** where it is faster; see hy_band_uses_lapack for the measurement: with
-** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 64
-** and ml + mu = 128. The solve is always ours: dgbtrs is not faster on the
+** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 80
+** (and ml + mu >= 96). The solve is always ours: dgbtrs is not faster on the
 ** same factors (bench/README.md) and would need the pivots as int.
 */
 #include "linalg/band.h"
@@ -140,34 +140,34 @@ extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku,
                     double *ab, const int *ldab, int *ipiv, int *info);
 
 /* Factorisation time of hy_band_factor_own over dgbtrf's (CPU time, random
-** band matrices, n = 10,000 unless said; AMD EPYC, 2 cores shared with
-** other work; bench/bench_linsol, the best of three batches, the range over
-** two or three runs; all of it in bench/README.md, "Linear solvers"):
+** band matrices, n = 10,000; AMD EPYC, 2 cores shared with other work;
+** bench/bench_linsol, the best of three batches, the range over two to four
+** runs; the tables in bench/README.md, "Linear solvers"):
 **
-**   ml, mu     1,1   8,8  16,16  32,32  48,48  64,64  80,80  100,100 300,300
-**   reference  0.8   0.8   0.7    0.7    0.7    0.7-    -     0.5     0.7
-**                                               1.0
-**   OpenBLAS   0.4   0.5   0.8-   0.8-   0.8-   0.9-   1.3-   1.5-    3.6-
-**                          0.9    1.0    1.0    1.3    1.4    2.2     4.1
+**   ml, mu    1,1  8,8  16,16 32,32 48,48 64,64 80,80 100,100 300,300
+**   reference 0.8- 0.8- 0.4-  0.5-  0.7-  0.7-  0.5   0.5-    0.6-
+**             0.9  0.9  0.7   0.9   0.9   1.0         0.7     0.7
+**   OpenBLAS  0.4- 0.5  0.7-  0.7-  0.8-  0.7-  1.3-  1.5-    2.8-
+**             0.5       0.9   1.0   1.0   1.3   1.4   2.2     4.1
 **
-**   ml, mu     40,4  4,40  64,0   64,8   8,64  96,8  100,10  10,100  96,0
-**   reference  0.9-  0.7-  1.0    0.7-   0.8-   -    0.8-    0.6-     -
-**              1.0   0.8          1.0    0.9         0.9     0.8
-**   OpenBLAS   0.7-  0.4-  0.9-   0.7-   0.4-  0.9-  1.1-    0.4-    1.1
-**              1.0   0.5   1.3    1.4    0.5   1.1   1.5     0.6
+**   ml, mu    40,4 4,40 8,64 10,100 64,0 64,8 80,8 96,0 96,8 100,10
+**   reference 0.8- 0.7- 0.8- 0.6-   0.7- 0.7- 0.8  0.4- 0.6- 0.7-
+**             1.0  1.0  1.0  0.8    1.0  1.0       0.8  0.8  0.9
+**   OpenBLAS  0.7- 0.4- 0.4- 0.4-   0.9- 0.7- 1.0- 1.1- 0.9- 1.1-
+**             1.0  0.5  0.5  0.6    1.3  1.4  1.1  1.2  1.1  1.5
 **
-** (n = 1000, 100,100: reference 0.5-0.7, OpenBLAS 1.6-2.4; n = 100,000,
-** 64,64: reference 0.7-1.0, OpenBLAS 0.9-1.3.) dgbtrf is unblocked
+** (n = 1000 and 100,000 give the same picture.) dgbtrf is unblocked
 ** (dgbtf2: BLAS calls per column) for kl <= 32 and blocked above, with
 ** dgemm on the fill-in triangles: with the reference BLAS that never beats
-** our loops; with OpenBLAS it does once the blocks are large, from ml ~ 64
-** with ml + mu ~ 128 (it ties there), clearly at 80,80. With ml = 0 there is
-** nothing to eliminate and our loop only checks the diagonal. */
+** our loops; with OpenBLAS it does once the blocks are large: it ties at
+** ml = 64 and wins from ml = 80 (by 1.1 when mu is small, 1.35 at 80,80,
+** 1.5 - 2 at 100,100). With ml = 0 there is nothing to eliminate and our
+** loop only checks the diagonal. */
 int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
 {
     (void)n;
 #ifdef HYDAE_LAPACK_OPTIMIZED
-    return ml >= 64 && ml + mu >= 128;
+    return ml >= 80 && ml + mu >= 96;
 #else
     (void)ml;
     (void)mu;
