@@ -16,14 +16,17 @@
 ** convention (its pivots 1-based), so one solve serves both.
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
-** where it is faster; see hy_band_uses_lapack for the measurement. The
-** solve is always ours: see the measurement there too.
+** where it is faster; see hy_band_uses_lapack for the measurement: with
+** the reference BLAS never, with an optimised one (OpenBLAS) from ml = 80
+** (and ml + mu >= 96). The solve is always ours: dgbtrs is not faster on the
+** same factors (bench/README.md) and would need the pivots as int.
 */
 #include "linalg/band.h"
 #include "linalg/backends.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +61,8 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
         pivot[k] = (int64_t)(k + p);
         if (max_abs == 0.0)
             return k + 1 <= INT_MAX ? (int)(k + 1) : INT_MAX;
+        if (km == 0)
+            continue; /* nothing below the diagonal: no swap, no update */
         /* Row k + p reaches column k + p + mu (kept rows and earlier pivot
         ** rows reach no further than ju). */
         size_t reach = k + p + mu < n - 1 ? k + p + mu : n - 1;
@@ -112,17 +117,19 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
                 b[k + i] -= col_k[i] * y_k;
         }
     }
-    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. */
+    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. The rows
+    ** go upwards from j - 1: b[j - 1], which the next column divides
+    ** first, is then ready while the rest of the update runs (upwards
+    ** order took 2 - 4 times as long for mu >= 64). */
     for (size_t j = n; j-- > 0;) {
         const double *col_j = ab + j * ld + kv;
         b[j] /= col_j[0];
         double x_j = b[j];
         if (x_j == 0.0)
             continue;
-        const size_t i0 = j > kv ? j - kv : 0;
-        const double *u = col_j - (j - i0); /* U(i0, j) */
-        for (size_t i = i0; i < j; i++)
-            b[i] -= u[i - i0] * x_j;
+        const size_t n_above = j < kv ? j : kv; /* rows j - n_above .. j - 1 */
+        for (size_t d = 1; d <= n_above; d++)
+            b[j - d] -= col_j[-(ptrdiff_t)d] * x_j;
     }
 }
 
@@ -132,12 +139,40 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
 extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku,
                     double *ab, const int *ldab, int *ipiv, int *info);
 
+/* Factorisation time of hy_band_factor_own over dgbtrf's (CPU time, random
+** band matrices, n = 10,000; AMD EPYC, 2 cores shared with other work;
+** bench/bench_linsol, the best of three batches, the range over two to four
+** runs; the tables in bench/README.md, "Linear solvers"):
+**
+**   ml, mu    1,1  8,8  16,16 32,32 48,48 64,64 80,80 100,100 300,300
+**   reference 0.8- 0.8- 0.4-  0.5-  0.7-  0.7-  0.5   0.5-    0.6-
+**             0.9  0.9  0.7   0.9   0.9   1.0         0.7     0.7
+**   OpenBLAS  0.4- 0.5  0.7-  0.7-  0.8-  0.7-  1.3-  1.5-    2.8-
+**             0.5       0.9   1.0   1.0   1.3   1.4   2.2     4.1
+**
+**   ml, mu    40,4 4,40 8,64 10,100 64,0 64,8 80,8 96,0 96,8 100,10
+**   reference 0.8- 0.7- 0.8- 0.6-   0.7- 0.7- 0.8  0.4- 0.6- 0.7-
+**             1.0  1.0  1.0  0.8    1.0  1.0       0.8  0.8  0.9
+**   OpenBLAS  0.7- 0.4- 0.4- 0.4-   0.9- 0.7- 1.0- 1.1- 0.9- 1.1-
+**             1.0  0.5  0.5  0.6    1.3  1.4  1.1  1.2  1.1  1.5
+**
+** (n = 1000 and 100,000 give the same picture.) dgbtrf is unblocked
+** (dgbtf2: BLAS calls per column) for kl <= 32 and blocked above, with
+** dgemm on the fill-in triangles: with the reference BLAS that never beats
+** our loops; with OpenBLAS it does once the blocks are large: it ties at
+** ml = 64 and wins from ml = 80 (by 1.1 when mu is small, 1.35 at 80,80,
+** 1.5 - 2 at 100,100). With ml = 0 there is nothing to eliminate and our
+** loop only checks the diagonal. */
 int hy_band_uses_lapack(size_t n, size_t ml, size_t mu)
 {
-    /* TODO: measured crossover. */
     (void)n;
+#ifdef HYDAE_LAPACK_OPTIMIZED
+    return ml >= 80 && ml + mu >= 96;
+#else
+    (void)ml;
     (void)mu;
-    return ml >= 32;
+    return 0;
+#endif
 }
 
 int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
