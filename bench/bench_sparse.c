@@ -30,11 +30,15 @@
 ** (n/a when hydae's scd is outside SUNDIALS' range).
 **
 ** Usage: bench_sparse [--sizes LIST] [--reps LIST] [--rtols LIST]
-**                     [--ref-rtol X] [--configs LIST] [--csv FILE]
-**                     [--no-medakzo] [--medakzo-only] [--mz-batches N]
-**                     [--mz-min-time S]
+**                     [--sundials-rtols LIST|none] [--ref-rtol X]
+**                     [--configs LIST] [--csv FILE] [--no-medakzo]
+**                     [--medakzo-only] [--mz-batches N] [--mz-min-time S]
 ** LISTs are comma-separated: --sizes 1e3,1e4 --reps 5,5 (one per size, or
-** one for all) --rtols 1e-5,1e-6,1e-7 --configs DSTIFF/klu,IDA/KLU.
+** one for all; default 5 up to M = 10^4, 3 up to 10^5, 1 above)
+** --configs DSTIFF/klu,IDA/KLU. Every configuration runs at --rtols
+** (default 1e-6), the SUNDIALS ones also at --sundials-rtols (default
+** 1e-5,1e-7) so that their CPU can be interpolated at hydae's accuracy;
+** atol = rtol always.
 */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
@@ -111,7 +115,7 @@ typedef struct child_record {
     int32_t status;
     char why[200];
     double cpu_solve;           /* the run, s */
-    double cpu_build;           /* hydae: building the model, s */
+    sp_phases phases;           /* hydae: model building, memory by phase */
     sp_counters counters;
     int64_t n;                  /* values of y(t_end) that follow */
 } child_record;
@@ -172,9 +176,9 @@ static int child_main(int argc, char **argv)
             return 3;
         if (cfg->side == SIDE_HYDAE) {
             rec.status = sp_hydae_brusselator_solve(m, cfg->integrator, cfg->linear_solver,
-                                                    rtol, atol, y, &rec.counters,
-                                                    &rec.cpu_build, &rec.cpu_solve, rec.why,
-                                                    sizeof rec.why);
+                                                    rtol, atol, y, &rec.counters, &rec.phases,
+                                                    rec.why, sizeof rec.why);
+            rec.cpu_solve = rec.phases.cpu_solve;
         } else {
             sp_problem p;
             SUNContext ctx = NULL;
@@ -259,7 +263,7 @@ typedef struct outcome {
     double cpu[MAX_REPS];
     int n_cpu;
     double cpu_median, cpu_min, cpu_max;
-    double cpu_build;
+    sp_phases phases;           /* hydae: model building, memory by phase */
     long peak_kb;               /* largest over the repetitions */
     sp_counters c;
     double err;                 /* max_i |y_i - ref_i| / |ref_i| */
@@ -330,7 +334,8 @@ typedef struct settings {
     long sizes[MAX_SIZES];
     int n_sizes;
     int reps[MAX_SIZES];
-    double rtols[MAX_RTOLS];
+    double rtols[MAX_RTOLS];    /* --rtols, then --sundials-rtols */
+    int sundials_only[MAX_RTOLS];
     int n_rtols;
     double ref_rtol;
     int selected[N_CONFIGS];
@@ -371,8 +376,13 @@ static int parse_settings(int argc, char **argv, settings *s)
         s->sizes[k] = default_sizes[k];
         s->reps[k] = default_reps[k];
     }
-    s->n_rtols = 1;
+    /* hydae at 1e-6; SUNDIALS at 1e-5 and 1e-7 too, for the comparison at
+    ** equal accuracy */
+    s->n_rtols = 3;
     s->rtols[0] = 1e-6;
+    s->rtols[1] = 1e-5;
+    s->rtols[2] = 1e-7;
+    s->sundials_only[1] = s->sundials_only[2] = 1;
     s->ref_rtol = 1e-10;
     for (int c = 0; c < N_CONFIGS; c++)
         s->selected[c] = 1;
@@ -381,6 +391,11 @@ static int parse_settings(int argc, char **argv, settings *s)
     s->mz_min_time = 0.1;
     double values[MAX_SIZES > MAX_RTOLS ? MAX_SIZES : MAX_RTOLS];
     int reps_given = 0, n_reps = 0, reps[MAX_SIZES];
+    double main_rtols[MAX_RTOLS], extra_rtols[MAX_RTOLS];
+    int n_main = 1, n_extra = 2;
+    main_rtols[0] = 1e-6;
+    extra_rtols[0] = 1e-5;
+    extra_rtols[1] = 1e-7;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
         int n;
@@ -414,10 +429,13 @@ static int parse_settings(int argc, char **argv, settings *s)
                     goto bad;
             }
         } else if (strcmp(opt, "--rtols") == 0) {
-            if ((n = parse_numbers(arg, values, MAX_RTOLS)) < 1)
+            if ((n_main = parse_numbers(arg, main_rtols, MAX_RTOLS)) < 1)
                 goto bad;
-            s->n_rtols = n;
-            memcpy(s->rtols, values, (size_t)n * sizeof(double));
+        } else if (strcmp(opt, "--sundials-rtols") == 0) {
+            if (strcmp(arg, "none") == 0)
+                n_extra = 0;
+            else if ((n_extra = parse_numbers(arg, extra_rtols, MAX_RTOLS)) < 1)
+                goto bad;
         } else if (strcmp(opt, "--ref-rtol") == 0) {
             if (parse_numbers(arg, values, 1) != 1)
                 goto bad;
@@ -451,6 +469,15 @@ static int parse_settings(int argc, char **argv, settings *s)
     bad:
         fprintf(stderr, "bench_sparse: bad value for %s: %s\n", opt, arg);
         return -1;
+    }
+    if (n_main + n_extra > MAX_RTOLS) {
+        fprintf(stderr, "bench_sparse: at most %d tolerances in all\n", MAX_RTOLS);
+        return -1;
+    }
+    s->n_rtols = n_main + n_extra;
+    for (int r = 0; r < s->n_rtols; r++) {
+        s->rtols[r] = r < n_main ? main_rtols[r] : extra_rtols[r - n_main];
+        s->sundials_only[r] = r >= n_main;
     }
     if (reps_given) {
         if (n_reps != 1 && n_reps != s->n_sizes) {
@@ -506,9 +533,9 @@ static void print_size_table(const settings *s, const size_result *sr)
            "%.0e (%.2f s, %ld steps)\n",
            sr->m, 2 * sr->m, sr->reps, sr->reps == 1 ? "" : "s", s->ref_rtol, sr->ref_cpu,
            sr->ref_steps);
-    printf("%-12s %6s %9s %17s %7s %7s %7s %7s %7s %7s %8s %9s %5s %7s\n", "config", "rtol",
-           "CPU_s", "(min-max)", "steps", "f_evals", "jac", "LU", "newton", "rejects", "peak_MB",
-           "max_rel", "scd", "build_s");
+    printf("%-12s %6s %9s %17s %7s %7s %7s %7s %7s %7s %8s %9s %5s %7s %8s %8s\n", "config",
+           "rtol", "CPU_s", "(min-max)", "steps", "f_evals", "jac", "LU", "newton", "rejects",
+           "peak_MB", "max_rel", "scd", "build_s", "model_MB", "sim_MB");
     for (int r = 0; r < s->n_rtols; r++)
         for (int c = 0; c < N_CONFIGS; c++) {
             const outcome *o = &sr->out[r][c];
@@ -530,7 +557,9 @@ static void print_size_table(const settings *s, const size_result *sr)
             print_counter(o->c.n_rejected);
             printf(" %8.1f %9.2e %5.2f", (double)o->peak_kb / 1024.0, o->err, o->scd);
             if (configs[c].side == SIDE_HYDAE)
-                printf(" %7.3f", o->cpu_build);
+                printf(" %7.3f %8.1f %8.1f", o->phases.cpu_build,
+                       (double)o->phases.rss_build_kb / 1024.0,
+                       (double)o->phases.rss_create_kb / 1024.0);
             printf("\n");
         }
     printf("(empty child process: %.1f MB peak)\n", (double)sr->baseline_kb / 1024.0);
@@ -541,8 +570,9 @@ static void print_size_table(const settings *s, const size_result *sr)
 static void print_size_ratios(const settings *s, const size_result *sr)
 {
     printf("ratios hydae / SUNDIALS (best of the pairing's SUNDIALS configurations):\n");
-    printf("  %-12s %6s %-10s %9s %9s %-10s %12s %10s %10s\n", "hydae", "rtol", "best_same",
-           "CPU_same", "err_ratio", "best_eqacc", "CPU_eq_acc", "peak_best", "peak_same_LS");
+    printf("  %-12s %6s %-10s %9s %9s %-10s %12s %10s %12s %14s\n", "hydae", "rtol", "best_same",
+           "CPU_same", "err_ratio", "best_eqacc", "CPU_eq_acc", "peak_best", "peak_same_LS",
+           "same_LS_no_model");
     for (int r = 0; r < s->n_rtols; r++)
         for (int c = 0; c < N_CONFIGS; c++) {
             const outcome *o = &sr->out[r][c];
@@ -569,8 +599,12 @@ static void print_size_ratios(const settings *s, const size_result *sr)
                 printf(" %12.3f", bench_ratio(o->cpu_median, cpu_eq));
             else
                 printf(" %12s", "n/a");
-            printf(" %10.2f %10.2f\n", bench_ratio((double)o->peak_kb, (double)ob->peak_kb),
-                   os ? bench_ratio((double)o->peak_kb, (double)os->peak_kb) : NAN);
+            /* without what building the model added to the process */
+            double no_model = (double)(o->peak_kb - (o->phases.rss_build_kb - sr->baseline_kb));
+            printf(" %10.2f %12.2f %14.2f\n",
+                   bench_ratio((double)o->peak_kb, (double)ob->peak_kb),
+                   os ? bench_ratio((double)o->peak_kb, (double)os->peak_kb) : NAN,
+                   os ? bench_ratio(no_model, (double)os->peak_kb) : NAN);
         }
 }
 
@@ -585,7 +619,7 @@ static void write_csv_rows(FILE *csv, const settings *s, const size_result *sr)
                     "BRUSS,%ld,%ld,%.0e,%s,%d,%.6g,%.6g,%.6g,%d,%.6g,%ld,%ld,%ld,%ld,%ld,%ld,%.3f,"
                     "%.6g,%.4f\n",
                     sr->m, 2 * sr->m, s->rtols[r], configs[c].name, o->ok, o->cpu_median,
-                    o->cpu_min, o->cpu_max, o->n_cpu, o->cpu_build, o->c.n_steps, o->c.n_f_evals,
+                    o->cpu_min, o->cpu_max, o->n_cpu, o->phases.cpu_build, o->c.n_steps, o->c.n_f_evals,
                     o->c.n_jac_evals, o->c.n_lu, o->c.n_nl_iters, o->c.n_rejected,
                     (double)o->peak_kb / 1024.0, o->err, o->scd);
         }
@@ -619,8 +653,9 @@ static int run_size(const settings *s, int k, size_result *sr)
     sr->ref_steps = rec.counters.n_steps;
     for (int r = 0; r < s->n_rtols; r++)
         for (int c = 0; c < N_CONFIGS; c++) {
-            sr->out[r][c].ran = s->selected[c];
-            sr->out[r][c].ok = s->selected[c];
+            sr->out[r][c].ran = s->selected[c]
+                                && (configs[c].side == SIDE_SUNDIALS || !s->sundials_only[r]);
+            sr->out[r][c].ok = sr->out[r][c].ran;
         }
     for (int rep = 0; rep < sr->reps; rep++)
         for (int r = 0; r < s->n_rtols; r++)
@@ -643,7 +678,7 @@ static int run_size(const settings *s, int k, size_result *sr)
                     o->peak_kb = peak_kb;
                 if (rep == 0) {
                     o->c = rec.counters;
-                    o->cpu_build = rec.cpu_build;
+                    o->phases = rec.phases;
                     o->err = max_rel_diff(y, ref, n);
                     o->scd = -log10(o->err);
                 } else if (rec.counters.n_steps != o->c.n_steps) {
@@ -663,12 +698,15 @@ static int run_size(const settings *s, int k, size_result *sr)
 ** growth from the largest size but one to the largest. */
 static void print_summary(const settings *s, const size_result *results, int n_done)
 {
-    printf("\nSummary (first tolerance, rtol = %.0e; CPU ratios hydae / best SUNDIALS of the "
-           "pairing; targets: CPU <= 1.0 at equal accuracy, peak <= 1.5, "
-           "CPU(10^6)/CPU(10^5) <= 12)\n",
+    printf("\nSummary (first tolerance, rtol = %.0e; the fastest hydae configuration of each "
+           "pairing against the fastest SUNDIALS one; CPU_ratio at the same rtol, eq_acc at "
+           "hydae's accuracy; SUN_MB: the SUNDIALS configuration with the same matrix, "
+           "peak_min against the smallest SUNDIALS peak; targets: CPU <= 1.0 at equal "
+           "accuracy, peak <= 1.5, CPU(10^6)/CPU(10^5) <= 12)\n",
            s->rtols[0]);
-    printf("%-16s %8s %-12s %9s %9s %-11s %9s %9s %9s %10s %9s\n", "pairing", "M", "best_hydae",
-           "CPU_s", "err", "best_SUN", "CPU_s", "err", "CPU_ratio", "eq_acc", "peak");
+    printf("%-16s %8s %-12s %9s %9s %-11s %9s %9s %9s %10s %8s %8s %9s %9s\n", "pairing", "M",
+           "best_hydae", "CPU_s", "err", "best_SUN", "CPU_s", "err", "CPU_ratio", "eq_acc",
+           "peak_MB", "SUN_MB", "peak_same", "peak_min");
     for (int f = FAM_DAE; f <= FAM_ODE; f++)
         for (int k = 0; k < n_done; k++) {
             const outcome *row = results[k].out[0];
@@ -691,7 +729,21 @@ static void print_summary(const settings *s, const size_result *results, int n_d
                 printf(" %10.3f", bench_ratio(row[h].cpu_median, cpu_eq));
             else
                 printf(" %10s", "n/a");
-            printf(" %9.2f\n", bench_ratio((double)row[h].peak_kb, (double)row[b].peak_kb));
+            /* peak against the pairing's SUNDIALS configuration with the same
+            ** matrix, and against its smallest */
+            long same_kb = 0, min_kb = 0;
+            for (int c = 0; c < N_CONFIGS; c++) {
+                if (configs[c].side != SIDE_SUNDIALS || configs[c].family != (family)f
+                    || !row[c].ok)
+                    continue;
+                if (configs[c].matrix == configs[h].matrix)
+                    same_kb = row[c].peak_kb;
+                if (min_kb == 0 || row[c].peak_kb < min_kb)
+                    min_kb = row[c].peak_kb;
+            }
+            printf(" %8.1f %8.1f %9.2f %9.2f\n", (double)row[h].peak_kb / 1024.0,
+                   (double)same_kb / 1024.0, bench_ratio((double)row[h].peak_kb, (double)same_kb),
+                   bench_ratio((double)row[h].peak_kb, (double)min_kb));
         }
     if (n_done < 2)
         return;

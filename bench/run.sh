@@ -8,6 +8,7 @@
 #   dstiff_ida.txt, dstiff_ida.csv             DSTIFF vs IDA with FD Jacobians
 #   mech.txt, mech.csv                         seed 002's Table 2 (bench_mech)
 #   lang.txt                                   the model language (bench_lang)
+#   sparse.txt, sparse.csv                     sparse/band Jacobians (bench_sparse)
 # Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
 # --min-time also to bench_dstiff_ida and bench_mech.
 #     bash bench/run.sh --lang
@@ -16,6 +17,10 @@
 #     bash bench/run.sh --mech [bench_mech options]
 # runs only bench_mech (constrained mechanics: I3, SI1, ODE form vs IDA),
 # e.g. --problem andrews, --min-time 0.5, --batches 7.
+#     bash bench/run.sh --sparse [bench_sparse options]
+# runs only bench_sparse (Brusselator M = 1e3..1e6 and MEDAKZO, hydae's
+# band/KLU solvers vs IDA/CVODE with band/KLU; about an hour on the loaded
+# 2-core machine), e.g. --sizes 1e3,1e4 --reps 3 for a quick look.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,16 +43,19 @@ have_sundials() {
     local lib
     for lib in sundials_ida sundials_cvode sundials_arkode sundials_nvecserial \
                sundials_sunmatrixdense sundials_sunlinsoldense \
-               sundials_sunnonlinsolfixedpoint; do
+               sundials_sunnonlinsolfixedpoint sundials_sunmatrixband \
+               sundials_sunlinsolband sundials_sunmatrixsparse sundials_sunlinsolklu; do
         compgen -G "/usr/lib/*/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/lib/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/local/lib/lib${lib}.so" >/dev/null \
             || return 1
     done
+    # sunlinsol_klu.h includes SuiteSparse's klu.h (bench_sparse)
+    [ -f /usr/include/suitesparse/klu.h ] || [ -f /usr/include/klu.h ] || return 1
 }
 
 if ! have_sundials; then
-    echo "run.sh: SUNDIALS (IDA, CVODE, ARKODE) not found, installing libsundials-dev" >&2
+    echo "run.sh: SUNDIALS (IDA, CVODE, ARKODE, band/KLU modules) or KLU not found, installing libsundials-dev libsuitesparse-dev" >&2
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then
         if command -v sudo >/dev/null 2>&1; then
@@ -58,15 +66,20 @@ if ! have_sundials; then
         fi
     fi
     export DEBIAN_FRONTEND=noninteractive
-    if ! $sudo apt-get install -y libsundials-dev; then
+    if ! $sudo apt-get install -y libsundials-dev libsuitesparse-dev; then
         $sudo apt-get update
-        $sudo apt-get install -y libsundials-dev
+        $sudo apt-get install -y libsundials-dev libsuitesparse-dev
     fi
 fi
 
 mech_only=0
 if [ "${1:-}" = "--mech" ]; then
     mech_only=1
+    shift
+fi
+sparse_only=0
+if [ "${1:-}" = "--sparse" ]; then
+    sparse_only=1
     shift
 fi
 
@@ -81,6 +94,14 @@ if [ "$mech_only" = 1 ]; then
     exit 0
 fi
 
+if [ "$sparse_only" = 1 ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$results"
+    "$build/bench/bench_sparse" --csv "$results/sparse.csv" "$@" | tee "$results/sparse.txt"
+    exit 0
+fi
+
 # --min-time applies to all three SUNDIALS programs.
 dstiff_ida_options=()
 args=("$@")
@@ -92,7 +113,7 @@ done
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
 cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_lang \
-    -j "$(nproc 2>/dev/null || echo 2)"
+    bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
 
 mkdir -p "$results"
 "$build/bench/bench_suite" --csv "$results/suite.csv" \
@@ -105,3 +126,5 @@ echo
     ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/mech.txt"
 echo
 "$build/bench/bench_lang" | tee "$results/lang.txt"
+echo
+"$build/bench/bench_sparse" --csv "$results/sparse.csv" | tee "$results/sparse.txt"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 
 double sp_cpu_seconds(void)
@@ -181,16 +182,23 @@ static int keep_last(void *user, hydae_row_kind kind, double t, const double *va
     return 0;
 }
 
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
 int sp_hydae_brusselator_solve(long m, const char *integrator, const char *linear_solver,
                                double rtol, double atol, double *y_out, sp_counters *out,
-                               double *cpu_build, double *cpu_solve, char *why,
-                               size_t why_size)
+                               sp_phases *phases, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
+    memset(phases, 0, sizeof *phases);
     out->n_nl_iters = out->n_err_fails = out->n_conv_fails = -1;
     double start = sp_cpu_seconds();
     hydae_model *model = example_brusselator_sized(m, 1);
-    *cpu_build = sp_cpu_seconds() - start;
+    phases->cpu_build = sp_cpu_seconds() - start;
+    phases->rss_build_kb = peak_rss_kb();
     if (!model) {
         snprintf(why, why_size, "example_brusselator_sized(%ld) failed", m);
         return HYDAE_ERR_NOMEM;
@@ -198,6 +206,7 @@ int sp_hydae_brusselator_solve(long m, const char *integrator, const char *linea
     start = sp_cpu_seconds();
     int status = HYDAE_ERR_NOMEM;
     hydae_sim *sim = hydae_sim_create(model, &status);
+    phases->rss_create_kb = peak_rss_kb();
     last_row row = {2 * (size_t)m, y_out, NAN};
     if (!sim) {
         snprintf(why, why_size, "hydae_sim_create: %s", hydae_model_errmsg(model));
@@ -240,7 +249,7 @@ int sp_hydae_brusselator_solve(long m, const char *integrator, const char *linea
     out->n_lu = st.n_lu;
     out->n_rejected = st.n_rejected;
     hydae_sim_free(sim);
-    *cpu_solve = sp_cpu_seconds() - start;
+    phases->cpu_solve = sp_cpu_seconds() - start;
     hydae_model_free(model);
     return status;
 }

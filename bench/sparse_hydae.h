@@ -25,15 +25,20 @@ int sp_hydae_ops_solve(const hy_integrator_ops *ops, const sp_problem *p,
                        const char *linear_solver, double rtol, double atol, double *y_out,
                        sp_counters *out, char *why, size_t why_size);
 
+/* Where a public-API run's time and memory go. */
+typedef struct sp_phases {
+    double cpu_build;           /* example_brusselator_sized, s */
+    double cpu_solve;           /* hydae_sim_create .. hydae_sim_free, s */
+    long rss_build_kb;          /* peak resident set after building the model */
+    long rss_create_kb;         /* ... after hydae_sim_create */
+} sp_phases;
+
 /* The Brusselator of size m through the public API with the integrator
-** and linear_solver named; y(10) into y_out (2m values). The CPU time of
-** building the model (example_brusselator_sized) into *cpu_build, of the
-** run (hydae_sim_create to hydae_sim_free) into *cpu_solve. 0, or a
-** hydae status with why[] holding hydae_sim_errmsg. */
+** and linear_solver named; y(10) into y_out (2m values). 0, or a hydae
+** status with why[] holding hydae_sim_errmsg. */
 int sp_hydae_brusselator_solve(long m, const char *integrator, const char *linear_solver,
                                double rtol, double atol, double *y_out, sp_counters *out,
-                               double *cpu_build, double *cpu_solve, char *why,
-                               size_t why_size);
+                               sp_phases *phases, char *why, size_t why_size);
 
 /* Process CPU time (CLOCK_PROCESS_CPUTIME_ID), seconds. */
 double sp_cpu_seconds(void);
