@@ -21,6 +21,10 @@
 # runs only bench_sparse (Brusselator M = 1e3..1e6 and MEDAKZO, hydae's
 # band/KLU solvers vs IDA/CVODE with band/KLU; about an hour on the loaded
 # 2-core machine), e.g. --sizes 1e3,1e4 --reps 3 for a quick look.
+#     bash bench/run.sh --sparse-O3 [bench_sparse options]
+# the same against SUNDIALS 6.4.1 built with optimisation from Debian's
+# source package (bench/sundials_O3.sh: Debian's binaries are -O0), in
+# build-bench-sunO3/; results in sparse_sundials_O3.txt / .csv.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,6 +85,18 @@ sparse_only=0
 if [ "${1:-}" = "--sparse" ]; then
     sparse_only=1
     shift
+fi
+if [ "${1:-}" = "--sparse-O3" ]; then
+    shift
+    prefix="$(bash "$root/bench/sundials_O3.sh")"
+    build="$root/build-bench-sunO3"
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON \
+        -DCMAKE_PREFIX_PATH="$prefix"
+    cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$root/bench/results"
+    "$build/bench/bench_sparse" --csv "$root/bench/results/sparse_sundials_O3.csv" "$@" \
+        | tee "$root/bench/results/sparse_sundials_O3.txt"
+    exit 0
 fi
 
 build="$root/build-bench"
