@@ -9,6 +9,7 @@
 #   mech.txt, mech.csv                         seed 002's Table 2 (bench_mech)
 #   events.txt, events.csv                     events per second (bench_events)
 #   lang.txt                                   the model language (bench_lang)
+#   sparse.txt, sparse.csv                     sparse/band Jacobians (bench_sparse)
 # Options (--min-time S, --pairing NAME, --problem NAME) go to bench_suite;
 # --min-time also to bench_dstiff_ida and bench_mech.
 #     bash bench/run.sh --lang
@@ -21,6 +22,14 @@
 # runs only bench_events (the bouncing ball e = 1 over 1e4 s: events per
 # second and phase error, every integrator vs CVODE with its root finder),
 # e.g. --reps 9; results in events.txt, events.csv.
+#     bash bench/run.sh --sparse [bench_sparse options]
+# runs only bench_sparse (Brusselator M = 1e3..1e6 and MEDAKZO, hydae's
+# band/KLU solvers vs IDA/CVODE with band/KLU; about an hour on the loaded
+# 2-core machine), e.g. --sizes 1e3,1e4 --reps 3 for a quick look.
+#     bash bench/run.sh --sparse-O3 [bench_sparse options]
+# the same against SUNDIALS 6.4.1 built with optimisation from Debian's
+# source package (bench/sundials_O3.sh: Debian's binaries are -O0), in
+# build-bench-sunO3/; results in sparse_sundials_O3.txt / .csv.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,16 +52,19 @@ have_sundials() {
     local lib
     for lib in sundials_ida sundials_cvode sundials_arkode sundials_nvecserial \
                sundials_sunmatrixdense sundials_sunlinsoldense \
-               sundials_sunnonlinsolfixedpoint; do
+               sundials_sunnonlinsolfixedpoint sundials_sunmatrixband \
+               sundials_sunlinsolband sundials_sunmatrixsparse sundials_sunlinsolklu; do
         compgen -G "/usr/lib/*/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/lib/lib${lib}.so" >/dev/null \
             || compgen -G "/usr/local/lib/lib${lib}.so" >/dev/null \
             || return 1
     done
+    # sunlinsol_klu.h includes SuiteSparse's klu.h (bench_sparse)
+    [ -f /usr/include/suitesparse/klu.h ] || [ -f /usr/include/klu.h ] || return 1
 }
 
 if ! have_sundials; then
-    echo "run.sh: SUNDIALS (IDA, CVODE, ARKODE) not found, installing libsundials-dev" >&2
+    echo "run.sh: SUNDIALS (IDA, CVODE, ARKODE, band/KLU modules) or KLU not found, installing libsundials-dev libsuitesparse-dev" >&2
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then
         if command -v sudo >/dev/null 2>&1; then
@@ -63,9 +75,9 @@ if ! have_sundials; then
         fi
     fi
     export DEBIAN_FRONTEND=noninteractive
-    if ! $sudo apt-get install -y libsundials-dev; then
+    if ! $sudo apt-get install -y libsundials-dev libsuitesparse-dev; then
         $sudo apt-get update
-        $sudo apt-get install -y libsundials-dev
+        $sudo apt-get install -y libsundials-dev libsuitesparse-dev
     fi
 fi
 
@@ -86,6 +98,23 @@ if [ "${1:-}" = "--mech" ]; then
     mech_only=1
     shift
 fi
+sparse_only=0
+if [ "${1:-}" = "--sparse" ]; then
+    sparse_only=1
+    shift
+fi
+if [ "${1:-}" = "--sparse-O3" ]; then
+    shift
+    prefix="$(bash "$root/bench/sundials_O3.sh")"
+    build="$root/build-bench-sunO3"
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON \
+        -DCMAKE_PREFIX_PATH="$prefix"
+    cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$root/bench/results"
+    "$build/bench/bench_sparse" --csv "$root/bench/results/sparse_sundials_O3.csv" "$@" \
+        | tee "$root/bench/results/sparse_sundials_O3.txt"
+    exit 0
+fi
 
 
 if [ "$mech_only" = 1 ]; then
@@ -93,6 +122,14 @@ if [ "$mech_only" = 1 ]; then
     cmake --build "$build" --target bench_mech -j "$(nproc 2>/dev/null || echo 2)"
     mkdir -p "$results"
     "$build/bench/bench_mech" --csv "$results/mech.csv" "$@" | tee "$results/mech.txt"
+    exit 0
+fi
+
+if [ "$sparse_only" = 1 ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
+    mkdir -p "$results"
+    "$build/bench/bench_sparse" --csv "$results/sparse.csv" "$@" | tee "$results/sparse.txt"
     exit 0
 fi
 
@@ -107,7 +144,7 @@ done
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
 cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_events \
-    bench_lang -j "$(nproc 2>/dev/null || echo 2)"
+    bench_lang bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
 
 mkdir -p "$results"
 "$build/bench/bench_suite" --csv "$results/suite.csv" \
@@ -122,3 +159,5 @@ echo
 "$build/bench/bench_events" --csv "$results/events.csv" | tee "$results/events.txt"
 echo
 "$build/bench/bench_lang" | tee "$results/lang.txt"
+echo
+"$build/bench/bench_sparse" --csv "$results/sparse.csv" | tee "$results/sparse.txt"
