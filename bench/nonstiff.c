@@ -128,11 +128,11 @@ static const double pleiades_ref[4 * PLEIADES_N_STARS] = {
 
 const bench_case bench_nonstiff_cases[] = {
     {"ARENSTORF", "Arenstorf orbit, one period (HNW I II.0), ODE n = 4",
-     {4, NULL, NULL, NULL, NULL, arenstorf_rhs}, 0.0, ARENSTORF_PERIOD,
+     {4, NULL, NULL, NULL, NULL, arenstorf_rhs, NULL, NULL}, 0.0, ARENSTORF_PERIOD,
      arenstorf_y0, NULL, arenstorf_y0, 1.0, 0.0, bench_scd_mixed,
      NULL},
     {"PLEIADES", "Pleiades, 7 bodies (HNW I II.10), ODE n = 28",
-     {4 * PLEIADES_N_STARS, NULL, NULL, NULL, NULL, pleiades_rhs}, 0.0, 3.0,
+     {4 * PLEIADES_N_STARS, NULL, NULL, NULL, NULL, pleiades_rhs, NULL, NULL}, 0.0, 3.0,
      pleiades_y0, NULL, pleiades_ref, 1.0, 0.0, bench_scd_relative, NULL},
 };
 const int bench_nonstiff_n_cases =
