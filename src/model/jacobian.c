@@ -51,9 +51,16 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the Jacobian "
                              "pattern", mode->name);
     }
+    int identity = user_nnz == pattern->nnz;
     for (size_t j = 0; j < n; j++)
-        for (int64_t k = col_start[j]; k < col_start[j + 1]; k++)
+        for (int64_t k = col_start[j]; k < col_start[j + 1]; k++) {
             map[k] = hy_pattern_find(pattern, (size_t)row[k], j);
+            identity &= map[k] == k;
+        }
+    if (identity) { /* already sorted, no duplicates, the diagonal given */
+        free(map);
+        map = NULL;
+    }
     hy_mode_free_jacobian_pattern(mode);
     mode->pattern = pattern;
     mode->pattern_map = map;

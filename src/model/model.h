@@ -82,7 +82,8 @@ struct hydae_mode {
     hydae_rhs_fn rhs;
     hydae_jacobian_fn jacobian;
     /* hydae_mode_set_jacobian_pattern (jacobian.c): the normalised
-    ** pattern, where the user's entry k lands in it, and the values. */
+    ** pattern, where the user's entry k lands in it (NULL: at k, the
+    ** user's pattern was normalised already), and the values. */
     struct hy_pattern *pattern;
     int64_t *pattern_map;
     size_t pattern_user_nnz;

@@ -89,7 +89,7 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
                         const double *y, const double *yp, hy_matrix *jac)
 {
     const hy_pattern *p = mode->pattern;
-    size_t need = mode->pattern_user_nnz + p->nnz;
+    size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
     if (need > s->cap_jac_values) {
         double *grown = realloc(s->jac_values, need * sizeof(double));
         if (!grown)
@@ -97,13 +97,16 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
         s->jac_values = grown;
         s->cap_jac_values = need;
     }
-    double *user_values = s->jac_values, *values = s->jac_values + mode->pattern_user_nnz;
+    double *user_values = s->jac_values, *values = user_values;
     int status = mode->sparse_jacobian(t, cj, y, yp, s->store, user_values, mode->user);
     if (status != 0)
         return status;
-    memset(values, 0, p->nnz * sizeof(double));
-    for (size_t k = 0; k < mode->pattern_user_nnz; k++)
-        values[mode->pattern_map[k]] += user_values[k];
+    if (mode->pattern_map) {
+        values = s->jac_values + mode->pattern_user_nnz;
+        memset(values, 0, p->nnz * sizeof(double));
+        for (size_t k = 0; k < mode->pattern_user_nnz; k++)
+            values[mode->pattern_map[k]] += user_values[k];
+    }
     for (size_t j = 0; j < p->n; j++)
         for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
             size_t i = (size_t)p->row[k];
