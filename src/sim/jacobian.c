@@ -107,13 +107,19 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
         for (size_t k = 0; k < mode->pattern_user_nnz; k++)
             values[mode->pattern_map[k]] += user_values[k];
     }
+    /* The configuration's matrix on this very pattern (one mode): entry k
+    ** is value k, with no search. */
+    int same = jac->kind == HY_MAT_CSC && jac->pattern == p;
     for (size_t j = 0; j < p->n; j++)
         for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
             size_t i = (size_t)p->row[k];
             double v = values[k];
             if (mode->rhs) /* d(y' - f)/dy + cj I */
                 v = (i == j ? cj : 0.0) - v;
-            put(jac, off, i, j, v);
+            if (same)
+                jac->values[k] = v;
+            else
+                put(jac, off, i, j, v);
         }
     return 0;
 }
