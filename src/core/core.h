@@ -33,6 +33,17 @@ static inline int hy_mul_size(size_t a, size_t b, size_t *out)
     return 0;
 }
 
+/* *out = a + b, checked the same way. */
+static inline int hy_add_size(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) {
+        *out = SIZE_MAX;
+        return -1;
+    }
+    *out = a + b;
+    return 0;
+}
+
 /* *out = a * b * c, checked as hy_mul_size. */
 static inline int hy_mul3_size(size_t a, size_t b, size_t c, size_t *out)
 {

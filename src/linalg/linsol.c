@@ -59,7 +59,7 @@ int hy_ls_available(hy_ls_kind kind)
 static size_t storage_bytes(size_t n, size_t ld)
 {
     size_t values, bytes;
-    if (hy_size_mul(n, ld > 0 ? ld : n, &values) || hy_size_mul(values, sizeof(double), &bytes))
+    if (hy_mul_size(n, ld > 0 ? ld : n, &values) || hy_mul_size(values, sizeof(double), &bytes))
         return SIZE_MAX;
     return bytes;
 }
@@ -140,14 +140,14 @@ hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern
     case HY_LS_DENSE:
         ls->kind = HY_LS_DENSE;
         failed = n > INT_MAX || hy_matrix_alloc(&ls->a, HY_MAT_DENSE, n, 0, 0, NULL)
-            || hy_size_mul(n > 0 ? n : 1, sizeof(int), &pivot_bytes)
+            || hy_mul_size(n > 0 ? n : 1, sizeof(int), &pivot_bytes)
             || !(ls->dense_pivot = malloc(pivot_bytes));
         ls->use_lapack = hy_dense_lapack_crossover() > 0 && n >= hy_dense_lapack_crossover();
         break;
     case HY_LS_BAND:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
         failed = hy_matrix_alloc(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
-            || hy_size_mul(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
+            || hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
             || !(ls->band_pivot = malloc(pivot_bytes));
         break;
     case HY_LS_KLU:

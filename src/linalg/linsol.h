@@ -18,7 +18,7 @@
 ** factors and solves. Which storage (and which factorisation: own dense
 ** LU, LAPACK dgetrf for large dense, own or LAPACK band LU, KLU for csc)
 ** is chosen by hy_linsol_choose from size and pattern, or by the setting
-** linear_solver. Every size product is checked (hy_size_mul); n and the
+** linear_solver. Every size product is checked (core.h's hy_mul_size); n and the
 ** number of entries are size_t, csc indices int64_t (KLU's long interface).
 */
 #ifndef HY_LINSOL_H
@@ -26,6 +26,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/core.h"
 
 /* ------------------------------------------------------------------ */
 /* Sparsity patterns                                                   */
@@ -147,9 +149,5 @@ int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern);
 /* One group per column (no pattern: a dense matrix). 0 or -1. */
 int hy_coloring_identity(hy_coloring *c, size_t n);
 void hy_coloring_free(hy_coloring *c);
-
-/* Checked size_t arithmetic: 0, or -1 on overflow (then *out is 0). */
-int hy_size_mul(size_t a, size_t b, size_t *out);
-int hy_size_add(size_t a, size_t b, size_t *out);
 
 #endif

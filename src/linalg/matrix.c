@@ -29,7 +29,7 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
     size_t count = 0, bytes;
     switch (kind) {
     case HY_MAT_DENSE:
-        if (hy_size_mul(n, n, &count))
+        if (hy_mul_size(n, n, &count))
             return -1;
         break;
     case HY_MAT_BAND:
@@ -40,7 +40,7 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
         m->ml = ml;
         m->mu = mu;
         m->ld = 2 * ml + mu + 1;
-        if (hy_size_mul(m->ld, n, &count))
+        if (hy_mul_size(m->ld, n, &count))
             return -1;
         break;
     case HY_MAT_CSC:
@@ -48,7 +48,7 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
         count = pattern->nnz;
         break;
     }
-    if (hy_size_mul(count > 0 ? count : 1, sizeof(double), &bytes))
+    if (hy_mul_size(count > 0 ? count : 1, sizeof(double), &bytes))
         return -1;
     m->values = calloc(1, bytes);
     return m->values ? 0 : -1;

@@ -1,38 +1,17 @@
 /*
-** Sparsity patterns (CSC, square, diagonal always present) and checked
-** size arithmetic.
+** Sparsity patterns (CSC, square, diagonal always present).
 */
 #include "linsol.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int hy_size_mul(size_t a, size_t b, size_t *out)
-{
-    if (a != 0 && b > SIZE_MAX / a) {
-        *out = 0;
-        return -1;
-    }
-    *out = a * b;
-    return 0;
-}
-
-int hy_size_add(size_t a, size_t b, size_t *out)
-{
-    if (b > SIZE_MAX - a) {
-        *out = 0;
-        return -1;
-    }
-    *out = a + b;
-    return 0;
-}
-
 /* An empty pattern with room for nnz entries. */
 static hy_pattern *pattern_alloc(size_t n, size_t nnz)
 {
     size_t n1, col_bytes, row_bytes;
-    if (hy_size_add(n, 1, &n1) || hy_size_mul(n1, sizeof(int64_t), &col_bytes)
-        || hy_size_mul(nnz > 0 ? nnz : 1, sizeof(int64_t), &row_bytes))
+    if (hy_add_size(n, 1, &n1) || hy_mul_size(n1, sizeof(int64_t), &col_bytes)
+        || hy_mul_size(nnz > 0 ? nnz : 1, sizeof(int64_t), &row_bytes))
         return NULL;
     hy_pattern *p = calloc(1, sizeof *p);
     if (!p)
@@ -84,7 +63,7 @@ hy_pattern *hy_pattern_create(size_t n, const int64_t *col_start, const int64_t 
                 *bad_index = k;
             return NULL;
         }
-    if (hy_size_add(given, n, &nnz_max))
+    if (hy_add_size(given, n, &nnz_max))
         return NULL;
     hy_pattern *p = pattern_alloc(n, nnz_max);
     if (!p)
@@ -117,7 +96,7 @@ bad_start:
 hy_pattern *hy_pattern_dense(size_t n)
 {
     size_t nnz;
-    if (hy_size_mul(n, n, &nnz))
+    if (hy_mul_size(n, n, &nnz))
         return NULL;
     hy_pattern *p = pattern_alloc(n, nnz);
     if (!p)
@@ -136,7 +115,7 @@ hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks)
 {
     size_t n = 0, nnz = 0;
     for (int b = 0; b < n_blocks; b++)
-        if (hy_size_add(n, blocks[b]->n, &n) || hy_size_add(nnz, blocks[b]->nnz, &nnz))
+        if (hy_add_size(n, blocks[b]->n, &n) || hy_add_size(nnz, blocks[b]->nnz, &nnz))
             return NULL;
     hy_pattern *p = pattern_alloc(n, nnz);
     if (!p)
@@ -159,7 +138,7 @@ hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks)
 int hy_coloring_identity(hy_coloring *c, size_t n)
 {
     size_t bytes;
-    if (hy_size_add(n, 1, &bytes) || hy_size_mul(bytes, sizeof(int64_t), &bytes))
+    if (hy_add_size(n, 1, &bytes) || hy_mul_size(bytes, sizeof(int64_t), &bytes))
         return -1;
     c->n = n;
     c->n_colors = n;

@@ -527,8 +527,8 @@ static int reserve_config(hydae_sim *s)
             max_out = mode->n_outputs;
     }
     size_t block_values, block_bytes;
-    if (hy_size_mul(max_block, max_block, &block_values)
-        || hy_size_mul(block_values, sizeof(double), &block_bytes))
+    if (hy_mul_size(max_block, max_block, &block_values)
+        || hy_mul_size(block_values, sizeof(double), &block_bytes))
         return HYDAE_ERR_NOMEM;
     if (block_values > s->cap_jac_block) {
         double *grown = realloc(s->jac_block, block_bytes);
