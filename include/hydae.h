@@ -23,6 +23,7 @@
 #ifndef HYDAE_H
 #define HYDAE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,6 +69,18 @@ typedef enum hydae_status {
 const char *hydae_status_string(int status);
 /* The library version, e.g. "0.1.0". */
 const char *hydae_version(void);
+
+/* The allocator every allocation of the library goes through, like
+** lua_Alloc: alloc(ud, NULL, n) allocates n > 0 bytes, alloc(ud, ptr, n)
+** resizes (n > 0) or frees (n == 0, returning NULL). NULL on failure (the
+** call then fails with HYDAE_ERR_NOMEM and leaks nothing). Process-wide:
+** set it before creating any model or sim, and do not change it while one
+** lives; it must be thread-safe if runs share threads. fn == NULL restores
+** the C library's malloc/realloc/free. Memory allocated inside optional
+** libraries (KLU, LAPACK) goes through it too where the library allows. */
+typedef void *(*hydae_alloc_fn)(void *ud, void *ptr, size_t new_size);
+void hydae_set_allocator(hydae_alloc_fn fn, void *ud);
+void hydae_get_allocator(hydae_alloc_fn *fn, void **ud);
 
 /* ------------------------------------------------------------------ */
 /* Model construction                                                  */

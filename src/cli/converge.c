@@ -16,6 +16,7 @@
 */
 #include "cli.h"
 #include "lang/lang.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +40,7 @@ static int record_row(void *user, hydae_row_kind kind, double t, const double *v
         return 0;
     if (r->n_rows == r->cap_rows) {
         long cap = r->cap_rows ? 2 * r->cap_rows : 1024;
-        double *grown = realloc(r->values, sizeof(double) * (size_t)cap * (size_t)r->n_channels);
+        double *grown = hy_realloc(r->values, sizeof(double) * (size_t)cap * (size_t)r->n_channels);
         if (!grown)
             return -1;
         r->values = grown;
@@ -370,7 +371,7 @@ int hy_cli_converge(int argc, char **argv)
         status = ref->status ? 1 : 0;
     }
     for (int r = 0; r < n_runs; r++)
-        free(runs[r].rec.values);
+        hy_free(runs[r].rec.values);
     hydae_model_free(m);
     return status;
 }

@@ -35,6 +35,60 @@ const char *hydae_status_string(int status)
     }
 }
 
+static void *default_alloc(void *ud, void *ptr, size_t new_size)
+{
+    (void)ud;
+    if (new_size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, new_size);
+}
+
+static hydae_alloc_fn alloc_fn = default_alloc;
+static void *alloc_ud;
+
+void hydae_set_allocator(hydae_alloc_fn fn, void *ud)
+{
+    alloc_fn = fn ? fn : default_alloc;
+    alloc_ud = fn ? ud : NULL;
+}
+
+void hydae_get_allocator(hydae_alloc_fn *fn, void **ud)
+{
+    if (fn)
+        *fn = alloc_fn;
+    if (ud)
+        *ud = alloc_ud;
+}
+
+void *hy_malloc(size_t size)
+{
+    return alloc_fn(alloc_ud, NULL, size > 0 ? size : 1);
+}
+
+void *hy_calloc(size_t n, size_t size)
+{
+    size_t bytes;
+    if (hy_mul_size(n, size, &bytes))
+        return NULL;
+    void *block = hy_malloc(bytes);
+    if (block)
+        memset(block, 0, bytes);
+    return block;
+}
+
+void *hy_realloc(void *ptr, size_t size)
+{
+    return alloc_fn(alloc_ud, ptr, size > 0 ? size : 1);
+}
+
+void hy_free(void *ptr)
+{
+    if (ptr)
+        alloc_fn(alloc_ud, ptr, 0);
+}
+
 int hy_reserve(void **items, int *cap, int need, size_t elem_size)
 {
     if (need <= *cap)
@@ -45,7 +99,7 @@ int hy_reserve(void **items, int *cap, int need, size_t elem_size)
     size_t bytes;
     if (hy_mul_size((size_t)new_cap, elem_size, &bytes))
         return -1;
-    void *grown = realloc(*items, bytes);
+    void *grown = hy_realloc(*items, bytes);
     if (!grown)
         return -1;
     *items = grown;
@@ -58,13 +112,13 @@ void *hy_alloc_array(size_t n, size_t size)
     size_t bytes;
     if (hy_mul_size(n, size, &bytes))
         return NULL;
-    return malloc(bytes > 0 ? bytes : 1);
+    return hy_malloc(bytes > 0 ? bytes : 1);
 }
 
 char *hy_strdup(const char *s)
 {
     size_t len = strlen(s) + 1;
-    char *copy = malloc(len);
+    char *copy = hy_malloc(len);
     if (copy)
         memcpy(copy, s, len);
     return copy;

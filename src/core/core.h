@@ -5,6 +5,7 @@
 #ifndef HY_CORE_H
 #define HY_CORE_H
 
+#include "core/core.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,15 @@ static inline int hy_mul3_size(size_t a, size_t b, size_t c, size_t *out)
     size_t ab;
     return hy_mul_size(a, b, &ab) || hy_mul_size(ab, c, out) ? (*out = SIZE_MAX, -1) : 0;
 }
+
+/* The library's allocation functions: every allocation goes through the
+** allocator set by hydae_set_allocator (core.c). hy_malloc / hy_realloc
+** never pass a size of 0 to it (0 asks for 1 byte); hy_calloc checks n *
+** size and zeroes; hy_free(NULL) does nothing. */
+void *hy_malloc(size_t size);
+void *hy_calloc(size_t n, size_t size);
+void *hy_realloc(void *ptr, size_t size);
+void hy_free(void *ptr);
 
 /* malloc of n elements of `size` bytes (at least one byte); NULL when out of
 ** memory or when n * size does not fit in a size_t. */

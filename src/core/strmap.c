@@ -3,6 +3,7 @@
 ** the load factor at most 1/2; FNV-1a hash (Fowler, Noll, Vo).
 */
 #include "strmap.h"
+#include "core/core.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,11 +38,11 @@ int hy_strmap_get(const hy_strmap *m, const char *key)
 static int grow(hy_strmap *m)
 {
     int cap = m->cap ? 2 * m->cap : 16;
-    hy_strmap bigger = { cap, 0, calloc((size_t)cap, sizeof(char *)),
-                         malloc(sizeof(int) * (size_t)cap) };
+    hy_strmap bigger = { cap, 0, hy_calloc((size_t)cap, sizeof(char *)),
+                         hy_malloc(sizeof(int) * (size_t)cap) };
     if (!bigger.keys || !bigger.values) {
-        free(bigger.keys);
-        free(bigger.values);
+        hy_free(bigger.keys);
+        hy_free(bigger.values);
         return -1;
     }
     for (int i = 0; i < m->cap; i++)
@@ -71,8 +72,8 @@ int hy_strmap_put(hy_strmap *m, const char *key, int value)
 
 void hy_strmap_free(hy_strmap *m)
 {
-    free(m->keys);
-    free(m->values);
+    hy_free(m->keys);
+    hy_free(m->values);
     m->keys = NULL;
     m->values = NULL;
     m->cap = m->count = 0;

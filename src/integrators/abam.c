@@ -41,6 +41,7 @@
 ** V and W (the same values, k <= 12, O(k^2) work).
 */
 #include "integrators/common.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,20 +208,20 @@ static void *abam_create(int n)
 {
     if (n <= 0)
         return NULL;
-    abam_mem *d = calloc(1, sizeof *d);
+    abam_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
-    d->rtol = malloc(len * sizeof(double));
-    d->atol = malloc(len * sizeof(double));
-    d->phi = calloc(ABAM_N_PHI * len, sizeof(double));
+    d->rtol = hy_malloc(len * sizeof(double));
+    d->atol = hy_malloc(len * sizeof(double));
+    d->phi = hy_calloc(ABAM_N_PHI * len, sizeof(double));
     double **vectors[] = { &d->y, &d->y_comp, &d->p, &d->p_comp, &d->fp,
                            &d->f_ext, &d->y_new, &d->y_new_comp, &d->f_new,
                            &d->weight, &d->yp_init };
     int ok = d->rtol && d->atol && d->phi;
     for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++) {
-        *vectors[v] = calloc(len, sizeof(double));
+        *vectors[v] = hy_calloc(len, sizeof(double));
         ok = ok && *vectors[v];
     }
     if (!ok) {
@@ -236,21 +237,21 @@ static void abam_destroy(void *mem)
     abam_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->rtol);
-    free(d->atol);
-    free(d->phi);
-    free(d->y);
-    free(d->y_comp);
-    free(d->p);
-    free(d->p_comp);
-    free(d->fp);
-    free(d->f_ext);
-    free(d->y_new);
-    free(d->y_new_comp);
-    free(d->f_new);
-    free(d->weight);
-    free(d->yp_init);
-    free(d);
+    hy_free(d->rtol);
+    hy_free(d->atol);
+    hy_free(d->phi);
+    hy_free(d->y);
+    hy_free(d->y_comp);
+    hy_free(d->p);
+    hy_free(d->p_comp);
+    hy_free(d->fp);
+    hy_free(d->f_ext);
+    hy_free(d->y_new);
+    hy_free(d->y_new_comp);
+    hy_free(d->f_new);
+    hy_free(d->weight);
+    hy_free(d->yp_init);
+    hy_free(d);
 }
 
 static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,

@@ -42,6 +42,7 @@
 #include "integrators/common.h"
 
 #include "integrators/itmat.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>
@@ -81,7 +82,7 @@ static void *alg_create(int n)
 {
     if (n <= 0)
         return NULL;
-    alg_mem *d = calloc(1, sizeof *d);
+    alg_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
@@ -91,7 +92,7 @@ static void *alg_create(int n)
                            &d->work };
     int ok = 1;
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
-        *vectors[i] = malloc(len * sizeof(double));
+        *vectors[i] = hy_malloc(len * sizeof(double));
         ok = ok && *vectors[i] != NULL;
     }
     if (!ok) {
@@ -110,9 +111,9 @@ static void alg_destroy(void *mem)
     double *vectors[] = { d->rtol, d->atol, d->y, d->yp, d->y_prev, d->yp_prev, d->y_new,
                           d->yp_new, d->y_mid, d->w, d->res, d->res_pert, d->work };
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
-        free(vectors[i]);
+        hy_free(vectors[i]);
     hy_itmat_free(&d->iter);
-    free(d);
+    hy_free(d);
 }
 
 /* J = dF/dy at (t, y) (yp only passed through: F does not depend on it),

@@ -54,6 +54,7 @@
 #include "integrators/common.h"
 
 #include "integrators/itmat.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>
@@ -539,26 +540,26 @@ static void *dstiff_create(int n)
 {
     if (n <= 0)
         return NULL;
-    dstiff_mem *d = calloc(1, sizeof *d);
+    dstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
-    d->rtol = malloc(len * sizeof(double));
-    d->atol = malloc(len * sizeof(double));
-    d->in_err_test = malloc(len);
-    d->phi = calloc(DSTIFF_N_PHI * len, sizeof(double));
-    d->y = malloc(len * sizeof(double));
-    d->yp = malloc(len * sizeof(double));
-    d->yp_init = malloc(len * sizeof(double));
-    d->delta = malloc(len * sizeof(double));
-    d->corr = malloc(len * sizeof(double));
-    d->ewt = malloc(len * sizeof(double));
-    d->ewt_err = malloc(len * sizeof(double));
-    d->ewt_newton = malloc(len * sizeof(double));
-    d->var_index = malloc(len);
-    d->res_pert = malloc(len * sizeof(double));
-    d->fd_saved = malloc(2 * len * sizeof(double));
+    d->rtol = hy_malloc(len * sizeof(double));
+    d->atol = hy_malloc(len * sizeof(double));
+    d->in_err_test = hy_malloc(len);
+    d->phi = hy_calloc(DSTIFF_N_PHI * len, sizeof(double));
+    d->y = hy_malloc(len * sizeof(double));
+    d->yp = hy_malloc(len * sizeof(double));
+    d->yp_init = hy_malloc(len * sizeof(double));
+    d->delta = hy_malloc(len * sizeof(double));
+    d->corr = hy_malloc(len * sizeof(double));
+    d->ewt = hy_malloc(len * sizeof(double));
+    d->ewt_err = hy_malloc(len * sizeof(double));
+    d->ewt_newton = hy_malloc(len * sizeof(double));
+    d->var_index = hy_malloc(len);
+    d->res_pert = hy_malloc(len * sizeof(double));
+    d->fd_saved = hy_malloc(2 * len * sizeof(double));
     if (!d->rtol || !d->atol || !d->in_err_test || !d->phi || !d->y || !d->yp
         || !d->yp_init || !d->delta || !d->corr || !d->ewt || !d->ewt_err || !d->ewt_newton || !d->var_index
         || !d->res_pert || !d->fd_saved) {
@@ -574,23 +575,23 @@ static void dstiff_destroy(void *mem)
     dstiff_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->rtol);
-    free(d->atol);
-    free(d->in_err_test);
-    free(d->phi);
-    free(d->y);
-    free(d->yp);
-    free(d->yp_init);
-    free(d->delta);
-    free(d->corr);
-    free(d->ewt);
-    free(d->ewt_err);
-    free(d->ewt_newton);
-    free(d->var_index);
-    free(d->res_pert);
-    free(d->fd_saved);
+    hy_free(d->rtol);
+    hy_free(d->atol);
+    hy_free(d->in_err_test);
+    hy_free(d->phi);
+    hy_free(d->y);
+    hy_free(d->yp);
+    hy_free(d->yp_init);
+    hy_free(d->delta);
+    hy_free(d->corr);
+    hy_free(d->ewt);
+    hy_free(d->ewt_err);
+    hy_free(d->ewt_newton);
+    hy_free(d->var_index);
+    hy_free(d->res_pert);
+    hy_free(d->fd_saved);
     hy_itmat_free(&d->iter);
-    free(d);
+    hy_free(d);
 }
 
 static int dstiff_init(void *mem, const hy_dae *dae, double t0,

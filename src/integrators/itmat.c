@@ -7,6 +7,7 @@
 ** number of colours, not n.
 */
 #include "integrators/itmat.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>
@@ -19,8 +20,8 @@ void hy_itmat_free(hy_itmat *m)
     hy_matrix_free(&m->jac);
     hy_coloring_free(&m->groups);
     hy_pattern_unref(m->pattern);
-    free(m->del);
-    free(m->saved);
+    hy_free(m->del);
+    hy_free(m->saved);
     memset(m, 0, sizeof *m);
 }
 
@@ -49,8 +50,8 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
         goto nomem;
     if (pattern ? hy_coloring_create(&m->groups, pattern) : hy_coloring_identity(&m->groups, n))
         goto nomem;
-    if (!(m->del = malloc((n > 0 ? n : 1) * sizeof(double)))
-        || !(m->saved = malloc((n > 0 ? n : 1) * sizeof(double))))
+    if (!(m->del = hy_malloc((n > 0 ? n : 1) * sizeof(double)))
+        || !(m->saved = hy_malloc((n > 0 ? n : 1) * sizeof(double))))
         goto nomem;
     return 0;
 nomem:

@@ -61,6 +61,7 @@
 */
 #include "integrators/common.h"
 #include "integrators/itmat.h"
+#include "core/core.h"
 
 
 #include <float.h>
@@ -449,49 +450,49 @@ static void mstiff_destroy(void *mem)
     mstiff_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->rtol);
-    free(d->atol);
+    hy_free(d->rtol);
+    hy_free(d->atol);
     hy_itmat_free(&d->iter);
-    free(d->z);
-    free(d->z_backup);
-    free(d->y);
-    free(d->f);
-    free(d->delta);
-    free(d->ewt);
-    free(d->f_pert);
-    free(d->psi);
-    free(d->y_bar1);
-    free(d->f_bar1);
-    free(d->f_bar2);
-    free(d->corr);
-    free(d->e_last);
-    free(d);
+    hy_free(d->z);
+    hy_free(d->z_backup);
+    hy_free(d->y);
+    hy_free(d->f);
+    hy_free(d->delta);
+    hy_free(d->ewt);
+    hy_free(d->f_pert);
+    hy_free(d->psi);
+    hy_free(d->y_bar1);
+    hy_free(d->f_bar1);
+    hy_free(d->f_bar2);
+    hy_free(d->corr);
+    hy_free(d->e_last);
+    hy_free(d);
 }
 
 static void *mstiff_create(int n)
 {
     if (n <= 0)
         return NULL;
-    mstiff_mem *d = calloc(1, sizeof *d);
+    mstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
-    d->rtol = malloc(len * sizeof(double));
-    d->atol = malloc(len * sizeof(double));
-    d->z = calloc(MSTIFF_N_COLS * len, sizeof(double));
-    d->z_backup = calloc(MSTIFF_N_COLS * len, sizeof(double));
-    d->y = malloc(len * sizeof(double));
-    d->f = malloc(len * sizeof(double));
-    d->delta = malloc(len * sizeof(double));
-    d->ewt = malloc(len * sizeof(double));
-    d->f_pert = malloc(len * sizeof(double));
-    d->psi = malloc(len * sizeof(double));
-    d->y_bar1 = malloc(len * sizeof(double));
-    d->f_bar1 = malloc(len * sizeof(double));
-    d->f_bar2 = malloc(len * sizeof(double));
-    d->corr = malloc(len * sizeof(double));
-    d->e_last = calloc(len, sizeof(double));
+    d->rtol = hy_malloc(len * sizeof(double));
+    d->atol = hy_malloc(len * sizeof(double));
+    d->z = hy_calloc(MSTIFF_N_COLS * len, sizeof(double));
+    d->z_backup = hy_calloc(MSTIFF_N_COLS * len, sizeof(double));
+    d->y = hy_malloc(len * sizeof(double));
+    d->f = hy_malloc(len * sizeof(double));
+    d->delta = hy_malloc(len * sizeof(double));
+    d->ewt = hy_malloc(len * sizeof(double));
+    d->f_pert = hy_malloc(len * sizeof(double));
+    d->psi = hy_malloc(len * sizeof(double));
+    d->y_bar1 = hy_malloc(len * sizeof(double));
+    d->f_bar1 = hy_malloc(len * sizeof(double));
+    d->f_bar2 = hy_malloc(len * sizeof(double));
+    d->corr = hy_malloc(len * sizeof(double));
+    d->e_last = hy_calloc(len, sizeof(double));
     if (!d->rtol || !d->atol || !d->z || !d->z_backup || !d->y || !d->f || !d->delta || !d->ewt
         || !d->f_pert || !d->psi || !d->y_bar1 || !d->f_bar1 || !d->f_bar2
         || !d->corr || !d->e_last) {

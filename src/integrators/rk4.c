@@ -19,6 +19,7 @@
 ** with HY_ERR_RES and leaves the solution at the last accepted point.
 */
 #include "integrators/common.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static void *rk4_create(int n)
 {
     if (n <= 0)
         return NULL;
-    rk4_mem *d = calloc(1, sizeof *d);
+    rk4_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
@@ -70,7 +71,7 @@ static void *rk4_create(int n)
                            &d->f_new, &d->k[0], &d->k[1], &d->k[2],
                            &d->y_stage, &d->yp_init };
     for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++) {
-        *vectors[v] = calloc(len, sizeof(double));
+        *vectors[v] = hy_calloc(len, sizeof(double));
         if (*vectors[v] == NULL) {
             rk4_destroy(d);
             return NULL;
@@ -85,17 +86,17 @@ static void rk4_destroy(void *mem)
     rk4_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->y);
-    free(d->f);
-    free(d->y_prev);
-    free(d->f_prev);
-    free(d->y_new);
-    free(d->f_new);
+    hy_free(d->y);
+    hy_free(d->f);
+    hy_free(d->y_prev);
+    hy_free(d->f_prev);
+    hy_free(d->y_new);
+    hy_free(d->f_new);
     for (int s = 0; s < 3; s++)
-        free(d->k[s]);
-    free(d->y_stage);
-    free(d->yp_init);
-    free(d);
+        hy_free(d->k[s]);
+    hy_free(d->y_stage);
+    hy_free(d->yp_init);
+    hy_free(d);
 }
 
 /* Tolerances, h0, h_min and max_order do not apply to a fixed-step method

@@ -23,6 +23,7 @@
 ** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
 */
 #include "integrators/common.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -201,23 +202,23 @@ static void *rk45_create(int n)
 {
     if (n <= 0)
         return NULL;
-    rk45_mem *d = calloc(1, sizeof *d);
+    rk45_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
-    d->rtol = malloc(len * sizeof(double));
-    d->atol = malloc(len * sizeof(double));
-    d->y = malloc(len * sizeof(double));
-    d->y_prev = malloc(len * sizeof(double));
-    d->y_new = malloc(len * sizeof(double));
-    d->y_stage = malloc(len * sizeof(double));
-    d->yp_init = malloc(len * sizeof(double));
+    d->rtol = hy_malloc(len * sizeof(double));
+    d->atol = hy_malloc(len * sizeof(double));
+    d->y = hy_malloc(len * sizeof(double));
+    d->y_prev = hy_malloc(len * sizeof(double));
+    d->y_new = hy_malloc(len * sizeof(double));
+    d->y_stage = hy_malloc(len * sizeof(double));
+    d->yp_init = hy_malloc(len * sizeof(double));
     int ok = d->rtol && d->atol && d->y && d->y_prev && d->y_new && d->y_stage
              && d->yp_init;
     for (int b = 0; b < 2; b++)
         for (int s = 0; s < RK45_N_STAGES; s++) {
-            d->banks[b].k[s] = calloc(len, sizeof(double));
+            d->banks[b].k[s] = hy_calloc(len, sizeof(double));
             ok = ok && d->banks[b].k[s];
         }
     if (!ok) {
@@ -233,17 +234,17 @@ static void rk45_destroy(void *mem)
     rk45_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->rtol);
-    free(d->atol);
-    free(d->y);
-    free(d->y_prev);
-    free(d->y_new);
-    free(d->y_stage);
-    free(d->yp_init);
+    hy_free(d->rtol);
+    hy_free(d->atol);
+    hy_free(d->y);
+    hy_free(d->y_prev);
+    hy_free(d->y_new);
+    hy_free(d->y_stage);
+    hy_free(d->yp_init);
     for (int b = 0; b < 2; b++)
         for (int s = 0; s < RK45_N_STAGES; s++)
-            free(d->banks[b].k[s]);
-    free(d);
+            hy_free(d->banks[b].k[s]);
+    hy_free(d);
 }
 
 static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,

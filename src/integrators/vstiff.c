@@ -60,6 +60,7 @@
 */
 #include "integrators/common.h"
 #include "integrators/itmat.h"
+#include "core/core.h"
 
 
 #include <float.h>
@@ -379,41 +380,41 @@ static void vstiff_destroy(void *mem)
     vstiff_mem *d = mem;
     if (d == NULL)
         return;
-    free(d->rtol);
-    free(d->atol);
-    free(d->d_last);
+    hy_free(d->rtol);
+    hy_free(d->atol);
+    hy_free(d->d_last);
     hy_itmat_free(&d->iter);
-    free(d->z);
-    free(d->z_backup);
-    free(d->y);
-    free(d->f);
-    free(d->corr);
-    free(d->delta);
-    free(d->ewt);
-    free(d->f_pert);
-    free(d);
+    hy_free(d->z);
+    hy_free(d->z_backup);
+    hy_free(d->y);
+    hy_free(d->f);
+    hy_free(d->corr);
+    hy_free(d->delta);
+    hy_free(d->ewt);
+    hy_free(d->f_pert);
+    hy_free(d);
 }
 
 static void *vstiff_create(int n)
 {
     if (n <= 0)
         return NULL;
-    vstiff_mem *d = calloc(1, sizeof *d);
+    vstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
     size_t len = (size_t)n;
     d->n = n;
-    d->rtol = malloc(len * sizeof(double));
-    d->atol = malloc(len * sizeof(double));
-    d->d_last = calloc(len, sizeof(double));
-    d->z = calloc(VSTIFF_N_COLS * len, sizeof(double));
-    d->z_backup = calloc(VSTIFF_N_COLS * len, sizeof(double));
-    d->y = malloc(len * sizeof(double));
-    d->f = malloc(len * sizeof(double));
-    d->corr = malloc(len * sizeof(double));
-    d->delta = malloc(len * sizeof(double));
-    d->ewt = malloc(len * sizeof(double));
-    d->f_pert = malloc(len * sizeof(double));
+    d->rtol = hy_malloc(len * sizeof(double));
+    d->atol = hy_malloc(len * sizeof(double));
+    d->d_last = hy_calloc(len, sizeof(double));
+    d->z = hy_calloc(VSTIFF_N_COLS * len, sizeof(double));
+    d->z_backup = hy_calloc(VSTIFF_N_COLS * len, sizeof(double));
+    d->y = hy_malloc(len * sizeof(double));
+    d->f = hy_malloc(len * sizeof(double));
+    d->corr = hy_malloc(len * sizeof(double));
+    d->delta = hy_malloc(len * sizeof(double));
+    d->ewt = hy_malloc(len * sizeof(double));
+    d->f_pert = hy_malloc(len * sizeof(double));
     if (!d->rtol || !d->atol || !d->d_last || !d->z || !d->z_backup || !d->y || !d->f || !d->corr
         || !d->delta || !d->ewt || !d->f_pert) {
         vstiff_destroy(d);

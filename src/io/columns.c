@@ -4,6 +4,7 @@
 ** conversion of an engine row to the chosen columns.
 */
 #include "columns.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,11 +20,11 @@ void hy_columns_init(hy_columns *cols, const hydae_sim *s)
 void hy_columns_free(hy_columns *cols)
 {
     for (int i = 0; i < cols->n; i++)
-        free(cols->items[i].name);
-    free(cols->items);
-    free(cols->last);
+        hy_free(cols->items[i].name);
+    hy_free(cols->items);
+    hy_free(cols->last);
     for (int k = 0; k < 3; k++)
-        free(cols->position[k]);
+        hy_free(cols->position[k]);
     memset(cols, 0, sizeof *cols);
 }
 
@@ -57,7 +58,7 @@ static char *column_name(const hy_columns *cols, hy_column_kind kind, int index)
         return hy_strdup(m->globals[index].name);
     const char *chart = m->charts[index]->name;
     size_t size = strlen(chart) + sizeof "mode()";
-    char *name = malloc(size);
+    char *name = hy_malloc(size);
     if (name)
         snprintf(name, size, "mode(%s)", chart);
     return name;
@@ -71,7 +72,7 @@ static int add_column(hy_columns *cols, hy_column_kind kind, int index)
         return found;
     if (!cols->position[kind]) {
         int count = kind_count(cols, kind);
-        cols->position[kind] = malloc(sizeof(int) * (size_t)(count > 0 ? count : 1));
+        cols->position[kind] = hy_malloc(sizeof(int) * (size_t)(count > 0 ? count : 1));
         if (!cols->position[kind])
             return HYDAE_ERR_NOMEM;
         for (int i = 0; i < count; i++)
@@ -82,7 +83,7 @@ static int add_column(hy_columns *cols, hy_column_kind kind, int index)
     if (hy_reserve((void **)&cols->items, &cols->cap, cols->n + 1, sizeof(hy_column)))
         return HYDAE_ERR_NOMEM;
     if (cols->cap != old_cap || !cols->last) {
-        double *last = realloc(cols->last, sizeof(double) * (size_t)(cols->cap > 0 ? cols->cap : 1));
+        double *last = hy_realloc(cols->last, sizeof(double) * (size_t)(cols->cap > 0 ? cols->cap : 1));
         if (!last)
             return HYDAE_ERR_NOMEM;
         cols->last = last;

@@ -8,6 +8,7 @@
 */
 #include "columns.h"
 #include "sinks.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,15 +87,15 @@ static void csv_release(void *user)
 {
     csv_cols *csv = user;
     hy_columns_free(&csv->cols);
-    free(csv->row);
-    free(csv);
+    hy_free(csv->row);
+    hy_free(csv);
 }
 
 int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_modes)
 {
     if (!s || !out)
         return HYDAE_ERR_ARG;
-    csv_cols *csv = calloc(1, sizeof *csv);
+    csv_cols *csv = hy_calloc(1, sizeof *csv);
     if (!csv)
         return HYDAE_ERR_NOMEM;
     csv->out = out;
@@ -104,7 +105,7 @@ int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_m
     if (!status && with_modes)
         status = hy_columns_add_modes(&csv->cols);
     if (!status) {
-        csv->row = malloc(sizeof(double) * (size_t)(csv->cols.n > 0 ? csv->cols.n : 1));
+        csv->row = hy_malloc(sizeof(double) * (size_t)(csv->cols.n > 0 ? csv->cols.n : 1));
         if (!csv->row)
             status = HYDAE_ERR_NOMEM;
     }

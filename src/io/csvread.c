@@ -3,6 +3,7 @@
 ** hold commas, doubled quotes and line breaks) into a result table.
 */
 #include "csvread.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +26,7 @@ static int put_char(record *rec, char c)
 {
     if (rec->used == rec->cap) {
         size_t cap = rec->cap ? 2 * rec->cap : 256;
-        char *grown = realloc(rec->text, cap);
+        char *grown = hy_realloc(rec->text, cap);
         if (!grown)
             return -1;
         rec->text = grown;
@@ -39,7 +40,7 @@ static int start_cell(record *rec)
 {
     if (rec->n_cells == rec->cap_cells) {
         int cap = rec->cap_cells ? 2 * rec->cap_cells : 16;
-        size_t *grown = realloc(rec->starts, sizeof(size_t) * (size_t)cap);
+        size_t *grown = hy_realloc(rec->starts, sizeof(size_t) * (size_t)cap);
         if (!grown)
             return -1;
         rec->starts = grown;
@@ -232,7 +233,7 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
         } else if (!have_header) {
             status = read_header(r, &rec, name, err, err_size);
             have_header = 1;
-            values = malloc(sizeof(double) * (size_t)(r->n_vars > 0 ? r->n_vars : 1));
+            values = hy_malloc(sizeof(double) * (size_t)(r->n_vars > 0 ? r->n_vars : 1));
             if (!status && !values)
                 status = HYDAE_ERR_NOMEM;
         } else if (!rec.complete) {
@@ -254,8 +255,8 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
         hy_format(err, err_size, "%s: out of memory", name);
     if (!status)
         infer_kinds(r);
-    free(values);
-    free(rec.text);
-    free(rec.starts);
+    hy_free(values);
+    hy_free(rec.text);
+    hy_free(rec.starts);
     return status;
 }

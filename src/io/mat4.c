@@ -38,6 +38,7 @@
 #include "mat4.h"
 
 #include "sinks.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -236,14 +237,14 @@ static void mat_release(void *user)
 {
     mat_sink *sink = user;
     hy_recorder_free(&sink->rec);
-    free(sink);
+    hy_free(sink);
 }
 
 int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars, int with_modes)
 {
     if (!s || !out)
         return HYDAE_ERR_ARG;
-    mat_sink *sink = calloc(1, sizeof *sink);
+    mat_sink *sink = hy_calloc(1, sizeof *sink);
     if (!sink)
         return HYDAE_ERR_NOMEM;
     sink->out = out;

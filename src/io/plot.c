@@ -9,6 +9,7 @@
 #include "csvread.h"
 #include "sinks.h"
 #include "svgplot.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,9 @@ static void plot_release(void *user)
 {
     plot_sink *sink = user;
     hy_recorder_free(&sink->rec);
-    free(sink->panel_vars);
-    free(sink->title);
-    free(sink);
+    hy_free(sink->panel_vars);
+    hy_free(sink->title);
+    hy_free(sink);
 }
 
 /* The columns to record: the phase plot's two, or the panels' (every
@@ -76,7 +77,7 @@ static int choose_columns(plot_sink *sink, hydae_sim *s, const hydae_plot_option
     }
     if (status)
         return status;
-    sink->panel_vars = malloc(sizeof(int) * (size_t)(cols->n > 0 ? cols->n : 1));
+    sink->panel_vars = hy_malloc(sizeof(int) * (size_t)(cols->n > 0 ? cols->n : 1));
     if (!sink->panel_vars)
         return HYDAE_ERR_NOMEM;
     for (int i = 0; i < cols->n && sink->phase_x < 0; i++)
@@ -93,7 +94,7 @@ int hydae_sim_add_plot(hydae_sim *s, FILE *out, const hydae_plot_options *opt)
         hy_sim_fail(s, "a phase plot needs both phase_x and phase_y");
         return HYDAE_ERR_ARG;
     }
-    plot_sink *sink = calloc(1, sizeof *sink);
+    plot_sink *sink = hy_calloc(1, sizeof *sink);
     if (!sink)
         return HYDAE_ERR_NOMEM;
     sink->out = out;
@@ -180,7 +181,7 @@ int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options 
         status = hy_results_set_title(&r, name);
     hy_plot_spec spec = { 0, NULL, -1, -1, opt ? opt->title : NULL };
     if (!status) {
-        panels = malloc(sizeof(int) * (size_t)(r.n_vars > 0 ? r.n_vars : 1));
+        panels = hy_malloc(sizeof(int) * (size_t)(r.n_vars > 0 ? r.n_vars : 1));
         if (!panels)
             status = HYDAE_ERR_NOMEM;
     }
@@ -201,7 +202,7 @@ int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options 
         hy_format(err, err_size, "writing the plot failed");
         status = HYDAE_ERR_IO;
     }
-    free(panels);
+    hy_free(panels);
     hy_results_free(&r);
     return status;
 }

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include "sinks.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,7 @@ int hydae_sim_add_progress(hydae_sim *s, FILE *out)
 {
     if (!s || !out)
         return HYDAE_ERR_ARG;
-    progress *p = calloc(1, sizeof *p);
+    progress *p = hy_calloc(1, sizeof *p);
     if (!p)
         return HYDAE_ERR_NOMEM;
     p->sim = s;
@@ -107,6 +108,6 @@ int hydae_sim_add_progress(hydae_sim *s, FILE *out)
     hy_sink sink = { progress_begin, progress_row, progress_finish, free, p, 0 };
     int status = hy_sim_add_sink(s, &sink);
     if (status)
-        free(p);
+        hy_free(p);
     return status;
 }

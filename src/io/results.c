@@ -2,6 +2,7 @@
 ** The in-memory result table and the recorder that fills it from a run.
 */
 #include "results.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,11 +15,11 @@ void hy_results_init(hy_results *r)
 
 static void free_var(hy_result_var *var)
 {
-    free(var->name);
-    free(var->description);
+    hy_free(var->name);
+    hy_free(var->description);
     for (int k = 0; k < var->n_labels; k++)
-        free(var->labels[k]);
-    free(var->labels);
+        hy_free(var->labels[k]);
+    hy_free(var->labels);
     hy_strmap_free(&var->label_index);
 }
 
@@ -26,12 +27,12 @@ void hy_results_free(hy_results *r)
 {
     for (int i = 0; i < r->n_vars; i++)
         free_var(&r->vars[i]);
-    free(r->vars);
-    free(r->title);
-    free(r->t);
-    free(r->kind);
-    free(r->values);
-    free(r->stop_message);
+    hy_free(r->vars);
+    hy_free(r->title);
+    hy_free(r->t);
+    hy_free(r->kind);
+    hy_free(r->values);
+    hy_free(r->stop_message);
     memset(r, 0, sizeof *r);
 }
 
@@ -42,7 +43,7 @@ void hy_results_clear_rows(hy_results *r)
         r->vars[i].varies = 0;
     r->stopped_early = 0;
     r->t_stopped = NAN;
-    free(r->stop_message);
+    hy_free(r->stop_message);
     r->stop_message = NULL;
 }
 
@@ -51,7 +52,7 @@ int hy_results_set_title(hy_results *r, const char *title)
     char *copy = hy_strdup(title);
     if (!copy)
         return HYDAE_ERR_NOMEM;
-    free(r->title);
+    hy_free(r->title);
     r->title = copy;
     return 0;
 }
@@ -89,7 +90,7 @@ int hy_results_label(hy_results *r, int var_index, const char *label)
         return HYDAE_ERR_NOMEM;
     /* The map borrows the copy, which lives as long as labels. */
     if (hy_strmap_put(&var->label_index, copy, var->n_labels)) {
-        free(copy);
+        hy_free(copy);
         return HYDAE_ERR_NOMEM;
     }
     var->labels[var->n_labels] = copy;
@@ -105,15 +106,15 @@ static int grow_rows(hy_results *r)
     size_t width = (size_t)(r->n_vars > 0 ? r->n_vars : 1);
     if ((size_t)cap > (size_t)-1 / sizeof(double) / width)
         return HYDAE_ERR_NOMEM;
-    double *t = realloc(r->t, sizeof(double) * (size_t)cap);
+    double *t = hy_realloc(r->t, sizeof(double) * (size_t)cap);
     if (!t)
         return HYDAE_ERR_NOMEM;
     r->t = t;
-    unsigned char *kind = realloc(r->kind, (size_t)cap);
+    unsigned char *kind = hy_realloc(r->kind, (size_t)cap);
     if (!kind)
         return HYDAE_ERR_NOMEM;
     r->kind = kind;
-    double *values = realloc(r->values, sizeof(double) * (size_t)cap * width);
+    double *values = hy_realloc(r->values, sizeof(double) * (size_t)cap * width);
     if (!values)
         return HYDAE_ERR_NOMEM;
     r->values = values;
@@ -143,7 +144,7 @@ int hy_results_set_stop(hy_results *r, double t, const char *message)
     char *copy = hy_strdup(message ? message : "");
     if (!copy)
         return HYDAE_ERR_NOMEM;
-    free(r->stop_message);
+    hy_free(r->stop_message);
     r->stop_message = copy;
     r->stopped_early = 1;
     r->t_stopped = t;
@@ -171,7 +172,7 @@ void hy_recorder_free(hy_recorder *rec)
 {
     hy_columns_free(&rec->cols);
     hy_results_free(&rec->res);
-    free(rec->row);
+    hy_free(rec->row);
     rec->row = NULL;
 }
 
@@ -180,7 +181,7 @@ int hy_recorder_prepare(hy_recorder *rec)
     const hy_columns *cols = &rec->cols;
     if (hy_results_set_title(&rec->res, cols->sim->model->name))
         return HYDAE_ERR_NOMEM;
-    rec->row = malloc(sizeof(double) * (size_t)(cols->n > 0 ? cols->n : 1));
+    rec->row = hy_malloc(sizeof(double) * (size_t)(cols->n > 0 ? cols->n : 1));
     if (!rec->row)
         return HYDAE_ERR_NOMEM;
     for (int i = 0; i < cols->n; i++) {

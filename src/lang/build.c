@@ -11,6 +11,7 @@
 */
 #include "lang/build.h"
 #include "model/model.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,16 +171,16 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         if (index != g)
             return fail(m, diag, "parameters");
     }
-    unit->global_values = calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
+    unit->global_values = hy_calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
     if (!unit->global_values)
         return fail(m, diag, "memory");
     unit->n_globals = ir->n_globals;
     for (int g = 0; g < ir->n_globals; g++)
         unit->global_values[g] = ir->globals[g].value;
-    unit->modes = calloc((size_t)ir->n_modes + 1, sizeof *unit->modes);
-    unit->transitions = calloc((size_t)ir->n_transitions + 1, sizeof *unit->transitions);
-    hydae_mode **modes = calloc((size_t)ir->n_modes + 1, sizeof *modes);
-    hydae_chart **charts = calloc((size_t)ir->n_charts + 1, sizeof *charts);
+    unit->modes = hy_calloc((size_t)ir->n_modes + 1, sizeof *unit->modes);
+    unit->transitions = hy_calloc((size_t)ir->n_transitions + 1, sizeof *unit->transitions);
+    hydae_mode **modes = hy_calloc((size_t)ir->n_modes + 1, sizeof *modes);
+    hydae_chart **charts = hy_calloc((size_t)ir->n_charts + 1, sizeof *charts);
     int status = -1;
     if (!unit->modes || !unit->transitions || !modes || !charts) {
         fail(m, diag, "memory");
@@ -310,7 +311,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
     }
     status = 0;
 done:
-    free(modes);
-    free(charts);
+    hy_free(modes);
+    hy_free(charts);
     return status;
 }

@@ -7,6 +7,7 @@
 
 #include "lang/build.h"
 #include "lang/parse.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,11 +34,11 @@ void hy_lang_unit_free_code(void *data)
             unit->transitions[i].ops->free_transition(unit->transitions[i].code);
     if (unit->initial.code)
         unit->initial.ops->free_transition(unit->initial.code);
-    free(unit->modes);
-    free(unit->transitions);
-    free(unit->global_values);
+    hy_free(unit->modes);
+    hy_free(unit->transitions);
+    hy_free(unit->global_values);
     hy_strtab_free(&unit->strings);
-    free(unit);
+    hy_free(unit);
 }
 
 void hy_lang_unit_free(hy_lang_unit *unit)
@@ -58,7 +59,7 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     hy_diag_init(&diag, diagnostics, display_name, source, length);
     if (experiment)
         memset(experiment, 0, sizeof *experiment);
-    hy_lang_unit *unit = calloc(1, sizeof *unit);
+    hy_lang_unit *unit = hy_calloc(1, sizeof *unit);
     if (!unit) {
         hy_diag_nomem(&diag);
         if (n_errors)
@@ -115,23 +116,23 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
         return NULL;
     }
     size_t cap = 65536, n = 0;
-    char *text = malloc(cap);
+    char *text = hy_malloc(cap);
     while (text) {
         size_t got = fread(text + n, 1, cap - n, f);
         n += got;
         if (n < cap)
             break;
         if (cap >= HY_LANG_MAX_FILE) {
-            free(text);
+            hy_free(text);
             text = NULL;
             if (diagnostics)
                 fprintf(diagnostics, "%s: error: file larger than %d bytes\n", path, HY_LANG_MAX_FILE);
             fclose(f);
             return NULL;
         }
-        char *grown = realloc(text, cap * 2);
+        char *grown = hy_realloc(text, cap * 2);
         if (!grown) {
-            free(text);
+            hy_free(text);
             text = NULL;
             break;
         }
@@ -144,7 +145,7 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
         if (diagnostics)
             fprintf(diagnostics, "%s: error: %s%s\n", path, text ? "read error: " : "out of memory",
                     text ? strerror(read_error) : "");
-        free(text);
+        hy_free(text);
         return NULL;
     }
     *length = n;
@@ -164,7 +165,7 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
         return NULL;
     }
     hy_lang_unit *unit = hy_lang_compile_string(text, length, path, diagnostics, experiment, n_errors);
-    free(text);
+    hy_free(text);
     return unit;
 }
 

@@ -5,6 +5,7 @@
 #include "lang/diag.h"
 
 #include "lang/strtab.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -150,7 +151,7 @@ int hy_line_starts(const char *source, size_t len, size_t **starts)
         if (!brk)
             continue;
         if (n == INT_MAX || hy_grow((void **)starts, &cap, n + 1, sizeof **starts)) {
-            free(*starts);
+            hy_free(*starts);
             *starts = NULL;
             return -1;
         }

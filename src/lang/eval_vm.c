@@ -68,11 +68,11 @@ typedef struct vm_transition {
 static void vm_sparse_free(vm_sparse *m)
 {
     hy_program_free(m->prog);
-    free(m->rows);
-    free(m->cols);
-    free(m->values);
-    free(m->csc.col_start);
-    free(m->csc.row);
+    hy_free(m->rows);
+    hy_free(m->cols);
+    hy_free(m->values);
+    hy_free(m->csc.col_start);
+    hy_free(m->csc.row);
     memset(m, 0, sizeof *m);
 }
 
@@ -94,7 +94,7 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     m->csc.row = hy_alloc_array(count, sizeof *m->csc.row);
     int *position = hy_alloc_array(count, sizeof *position);
     if (!m->rows || !m->cols || !m->values || !m->csc.col_start || !m->csc.row || !position) {
-        free(position);
+        hy_free(position);
         return -1;
     }
     /* Counting sort by column: entry k goes to position[k]. */
@@ -117,7 +117,7 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     m->csc.n = n_cols;
     m->csc.nnz = n_entries;
     m->prog = hy_program_build(&ir->dag, nodes, position, n_entries);
-    free(position);
+    hy_free(position);
     return m->prog ? 0 : -1;
 }
 
@@ -152,8 +152,8 @@ static void vm_free_mode(void *code)
         hy_program_free(vm->mech[k]);
         vm_sparse_free(&vm->mech_matrix[k]);
     }
-    free(vm->mech_y);
-    free(vm);
+    hy_free(vm->mech_y);
+    hy_free(vm);
 }
 
 static int is_mech_matrix(int what)
@@ -168,7 +168,7 @@ static int compile_mechanics(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm)
     const hy_ir_mechanics *mech = &mode->mech;
     int n_q = mech->n_q, n_c = mech->n_c;
     vm->n_q = n_q;
-    vm->mech_y = calloc((size_t)mode->n_vars + 1, sizeof *vm->mech_y);
+    vm->mech_y = hy_calloc((size_t)mode->n_vars + 1, sizeof *vm->mech_y);
     int ok = vm->mech_y != NULL
              && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MASS], &mech->mass, n_q, n_q) == 0
              && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_CONSTRAINT_JAC],
@@ -217,12 +217,12 @@ static int compile_equations(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int
 static void *vm_compile_mode(hy_ir *ir, int m)
 {
     const hy_ir_mode *mode = &ir->modes[m];
-    vm_mode *vm = calloc(1, sizeof *vm);
+    vm_mode *vm = hy_calloc(1, sizeof *vm);
     if (!vm)
         return NULL;
     vm->n = mode->n_vars;
     int n_roots = mode->n_equations > mode->n_outputs ? mode->n_equations : mode->n_outputs;
-    int *roots = malloc(sizeof *roots * ((size_t)n_roots + 1));
+    int *roots = hy_malloc(sizeof *roots * ((size_t)n_roots + 1));
     int ok = roots != NULL;
     if (ok && mode->is_mechanical) {
         /* No residual: the matrices, then guards and outputs below. */
@@ -235,7 +235,7 @@ static void *vm_compile_mode(hy_ir *ir, int m)
     } else if (ok) {
         ok = compile_equations(ir, mode, vm, roots) == 0;
     }
-    free(roots);
+    hy_free(roots);
     if (!ok) {
         vm_free_mode(vm);
         return NULL;
@@ -250,30 +250,30 @@ static void vm_free_transition(void *code)
         return;
     hy_program_free(vt->condition);
     hy_program_free(vt->action);
-    free(vt->read_names);
-    free(vt->global_names);
-    free(vt->in);
-    free(vt->p);
-    free(vt->values);
-    free(vt->stmts);
-    free(vt);
+    hy_free(vt->read_names);
+    hy_free(vt->global_names);
+    hy_free(vt->in);
+    hy_free(vt->p);
+    hy_free(vt->values);
+    hy_free(vt->stmts);
+    hy_free(vt);
 }
 
 static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
 {
-    vm_transition *vt = calloc(1, sizeof *vt);
+    vm_transition *vt = hy_calloc(1, sizeof *vt);
     if (!vt)
         return NULL;
     vt->n_reads = tr->n_reads;
     vt->n_globals = ir->n_globals;
     vt->n_stmts = tr->n_stmts;
-    vt->read_names = malloc(sizeof *vt->read_names * (size_t)(tr->n_reads + 1));
-    vt->global_names = malloc(sizeof *vt->global_names * (size_t)(ir->n_globals + 1));
-    vt->in = calloc((size_t)tr->n_reads + 1, sizeof *vt->in);
-    vt->p = calloc((size_t)ir->n_globals + 1, sizeof *vt->p);
-    vt->values = calloc((size_t)tr->n_stmts + 1, sizeof *vt->values);
-    vt->stmts = calloc((size_t)tr->n_stmts + 1, sizeof *vt->stmts);
-    int *roots = malloc(sizeof *roots * (size_t)(tr->n_stmts + 1));
+    vt->read_names = hy_malloc(sizeof *vt->read_names * (size_t)(tr->n_reads + 1));
+    vt->global_names = hy_malloc(sizeof *vt->global_names * (size_t)(ir->n_globals + 1));
+    vt->in = hy_calloc((size_t)tr->n_reads + 1, sizeof *vt->in);
+    vt->p = hy_calloc((size_t)ir->n_globals + 1, sizeof *vt->p);
+    vt->values = hy_calloc((size_t)tr->n_stmts + 1, sizeof *vt->values);
+    vt->stmts = hy_calloc((size_t)tr->n_stmts + 1, sizeof *vt->stmts);
+    int *roots = hy_malloc(sizeof *roots * (size_t)(tr->n_stmts + 1));
     int ok = vt->read_names && vt->global_names && vt->in && vt->p && vt->values && vt->stmts && roots;
     if (ok) {
         for (int k = 0; k < tr->n_reads; k++)
@@ -292,7 +292,7 @@ static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
             ok = vt->condition != NULL;
         }
     }
-    free(roots);
+    hy_free(roots);
     if (!ok) {
         vm_free_transition(vt);
         return NULL;

@@ -7,6 +7,7 @@
 #include "lang/expr.h"
 
 #include "lang/strtab.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -77,10 +78,10 @@ void hy_expr_init(hy_expr *e)
 
 void hy_expr_free(hy_expr *e)
 {
-    free(e->node_array);
-    free(e->slots);
-    free(e->stamp);
-    free(e->scratch);
+    hy_free(e->node_array);
+    hy_free(e->slots);
+    hy_free(e->stamp);
+    hy_free(e->scratch);
     memset(e, 0, sizeof *e);
 }
 
@@ -108,7 +109,7 @@ static int same_node(const hy_xnode *x, const hy_xnode *y)
 static int rehash(hy_expr *e)
 {
     int n_slots = e->n_slots ? 2 * e->n_slots : 256;
-    int *slots = calloc((size_t)n_slots, sizeof *slots);
+    int *slots = hy_calloc((size_t)n_slots, sizeof *slots);
     if (!slots)
         return -1;
     for (int i = 0; i < e->n_nodes; i++) {
@@ -117,7 +118,7 @@ static int rehash(hy_expr *e)
             h = (h + 1) & (uint64_t)(n_slots - 1);
         slots[h] = i + 1;
     }
-    free(e->slots);
+    hy_free(e->slots);
     e->slots = slots;
     e->n_slots = n_slots;
     return 0;
@@ -158,10 +159,10 @@ static int intern(hy_expr *e, hy_xnode *proto)
     }
     if (e->cap_nodes != old_cap) {
         int cap = old_cap;
-        unsigned *stamp = realloc(e->stamp, sizeof *stamp * (size_t)e->cap_nodes);
+        unsigned *stamp = hy_realloc(e->stamp, sizeof *stamp * (size_t)e->cap_nodes);
         if (stamp)
             e->stamp = stamp;
-        int *scratch = realloc(e->scratch, sizeof *scratch * (size_t)e->cap_nodes);
+        int *scratch = hy_realloc(e->scratch, sizeof *scratch * (size_t)e->cap_nodes);
         if (scratch)
             e->scratch = scratch;
         if (!stamp || !scratch) {
@@ -399,14 +400,14 @@ int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
             }
         }
     }
-    free(stack);
+    hy_free(stack);
     if (n > 1)
         qsort(list, (size_t)n, sizeof *list, compare_int);
     *out = list;
     return n;
 nomem:
-    free(stack);
-    free(list);
+    hy_free(stack);
+    hy_free(list);
     e->failed = 1;
     return -1;
 }
@@ -512,7 +513,7 @@ int hy_x_derivative(hy_expr *e, int root, int leaf)
         if (i == root)
             result = d;
     }
-    free(list);
+    hy_free(list);
     return e->failed ? -1 : result;
 }
 
@@ -548,6 +549,6 @@ int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int 
         if (i == root)
             result = r;
     }
-    free(list);
+    hy_free(list);
     return e->failed ? -1 : result;
 }

@@ -9,6 +9,7 @@
 */
 #include "lang/sema.h"
 #include "lang/strtab.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 
@@ -39,7 +40,7 @@ static int mentioned_unknowns(hy_expr *e, int root, int *dy, int *dyp, int *cols
         else
             dyp[leaf.a] = list[k];
     }
-    free(list);
+    hy_free(list);
     qsort(cols, (size_t)n_cols, sizeof *cols, compare_int);
     return n_cols;
 }
@@ -64,9 +65,9 @@ static int derive_mode(hy_ir *ir, hy_ir_mode *mode)
 {
     hy_expr *e = &ir->dag;
     int cap = 0, n = mode->n_vars, status = 0;
-    int *dy = malloc(sizeof *dy * (size_t)(n + 1));
-    int *dyp = malloc(sizeof *dyp * (size_t)(n + 1));
-    int *cols = malloc(sizeof *cols * (size_t)(n + 1));
+    int *dy = hy_malloc(sizeof *dy * (size_t)(n + 1));
+    int *dyp = hy_malloc(sizeof *dyp * (size_t)(n + 1));
+    int *cols = hy_malloc(sizeof *cols * (size_t)(n + 1));
     if (!dy || !dyp || !cols)
         status = -1;
     for (int j = 0; j < n && status == 0; j++)
@@ -88,9 +89,9 @@ static int derive_mode(hy_ir *ir, hy_ir_mode *mode)
                 status = add_entry(mode, &cap, i, j, entry);
         }
     }
-    free(dy);
-    free(dyp);
-    free(cols);
+    hy_free(dy);
+    hy_free(dyp);
+    hy_free(cols);
     return status;
 }
 
@@ -115,7 +116,7 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
             if (entry < 0 || hy_grow((void **)&mode->rhs_jac_rows, &cap_rows, n + 1, sizeof(int))
                 || hy_grow((void **)&mode->rhs_jac_cols, &cap_cols, n + 1, sizeof(int))
                 || hy_grow((void **)&mode->rhs_jac_nodes, &cap_nodes, n + 1, sizeof(int))) {
-                free(list);
+                hy_free(list);
                 return -1;
             }
             if (hy_x_is_num(e, entry, 0.0))
@@ -125,7 +126,7 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
             mode->rhs_jac_nodes[n] = entry;
             mode->n_rhs_jac_entries = n + 1;
         }
-        free(list);
+        hy_free(list);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 ** are 1-based lines and byte columns.
 */
 #include "lang/lex.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>
@@ -46,7 +47,7 @@ void hy_lex_init(hy_lexer *lx, const char *source, size_t len, hy_diag *diag,
 
 void hy_lex_free(hy_lexer *lx)
 {
-    free(lx->scratch);
+    hy_free(lx->scratch);
     lx->scratch = NULL;
 }
 

@@ -29,6 +29,7 @@
 ** to change.
 */
 #include "lang/sema.h"
+#include "core/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,7 +145,7 @@ static int first_use_of_derivative(detect *d, int j)
             const hy_xnode x = hy_x_node(&d->ir->dag, list[k]);
             found = x.op == X_YP && x.a == j;
         }
-        free(list);
+        hy_free(list);
         if (found)
             return i;
     }
@@ -178,9 +179,9 @@ static int find_kinematics(const hy_ir *ir, const hy_ir_mode *mode, int *velocit
 int hy_mechanics_position_constraint(hy_ir *ir, const hy_ir_mode *mode)
 {
     int n = mode->n_vars, found = -1;
-    int *velocity_of = malloc(sizeof(int) * (size_t)(n + 1));
-    int *position_of = malloc(sizeof(int) * (size_t)(n + 1));
-    int *kinematic_of = malloc(sizeof(int) * (size_t)(n + 1));
+    int *velocity_of = hy_malloc(sizeof(int) * (size_t)(n + 1));
+    int *position_of = hy_malloc(sizeof(int) * (size_t)(n + 1));
+    int *kinematic_of = hy_malloc(sizeof(int) * (size_t)(n + 1));
     if (velocity_of && position_of && kinematic_of
         && find_kinematics(ir, mode, velocity_of, position_of, kinematic_of) > 0) {
         for (int i = 0; i < mode->n_equations && found < 0; i++) {
@@ -196,14 +197,14 @@ int hy_mechanics_position_constraint(hy_ir *ir, const hy_ir_mode *mode)
                     uses_position = 1;
                 }
             }
-            free(list);
+            hy_free(list);
             if (ok && uses_position)
                 found = i;
         }
     }
-    free(velocity_of);
-    free(position_of);
-    free(kinematic_of);
+    hy_free(velocity_of);
+    hy_free(position_of);
+    hy_free(kinematic_of);
     return found;
 }
 
@@ -288,11 +289,11 @@ static int classify_equations(detect *d)
 {
     hy_ir *ir = d->ir;
     const hy_ir_mode *mode = d->mode;
-    int *as_velocity = malloc(sizeof(int) * (size_t)(d->n + 1));
-    unsigned char *in_dynamics = calloc((size_t)d->n + 1, 1);
+    int *as_velocity = hy_malloc(sizeof(int) * (size_t)(d->n + 1));
+    unsigned char *in_dynamics = hy_calloc((size_t)d->n + 1, 1);
     if (!as_velocity || !in_dynamics) {
-        free(as_velocity);
-        free(in_dynamics);
+        hy_free(as_velocity);
+        hy_free(in_dynamics);
         hy_diag_nomem(d->diag);
         return 1;
     }
@@ -325,7 +326,7 @@ static int classify_equations(detect *d)
         for (int k = 0; k < n_list && d->eq_class[i] == EQ_DYNAMIC; k++)
             if (hy_x_node(&ir->dag, list[k]).op == X_Y)
                 in_dynamics[hy_x_node(&ir->dag, list[k]).a] = 1;
-        free(list);
+        hy_free(list);
     }
     /* Pass 2: the others must be constraints on the positions. */
     for (int i = 0; i < mode->n_equations && status == 0; i++) {
@@ -351,7 +352,7 @@ static int classify_equations(detect *d)
                      && (other < 0 || (in_dynamics[other] && !in_dynamics[x.a])))
                 other = x.a;
         }
-        free(list);
+        hy_free(list);
         if (velocity >= 0) {
             status = refuse(d, eq->line, eq->column,
                             "the equation at %d:%d has no der() of a velocity, so it is not "
@@ -377,8 +378,8 @@ static int classify_equations(detect *d)
             d->eq_class[i] = EQ_CONSTRAINT;
         }
     }
-    free(as_velocity);
-    free(in_dynamics);
+    hy_free(as_velocity);
+    hy_free(in_dynamics);
     return status;
 }
 
@@ -471,13 +472,13 @@ static int sparse_add(hy_ir_sparse *s, int row, int col, int node)
 {
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
-        int *rows = realloc(s->rows, sizeof *rows * (size_t)cap);
+        int *rows = hy_realloc(s->rows, sizeof *rows * (size_t)cap);
         if (rows)
             s->rows = rows;
-        int *cols = realloc(s->cols, sizeof *cols * (size_t)cap);
+        int *cols = hy_realloc(s->cols, sizeof *cols * (size_t)cap);
         if (cols)
             s->cols = cols;
-        int *nodes = realloc(s->nodes, sizeof *nodes * (size_t)cap);
+        int *nodes = hy_realloc(s->nodes, sizeof *nodes * (size_t)cap);
         if (nodes)
             s->nodes = nodes;
         if (!rows || !cols || !nodes)
@@ -518,7 +519,7 @@ static int check_coefficient(detect *d, const hy_ir_equation *eq, int coef, cons
                             "time only (M(q) der(u) = F(q, u, t) - C(q, t) lambda)",
                             eq->line, eq->column, what, var_name(d, x.a));
     }
-    free(list);
+    hy_free(list);
     return status;
 }
 
@@ -529,11 +530,11 @@ static int derive_dynamics(detect *d, hy_ir_mechanics *mech)
     hy_ir *ir = d->ir;
     hy_expr *e = &ir->dag;
     int zero = hy_x_num(e, 0.0), status = 0, row = 0;
-    int *zero_yp = malloc(sizeof(int) * (size_t)(d->n + 1));
-    int *zero_multiplier = malloc(sizeof(int) * (size_t)(d->n + 1));
+    int *zero_yp = hy_malloc(sizeof(int) * (size_t)(d->n + 1));
+    int *zero_multiplier = hy_malloc(sizeof(int) * (size_t)(d->n + 1));
     if (!zero_yp || !zero_multiplier) {
-        free(zero_yp);
-        free(zero_multiplier);
+        hy_free(zero_yp);
+        hy_free(zero_multiplier);
         hy_diag_nomem(d->diag);
         return 1;
     }
@@ -570,7 +571,7 @@ static int derive_dynamics(detect *d, hy_ir_mechanics *mech)
                 status = 1;
             }
         }
-        free(list);
+        hy_free(list);
         if (status == 0) {
             int rest = hy_x_substitute(e, hy_x_substitute(e, root, X_YP, zero_yp, d->n), X_Y,
                                        zero_multiplier, d->n);
@@ -579,8 +580,8 @@ static int derive_dynamics(detect *d, hy_ir_mechanics *mech)
         }
         row++;
     }
-    free(zero_yp);
-    free(zero_multiplier);
+    hy_free(zero_yp);
+    hy_free(zero_multiplier);
     return status;
 }
 
@@ -608,7 +609,7 @@ static int derive_constraints(detect *d, hy_ir_mechanics *mech)
             if (entry < 0 || hy_x_is_num(e, entry, 0.0))
                 continue;
             if (sparse_add(&mech->constraint_jac, k, d->new_index[q], entry) != 0) {
-                free(list);
+                hy_free(list);
                 hy_diag_nomem(d->diag);
                 return 1;
             }
@@ -616,7 +617,7 @@ static int derive_constraints(detect *d, hy_ir_mechanics *mech)
                                    hy_x_binary(e, X_MUL, entry,
                                                hy_x_leaf(e, X_Y, d->velocity_of[q])));
         }
-        free(list);
+        hy_free(list);
         mech->constraint_t[k] = phi_t;
         depends_on_time |= phi_t >= 0 && !hy_x_is_num(e, phi_t, 0.0);
         /* gamma = -(v_q u + v_t) */
@@ -636,12 +637,12 @@ static int derive_constraints(detect *d, hy_ir_mechanics *mech)
                               hy_x_binary(e, X_MUL, hy_x_derivative(e, velocity, list[l]),
                                           hy_x_leaf(e, X_Y, d->velocity_of[x.a])));
         }
-        free(list);
+        hy_free(list);
         mech->accel_rhs[k] = hy_x_unary(e, X_NEG, sum);
         k++;
     }
     if (!depends_on_time) {
-        free(mech->constraint_t);
+        hy_free(mech->constraint_t);
         mech->constraint_t = NULL;
     }
     return 0;
@@ -669,13 +670,13 @@ static int reorder(detect *d, hy_ir_mechanics *mech)
     hy_ir_mode *mode = d->mode;
     hy_expr *e = &d->ir->dag;
     int n = d->n;
-    int *subst_y = malloc(sizeof(int) * (size_t)(n + 1));
-    int *subst_yp = malloc(sizeof(int) * (size_t)(n + 1));
-    hy_ir_var *vars = malloc(sizeof *vars * (size_t)(n + 1));
+    int *subst_y = hy_malloc(sizeof(int) * (size_t)(n + 1));
+    int *subst_yp = hy_malloc(sizeof(int) * (size_t)(n + 1));
+    hy_ir_var *vars = hy_malloc(sizeof *vars * (size_t)(n + 1));
     if (!subst_y || !subst_yp || !vars) {
-        free(subst_y);
-        free(subst_yp);
-        free(vars);
+        hy_free(subst_y);
+        hy_free(subst_yp);
+        hy_free(vars);
         hy_diag_nomem(d->diag);
         return 1;
     }
@@ -710,27 +711,27 @@ static int reorder(detect *d, hy_ir_mechanics *mech)
         if (mech->constraint_t)
             mech->constraint_t[k] = remap(e, mech->constraint_t[k], subst_y, subst_yp, n);
     }
-    free(subst_y);
-    free(subst_yp);
-    free(vars);
+    hy_free(subst_y);
+    hy_free(subst_yp);
+    hy_free(vars);
     return 0;
 }
 
 void hy_ir_mechanics_free(hy_ir_mechanics *mech)
 {
-    free(mech->kinematics);
-    free(mech->dynamics);
-    free(mech->constraints);
+    hy_free(mech->kinematics);
+    hy_free(mech->dynamics);
+    hy_free(mech->constraints);
     hy_ir_sparse *sparse[3] = { &mech->mass, &mech->multiplier_matrix, &mech->constraint_jac };
     for (int k = 0; k < 3; k++) {
-        free(sparse[k]->rows);
-        free(sparse[k]->cols);
-        free(sparse[k]->nodes);
+        hy_free(sparse[k]->rows);
+        hy_free(sparse[k]->cols);
+        hy_free(sparse[k]->nodes);
     }
-    free(mech->force);
-    free(mech->constraint);
-    free(mech->constraint_t);
-    free(mech->accel_rhs);
+    hy_free(mech->force);
+    hy_free(mech->constraint);
+    hy_free(mech->constraint_t);
+    hy_free(mech->accel_rhs);
     memset(mech, 0, sizeof *mech);
 }
 
@@ -753,13 +754,13 @@ static int build_mechanics(detect *d)
     }
     mech.n_q = n_q;
     mech.n_c = n_c;
-    mech.kinematics = malloc(sizeof(int) * (size_t)(n_q + 1));
-    mech.dynamics = malloc(sizeof(int) * (size_t)(n_q + 1));
-    mech.force = malloc(sizeof(int) * (size_t)(n_q + 1));
-    mech.constraints = malloc(sizeof(int) * (size_t)(n_c + 1));
-    mech.constraint = malloc(sizeof(int) * (size_t)(n_c + 1));
-    mech.constraint_t = malloc(sizeof(int) * (size_t)(n_c + 1));
-    mech.accel_rhs = malloc(sizeof(int) * (size_t)(n_c + 1));
+    mech.kinematics = hy_malloc(sizeof(int) * (size_t)(n_q + 1));
+    mech.dynamics = hy_malloc(sizeof(int) * (size_t)(n_q + 1));
+    mech.force = hy_malloc(sizeof(int) * (size_t)(n_q + 1));
+    mech.constraints = hy_malloc(sizeof(int) * (size_t)(n_c + 1));
+    mech.constraint = hy_malloc(sizeof(int) * (size_t)(n_c + 1));
+    mech.constraint_t = hy_malloc(sizeof(int) * (size_t)(n_c + 1));
+    mech.accel_rhs = hy_malloc(sizeof(int) * (size_t)(n_c + 1));
     int status = 0;
     if (!mech.kinematics || !mech.dynamics || !mech.force || !mech.constraints || !mech.constraint
         || !mech.constraint_t || !mech.accel_rhs) {
@@ -811,13 +812,13 @@ int hy_mechanics_detect(hy_ir *ir, int m, hy_diag *diag)
     d.n = mode->n_vars;
     describe_counts(mode, d.counts, sizeof d.counts);
     size_t size = sizeof(int) * (size_t)(d.n + 1);
-    d.velocity_of = malloc(size);
-    d.position_of = malloc(size);
-    d.kinematic_of = malloc(size);
-    d.var_class = malloc(size);
-    d.eq_class = malloc(size);
-    d.dynamics_residual = malloc(size);
-    d.new_index = malloc(size);
+    d.velocity_of = hy_malloc(size);
+    d.position_of = hy_malloc(size);
+    d.kinematic_of = hy_malloc(size);
+    d.var_class = hy_malloc(size);
+    d.eq_class = hy_malloc(size);
+    d.dynamics_residual = hy_malloc(size);
+    d.new_index = hy_malloc(size);
     int status;
     if (!d.velocity_of || !d.position_of || !d.kinematic_of || !d.var_class || !d.eq_class
         || !d.dynamics_residual || !d.new_index) {
@@ -834,12 +835,12 @@ int hy_mechanics_detect(hy_ir *ir, int m, hy_diag *diag)
         if (status == 0)
             status = build_mechanics(&d);
     }
-    free(d.velocity_of);
-    free(d.position_of);
-    free(d.kinematic_of);
-    free(d.var_class);
-    free(d.eq_class);
-    free(d.dynamics_residual);
-    free(d.new_index);
+    hy_free(d.velocity_of);
+    hy_free(d.position_of);
+    hy_free(d.kinematic_of);
+    hy_free(d.var_class);
+    hy_free(d.eq_class);
+    hy_free(d.dynamics_residual);
+    hy_free(d.new_index);
     return status;
 }

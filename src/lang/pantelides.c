@@ -24,6 +24,7 @@
 ** stop), and is reported as such.
 */
 #include "lang/sema.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,14 +64,14 @@ typedef struct graph {
 
 static void graph_free(graph *g)
 {
-    free(g->vars);
-    free(g->eqs);
-    free(g->adj);
-    free(g->colored_vars);
-    free(g->colored_eqs);
-    free(g->stack_eq);
-    free(g->stack_pos);
-    free(g->stack_via);
+    hy_free(g->vars);
+    hy_free(g->eqs);
+    hy_free(g->adj);
+    hy_free(g->colored_vars);
+    hy_free(g->colored_eqs);
+    hy_free(g->stack_eq);
+    hy_free(g->stack_pos);
+    hy_free(g->stack_via);
 }
 
 static int add_var(graph *g, int base, int order)
@@ -239,7 +240,7 @@ static int build_graph(hy_ir *ir, const hy_ir_mode *mode, graph *g)
             else if (leaf.op == X_YP && g->vars[leaf.a].derivative >= 0)
                 status = add_incidence(g, g->vars[leaf.a].derivative);
         }
-        free(leaves);
+        hy_free(leaves);
         if (status != 0)
             return -1;
     }
@@ -254,8 +255,8 @@ int hy_pantelides(hy_ir *ir, int m)
     st->reduced = 0;
     st->index = 0;
     st->stuck_equation = -1;
-    free(st->differentiations);
-    st->differentiations = calloc((size_t)n_eq + 1, sizeof *st->differentiations);
+    hy_free(st->differentiations);
+    st->differentiations = hy_calloc((size_t)n_eq + 1, sizeof *st->differentiations);
     if (!st->differentiations)
         return -1;
     graph g;

@@ -16,6 +16,7 @@
 #include "lang/parse.h"
 
 #include "lang/lex.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1005,13 +1006,13 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
 
 void hy_syntax_free(hy_syntax *s)
 {
-    free(s->nodes);
-    free(s->decls);
-    free(s->equations);
-    free(s->stmts);
-    free(s->modes);
-    free(s->charts);
-    free(s->transitions);
-    free(s->settings);
+    hy_free(s->nodes);
+    hy_free(s->decls);
+    hy_free(s->equations);
+    hy_free(s->stmts);
+    hy_free(s->modes);
+    hy_free(s->charts);
+    hy_free(s->transitions);
+    hy_free(s->settings);
     memset(s, 0, sizeof *s);
 }

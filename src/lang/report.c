@@ -9,6 +9,7 @@
 */
 #include "lang/build.h"
 #include "lang/parse.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,7 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_diag_nomem(&diag);
         else
             print_report(&ir, &text, out);
-        free(text.line_starts);
+        hy_free(text.line_starts);
         hy_ir_free(&ir);
     }
     hy_syntax_free(&syntax);
@@ -225,6 +226,6 @@ int hy_lang_check_report(const char *path, FILE *out)
     if (!text)
         return 1;
     int n_errors = hy_lang_check_report_string(text, length, path, out);
-    free(text);
+    hy_free(text);
     return n_errors;
 }

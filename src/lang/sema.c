@@ -111,8 +111,8 @@ static double evaluate(sema *s, int node, const double *y_values, int n_y, const
         return hy_x_node(&ir->dag, node).value;
     int out_index = 0;
     hy_program *prog = hy_program_build(&ir->dag, &node, &out_index, 1);
-    double *p = malloc(sizeof *p * (size_t)(ir->n_globals + 1));
-    double *zeros = calloc((size_t)n_y + 1, sizeof *zeros);
+    double *p = hy_malloc(sizeof *p * (size_t)(ir->n_globals + 1));
+    double *zeros = hy_calloc((size_t)n_y + 1, sizeof *zeros);
     double result = NAN;
     if (prog && p && zeros) {
         for (int i = 0; i < ir->n_globals; i++)
@@ -124,8 +124,8 @@ static double evaluate(sema *s, int node, const double *y_values, int n_y, const
         s->n_errors++;
     }
     hy_program_free(prog);
-    free(p);
-    free(zeros);
+    hy_free(p);
+    hy_free(zeros);
     return result;
 }
 
@@ -374,7 +374,7 @@ static int lower(sema *s, ctx *c, int first, int root)
         return -1;
     hy_ir *ir = s->ir;
     int n = root - first + 1;
-    int *val = malloc(sizeof *val * (size_t)n);
+    int *val = hy_malloc(sizeof *val * (size_t)n);
     if (!val) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
@@ -437,7 +437,7 @@ static int lower(sema *s, ctx *c, int first, int root)
         val[i - first] = r;
     }
     int result = val[n - 1];
-    free(val);
+    hy_free(val);
     if (ir->dag.failed && !s->diag->out_of_memory) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
@@ -536,13 +536,13 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
     if (name < 0 || live < 0)
         return -1;
     /* The value at t0 from the start values. */
-    double *starts = malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
+    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
     if (!starts)
         return -1;
     for (int k = 0; k < mode->n_vars; k++)
         starts[k] = mode->vars[k].start;
     double initial = evaluate(s, live, starts, mode->n_vars, NULL);
-    free(starts);
+    hy_free(starts);
     int global = add_global(s, name, 1, initial != 0.0 && !isnan(initial), node->line, node->column);
     if (global < 0)
         return -1;
@@ -870,7 +870,7 @@ static void build_charts(sema *s)
         if (s->implicit_chart < 0)
             return;
     }
-    int *chart_of_syntax = calloc((size_t)syn->n_charts + 1, sizeof *chart_of_syntax);
+    int *chart_of_syntax = hy_calloc((size_t)syn->n_charts + 1, sizeof *chart_of_syntax);
     if (!chart_of_syntax) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
@@ -894,7 +894,7 @@ static void build_charts(sema *s)
         if (add_mode(s, ms->name, ms->line, ms->column, chart, i) < 0)
             break;
     }
-    free(chart_of_syntax);
+    hy_free(chart_of_syntax);
     /* Where the model-level variables and equations go. */
     int n_charts_with_modes = 0, only_chart = -1;
     for (int c = 0; c < ir->n_charts; c++) {
@@ -1060,7 +1060,7 @@ static void declare_variables(sema *s)
     const hy_syntax *syn = s->syn;
     hy_ir *ir = s->ir;
     var_index ix;
-    ix.cur = malloc(sizeof *ix.cur * 2 * ((size_t)s->n_names + 1));
+    ix.cur = hy_malloc(sizeof *ix.cur * 2 * ((size_t)s->n_names + 1));
     if (!ix.cur) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
@@ -1079,7 +1079,7 @@ static void declare_variables(sema *s)
                     continue;
                 int quiet = d->mode < 0 && m > 0 && ir->modes[m - 1].chart == ir->modes[m].chart;
                 if (declare_variable(s, m, d, quiet, &ix) != 0) {
-                    free(ix.cur);
+                    hy_free(ix.cur);
                     return;
                 }
             }
@@ -1094,7 +1094,7 @@ static void declare_variables(sema *s)
                 s->owner_mode[eq->output_name] = m;
         }
     }
-    free(ix.cur);
+    hy_free(ix.cur);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1310,7 +1310,7 @@ static int uses_derivative(sema *s, int node)
     int found = n < 0 ? -1 : 0;
     for (int k = 0; k < n && !found; k++)
         found = hy_x_node(&s->ir->dag, list[k]).op == X_YP;
-    free(list);
+    hy_free(list);
     return found;
 }
 
@@ -1320,7 +1320,7 @@ static void find_explicit_form(hy_ir_mode *mode)
     mode->is_explicit = 0;
     if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
         return;
-    int *rhs = malloc(sizeof *rhs * (size_t)mode->n_vars);
+    int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
     if (!rhs)
         return;
     for (int k = 0; k < mode->n_vars; k++)
@@ -1336,7 +1336,7 @@ static void find_explicit_form(hy_ir_mode *mode)
         mode->rhs_nodes = rhs;
         mode->is_explicit = 1;
     } else {
-        free(rhs);
+        hy_free(rhs);
     }
 }
 
@@ -1527,7 +1527,7 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
     hy_ir_mode *mode = &ir->modes[to];
     if (mode->n_relations == 0)
         return;
-    int *subst = malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
+    int *subst = hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
     if (!subst)
         return;
     for (int r = 0; r < mode->n_relations; r++) {
@@ -1553,7 +1553,7 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
             }
             subst[leaf.a] = assigned;
         }
-        free(leaves);
+        hy_free(leaves);
         if (has_derivative || n < 0)
             continue; /* keeps its value; see docs/language.md */
         int value = hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
@@ -1564,7 +1564,7 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
         st->target = ir->globals[mode->relations[r].global].name;
         st->value = value;
     }
-    free(subst);
+    hy_free(subst);
 }
 
 /* Variables of mode `to` whose start value uses parameters and that take
@@ -1689,7 +1689,7 @@ static void build_initial_action(sema *s)
         init->n_stmts = kept;
     }
     if (n_starts > 0 && init->n_reads > 0 && init->n_stmts > n_starts) {
-        int *subst = malloc(sizeof *subst * (size_t)init->n_reads);
+        int *subst = hy_malloc(sizeof *subst * (size_t)init->n_reads);
         if (!subst) {
             hy_diag_nomem(s->diag);
             s->n_errors++;
@@ -1704,7 +1704,7 @@ static void build_initial_action(sema *s)
         for (int k = n_starts; k < init->n_stmts; k++)
             init->stmts[k].value = hy_x_substitute(&ir->dag, init->stmts[k].value, X_IN, subst,
                                                    init->n_reads);
-        free(subst);
+        hy_free(subst);
     }
     for (int ch = 0; ch < ir->n_charts; ch++)
         if (ir->charts[ch].initial >= 0)
@@ -1726,8 +1726,8 @@ static void check_unused_actions(sema *s)
             memset(&pseudo, 0, sizeof pseudo);
             lower_statements(s, &pseudo, range, m, 0);
             clear_reads(s, &pseudo);
-            free(pseudo.reads);
-            free(pseudo.stmts);
+            hy_free(pseudo.reads);
+            hy_free(pseudo.stmts);
         }
     }
 }
@@ -1771,11 +1771,11 @@ static void add_relation_transitions(sema *s)
 static void check_reachability(sema *s)
 {
     hy_ir *ir = s->ir;
-    unsigned char *reached = calloc((size_t)ir->n_modes + 1, 1);
-    int *queue = malloc(sizeof *queue * (size_t)(ir->n_modes + 1));
+    unsigned char *reached = hy_calloc((size_t)ir->n_modes + 1, 1);
+    int *queue = hy_malloc(sizeof *queue * (size_t)(ir->n_modes + 1));
     if (!reached || !queue) {
-        free(reached);
-        free(queue);
+        hy_free(reached);
+        hy_free(queue);
         return;
     }
     for (int ch = 0; ch < ir->n_charts; ch++) {
@@ -1803,8 +1803,8 @@ static void check_reachability(sema *s)
                      NAME(s, ir->modes[m].name),
                      ir->charts[ir->modes[m].chart].initial >= 0
                          ? NAME(s, ir->modes[ir->charts[ir->modes[m].chart].initial].name) : "?");
-    free(reached);
-    free(queue);
+    hy_free(reached);
+    hy_free(queue);
 }
 
 /* Raised events nobody waits for, and event triggers nobody raises. */
@@ -1854,15 +1854,15 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     s.ir = ir;
     s.n_names = strings->n_strings;
     size_t n = (size_t)s.n_names + 1;
-    s.gkind = calloc(n, 1);
-    s.gref = malloc(n * sizeof(int));
-    s.var_of = malloc(n * sizeof(int));
-    s.output_of = malloc(n * sizeof(int));
-    s.owner_mode = malloc(n * sizeof(int));
-    s.read_slot = malloc(n * sizeof(int));
-    s.first_line = calloc(n, sizeof(int));
-    s.first_column = calloc(n, sizeof(int));
-    s.mark = calloc(n, sizeof *s.mark);
+    s.gkind = hy_calloc(n, 1);
+    s.gref = hy_malloc(n * sizeof(int));
+    s.var_of = hy_malloc(n * sizeof(int));
+    s.output_of = hy_malloc(n * sizeof(int));
+    s.owner_mode = hy_malloc(n * sizeof(int));
+    s.read_slot = hy_malloc(n * sizeof(int));
+    s.first_line = hy_calloc(n, sizeof(int));
+    s.first_column = hy_calloc(n, sizeof(int));
+    s.mark = hy_calloc(n, sizeof *s.mark);
     if (!s.gkind || !s.gref || !s.var_of || !s.output_of || !s.owner_mode || !s.read_slot
         || !s.first_line || !s.first_column || !s.mark) {
         hy_diag_nomem(diag);
@@ -1874,8 +1874,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     declare_globals(&s);
     read_experiment(&s, experiment);
     build_charts(&s);
-    s.entry_checked = calloc((size_t)ir->n_modes + 1, 1);
-    s.exit_checked = calloc((size_t)ir->n_modes + 1, 1);
+    s.entry_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
+    s.exit_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
     if (!s.entry_checked || !s.exit_checked) {
         hy_diag_nomem(diag);
         s.n_errors++;
@@ -1892,17 +1892,17 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     add_relation_transitions(&s);
     check_events(&s);
 done:
-    free(s.gkind);
-    free(s.gref);
-    free(s.var_of);
-    free(s.output_of);
-    free(s.owner_mode);
-    free(s.read_slot);
-    free(s.first_line);
-    free(s.first_column);
-    free(s.mark);
-    free(s.entry_checked);
-    free(s.exit_checked);
+    hy_free(s.gkind);
+    hy_free(s.gref);
+    hy_free(s.var_of);
+    hy_free(s.output_of);
+    hy_free(s.owner_mode);
+    hy_free(s.read_slot);
+    hy_free(s.first_line);
+    hy_free(s.first_column);
+    hy_free(s.mark);
+    hy_free(s.entry_checked);
+    hy_free(s.exit_checked);
     if (ir->dag.failed && !diag->out_of_memory) {
         hy_diag_nomem(diag);
         s.n_errors++;
@@ -1914,36 +1914,36 @@ void hy_ir_free(hy_ir *ir)
 {
     for (int m = 0; m < ir->n_modes; m++) {
         hy_ir_mode *mode = &ir->modes[m];
-        free(mode->vars);
-        free(mode->equations);
-        free(mode->outputs);
-        free(mode->guards);
-        free(mode->relations);
-        free(mode->structure.unmatched);
-        free(mode->structure.index_eqs);
-        free(mode->structure.block_start);
-        free(mode->structure.block_eqs);
-        free(mode->structure.eq_unknown);
-        free(mode->structure.differentiations);
+        hy_free(mode->vars);
+        hy_free(mode->equations);
+        hy_free(mode->outputs);
+        hy_free(mode->guards);
+        hy_free(mode->relations);
+        hy_free(mode->structure.unmatched);
+        hy_free(mode->structure.index_eqs);
+        hy_free(mode->structure.block_start);
+        hy_free(mode->structure.block_eqs);
+        hy_free(mode->structure.eq_unknown);
+        hy_free(mode->structure.differentiations);
         hy_ir_mechanics_free(&mode->mech);
-        free(mode->jac_rows);
-        free(mode->jac_cols);
-        free(mode->jac_nodes);
-        free(mode->rhs_nodes);
-        free(mode->rhs_jac_rows);
-        free(mode->rhs_jac_cols);
-        free(mode->rhs_jac_nodes);
+        hy_free(mode->jac_rows);
+        hy_free(mode->jac_cols);
+        hy_free(mode->jac_nodes);
+        hy_free(mode->rhs_nodes);
+        hy_free(mode->rhs_jac_rows);
+        hy_free(mode->rhs_jac_cols);
+        hy_free(mode->rhs_jac_nodes);
     }
-    free(ir->initial.reads);
-    free(ir->initial.stmts);
+    hy_free(ir->initial.reads);
+    hy_free(ir->initial.stmts);
     for (int t = 0; t < ir->n_transitions; t++) {
-        free(ir->transitions[t].reads);
-        free(ir->transitions[t].stmts);
+        hy_free(ir->transitions[t].reads);
+        hy_free(ir->transitions[t].stmts);
     }
-    free(ir->modes);
-    free(ir->transitions);
-    free(ir->globals);
-    free(ir->charts);
+    hy_free(ir->modes);
+    hy_free(ir->transitions);
+    hy_free(ir->globals);
+    hy_free(ir->charts);
     hy_expr_free(&ir->dag);
     memset(ir, 0, sizeof *ir);
 }

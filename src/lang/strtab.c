@@ -4,6 +4,7 @@
 ** the compiler's dynamic arrays.
 */
 #include "lang/strtab.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -21,7 +22,7 @@ int hy_grow(void **array, int *cap, int need, size_t elem_size)
         new_cap *= 2;
     if ((size_t)new_cap > SIZE_MAX / elem_size)
         return -1;
-    void *grown = realloc(*array, (size_t)new_cap * elem_size);
+    void *grown = hy_realloc(*array, (size_t)new_cap * elem_size);
     if (!grown)
         return -1;
     *array = grown;
@@ -47,17 +48,17 @@ void hy_strtab_init(hy_strtab *t)
 void hy_strtab_free(hy_strtab *t)
 {
     for (int i = 0; i < t->n_strings; i++)
-        free(t->strings[i]);
-    free(t->strings);
-    free(t->lengths);
-    free(t->slots);
+        hy_free(t->strings[i]);
+    hy_free(t->strings);
+    hy_free(t->lengths);
+    hy_free(t->slots);
     memset(t, 0, sizeof *t);
 }
 
 static int rehash(hy_strtab *t)
 {
     int n_slots = t->n_slots ? 2 * t->n_slots : 64;
-    int *slots = calloc((size_t)n_slots, sizeof *slots);
+    int *slots = hy_calloc((size_t)n_slots, sizeof *slots);
     if (!slots)
         return -1;
     for (int id = 0; id < t->n_strings; id++) {
@@ -66,7 +67,7 @@ static int rehash(hy_strtab *t)
             i = (i + 1) & (uint32_t)(n_slots - 1);
         slots[i] = id + 1;
     }
-    free(t->slots);
+    hy_free(t->slots);
     t->slots = slots;
     t->n_slots = n_slots;
     return 0;
@@ -99,7 +100,7 @@ int hy_strtab_intern(hy_strtab *t, const char *text, size_t len)
         || hy_grow((void **)&t->lengths, &t->cap_lengths, t->n_strings + 1, sizeof *t->lengths)
         || len == SIZE_MAX)
         return -1;
-    char *copy = malloc(len + 1);
+    char *copy = hy_malloc(len + 1);
     if (!copy)
         return -1;
     memcpy(copy, text, len);

@@ -18,6 +18,7 @@
 ** (1978).
 */
 #include "lang/sema.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +32,8 @@ typedef struct incidence {
 
 static void incidence_free(incidence *g)
 {
-    free(g->start);
-    free(g->adj);
+    hy_free(g->start);
+    hy_free(g->adj);
 }
 
 /* index1 = 0: column j if y_j or y'_j appears; index1 = 1: column j if
@@ -41,9 +42,9 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
 {
     int n = mode->n_vars, cap = 0, count = 0;
     g->n = mode->n_equations;
-    g->start = malloc(sizeof *g->start * (size_t)(g->n + 1));
+    g->start = hy_malloc(sizeof *g->start * (size_t)(g->n + 1));
     g->adj = NULL;
-    unsigned char *seen = calloc((size_t)n + 1, 1);
+    unsigned char *seen = hy_calloc((size_t)n + 1, 1);
     if (!g->start || !seen)
         goto nomem;
     for (int i = 0; i < g->n; i++) {
@@ -64,20 +65,20 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
                 continue;
             seen[j] = 1;
             if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj)) {
-                free(list);
+                hy_free(list);
                 goto nomem;
             }
             g->adj[count++] = j;
         }
-        free(list);
+        hy_free(list);
         for (int k = g->start[i]; k < count; k++)
             seen[g->adj[k]] = 0;
     }
     g->start[g->n] = count;
-    free(seen);
+    hy_free(seen);
     return 0;
 nomem:
-    free(seen);
+    hy_free(seen);
     incidence_free(g);
     return -1;
 }
@@ -87,13 +88,13 @@ nomem:
 static int maximum_matching(const incidence *g, int n_cols, int *row_match, int *col_match)
 {
     int n = g->n, matched = 0;
-    int *visited = calloc((size_t)n_cols + 1, sizeof *visited);
-    int *stack_row = malloc(sizeof *stack_row * (size_t)(n + 1));
-    int *stack_pos = malloc(sizeof *stack_pos * (size_t)(n + 1));
+    int *visited = hy_calloc((size_t)n_cols + 1, sizeof *visited);
+    int *stack_row = hy_malloc(sizeof *stack_row * (size_t)(n + 1));
+    int *stack_pos = hy_malloc(sizeof *stack_pos * (size_t)(n + 1));
     if (!visited || !stack_row || !stack_pos) {
-        free(visited);
-        free(stack_row);
-        free(stack_pos);
+        hy_free(visited);
+        hy_free(stack_row);
+        hy_free(stack_pos);
         return -1;
     }
     for (int i = 0; i < n; i++)
@@ -141,9 +142,9 @@ static int maximum_matching(const incidence *g, int n_cols, int *row_match, int 
             depth++;
         }
     }
-    free(visited);
-    free(stack_row);
-    free(stack_pos);
+    hy_free(visited);
+    hy_free(stack_row);
+    hy_free(stack_pos);
     return matched;
 }
 
@@ -152,14 +153,14 @@ static int maximum_matching(const incidence *g, int n_cols, int *row_match, int 
 static int blt(const incidence *g, const int *col_match, hy_ir_structure *st)
 {
     int n = g->n;
-    int *index = malloc(sizeof *index * (size_t)(n + 1));
-    int *low = malloc(sizeof *low * (size_t)(n + 1));
-    int *on_stack = calloc((size_t)n + 1, sizeof *on_stack);
-    int *scc_stack = malloc(sizeof *scc_stack * (size_t)(n + 1));
-    int *call_node = malloc(sizeof *call_node * (size_t)(n + 1));
-    int *call_pos = malloc(sizeof *call_pos * (size_t)(n + 1));
-    st->block_start = malloc(sizeof *st->block_start * (size_t)(n + 2));
-    st->block_eqs = malloc(sizeof *st->block_eqs * (size_t)(n + 1));
+    int *index = hy_malloc(sizeof *index * (size_t)(n + 1));
+    int *low = hy_malloc(sizeof *low * (size_t)(n + 1));
+    int *on_stack = hy_calloc((size_t)n + 1, sizeof *on_stack);
+    int *scc_stack = hy_malloc(sizeof *scc_stack * (size_t)(n + 1));
+    int *call_node = hy_malloc(sizeof *call_node * (size_t)(n + 1));
+    int *call_pos = hy_malloc(sizeof *call_pos * (size_t)(n + 1));
+    st->block_start = hy_malloc(sizeof *st->block_start * (size_t)(n + 2));
+    st->block_eqs = hy_malloc(sizeof *st->block_eqs * (size_t)(n + 1));
     int ok = index && low && on_stack && scc_stack && call_node && call_pos && st->block_start
              && st->block_eqs;
     if (ok) {
@@ -218,12 +219,12 @@ static int blt(const incidence *g, const int *col_match, hy_ir_structure *st)
         }
         st->block_start[st->n_blocks] = n_out;
     }
-    free(index);
-    free(low);
-    free(on_stack);
-    free(scc_stack);
-    free(call_node);
-    free(call_pos);
+    hy_free(index);
+    hy_free(low);
+    hy_free(on_stack);
+    hy_free(scc_stack);
+    hy_free(call_node);
+    hy_free(call_pos);
     return ok ? 0 : -1;
 }
 
@@ -256,7 +257,7 @@ static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_ma
                 const hy_xnode x = hy_x_node(&ir->dag, list[k]);
                 used = (x.op == X_Y || x.op == X_YP) && x.a == j;
             }
-            free(list);
+            hy_free(list);
         }
         if (!used)
             unused = j;
@@ -282,11 +283,11 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
     if (n == 0)
         return 0;
     incidence g;
-    int *row_match = malloc(sizeof *row_match * (size_t)n);
-    int *col_match = malloc(sizeof *col_match * (size_t)n);
+    int *row_match = hy_malloc(sizeof *row_match * (size_t)n);
+    int *col_match = hy_malloc(sizeof *col_match * (size_t)n);
     st->eq_unknown = row_match;
     if (!row_match || !col_match || build_incidence(ir, mode, 0, &g) != 0) {
-        free(col_match);
+        hy_free(col_match);
         hy_diag_nomem(diag);
         return 1;
     }
@@ -294,12 +295,12 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
     incidence_free(&g);
     const char *name = hy_strtab_get(ir->strings, mode->name);
     if (matched < 0) {
-        free(col_match);
+        hy_free(col_match);
         hy_diag_nomem(diag);
         return 1;
     }
     if (matched < n) {
-        st->unmatched = malloc(sizeof *st->unmatched * (size_t)n);
+        st->unmatched = hy_malloc(sizeof *st->unmatched * (size_t)n);
         char lines[300], unknowns[300] = "";
         size_t used = 0;
         for (int i = 0; i < n && st->unmatched; i++)
@@ -317,19 +318,19 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
                       "mode '%s' is structurally singular: the equation%s at %s cannot be "
                       "matched to an unknown; no equation determines %s%s",
                       name, st->n_unmatched == 1 ? "" : "s", lines, unknowns, hint);
-        free(col_match);
+        hy_free(col_match);
         return 1;
     }
     /* Index: states known, solve for derivatives and algebraic unknowns. */
     if (build_incidence(ir, mode, 1, &g) != 0) {
-        free(col_match);
+        hy_free(col_match);
         hy_diag_nomem(diag);
         return 1;
     }
     matched = maximum_matching(&g, n, row_match, col_match);
     if (matched >= 0 && matched < n) {
         st->index_ok = 0;
-        st->index_eqs = malloc(sizeof *st->index_eqs * (size_t)n);
+        st->index_eqs = hy_malloc(sizeof *st->index_eqs * (size_t)n);
         for (int i = 0; i < n && st->index_eqs; i++)
             if (row_match[i] < 0)
                 st->index_eqs[st->n_index_eqs++] = i;
@@ -346,7 +347,7 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
         n_errors++;
     }
     incidence_free(&g);
-    free(col_match);
+    hy_free(col_match);
     return n_errors;
 }
 

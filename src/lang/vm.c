@@ -6,6 +6,7 @@
 #include "lang/vm.h"
 
 #include "lang/strtab.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -16,18 +17,18 @@ void hy_program_free(hy_program *prog)
 {
     if (!prog)
         return;
-    free(prog->code);
-    free(prog->operands);
-    free(prog->regs);
+    hy_free(prog->code);
+    hy_free(prog->operands);
+    hy_free(prog->regs);
     for (int k = 0; k < HY_N_LOADS; k++) {
-        free(prog->loads[k].dst);
-        free(prog->loads[k].src);
+        hy_free(prog->loads[k].dst);
+        hy_free(prog->loads[k].src);
     }
-    free(prog->stores.dst);
-    free(prog->stores.src);
-    free(prog->p_used);
-    free(prog->in_used);
-    free(prog);
+    hy_free(prog->stores.dst);
+    hy_free(prog->stores.src);
+    hy_free(prog->p_used);
+    hy_free(prog->in_used);
+    hy_free(prog);
 }
 
 /* Leaves are hash-consed: each p[k] or in[k] node is met once. */
@@ -314,7 +315,7 @@ static int region_of(const hy_program *prog, int first_const, const int *grp, in
 ** stores); strided operands read the rest from the input in place. */
 static int trim_loads(hy_program *prog)
 {
-    unsigned char *needed = calloc((size_t)prog->n_regs + 1, 1);
+    unsigned char *needed = hy_calloc((size_t)prog->n_regs + 1, 1);
     if (!needed)
         return -1;
     const int *o = prog->operands;
@@ -349,10 +350,10 @@ static int trim_loads(hy_program *prog)
         if (count > m->n / 2)
             continue;        /* the block copy is as cheap */
         if (count > 0) {
-            m->dst = malloc(sizeof *m->dst * (size_t)count);
-            m->src = malloc(sizeof *m->src * (size_t)count);
+            m->dst = hy_malloc(sizeof *m->dst * (size_t)count);
+            m->src = hy_malloc(sizeof *m->src * (size_t)count);
             if (!m->dst || !m->src) {
-                free(needed);
+                hy_free(needed);
                 return -1;
             }
         }
@@ -365,30 +366,30 @@ static int trim_loads(hy_program *prog)
             }
         m->n = c;
     }
-    free(needed);
+    hy_free(needed);
     return 0;
 }
 
 hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index, int n_roots)
 {
-    hy_program *prog = calloc(1, sizeof *prog);
+    hy_program *prog = hy_calloc(1, sizeof *prog);
     if (!prog)
         return NULL;
     int *list = NULL;
     int n = hy_x_reachable(e, roots, n_roots, &list);
     if (n < 0) {
-        free(prog);
+        hy_free(prog);
         return NULL;
     }
     builder b = { prog, 0, 0, 0 };
     int cap_p = 0, cap_in = 0, cap_store_dst = 0, cap_store_src = 0;
-    int *reg = malloc(sizeof *reg * (size_t)(n + 1));
-    slot *sl = calloc((size_t)n + 1, sizeof *sl);
-    sched *ops = malloc(sizeof *ops * (size_t)(n + 1));
-    int *lanes = malloc(sizeof *lanes * LANE_INTS * (size_t)(n + 1));
-    int *grp = malloc(sizeof *grp * (size_t)(n + 1));
-    int *left = malloc(sizeof *left * (size_t)(n + 1));
-    sched *leftover = malloc(sizeof *leftover * (size_t)(n + 1));
+    int *reg = hy_malloc(sizeof *reg * (size_t)(n + 1));
+    slot *sl = hy_calloc((size_t)n + 1, sizeof *sl);
+    sched *ops = hy_malloc(sizeof *ops * (size_t)(n + 1));
+    int *lanes = hy_malloc(sizeof *lanes * LANE_INTS * (size_t)(n + 1));
+    int *grp = hy_malloc(sizeof *grp * (size_t)(n + 1));
+    int *left = hy_malloc(sizeof *left * (size_t)(n + 1));
+    sched *leftover = hy_malloc(sizeof *leftover * (size_t)(n + 1));
     if (!reg || !sl || !ops || !lanes || !grp || !left || !leftover)
         goto nomem;
     /* Position of node list[k] is k; scratch maps node -> position. */
@@ -486,8 +487,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             m->block_src = lo[kind];
             next += (int)range;
         } else {
-            m->dst = malloc(sizeof *m->dst * (size_t)count[kind]);
-            m->src = malloc(sizeof *m->src * (size_t)count[kind]);
+            m->dst = hy_malloc(sizeof *m->dst * (size_t)count[kind]);
+            m->src = hy_malloc(sizeof *m->src * (size_t)count[kind]);
             if (!m->dst || !m->src)
                 goto nomem;
             m->block_dst = next;
@@ -614,7 +615,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (prog->first_direct < 0)
         prog->first_direct = prog->n_instr;
     prog->n_regs = prog->first_result + n_inner + n_reg_left;
-    prog->regs = calloc((size_t)prog->n_regs, sizeof *prog->regs);
+    prog->regs = hy_calloc((size_t)prog->n_regs, sizeof *prog->regs);
     if (!prog->regs)
         goto nomem;
     for (int k = 0; k < n; k++)
@@ -638,24 +639,24 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         qsort(prog->p_used, (size_t)prog->n_p_used, sizeof *prog->p_used, compare_int);
     if (prog->n_in_used > 1)
         qsort(prog->in_used, (size_t)prog->n_in_used, sizeof *prog->in_used, compare_int);
-    free(list);
-    free(reg);
-    free(sl);
-    free(ops);
-    free(lanes);
-    free(grp);
-    free(left);
-    free(leftover);
+    hy_free(list);
+    hy_free(reg);
+    hy_free(sl);
+    hy_free(ops);
+    hy_free(lanes);
+    hy_free(grp);
+    hy_free(left);
+    hy_free(leftover);
     return prog;
 nomem:
-    free(list);
-    free(reg);
-    free(sl);
-    free(ops);
-    free(lanes);
-    free(grp);
-    free(left);
-    free(leftover);
+    hy_free(list);
+    hy_free(reg);
+    hy_free(sl);
+    hy_free(ops);
+    hy_free(lanes);
+    hy_free(grp);
+    hy_free(left);
+    hy_free(leftover);
     hy_program_free(prog);
     return NULL;
 }

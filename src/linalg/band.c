@@ -23,6 +23,7 @@
 */
 #include "linalg/band.h"
 #include "linalg/backends.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <math.h>
@@ -179,7 +180,7 @@ int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
 {
     if (m->n == 0 || m->n > INT_MAX || m->ld > INT_MAX)
         return hy_band_factor_own(m, pivot);
-    int *ipiv = malloc(m->n * sizeof *ipiv); /* n <= INT_MAX: no overflow */
+    int *ipiv = hy_malloc(m->n * sizeof *ipiv); /* n <= INT_MAX: no overflow */
     if (ipiv == NULL)
         return hy_band_factor_own(m, pivot);
     const int n = (int)m->n, kl = (int)m->ml, ku = (int)m->mu, ldab = (int)m->ld;
@@ -187,7 +188,7 @@ int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
     dgbtrf_(&n, &n, &kl, &ku, m->values, &ldab, ipiv, &info);
     for (int k = 0; k < n; k++)
         pivot[k] = (int64_t)ipiv[k] - 1;
-    free(ipiv);
+    hy_free(ipiv);
     /* info < 0 would be a bad argument, impossible with the checks above. */
     return info > 0 ? info : 0;
 }

@@ -16,6 +16,7 @@
 ** when |j - k| <= ml + mu, so the colour of column j is j mod (ml + mu + 1).
 */
 #include "linalg/linsol.h"
+#include "core/core.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static void *alloc_array(size_t count, size_t size)
         count = 1;
     if (count > SIZE_MAX / size)
         return NULL;
-    return malloc(count * size);
+    return hy_malloc(count * size);
 }
 
 int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern)
@@ -111,10 +112,10 @@ int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern)
     status = 0;
 
 done:
-    free(row_start);
-    free(row_col);
-    free(color);
-    free(mark);
+    hy_free(row_start);
+    hy_free(row_col);
+    hy_free(color);
+    hy_free(mark);
     if (status != 0)
         hy_coloring_free(c);
     return status;
@@ -124,7 +125,7 @@ void hy_coloring_free(hy_coloring *c)
 {
     if (c == NULL)
         return;
-    free(c->color_start);
-    free(c->column);
+    hy_free(c->color_start);
+    hy_free(c->column);
     memset(c, 0, sizeof *c);
 }

@@ -32,6 +32,7 @@
 #ifdef HYDAE_HAVE_KLU
 
 #include "linalg/backends.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <limits.h>
@@ -86,7 +87,7 @@ static int analyze(hy_klu *k, const hy_pattern *pattern)
 
 hy_klu *hy_klu_create(const hy_pattern *pattern)
 {
-    hy_klu *k = calloc(1, sizeof *k);
+    hy_klu *k = hy_calloc(1, sizeof *k);
     if (k == NULL)
         return NULL;
     klu_l_defaults(&k->common);
@@ -189,7 +190,7 @@ void hy_klu_free(hy_klu *k)
         klu_l_free_numeric(&k->numeric, &k->common);
     if (k->symbolic != NULL)
         klu_l_free_symbolic(&k->symbolic, &k->common);
-    free(k);
+    hy_free(k);
 }
 
 #else

@@ -6,6 +6,7 @@
 
 #include "backends.h"
 #include "dense.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -129,7 +130,7 @@ int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_
 
 hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern)
 {
-    hy_linsol *ls = calloc(1, sizeof *ls);
+    hy_linsol *ls = hy_calloc(1, sizeof *ls);
     if (!ls)
         return NULL;
     ls->kind = kind;
@@ -141,14 +142,14 @@ hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern
         ls->kind = HY_LS_DENSE;
         failed = n > INT_MAX || hy_matrix_alloc(&ls->a, HY_MAT_DENSE, n, 0, 0, NULL)
             || hy_mul_size(n > 0 ? n : 1, sizeof(int), &pivot_bytes)
-            || !(ls->dense_pivot = malloc(pivot_bytes));
+            || !(ls->dense_pivot = hy_malloc(pivot_bytes));
         ls->use_lapack = hy_dense_lapack_crossover() > 0 && n >= hy_dense_lapack_crossover();
         break;
     case HY_LS_BAND:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
         failed = hy_matrix_alloc(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
             || hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
-            || !(ls->band_pivot = malloc(pivot_bytes));
+            || !(ls->band_pivot = hy_malloc(pivot_bytes));
         break;
     case HY_LS_KLU:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
@@ -226,11 +227,11 @@ void hy_linsol_free(hy_linsol *ls)
     if (!ls)
         return;
     hy_matrix_free(&ls->a);
-    free(ls->dense_pivot);
-    free(ls->band_pivot);
+    hy_free(ls->dense_pivot);
+    hy_free(ls->band_pivot);
 #ifdef HYDAE_HAVE_KLU
     hy_klu_free(ls->klu);
 #endif
     hy_pattern_unref(ls->pattern);
-    free(ls);
+    hy_free(ls);
 }

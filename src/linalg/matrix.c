@@ -2,6 +2,7 @@
 ** Matrices in dense, band or CSC storage (layouts in linsol.h).
 */
 #include "linsol.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,13 +51,13 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
     }
     if (hy_mul_size(count > 0 ? count : 1, sizeof(double), &bytes))
         return -1;
-    m->values = calloc(1, bytes);
+    m->values = hy_calloc(1, bytes);
     return m->values ? 0 : -1;
 }
 
 void hy_matrix_free(hy_matrix *m)
 {
-    free(m->values);
+    hy_free(m->values);
     m->values = NULL;
 }
 

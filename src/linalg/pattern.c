@@ -2,6 +2,7 @@
 ** Sparsity patterns (CSC, square, diagonal always present).
 */
 #include "linsol.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,15 @@ static hy_pattern *pattern_alloc(size_t n, size_t nnz)
     if (hy_add_size(n, 1, &n1) || hy_mul_size(n1, sizeof(int64_t), &col_bytes)
         || hy_mul_size(nnz > 0 ? nnz : 1, sizeof(int64_t), &row_bytes))
         return NULL;
-    hy_pattern *p = calloc(1, sizeof *p);
+    hy_pattern *p = hy_calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    p->col_start = malloc(col_bytes);
-    p->row = malloc(row_bytes);
+    p->col_start = hy_malloc(col_bytes);
+    p->row = hy_malloc(row_bytes);
     if (!p->col_start || !p->row) {
-        free(p->col_start);
-        free(p->row);
-        free(p);
+        hy_free(p->col_start);
+        hy_free(p->row);
+        hy_free(p);
         return NULL;
     }
     p->n = n;
@@ -142,8 +143,8 @@ int hy_coloring_identity(hy_coloring *c, size_t n)
         return -1;
     c->n = n;
     c->n_colors = n;
-    c->color_start = malloc(bytes);
-    c->column = malloc(bytes);
+    c->color_start = hy_malloc(bytes);
+    c->column = hy_malloc(bytes);
     if (!c->color_start || !c->column)
         return -1;
     for (size_t j = 0; j <= n; j++)
@@ -162,9 +163,9 @@ void hy_pattern_unref(hy_pattern *p)
 {
     if (!p || --p->refs > 0)
         return;
-    free(p->col_start);
-    free(p->row);
-    free(p);
+    hy_free(p->col_start);
+    hy_free(p->row);
+    hy_free(p);
 }
 
 int64_t hy_pattern_find(const hy_pattern *p, size_t i, size_t j)

@@ -7,6 +7,7 @@
 #include "mech/mech.h"
 
 #include "linalg/dense.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,16 +26,16 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
     md->dae_index = dae_index;
     md->n = 2 * n_q + (dae_index == 1 ? 2 : 1) * n_c;
     size_t n = (size_t)md->n, nq = (size_t)n_q, nc = (size_t)n_c;
-    md->kind = malloc(n);
-    md->is_algebraic = malloc(n);
-    md->mass = malloc(nq * nq * sizeof(double));
-    md->force = malloc(nq * sizeof(double));
-    md->g = malloc((nc * nq + 1) * sizeof(double));
-    md->phi = malloc((nc + 1) * sizeof(double));
-    md->phi_t = malloc((nc + 1) * sizeof(double));
-    md->gt_lambda = malloc(nq * sizeof(double));
-    md->gt_mu = malloc(nq * sizeof(double));
-    md->c = malloc((nq * nc + 1) * sizeof(double));
+    md->kind = hy_malloc(n);
+    md->is_algebraic = hy_malloc(n);
+    md->mass = hy_malloc(nq * nq * sizeof(double));
+    md->force = hy_malloc(nq * sizeof(double));
+    md->g = hy_malloc((nc * nq + 1) * sizeof(double));
+    md->phi = hy_malloc((nc + 1) * sizeof(double));
+    md->phi_t = hy_malloc((nc + 1) * sizeof(double));
+    md->gt_lambda = hy_malloc(nq * sizeof(double));
+    md->gt_mu = hy_malloc(nq * sizeof(double));
+    md->c = hy_malloc((nq * nc + 1) * sizeof(double));
     if (!md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
         || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
         mech_dae_free(md);
@@ -51,16 +52,16 @@ void mech_dae_free(mech_dae *md)
 {
     if (md == NULL)
         return;
-    free(md->kind);
-    free(md->is_algebraic);
-    free(md->mass);
-    free(md->force);
-    free(md->g);
-    free(md->phi);
-    free(md->phi_t);
-    free(md->gt_lambda);
-    free(md->gt_mu);
-    free(md->c);
+    hy_free(md->kind);
+    hy_free(md->is_algebraic);
+    hy_free(md->mass);
+    hy_free(md->force);
+    hy_free(md->g);
+    hy_free(md->phi);
+    hy_free(md->phi_t);
+    hy_free(md->gt_lambda);
+    hy_free(md->gt_mu);
+    hy_free(md->c);
     memset(md, 0, sizeof *md);
 }
 
@@ -327,8 +328,8 @@ int mech_consistent_start(mech_dae *md, double t0, const double *q0, const doubl
     int n_q = sys->n_q, n_c = sys->n_c;
     if (n_c > 0 && sys->accel_rhs == NULL)
         return HY_ERR_ARG;
-    double *work = malloc(mech_accel_work_len(sys) * sizeof(double));
-    int *iwork = malloc((size_t)(n_q + n_c) * sizeof(int));
+    double *work = hy_malloc(mech_accel_work_len(sys) * sizeof(double));
+    int *iwork = hy_malloc((size_t)(n_q + n_c) * sizeof(int));
     int rc = 0;
     if (!work || !iwork) {
         rc = HY_ERR_NOMEM;
@@ -345,8 +346,8 @@ int mech_consistent_start(mech_dae *md, double t0, const double *q0, const doubl
     memcpy(y0 + n_q, u0, (size_t)n_q * sizeof(double));
     memcpy(yp0, u0, (size_t)n_q * sizeof(double));
 done:
-    free(work);
-    free(iwork);
+    hy_free(work);
+    hy_free(iwork);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "mech/mech.h"
 
 #include "linalg/dense.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>
@@ -34,25 +35,25 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
     mo->constr_tol = constr_tol;
     mo->newton_maxit = 10;
     mo->pivot_drop = 0.3;
-    mo->indep = malloc((size_t)mo->n_i * sizeof(int));
-    mo->dep = malloc((nc + 1) * sizeof(int));
-    mo->q = malloc(nq * sizeof(double));
-    mo->u = malloc(nq * sizeof(double));
-    mo->q_try = malloc(nq * sizeof(double));
-    mo->q_accepted = malloc(nq * sizeof(double));
-    mo->tangent = malloc((nc * (size_t)mo->n_i + 1) * sizeof(double));
-    mo->tangent_t = malloc((nc + 1) * sizeof(double));
-    mo->up = malloc(nq * sizeof(double));
-    mo->lambda = malloc((nc + 1) * sizeof(double));
-    mo->g = malloc((nc * nq + 1) * sizeof(double));
-    mo->phi = malloc((nc + 1) * sizeof(double));
-    mo->phi_t = malloc((nc + 1) * sizeof(double));
-    mo->gd = malloc((nc * nc + 1) * sizeof(double));
-    mo->rhs_c = malloc((nc + 1) * sizeof(double));
-    mo->piv_c = malloc((nc + 1) * sizeof(int));
-    mo->accel_work = malloc(mech_accel_work_len(sys) * sizeof(double));
-    mo->accel_iwork = malloc((nq + nc) * sizeof(int));
-    mo->f_work = malloc((size_t)mo->n * sizeof(double));
+    mo->indep = hy_malloc((size_t)mo->n_i * sizeof(int));
+    mo->dep = hy_malloc((nc + 1) * sizeof(int));
+    mo->q = hy_malloc(nq * sizeof(double));
+    mo->u = hy_malloc(nq * sizeof(double));
+    mo->q_try = hy_malloc(nq * sizeof(double));
+    mo->q_accepted = hy_malloc(nq * sizeof(double));
+    mo->tangent = hy_malloc((nc * (size_t)mo->n_i + 1) * sizeof(double));
+    mo->tangent_t = hy_malloc((nc + 1) * sizeof(double));
+    mo->up = hy_malloc(nq * sizeof(double));
+    mo->lambda = hy_malloc((nc + 1) * sizeof(double));
+    mo->g = hy_malloc((nc * nq + 1) * sizeof(double));
+    mo->phi = hy_malloc((nc + 1) * sizeof(double));
+    mo->phi_t = hy_malloc((nc + 1) * sizeof(double));
+    mo->gd = hy_malloc((nc * nc + 1) * sizeof(double));
+    mo->rhs_c = hy_malloc((nc + 1) * sizeof(double));
+    mo->piv_c = hy_malloc((nc + 1) * sizeof(int));
+    mo->accel_work = hy_malloc(mech_accel_work_len(sys) * sizeof(double));
+    mo->accel_iwork = hy_malloc((nq + nc) * sizeof(int));
+    mo->f_work = hy_malloc((size_t)mo->n * sizeof(double));
     if (!mo->indep || !mo->dep || !mo->q || !mo->u || !mo->q_try || !mo->q_accepted
         || !mo->tangent || !mo->tangent_t || !mo->up
         || !mo->lambda || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
@@ -67,25 +68,25 @@ void mech_ode_free(mech_ode *mo)
 {
     if (mo == NULL)
         return;
-    free(mo->indep);
-    free(mo->dep);
-    free(mo->q);
-    free(mo->u);
-    free(mo->q_try);
-    free(mo->q_accepted);
-    free(mo->tangent);
-    free(mo->tangent_t);
-    free(mo->up);
-    free(mo->lambda);
-    free(mo->g);
-    free(mo->phi);
-    free(mo->phi_t);
-    free(mo->gd);
-    free(mo->rhs_c);
-    free(mo->piv_c);
-    free(mo->accel_work);
-    free(mo->accel_iwork);
-    free(mo->f_work);
+    hy_free(mo->indep);
+    hy_free(mo->dep);
+    hy_free(mo->q);
+    hy_free(mo->u);
+    hy_free(mo->q_try);
+    hy_free(mo->q_accepted);
+    hy_free(mo->tangent);
+    hy_free(mo->tangent_t);
+    hy_free(mo->up);
+    hy_free(mo->lambda);
+    hy_free(mo->g);
+    hy_free(mo->phi);
+    hy_free(mo->phi_t);
+    hy_free(mo->gd);
+    hy_free(mo->rhs_c);
+    hy_free(mo->piv_c);
+    hy_free(mo->accel_work);
+    hy_free(mo->accel_iwork);
+    hy_free(mo->f_work);
     memset(mo, 0, sizeof *mo);
 }
 
@@ -133,11 +134,11 @@ static int choose_partition(mech_ode *mo)
 {
     int n_q = mo->sys->n_q, n_c = mo->sys->n_c;
     size_t nc = (size_t)n_c;
-    double *a = malloc((nc * (size_t)n_q + 1) * sizeof(double));
-    int *col = malloc((size_t)n_q * sizeof(int));
+    double *a = hy_malloc((nc * (size_t)n_q + 1) * sizeof(double));
+    int *col = hy_malloc((size_t)n_q * sizeof(int));
     if (!a || !col) {
-        free(a);
-        free(col);
+        hy_free(a);
+        hy_free(col);
         return HY_ERR_NOMEM;
     }
     memcpy(a, mo->g, nc * (size_t)n_q * sizeof(double));
@@ -189,8 +190,8 @@ static int choose_partition(mech_ode *mo)
         qsort(mo->dep, nc, sizeof(int), cmp_int);
         qsort(mo->indep, (size_t)mo->n_i, sizeof(int), cmp_int);
     }
-    free(a);
-    free(col);
+    hy_free(a);
+    hy_free(col);
     return rc;
 }
 
@@ -502,14 +503,14 @@ int mech_ode_check_partition(mech_ode *mo, double t, double *y)
     if (status > 0)
         return HY_ERR_CONV; /* no q at an accepted point: should not happen */
     int n_c = sys->n_c;
-    int *old_dep = malloc((size_t)n_c * sizeof(int));
+    int *old_dep = hy_malloc((size_t)n_c * sizeof(int));
     if (old_dep == NULL)
         return HY_ERR_NOMEM;
     memcpy(old_dep, mo->dep, (size_t)n_c * sizeof(int));
     size_t nq = (size_t)sys->n_q;
-    double *q = malloc(2 * nq * sizeof(double));
+    double *q = hy_malloc(2 * nq * sizeof(double));
     if (q == NULL) {
-        free(old_dep);
+        hy_free(old_dep);
         return HY_ERR_NOMEM;
     }
     memcpy(q, mo->q, nq * sizeof(double));
@@ -520,8 +521,8 @@ int mech_ode_check_partition(mech_ode *mo, double t, double *y)
         if (rc == 1)
             mo->n_restarts++;
     }
-    free(old_dep);
-    free(q);
+    hy_free(old_dep);
+    hy_free(q);
     return rc;
 }
 

@@ -7,13 +7,14 @@
 #include "model.h"
 
 #include "linalg/linsol.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 
 void hy_mode_free_jacobian_pattern(hydae_mode *mode)
 {
     hy_pattern_unref(mode->pattern);
-    free(mode->pattern_map);
+    hy_free(mode->pattern_map);
     mode->pattern = NULL;
     mode->pattern_map = NULL;
     mode->pattern_user_nnz = 0;
@@ -45,7 +46,7 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
                              "pattern", mode->name);
     }
     size_t user_nnz = (size_t)col_start[n];
-    int64_t *map = malloc((user_nnz > 0 ? user_nnz : 1) * sizeof *map);
+    int64_t *map = hy_malloc((user_nnz > 0 ? user_nnz : 1) * sizeof *map);
     if (!map) {
         hy_pattern_unref(pattern);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the Jacobian "
@@ -58,7 +59,7 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
             identity &= map[k] == k;
         }
     if (identity) { /* already sorted, no duplicates, the diagonal given */
-        free(map);
+        hy_free(map);
         map = NULL;
     }
     hy_mode_free_jacobian_pattern(mode);

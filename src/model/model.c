@@ -32,12 +32,12 @@ int hy_model_fail(hydae_model *m, int status, const char *fmt, ...)
 
 hydae_model *hydae_model_create(const char *name)
 {
-    hydae_model *m = calloc(1, sizeof *m);
+    hydae_model *m = hy_calloc(1, sizeof *m);
     if (!m)
         return NULL;
     m->name = hy_strdup(name ? name : "model");
     if (!m->name) {
-        free(m);
+        hy_free(m);
         return NULL;
     }
     return m;
@@ -46,15 +46,15 @@ hydae_model *hydae_model_create(const char *name)
 static void free_mode(hydae_mode *mode)
 {
     for (int i = 0; i < mode->n_vars; i++)
-        free(mode->vars[i].name);
+        hy_free(mode->vars[i].name);
     for (int i = 0; i < mode->n_outputs; i++)
-        free(mode->out_vars[i].name);
-    free(mode->vars);
-    free(mode->out_vars);
+        hy_free(mode->out_vars[i].name);
+    hy_free(mode->vars);
+    hy_free(mode->out_vars);
     hy_mode_free_jacobian_pattern(mode);
     hy_strmap_free(&mode->names);
-    free(mode->name);
-    free(mode);
+    hy_free(mode->name);
+    hy_free(mode);
 }
 
 void hydae_model_free(hydae_model *m)
@@ -68,26 +68,26 @@ void hydae_model_free(hydae_model *m)
         for (int i = 0; i < chart->n_modes; i++)
             free_mode(chart->modes[i]);
         for (int i = 0; i < chart->n_transitions; i++) {
-            free(chart->transitions[i]->name);
-            free(chart->transitions[i]->event_name);
-            free(chart->transitions[i]);
+            hy_free(chart->transitions[i]->name);
+            hy_free(chart->transitions[i]->event_name);
+            hy_free(chart->transitions[i]);
         }
-        free(chart->modes);
-        free(chart->transitions);
-        free(chart->fire_order);
-        free(chart->name);
-        free(chart);
+        hy_free(chart->modes);
+        hy_free(chart->transitions);
+        hy_free(chart->fire_order);
+        hy_free(chart->name);
+        hy_free(chart);
     }
     for (int i = 0; i < m->n_globals; i++)
-        free(m->globals[i].name);
-    free(m->globals);
-    free(m->charts);
-    free(m->slot_names);
+        hy_free(m->globals[i].name);
+    hy_free(m->globals);
+    hy_free(m->charts);
+    hy_free(m->slot_names);
     hy_strmap_free(&m->slot_map);
-    free(m->column_slot);
-    free(m->event_names);
-    free(m->name);
-    free(m);
+    hy_free(m->column_slot);
+    hy_free(m->event_names);
+    hy_free(m->name);
+    hy_free(m);
 }
 
 const char *hydae_model_errmsg(const hydae_model *m)
@@ -124,7 +124,7 @@ static int add_global(hydae_model *m, const char *name, double value,
     char *copy = hy_strdup(name);
     if (!copy || hy_reserve((void **)&m->globals, &m->cap_globals, m->n_globals + 1,
                             sizeof(hy_global))) {
-        free(copy);
+        hy_free(copy);
         return HYDAE_ERR_NOMEM;
     }
     m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
@@ -188,8 +188,8 @@ hydae_chart *hydae_model_add_chart(hydae_model *m, const char *name)
     }
     hydae_chart *c = NULL;
     if (hy_reserve((void **)&m->charts, &m->cap_charts, m->n_charts + 1, sizeof(hydae_chart *))
-        || !(c = calloc(1, sizeof *c)) || !(c->name = hy_strdup(name))) {
-        free(c);
+        || !(c = hy_calloc(1, sizeof *c)) || !(c->name = hy_strdup(name))) {
+        hy_free(c);
         hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding chart '%s'", name);
         return NULL;
     }
@@ -216,8 +216,8 @@ hydae_mode *hydae_chart_add_mode(hydae_chart *c, const char *name)
         }
     hydae_mode *mode = NULL;
     if (hy_reserve((void **)&c->modes, &c->cap_modes, c->n_modes + 1, sizeof(hydae_mode *))
-        || !(mode = calloc(1, sizeof *mode)) || !(mode->name = hy_strdup(name))) {
-        free(mode);
+        || !(mode = hy_calloc(1, sizeof *mode)) || !(mode->name = hy_strdup(name))) {
+        hy_free(mode);
         hy_model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding mode '%s'", name);
         return NULL;
     }
@@ -298,7 +298,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
     int code = 2 * *n + (list == &mode->out_vars);
     if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))
         || hy_strmap_put(&mode->names, copy, code)) {
-        free(copy);
+        hy_free(copy);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
     (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1, 0, 0 };
@@ -484,8 +484,8 @@ hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
     hydae_transition *tr = NULL;
     if (hy_reserve((void **)&c->transitions, &c->cap_transitions, c->n_transitions + 1,
                    sizeof(hydae_transition *))
-        || !(tr = calloc(1, sizeof *tr)) || !(tr->name = hy_strdup(name))) {
-        free(tr);
+        || !(tr = hy_calloc(1, sizeof *tr)) || !(tr->name = hy_strdup(name))) {
+        hy_free(tr);
         hy_model_fail(c->model, HYDAE_ERR_NOMEM, "out of memory adding transition '%s'", name);
         return NULL;
     }
@@ -613,9 +613,9 @@ int hydae_transition_set_fires_at_start(hydae_transition *tr, int on)
 ** order (a stable insertion sort). */
 static int build_fire_order(hydae_chart *chart)
 {
-    free(chart->fire_order);
+    hy_free(chart->fire_order);
     size_t n = (size_t)(chart->n_transitions > 0 ? chart->n_transitions : 1);
-    chart->fire_order = malloc(sizeof(hydae_transition *) * n);
+    chart->fire_order = hy_malloc(sizeof(hydae_transition *) * n);
     if (!chart->fire_order)
         return HYDAE_ERR_NOMEM;
     for (int i = 0; i < chart->n_transitions; i++) {
@@ -823,7 +823,7 @@ int hydae_model_check(hydae_model *m)
                     return HYDAE_ERR_NOMEM;
         }
     /* Columns: discrete variables, then all mode names. */
-    m->column_slot = malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
+    m->column_slot = hy_malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
     if (!m->column_slot)
         return HYDAE_ERR_NOMEM;
     m->n_columns = 0;

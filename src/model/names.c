@@ -158,7 +158,7 @@ void hy_model_describe_unknown(hydae_model *m, const char *name, char *out, size
     int n = 0;
     if (collect_settable(m, name, &list, &n)) {
         hy_format(out, size, "no parameter, discrete variable or variable named '%s'", name);
-        free(list);
+        hy_free(list);
         return;
     }
     int n_shown = n;
@@ -177,7 +177,7 @@ void hy_model_describe_unknown(hydae_model *m, const char *name, char *out, size
         size_t used = strlen(out);
         hy_format(out + used, size - used, " (%d more)", n - n_shown);
     }
-    free(list);
+    hy_free(list);
 }
 
 int hydae_model_set_start(hydae_model *m, const char *name, double value)

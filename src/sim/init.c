@@ -12,6 +12,7 @@
 #include "sim.h"
 
 #include "linalg/linsol.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 
@@ -173,10 +174,10 @@ void hy_init_free(hydae_sim *s)
     hy_linsol_free(im->ls);
     hy_pattern_unref(im->pattern);
     hy_coloring_free(&im->groups);
-    free(im->unknown_of);
-    free(im->del);
-    free(im->saved);
-    free(im);
+    hy_free(im->unknown_of);
+    hy_free(im->del);
+    hy_free(im->saved);
+    hy_free(im);
     s->init_matrix = NULL;
 }
 
@@ -201,15 +202,15 @@ static int init_matrix_setup(hydae_sim *s, double t)
             return 0;
     }
     hy_init_free(s);
-    im = s->init_matrix = calloc(1, sizeof *im);
+    im = s->init_matrix = hy_calloc(1, sizeof *im);
     if (!im)
         return HYDAE_ERR_NOMEM;
     im->n = n;
     im->from = s->config_pattern;
     size_t len = n > 0 ? n : 1;
-    im->unknown_of = malloc(len * sizeof(int64_t));
-    im->del = malloc(len * sizeof(double));
-    im->saved = malloc(len * sizeof(double));
+    im->unknown_of = hy_malloc(len * sizeof(int64_t));
+    im->del = hy_malloc(len * sizeof(double));
+    im->saved = hy_malloc(len * sizeof(double));
     if (!im->unknown_of || !im->del || !im->saved || (s->config_pattern && !(im->pattern = hy_init_pattern(s))))
         goto nomem;
     for (size_t k = 0; k < n; k++)

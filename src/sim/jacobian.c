@@ -7,6 +7,7 @@
 #include "sim.h"
 
 #include "linalg/linsol.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ int hy_config_build_pattern(hydae_sim *s)
         }
         return 0;
     }
-    hy_pattern **blocks = calloc((size_t)n_charts, sizeof *blocks);
+    hy_pattern **blocks = hy_calloc((size_t)n_charts, sizeof *blocks);
     if (!blocks)
         return HYDAE_ERR_NOMEM;
     int k = 0, status = 0;
@@ -59,7 +60,7 @@ int hy_config_build_pattern(hydae_sim *s)
         status = HYDAE_ERR_NOMEM;
     for (int b = 0; b < k; b++)
         hy_pattern_unref(blocks[b]);
-    free(blocks);
+    hy_free(blocks);
     return status;
 }
 
@@ -91,7 +92,7 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
     const hy_pattern *p = mode->pattern;
     size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
     if (need > s->cap_jac_values) {
-        double *grown = realloc(s->jac_values, need * sizeof(double));
+        double *grown = hy_realloc(s->jac_values, need * sizeof(double));
         if (!grown)
             return -1;
         s->jac_values = grown;
@@ -166,14 +167,14 @@ hy_pattern *hy_init_pattern(hydae_sim *s)
 {
     const hy_pattern *jp = s->config_pattern;
     size_t n = (size_t)s->n_init;
-    int64_t *row_of = malloc(((size_t)s->n > 0 ? (size_t)s->n : 1) * sizeof(int64_t));
-    int64_t *col_start = malloc((n + 1) * sizeof(int64_t));
+    int64_t *row_of = hy_malloc(((size_t)s->n > 0 ? (size_t)s->n : 1) * sizeof(int64_t));
+    int64_t *col_start = hy_malloc((n + 1) * sizeof(int64_t));
     size_t cap = 0;
     for (size_t k = 0; k < n; k++) {
         size_t comp = (size_t)s->init_component[k];
         cap += (size_t)(jp->col_start[comp + 1] - jp->col_start[comp]);
     }
-    int64_t *row = malloc((cap > 0 ? cap : 1) * sizeof(int64_t));
+    int64_t *row = hy_malloc((cap > 0 ? cap : 1) * sizeof(int64_t));
     hy_pattern *p = NULL;
     if (row_of && col_start && row) {
         for (int i = 0; i < s->n; i++)
@@ -191,8 +192,8 @@ hy_pattern *hy_init_pattern(hydae_sim *s)
         col_start[n] = (int64_t)at;
         p = hy_pattern_create(n, col_start, row, NULL);
     }
-    free(row_of);
-    free(col_start);
-    free(row);
+    hy_free(row_of);
+    hy_free(col_start);
+    hy_free(row);
     return p;
 }

@@ -20,6 +20,7 @@
 #include "sim.h"
 
 #include "mech/mech.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -142,13 +143,13 @@ static void block_free(hy_mech_block *b)
     mech_ode_free(&b->mo);
     if (b->mu_names)
         for (int k = 0; k < b->mode->mech.n_c; k++)
-            free(b->mu_names[k]);
-    free(b->mu_names);
-    free(b->decl);
-    free(b->decl_p);
-    free(b->work);
-    free(b->iwork);
-    free(b);
+            hy_free(b->mu_names[k]);
+    hy_free(b->mu_names);
+    hy_free(b->decl);
+    hy_free(b->decl_p);
+    hy_free(b->work);
+    hy_free(b->iwork);
+    hy_free(b);
 }
 
 void hy_mech_leave(hydae_sim *s, int c)
@@ -161,7 +162,7 @@ void hy_mech_leave(hydae_sim *s, int c)
 
 static hy_mech_block *block_new(hydae_sim *s, const hydae_mode *mode, int form)
 {
-    hy_mech_block *b = calloc(1, sizeof *b);
+    hy_mech_block *b = hy_calloc(1, sizeof *b);
     if (!b)
         return NULL;
     const hydae_mechanics *mech = &mode->mech;
@@ -179,22 +180,22 @@ static hy_mech_block *block_new(hydae_sim *s, const hydae_mode *mode, int form)
     b->sys.constraint_t = mech->constraint_t ? call_constraint_t : NULL;
     b->sys.accel_rhs = mech->accel_rhs ? call_accel_rhs : NULL;
     b->sys.multiplier_matrix = mech->multiplier_matrix ? call_multiplier_matrix : NULL;
-    b->decl = malloc(sizeof(double) * (size_t)n_decl);
-    b->decl_p = malloc(sizeof(double) * (size_t)n_decl);
-    b->work = malloc(sizeof(double) * mech_accel_work_len(&b->sys));
-    b->iwork = malloc(sizeof(int) * (size_t)(n_q + n_c));
+    b->decl = hy_malloc(sizeof(double) * (size_t)n_decl);
+    b->decl_p = hy_malloc(sizeof(double) * (size_t)n_decl);
+    b->work = hy_malloc(sizeof(double) * mech_accel_work_len(&b->sys));
+    b->iwork = hy_malloc(sizeof(int) * (size_t)(n_q + n_c));
     int status = !b->decl || !b->decl_p || !b->work || !b->iwork;
     if (!status && form == HY_FORM_ODE)
         status = mech_ode_init(&b->mo, &b->sys, hy_mech_constr_tol(s));
     else if (!status)
         status = mech_dae_init(&b->md, &b->sys, form == HY_FORM_I3 ? 3 : 1);
     if (!status && form == HY_FORM_SI1) {
-        b->mu_names = calloc((size_t)(n_c > 0 ? n_c : 1), sizeof(char *));
+        b->mu_names = hy_calloc((size_t)(n_c > 0 ? n_c : 1), sizeof(char *));
         status = !b->mu_names;
         for (int k = 0; k < n_c && !status; k++) {
             const char *lambda_name = mode->vars[2 * n_q + k].name;
             size_t len = strlen(lambda_name) + 32;
-            b->mu_names[k] = malloc(len);
+            b->mu_names[k] = hy_malloc(len);
             if (!b->mu_names[k])
                 status = 1;
             else

@@ -12,6 +12,7 @@
 #include "sim.h"
 
 #include "linalg/linsol.h"
+#include "core/core.h"
 
 
 #include <float.h>
@@ -30,7 +31,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
         *status = st;
     if (st)
         return NULL;
-    hydae_sim *s = calloc(1, sizeof *s);
+    hydae_sim *s = hy_calloc(1, sizeof *s);
     if (!s) {
         if (status)
             *status = HYDAE_ERR_NOMEM;
@@ -58,19 +59,19 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
     int n_events = m->n_events > 0 ? m->n_events : 1;
-    s->store = malloc(sizeof(double) * (size_t)n_slots);
-    s->active = calloc((size_t)n_charts, sizeof(hydae_mode *));
-    s->var_offset = calloc((size_t)n_charts + 1, sizeof(int));
-    s->guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
-    s->row = malloc(sizeof(double) * (size_t)n_cols);
-    s->row_left = malloc(sizeof(double) * (size_t)n_cols);
-    s->prev_active = calloc((size_t)n_charts, sizeof(hydae_mode *));
-    s->prev_guard_offset = calloc((size_t)n_charts + 1, sizeof(int));
-    s->prev_var_offset = calloc((size_t)n_charts + 1, sizeof(int));
-    s->chart_fired = calloc((size_t)n_charts, 1);
-    s->mech_blocks = calloc((size_t)n_charts + 1, sizeof *s->mech_blocks);
-    s->event_active = calloc((size_t)n_events, 1);
-    s->event_waiting = calloc((size_t)n_events, 1);
+    s->store = hy_malloc(sizeof(double) * (size_t)n_slots);
+    s->active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
+    s->var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    s->guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    s->row = hy_malloc(sizeof(double) * (size_t)n_cols);
+    s->row_left = hy_malloc(sizeof(double) * (size_t)n_cols);
+    s->prev_active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
+    s->prev_guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    s->prev_var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    s->chart_fired = hy_calloc((size_t)n_charts, 1);
+    s->mech_blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->mech_blocks);
+    s->event_active = hy_calloc((size_t)n_events, 1);
+    s->event_waiting = hy_calloc((size_t)n_events, 1);
     if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
         || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
         || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->mech_blocks) {
@@ -84,33 +85,33 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
 
 static void free_run_arrays(hydae_sim *s)
 {
-    free(s->y);
-    free(s->yp);
-    free(s->y_work);
-    free(s->yp_work);
-    free(s->is_algebraic);
-    free(s->rtol_vec);
-    free(s->prev_y);
-    free(s->atol_vec);
-    free(s->err_exclude);
-    free(s->var_index);
-    free(s->init_rows);
-    free(s->res_work);
+    hy_free(s->y);
+    hy_free(s->yp);
+    hy_free(s->y_work);
+    hy_free(s->yp_work);
+    hy_free(s->is_algebraic);
+    hy_free(s->rtol_vec);
+    hy_free(s->prev_y);
+    hy_free(s->atol_vec);
+    hy_free(s->err_exclude);
+    hy_free(s->var_index);
+    hy_free(s->init_rows);
+    hy_free(s->res_work);
     hy_init_free(s);
-    free(s->init_unknowns);
-    free(s->init_component);
-    free(s->init_work);
-    free(s->g_start);
-    free(s->g_end);
-    free(s->g_work);
-    free(s->g_root);
-    free(s->g_slope_start);
-    free(s->g_slope_end);
-    free(s->g_probe);
-    free(s->g_sign);
-    free(s->g_crossed);
-    free(s->prev_sign);
-    free(s->prev_crossed);
+    hy_free(s->init_unknowns);
+    hy_free(s->init_component);
+    hy_free(s->init_work);
+    hy_free(s->g_start);
+    hy_free(s->g_end);
+    hy_free(s->g_work);
+    hy_free(s->g_root);
+    hy_free(s->g_slope_start);
+    hy_free(s->g_slope_end);
+    hy_free(s->g_probe);
+    hy_free(s->g_sign);
+    hy_free(s->g_crossed);
+    hy_free(s->prev_sign);
+    hy_free(s->prev_crossed);
     s->y = s->yp = s->y_work = s->yp_work = s->res_work = NULL;
     s->rtol_vec = s->atol_vec = s->prev_y = NULL;
     s->err_exclude = s->var_index = NULL;
@@ -131,31 +132,31 @@ void hydae_sim_free(hydae_sim *s)
     for (int i = 0; i < s->n_sinks; i++)
         if (s->sinks[i].release)
             s->sinks[i].release(s->sinks[i].user);
-    free(s->sinks);
+    hy_free(s->sinks);
     if (s->integ)
         s->integ_method->destroy(s->integ);
     if (s->model)
         hy_mech_free_all(s);
-    free(s->mech_blocks);
+    hy_free(s->mech_blocks);
     free_run_arrays(s);
-    free(s->jac_block);
-    free(s->jac_values);
+    hy_free(s->jac_block);
+    hy_free(s->jac_values);
     hy_pattern_unref(s->config_pattern);
-    free(s->out_work);
-    free(s->store);
-    free(s->active);
-    free(s->var_offset);
-    free(s->guard_offset);
-    free(s->row);
-    free(s->row_left);
-    free(s->event_active);
-    free(s->event_waiting);
-    free(s->prev_active);
-    free(s->prev_guard_offset);
-    free(s->prev_var_offset);
-    free(s->chart_fired);
-    free(s->fired_log);
-    free(s);
+    hy_free(s->out_work);
+    hy_free(s->store);
+    hy_free(s->active);
+    hy_free(s->var_offset);
+    hy_free(s->guard_offset);
+    hy_free(s->row);
+    hy_free(s->row_left);
+    hy_free(s->event_active);
+    hy_free(s->event_waiting);
+    hy_free(s->prev_active);
+    hy_free(s->prev_guard_offset);
+    hy_free(s->prev_var_offset);
+    hy_free(s->chart_fired);
+    hy_free(s->fired_log);
+    hy_free(s);
 }
 
 const char *hydae_sim_errmsg(const hydae_sim *s)
@@ -445,7 +446,7 @@ static int grow_doubles2(double **p, size_t n_rows, size_t n_cols)
     size_t bytes;
     if (hy_mul3_size(n_rows, n_cols, sizeof(double), &bytes))
         return -1;
-    double *grown = realloc(*p, bytes > 0 ? bytes : sizeof(double));
+    double *grown = hy_realloc(*p, bytes > 0 ? bytes : sizeof(double));
     if (!grown)
         return -1;
     *p = grown;
@@ -470,24 +471,24 @@ static int reserve_config(hydae_sim *s)
         if (grow_doubles2(&s->init_work, (size_t)n, 6))
             return HYDAE_ERR_NOMEM;
         size_t n_alloc = (size_t)(n > 0 ? n : 1);
-        double **unknowns = realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
+        double **unknowns = hy_realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
         if (unknowns)
             s->init_unknowns = unknowns;
-        int *component = realloc(s->init_component, sizeof(int) * 2 * n_alloc);
+        int *component = hy_realloc(s->init_component, sizeof(int) * 2 * n_alloc);
         if (component)
             s->init_component = component;
         if (!unknowns || !component)
             return HYDAE_ERR_NOMEM;
-        unsigned char *alg = realloc(s->is_algebraic, n_alloc);
+        unsigned char *alg = hy_realloc(s->is_algebraic, n_alloc);
         if (alg)
             s->is_algebraic = alg;
-        unsigned char *exclude = realloc(s->err_exclude, n_alloc);
+        unsigned char *exclude = hy_realloc(s->err_exclude, n_alloc);
         if (exclude)
             s->err_exclude = exclude;
-        unsigned char *index = realloc(s->var_index, n_alloc);
+        unsigned char *index = hy_realloc(s->var_index, n_alloc);
         if (index)
             s->var_index = index;
-        int *rows = realloc(s->init_rows, sizeof(int) * n_alloc);
+        int *rows = hy_realloc(s->init_rows, sizeof(int) * n_alloc);
         if (rows)
             s->init_rows = rows;
         if (!alg || !exclude || !index || !rows)
@@ -501,16 +502,16 @@ static int reserve_config(hydae_sim *s)
             || grow_doubles(&s->g_probe, ng))
             return HYDAE_ERR_NOMEM;
         size_t ng_alloc = (size_t)(ng > 0 ? ng : 1);
-        signed char *sign = realloc(s->g_sign, ng_alloc);
+        signed char *sign = hy_realloc(s->g_sign, ng_alloc);
         if (sign)
             s->g_sign = sign;
-        signed char *crossed = realloc(s->g_crossed, ng_alloc);
+        signed char *crossed = hy_realloc(s->g_crossed, ng_alloc);
         if (crossed)
             s->g_crossed = crossed;
-        signed char *prev_sign = realloc(s->prev_sign, ng_alloc);
+        signed char *prev_sign = hy_realloc(s->prev_sign, ng_alloc);
         if (prev_sign)
             s->prev_sign = prev_sign;
-        signed char *prev_crossed = realloc(s->prev_crossed, ng_alloc);
+        signed char *prev_crossed = hy_realloc(s->prev_crossed, ng_alloc);
         if (prev_crossed)
             s->prev_crossed = prev_crossed;
         if (!sign || !crossed || !prev_sign || !prev_crossed)
@@ -531,7 +532,7 @@ static int reserve_config(hydae_sim *s)
         || hy_mul_size(block_values, sizeof(double), &block_bytes))
         return HYDAE_ERR_NOMEM;
     if (block_values > s->cap_jac_block) {
-        double *grown = realloc(s->jac_block, block_bytes);
+        double *grown = hy_realloc(s->jac_block, block_bytes);
         if (!grown)
             return HYDAE_ERR_NOMEM;
         s->jac_block = grown;
