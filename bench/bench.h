@@ -98,7 +98,7 @@ typedef struct bench_solver {
 int bench_hydae_solve(const bench_solver *solver, const bench_run *run,
                       bench_result *out);
 bench_solver bench_hydae_solver(const hy_integrator_ops *ops);
-/* The name of a hydae return code ("HY_ERR_CONV"). */
+/* The name of a hydae return code ("HYDAE_ERR_CONV"). */
 const char *bench_hydae_code_name(int rc);
 
 /* Process CPU time (CLOCK_PROCESS_CPUTIME_ID), seconds. */

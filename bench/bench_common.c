@@ -54,19 +54,7 @@ double bench_scd_mixed(const bench_case *bc, const double *y, double rtol,
 
 const char *bench_hydae_code_name(int rc)
 {
-    switch (rc) {
-    case HY_OK: return "ok";
-    case HY_TSTOP: return "tstop";
-    case HY_ERR_NOMEM: return "HY_ERR_NOMEM";
-    case HY_ERR_ARG: return "HY_ERR_ARG";
-    case HY_ERR_RES: return "HY_ERR_RES";
-    case HY_ERR_CONV: return "HY_ERR_CONV";
-    case HY_ERR_ERRTEST: return "HY_ERR_ERRTEST";
-    case HY_ERR_HMIN: return "HY_ERR_HMIN";
-    case HY_ERR_SINGULAR: return "HY_ERR_SINGULAR";
-    case HY_ERR_JAC: return "HY_ERR_JAC";
-    default: return "HY_ERR_?";
-    }
+    return rc == HY_TSTOP ? "tstop" : hydae_status_string(rc);
 }
 
 bench_solver bench_hydae_solver(const hy_integrator_ops *ops)
@@ -101,7 +89,7 @@ int bench_hydae_solve(const bench_solver *solver, const bench_run *run,
     int rc = ops->init(mem, &dae, bc->t0, bc->y0, bc->yp0, &opt);
     double t = bc->t0;
     long n_calls = 0;
-    while (rc == HY_OK && t != bc->t_end && n_calls < BENCH_STEP_LIMIT) {
+    while (rc == HYDAE_OK && t != bc->t_end && n_calls < BENCH_STEP_LIMIT) {
         rc = ops->step(mem, bc->t_end, &t);
         n_calls++;
     }

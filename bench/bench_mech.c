@@ -380,12 +380,12 @@ static int run_hydae_ode(const method *m, const mech_problem *p, double integr_t
     if (rc == 0)
         rc = m->ops->init(mem, &dae, 0.0, y, yp, &opt);
     else
-        rc = HY_ERR_RES;
+        rc = HYDAE_ERR_RESIDUAL;
     if (track && rc >= 0) {
         if (mech_ode_complete(&mo, 0.0, y, q, u, up, NULL) == 0)
             track_point(sys, 0.0, q, u, up, o);
         else
-            rc = HY_ERR_RES;
+            rc = HYDAE_ERR_RESIDUAL;
     }
     long n_calls = 0;
     while (rc >= 0 && t < p->t_end && n_calls++ < MECH_STEP_LIMIT) {
@@ -397,7 +397,7 @@ static int run_hydae_ode(const method *m, const mech_problem *p, double integr_t
             /* The same q (Newton from the same start) as the partition
             ** check computes next, so tracking leaves the run unchanged. */
             if (mech_ode_complete(&mo, t, y, q, u, up, NULL) != 0) {
-                rc = HY_ERR_RES;
+                rc = HYDAE_ERR_RESIDUAL;
                 break;
             }
             track_point(sys, t, q, u, up, o);
@@ -408,7 +408,7 @@ static int run_hydae_ode(const method *m, const mech_problem *p, double integr_t
             if (rc == 0)
                 rc = m->ops->init(mem, &dae, t, y, yp, &opt);
             else
-                rc = HY_ERR_RES;
+                rc = HYDAE_ERR_RESIDUAL;
         } else if (partition < 0) {
             rc = partition;
         }

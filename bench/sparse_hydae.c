@@ -105,14 +105,14 @@ int sp_hydae_ops_solve(const hy_integrator_ops *ops, const sp_problem *p,
     int kind = ls_kind_of(linear_solver);
     if (kind < 0) {
         snprintf(why, why_size, "unknown linear solver %s", linear_solver);
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     }
     size_t bad = 0;
     hy_pattern *pattern = hy_pattern_create(p->n, p->col_start, p->row, &bad);
     ops_ctx c = {p, pattern, 0, malloc(p->nnz * sizeof(double))};
     double *yp0 = malloc(p->n * sizeof(double));
     void *mem = ops->create((int)p->n);
-    int rc = HY_ERR_NOMEM;
+    int rc = HYDAE_ERR_NOMEM;
     snprintf(why, why_size, "out of memory");
     if (!pattern || !c.values || !yp0 || !mem)
         goto done;
@@ -135,10 +135,10 @@ int sp_hydae_ops_solve(const hy_integrator_ops *ops, const sp_problem *p,
     p->rhs(p->t0, p->y0, yp0, p->ctx);
     rc = ops->init(mem, &dae, p->t0, p->y0, yp0, &opt);
     double t = p->t0;
-    while (rc == HY_OK && t != p->t_end)
+    while (rc == HYDAE_OK && t != p->t_end)
         rc = ops->step(mem, p->t_end, &t);
     if (rc >= 0 && t == p->t_end)
-        rc = ops->dense(mem, p->t_end, y_out, NULL) == 0 ? 0 : HY_ERR_ARG;
+        rc = ops->dense(mem, p->t_end, y_out, NULL) == 0 ? 0 : HYDAE_ERR_ARG;
     if (rc == 0)
         why[0] = '\0';
     else

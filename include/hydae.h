@@ -57,7 +57,8 @@ extern "C" {
     X(HYDAE_ERR_CALLBACK, -14, "user callback stopped the run")                \
     X(HYDAE_ERR_MAXSTEPS, -15, "maximum number of steps reached")               \
     X(HYDAE_ERR_ZENO, -16, "events accumulate (chattering or Zeno behaviour)") \
-    X(HYDAE_INTERRUPTED, -17, "the run was interrupted (hydae_sim_interrupt)")
+    X(HYDAE_INTERRUPTED, -17, "the run was interrupted (hydae_sim_interrupt)") \
+    X(HYDAE_ERR_JACOBIAN, -18, "Jacobian evaluation failed")
 
 typedef enum hydae_status {
 #define HYDAE_STATUS_ENUM_(name, value, msg) name = value,

@@ -143,8 +143,8 @@ static inline double oc_step_through_stops(const hy_integrator_ops *ops,
     double t = 0.0;
     for (size_t s = 0; s < n_stops; s++) {
         double t_stop = fmax(stops[s], t);
-        int code = HY_OK, n_calls = 0;
-        while (code == HY_OK && n_calls < 10000) {
+        int code = HYDAE_OK, n_calls = 0;
+        while (code == HYDAE_OK && n_calls < 10000) {
             double t_new = t;
             code = ops->step(mem, t_stop, &t_new);
             CHECK(t_new <= t_stop, "step went past t_stop %.17g to %.17g",
@@ -172,16 +172,16 @@ static inline void oc_check_lands_on_t_stop(const hy_integrator_ops *ops)
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, -1.0 };
     hy_options opt = ns_options(1e-8, 1e-8);
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_OK, "init");
     const double stops[] = { 1e-3, 1.0 / 3.0, 0.7, 0.7 + 1e-15, 2.0 / 3.0 * NS_PI,
                              2.0 * NS_PI, 2.0 * NS_PI };
     double t = oc_step_through_stops(ops, mem, stops,
                                      sizeof stops / sizeof stops[0], 1e-7);
     double y[2];
-    CHECK(ops->dense(mem, t + 1.0, y, NULL) == HY_ERR_ARG,
+    CHECK(ops->dense(mem, t + 1.0, y, NULL) == HYDAE_ERR_ARG,
           "dense() outside the last step must be refused");
     double t_new;
-    CHECK(ops->step(mem, t - 1.0, &t_new) == HY_ERR_ARG,
+    CHECK(ops->step(mem, t - 1.0, &t_new) == HYDAE_ERR_ARG,
           "a t_stop behind t must be refused");
     ops->destroy(mem);
 }
@@ -210,11 +210,11 @@ static inline void oc_check_constant_rate_has_no_drift(
     double y = 0.0, yp = 1.0, t = 0.0;
     hy_options opt = ns_options(1e-8, 1e-8);
     opt.h_max = 0.01;
-    CHECK(ops->init(mem, &dae, 0.0, &y, &yp, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dae, 0.0, &y, &yp, &opt) == HYDAE_OK, "init");
     const double stops[] = { 1.0 / 3.0, 1.0, 2.5 };
     for (size_t s = 0; s < sizeof stops / sizeof stops[0]; s++) {
-        int code = HY_OK;
-        while (code == HY_OK)
+        int code = HYDAE_OK;
+        while (code == HYDAE_OK)
             code = ops->step(mem, stops[s], &t);
         ops->dense(mem, t, &y, NULL);
         CHECK(code == HY_TSTOP && fabs(y - stops[s]) <= 4.0 * DBL_EPSILON * stops[s],
@@ -257,7 +257,7 @@ static inline void oc_check_step_limits(const hy_integrator_ops *ops)
     opt.h_min = 0.5;
     run = ns_integrate(ops, 2, ns_oscillator, &ctx, 0.0, y0, 2.0 * NS_PI, &opt,
                        100000, NULL, NULL);
-    CHECK(run.status == HY_ERR_HMIN, "h_min 0.5 at tol 1e-12: status %d",
+    CHECK(run.status == HYDAE_ERR_HMIN, "h_min 0.5 at tol 1e-12: status %d",
           run.status);
 
     /* A given h0 is used for the first step. */
@@ -268,7 +268,7 @@ static inline void oc_check_step_limits(const hy_integrator_ops *ops)
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     double yp0[2] = { 0.0, -1.0 }, t_new;
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
-    CHECK(ops->step(mem, 1.0, &t_new) == HY_OK && t_new == 1e-3,
+    CHECK(ops->step(mem, 1.0, &t_new) == HYDAE_OK && t_new == 1e-3,
           "first step with h0 = 1e-3 ended at %.17g", t_new);
     ops->destroy(mem);
 }
@@ -289,25 +289,25 @@ static inline void oc_check_init_refusals(const hy_integrator_ops *ops,
     double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, -1.0 };
     hy_options opt = ns_options(1e-6, 1e-6);
     hy_dae no_rhs = { .n = 2, .ctx = &ctx };
-    CHECK(ops->init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "a DAE without rhs must be refused");
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     hy_dae wrong_n = dae;
     wrong_n.n = 3;
-    CHECK(ops->init(mem, &wrong_n, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &wrong_n, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "a DAE of another size must be refused");
     hy_options bad = ns_options(-1e-6, 1e-6);
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &bad) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &bad) == HYDAE_ERR_ARG,
           "a negative rtol must be refused");
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, zero_tol) == HY_ERR_ARG, "%s",
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, zero_tol) == HYDAE_ERR_ARG, "%s",
           zero_tol_what);
     bad = ns_options(1e-6, 1e-6);
     bad.h_min = 1.0;
     bad.h_max = 0.5;
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &bad) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &bad) == HYDAE_ERR_ARG,
           "h_min > h_max must be refused");
     double t_new;
-    CHECK(ops->step(mem, 1.0, &t_new) == HY_ERR_ARG,
+    CHECK(ops->step(mem, 1.0, &t_new) == HYDAE_ERR_ARG,
           "step() after a refused init must fail");
     CHECK(ops->create(0) == NULL, "create(0) must fail");
     ops->destroy(mem);
@@ -344,7 +344,7 @@ static inline oc_restart_run oc_run_with_restart(const hy_integrator_ops *ops,
     double y[2] = { 1.0, 0.0 }, yp[2] = { 0.0, -1.0 };
     double t = 0.0;
     int code = ops->init(mem, &dae, 0.0, y, yp, opt);
-    while (code == HY_OK)
+    while (code == HYDAE_OK)
         code = ops->step(mem, t_mid, &t);
     r.code_first = code;
     r.t_first = t;
@@ -352,8 +352,8 @@ static inline oc_restart_run oc_run_with_restart(const hy_integrator_ops *ops,
     ops->dense(mem, t, y, yp);
     r.code_reinit = ops->init(mem, &dae, t, y, yp, opt);
     ops->get_stats(mem, &r.after_init);
-    code = HY_OK;
-    while (code == HY_OK)
+    code = HYDAE_OK;
+    while (code == HYDAE_OK)
         code = ops->step(mem, t_end, &t);
     r.code_second = code;
     r.t_second = t;
@@ -374,7 +374,7 @@ static inline void oc_check_restart(const hy_integrator_ops *ops,
     oc_restart_run r = oc_run_with_restart(ops, &opt, NS_PI, 2.0 * NS_PI);
     CHECK(r.code_first == HY_TSTOP && r.t_first == NS_PI,
           "first half: code %d", r.code_first);
-    CHECK(r.code_reinit == HY_OK, "re-init");
+    CHECK(r.code_reinit == HYDAE_OK, "re-init");
     CHECK(r.after_init.n_steps == r.first.n_steps
               && r.after_init.n_res_evals == r.first.n_res_evals,
           "init() must not reset the counters");
@@ -421,14 +421,14 @@ static inline void oc_check_failures_of_f(const hy_integrator_ops *ops)
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     double yp0[2] = { 0.0, -1.0 };
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
-    int code = HY_OK;
+    int code = HYDAE_OK;
     double t = 0.0;
-    for (int s = 0; s < 100000 && code == HY_OK; s++) {
+    for (int s = 0; s < 100000 && code == HYDAE_OK; s++) {
         code = ops->step(mem, 2.0, &t);
         if (code >= 0)
             CHECK(t <= 0.5, "success at t = %.17g, where f is NaN", t);
     }
-    CHECK(code == HY_ERR_RES, "NaN from f: code %d, expected HY_ERR_RES", code);
+    CHECK(code == HYDAE_ERR_RESIDUAL, "NaN from f: code %d, expected HYDAE_ERR_RESIDUAL", code);
     CHECK(ops->worst_component(mem) == 1, "worst component %d, expected 1",
           ops->worst_component(mem));
     ops->destroy(mem);
@@ -439,17 +439,17 @@ static inline void oc_check_failures_of_f(const hy_integrator_ops *ops)
     mem = ops->create(2);
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
     code = ops->step(mem, 1.0, &t);
-    CHECK(code == HY_ERR_RES && t == 0.0, "NaN at t0: code %d at t %g", code, t);
+    CHECK(code == HYDAE_ERR_RESIDUAL && t == 0.0, "NaN at t0: code %d at t %g", code, t);
     ops->destroy(mem);
 
     /* A fatal failure (< 0) from t = 0.5 on. */
     ns_run run = oc_run_failing_f(ops, &opt, 0.5, -1, 100000);
-    CHECK(run.status == HY_ERR_RES && run.t_reached <= 0.5,
+    CHECK(run.status == HYDAE_ERR_RESIDUAL && run.t_reached <= 0.5,
           "fatal f: status %d at t %.17g", run.status, run.t_reached);
 
     /* A recoverable failure (> 0) that does not go away. */
     run = oc_run_failing_f(ops, &opt, 0.5, 1, 100000);
-    CHECK(run.status == HY_ERR_RES && run.t_reached <= 0.5,
+    CHECK(run.status == HYDAE_ERR_RESIDUAL && run.t_reached <= 0.5,
           "persistent recoverable f failure: status %d at t %.17g", run.status,
           run.t_reached);
 }
@@ -483,9 +483,9 @@ static inline hy_stats oc_check_relaxation(const hy_integrator_ops *ops)
     double yp0[2] = { 0.0, 0.0 };
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
     CHECK(ops->worst_component(mem) == -1, "no rejected step yet");
-    int code = HY_OK;
+    int code = HYDAE_OK;
     double t = 0.0;
-    while (code == HY_OK)
+    while (code == HYDAE_OK)
         code = ops->step(mem, 2.0, &t);
     CHECK(code == HY_TSTOP, "relaxation: code %d", code);
     hy_stats st;

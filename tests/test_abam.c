@@ -108,7 +108,7 @@ static void test_max_order(void)
     double y0 = 1.0, yp0 = -1.0;
     hy_options opt = ns_options(1e-6, 1e-6);
     opt.max_order = -1;
-    CHECK(hy_abam.init(mem, &dae, 0.0, &y0, &yp0, &opt) == HY_ERR_ARG,
+    CHECK(hy_abam.init(mem, &dae, 0.0, &y0, &yp0, &opt) == HYDAE_ERR_ARG,
           "a negative max_order must be refused");
     hy_abam.destroy(mem);
 }

@@ -156,21 +156,21 @@ static run_result integrate(const hy_dae *dae, double t0, const double *y0,
     memset(&r, 0, sizeof r);
     void *mem = ops->create(dae->n);
     if (mem == NULL) {
-        r.rc = HY_ERR_NOMEM;
+        r.rc = HYDAE_ERR_NOMEM;
         return r;
     }
     r.rc = ops->init(mem, dae, t0, y0, yp0, opt);
     r.t = t0;
-    for (long i = 0; r.rc == HY_OK && r.t != t_end && i < STEP_LIMIT; i++) {
+    for (long i = 0; r.rc == HYDAE_OK && r.t != t_end && i < STEP_LIMIT; i++) {
         double t_before = r.t;
         r.rc = ops->step(mem, t_end, &r.t);
         if (r.rc >= 0 && !(r.t > t_before && r.t <= t_end)) {
-            r.rc = HY_ERR_ARG;  /* no progress or overshoot: a test failure */
+            r.rc = HYDAE_ERR_ARG;  /* no progress or overshoot: a test failure */
             break;
         }
     }
     r.reached = r.rc == HY_TSTOP && r.t == t_end;
-    if (r.reached && ops->dense(mem, t_end, r.y, NULL) != HY_OK)
+    if (r.reached && ops->dense(mem, t_end, r.y, NULL) != HYDAE_OK)
         r.reached = 0;
     ops->get_stats(mem, &r.stats);
     ops->destroy(mem);
@@ -407,7 +407,7 @@ static void test_tstop_landing(void)
     CHECK(mem != NULL, "create failed");
     if (mem == NULL)
         return;
-    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HY_OK, "init failed");
+    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HYDAE_OK, "init failed");
 
     /* A sequence of stops, including ones that change between calls, one
     ** just above the current t and non-representable decimals. */
@@ -418,23 +418,23 @@ static void test_tstop_landing(void)
     int all_landed = 1, never_past = 1, ok_below = 1;
     long n_calls = 0;
     for (int s = 0; s < n_stops; s++) {
-        int rc = HY_OK;
-        while (rc == HY_OK && n_calls < STEP_LIMIT) {
+        int rc = HYDAE_OK;
+        while (rc == HYDAE_OK && n_calls < STEP_LIMIT) {
             double t_before = t;
             rc = ops->step(mem, stops[s], &t);
             n_calls++;
             if (t > stops[s] || t < t_before)
                 never_past = 0;
-            if (rc == HY_OK && !(t < stops[s]))
+            if (rc == HYDAE_OK && !(t < stops[s]))
                 ok_below = 0;
             /* Change the target in the middle of the first interval. */
-            if (s == 0 && rc == HY_OK && t > 0.05)
+            if (s == 0 && rc == HYDAE_OK && t > 0.05)
                 break;
         }
-        if (s == 0 && rc == HY_OK) {
+        if (s == 0 && rc == HYDAE_OK) {
             /* Was interrupted: now go to a different t_stop. */
-            rc = HY_OK;
-            while (rc == HY_OK && n_calls < STEP_LIMIT) {
+            rc = HYDAE_OK;
+            while (rc == HYDAE_OK && n_calls < STEP_LIMIT) {
                 rc = ops->step(mem, 0.2, &t);
                 n_calls++;
                 if (t > 0.2)
@@ -442,8 +442,8 @@ static void test_tstop_landing(void)
             }
             CHECK(rc == HY_TSTOP && t == 0.2, "changed t_stop 0.2: rc %d t %.17g",
                   rc, t);
-            rc = HY_OK;
-            while (rc == HY_OK && n_calls < STEP_LIMIT) {
+            rc = HYDAE_OK;
+            while (rc == HYDAE_OK && n_calls < STEP_LIMIT) {
                 rc = ops->step(mem, stops[s] + 0.15, &t);
                 n_calls++;
             }
@@ -455,20 +455,20 @@ static void test_tstop_landing(void)
         if (!(rc == HY_TSTOP && t == stops[s]))
             all_landed = 0;
         double y[2], exact[2];
-        CHECK(ops->dense(mem, t, y, NULL) == HY_OK, "dense at t_stop");
+        CHECK(ops->dense(mem, t, y, NULL) == HYDAE_OK, "dense at t_stop");
         oscillator_exact(t, exact);
         CHECK_NEAR(y[0], exact[0], 1e-4, "x at t_stop");
     }
     CHECK(all_landed, "some step() did not return HY_TSTOP exactly at t_stop");
     CHECK(never_past, "step() passed t_stop");
-    CHECK(ok_below, "HY_OK returned at or past t_stop");
+    CHECK(ok_below, "HYDAE_OK returned at or past t_stop");
     /* t_stop equal to the current t: nothing to do, HY_TSTOP. */
     double t_same = t;
     CHECK(ops->step(mem, t_same, &t) == HY_TSTOP && t == t_same,
           "t_stop == t should give HY_TSTOP");
     /* t_stop behind t is an argument error. */
-    CHECK(ops->step(mem, t_same - 1.0, &t) == HY_ERR_ARG,
-          "t_stop < t should give HY_ERR_ARG");
+    CHECK(ops->step(mem, t_same - 1.0, &t) == HYDAE_ERR_ARG,
+          "t_stop < t should give HYDAE_ERR_ARG");
     ops->destroy(mem);
 }
 
@@ -484,13 +484,13 @@ static void test_many_stops(void)
     CHECK(mem != NULL, "create failed");
     if (mem == NULL)
         return;
-    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HY_OK, "init failed");
+    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HYDAE_OK, "init failed");
     double t = 0.0;
-    int n_exact = 0, n_stops = 300, rc = HY_OK;
+    int n_exact = 0, n_stops = 300, rc = HYDAE_OK;
     for (int k = 1; k <= n_stops && rc >= 0; k++) {
         double t_stop = 0.031 * k * (1.0 + 1e-3 * sqrt((double)k));
-        rc = HY_OK;
-        for (long i = 0; rc == HY_OK && i < STEP_LIMIT; i++)
+        rc = HYDAE_OK;
+        for (long i = 0; rc == HYDAE_OK && i < STEP_LIMIT; i++)
             rc = ops->step(mem, t_stop, &t);
         if (rc == HY_TSTOP && t == t_stop)
             n_exact++;
@@ -498,7 +498,7 @@ static void test_many_stops(void)
     CHECK(n_exact == n_stops, "%d of %d stops reached exactly (rc %d)",
           n_exact, n_stops, rc);
     double y[2], exact[2];
-    CHECK(ops->dense(mem, t, y, NULL) == HY_OK, "dense at the last stop");
+    CHECK(ops->dense(mem, t, y, NULL) == HYDAE_OK, "dense at the last stop");
     oscillator_exact(t, exact);
     CHECK_NEAR(y[0], exact[0], 1e-5, "x after 300 stops");
     ops->destroy(mem);
@@ -518,8 +518,8 @@ static void test_step_size_rules(void)
         return;
     /* w = 1 / (1e-6 * 1 + 1e-6) = 5e5: HNW's h1 = sqrt(0.01 / 5e5) =
     ** 1.4e-4, bounded by 0.5 / ||y'0||_w = 0.5 / 5e5 = 1e-6. */
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");
-    CHECK(ops->step(mem, 1.0, &t) == HY_OK, "first step");
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HYDAE_OK, "init");
+    CHECK(ops->step(mem, 1.0, &t) == HYDAE_OK, "first step");
     hy_stats st;
     ops->get_stats(mem, &st);
     CHECK_NEAR(st.h_last, 1e-6, 1e-15, "automatic first step");
@@ -532,18 +532,18 @@ static void test_step_size_rules(void)
     ** 0.001 |t_stop - t0| = 0.01 with t_stop = 10, and 1 with 1000. */
     hy_options loose = default_options(0.1, 0.1);
     for (int span = 10; span <= 1000; span *= 100) {
-        CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &loose) == HY_OK, "init");
+        CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &loose) == HYDAE_OK, "init");
         t = 0.0;
-        CHECK(ops->step(mem, span, &t) == HY_OK, "first step, loose");
+        CHECK(ops->step(mem, span, &t) == HYDAE_OK, "first step, loose");
         ops->get_stats(mem, &st);
         CHECK(fabs(st.h_last - sqrt(0.01 / 5.0)) <= 1e-6, "first step over [0, %d]: %.17g", span,
               st.h_last);
     }
     /* A given h0 is used as is. */
     opt.h0 = 2.5e-4;
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HYDAE_OK, "init");
     t = 0.0;
-    CHECK(ops->step(mem, 1.0, &t) == HY_OK, "first step with h0");
+    CHECK(ops->step(mem, 1.0, &t) == HYDAE_OK, "first step with h0");
     ops->get_stats(mem, &st);
     CHECK(st.h_last == 2.5e-4 && t == 2.5e-4, "h0 2.5e-4: h %g, t %g",
           st.h_last, t);
@@ -554,13 +554,13 @@ static void test_step_size_rules(void)
     hy_dae flat = {1, dahlquist_res, NULL, &constant, NULL, NULL, NULL, NULL};
     double yp_flat = 0.0;
     opt.h0 = 1.0;
-    CHECK(ops->init(mem, &flat, 0.2, &y0, &yp_flat, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &flat, 0.2, &y0, &yp_flat, &opt) == HYDAE_OK, "init");
     CHECK(ops->step(mem, 0.9, &t) == HY_TSTOP && t == 0.9,
           "landing from 0.2 on 0.9: t %.17g", t);
     /* A step that would stop 5e-4 short of t_stop (< 1e-3 h) is stretched
     ** to land on it instead of leaving a sliver. */
     opt.h0 = 0.9995;
-    CHECK(ops->init(mem, &flat, 0.0, &y0, &yp_flat, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &flat, 0.0, &y0, &yp_flat, &opt) == HYDAE_OK, "init");
     int rc_sliver = ops->step(mem, 1.0, &t);
     CHECK(rc_sliver == HY_TSTOP && t == 1.0,
           "step 0.9995 towards 1: rc %d t %.17g", rc_sliver, t);
@@ -576,14 +576,14 @@ static void test_step_size_rules(void)
     hy_dae jump_dae = {1, failing_res, NULL, &jump, NULL, NULL, NULL, NULL};
     hy_options hmin_opt = default_options(1e-6, 1e-6);
     hmin_opt.h_min = 1e-3;
-    CHECK(ops->init(mem, &jump_dae, 0.0, &y0, &yp0, &hmin_opt) == HY_OK,
+    CHECK(ops->init(mem, &jump_dae, 0.0, &y0, &yp0, &hmin_opt) == HYDAE_OK,
           "init");
     t = 0.0;
-    int rc = HY_OK;
-    for (long i = 0; rc == HY_OK && i < STEP_LIMIT; i++)
+    int rc = HYDAE_OK;
+    for (long i = 0; rc == HYDAE_OK && i < STEP_LIMIT; i++)
         rc = ops->step(mem, 1.0, &t);
-    CHECK(rc == HY_ERR_HMIN || rc == HY_ERR_ERRTEST,
-          "jump with h_min: rc %d, want HY_ERR_HMIN or HY_ERR_ERRTEST", rc);
+    CHECK(rc == HYDAE_ERR_HMIN || rc == HYDAE_ERR_ERRTEST,
+          "jump with h_min: rc %d, want HYDAE_ERR_HMIN or HYDAE_ERR_ERRTEST", rc);
     CHECK(t < 0.5, "jump with h_min: stopped at %g, after the jump", t);
     ops->get_stats(mem, &st);
     CHECK(st.h_last >= 1e-3 * (1.0 - 1e-12), "a step of %g < h_min",
@@ -602,15 +602,15 @@ static void test_dense_output(void)
     CHECK(mem != NULL, "create failed");
     if (mem == NULL)
         return;
-    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HY_OK, "init failed");
+    CHECK(ops->init(mem, &osc, 0.0, y0, yp0, &opt) == HYDAE_OK, "init failed");
     /* Errors against the closed form at the step ends (the solution
     ** itself) and at interior points (the interpolant), for y and y'. */
     double t = 0.0, t_end = 3.0;
     double end_err_y = 0.0, end_err_yp = 0.0, mid_err_y = 0.0,
            mid_err_yp = 0.0, worst_yp_excess = 0.0;
-    int rc = HY_OK, dense_ok = 1;
+    int rc = HYDAE_OK, dense_ok = 1;
     long n_steps = 0;
-    while (rc == HY_OK && n_steps < STEP_LIMIT) {
+    while (rc == HYDAE_OK && n_steps < STEP_LIMIT) {
         double t_before = t;
         rc = ops->step(mem, t_end, &t);
         n_steps++;
@@ -620,7 +620,7 @@ static void test_dense_output(void)
         for (int q = 1; q <= 4; q++) {
             double t_eval = t_before + 0.25 * q * (t - t_before);
             double y[2], yp[2], exact[2];
-            if (ops->dense(mem, t_eval, y, yp) != HY_OK) {
+            if (ops->dense(mem, t_eval, y, yp) != HYDAE_OK) {
                 dense_ok = 0;
                 continue;
             }
@@ -666,10 +666,10 @@ static void test_dense_output(void)
           mid_err_yp);
     /* Outside the last step: refused. */
     double y[2];
-    CHECK(ops->dense(mem, t_end + 1.0, y, NULL) == HY_ERR_ARG,
+    CHECK(ops->dense(mem, t_end + 1.0, y, NULL) == HYDAE_ERR_ARG,
           "dense() after t_new should fail");
     /* Both outputs NULL is allowed. */
-    CHECK(ops->dense(mem, t_end, NULL, NULL) == HY_OK, "dense with NULLs");
+    CHECK(ops->dense(mem, t_end, NULL, NULL) == HYDAE_OK, "dense with NULLs");
     ops->destroy(mem);
 }
 
@@ -684,11 +684,11 @@ static void test_h_max(void)
     CHECK(mem != NULL, "create failed");
     if (mem == NULL)
         return;
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HYDAE_OK, "init");
     double t = 0.0, max_h = 0.0, max_t_gap = 0.0;
-    int rc = HY_OK;
+    int rc = HYDAE_OK;
     long n_steps = 0;
-    while (rc == HY_OK && n_steps < STEP_LIMIT) {
+    while (rc == HYDAE_OK && n_steps < STEP_LIMIT) {
         double t_before = t;
         rc = ops->step(mem, 10.0, &t);
         n_steps++;
@@ -703,11 +703,11 @@ static void test_h_max(void)
     CHECK(max_t_gap <= 0.05 * (1.0 + 1e-12), "step of %g > h_max", max_t_gap);
     /* Without h_max the same problem takes steps far above 0.05. */
     hy_options free_opt = default_options(1e-4, 1e-4);
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &free_opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &free_opt) == HYDAE_OK, "init");
     t = 0.0;
-    rc = HY_OK;
+    rc = HYDAE_OK;
     max_h = 0.0;
-    while (rc == HY_OK) {
+    while (rc == HYDAE_OK) {
         rc = ops->step(mem, 10.0, &t);
         hy_stats st;
         ops->get_stats(mem, &st);
@@ -722,11 +722,11 @@ static void test_failing_residuals(void)
     double y0 = 1.0, yp0 = -1.0;
     hy_options opt = default_options(1e-6, 1e-6);
 
-    /* Residual returning -1 from t = 0.5 on: HY_ERR_RES. */
+    /* Residual returning -1 from t = 0.5 on: HYDAE_ERR_RESIDUAL. */
     failing_ctx fatal = {0.5, 0, 0};
     hy_dae dae = {1, failing_res, NULL, &fatal, NULL, NULL, NULL, NULL};
     run_result r = integrate(&dae, 0.0, &y0, &yp0, 1.0, &opt);
-    CHECK(r.rc == HY_ERR_RES, "residual -1: rc %d, want HY_ERR_RES", r.rc);
+    CHECK(r.rc == HYDAE_ERR_RESIDUAL, "residual -1: rc %d, want HYDAE_ERR_RESIDUAL", r.rc);
     CHECK(r.t < 0.5 && r.t > 0.0, "residual -1: stopped at %g", r.t);
     CHECK(fatal.n_failures == 1, "residual -1 called again %d times after "
           "the first -1", fatal.n_failures - 1);
@@ -739,7 +739,7 @@ static void test_failing_residuals(void)
     CHECK(!r.reached, "NaN residual reported reaching t_end");
     /* It is recognised as a residual failure, retried with smaller steps
     ** (more than once) and then reported as such. */
-    CHECK(r.rc == HY_ERR_RES, "persistent NaN: rc %d, want HY_ERR_RES", r.rc);
+    CHECK(r.rc == HYDAE_ERR_RESIDUAL, "persistent NaN: rc %d, want HYDAE_ERR_RESIDUAL", r.rc);
     CHECK(nan_ctx.n_failures > 1, "NaN residual not retried");
 
     /* Same with an analytic-free FD Jacobian hitting the NaN region first:
@@ -781,10 +781,10 @@ static void test_worst_component_and_restarts(void)
     if (mem == NULL)
         return;
     CHECK(ops->worst_component(mem) == -1, "worst_component before any step");
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_OK, "init");
     double t = 0.0;
-    int rc = HY_OK;
-    while (rc == HY_OK)
+    int rc = HYDAE_OK;
+    while (rc == HYDAE_OK)
         rc = ops->step(mem, 2.0, &t);
     CHECK(rc == HY_TSTOP, "worst-component run: rc %d", rc);
     hy_stats first;
@@ -793,27 +793,27 @@ static void test_worst_component_and_restarts(void)
     CHECK(ops->worst_component(mem) == 2, "worst component %d, want 2",
           ops->worst_component(mem));
     double y[3];
-    CHECK(ops->dense(mem, 2.0, y, NULL) == HY_OK, "dense at 2");
+    CHECK(ops->dense(mem, 2.0, y, NULL) == HYDAE_OK, "dense at 2");
     CHECK_NEAR(y[2], sin(60.0), 1e-4, "fast component at t = 2");
 
     /* Restart at t = 2 (as after an event): counters keep growing, the
     ** step history starts again at order 1. */
     double yp_restart[3] = {-0.01 * y[0], 0.0, 30.0 * cos(60.0)};
-    CHECK(ops->init(mem, &dae, 2.0, y, yp_restart, &opt) == HY_OK, "re-init");
+    CHECK(ops->init(mem, &dae, 2.0, y, yp_restart, &opt) == HYDAE_OK, "re-init");
     hy_stats after_init;
     ops->get_stats(mem, &after_init);
     CHECK(after_init.n_steps == first.n_steps, "init reset the step counter");
     rc = ops->step(mem, 3.0, &t);
     hy_stats one_more;
     ops->get_stats(mem, &one_more);
-    CHECK(rc == HY_OK && one_more.n_steps == first.n_steps + 1
+    CHECK(rc == HYDAE_OK && one_more.n_steps == first.n_steps + 1
               && one_more.order_last == 1,
           "first step after re-init: rc %d, steps %ld (want %ld), order %d",
           rc, one_more.n_steps, first.n_steps + 1, one_more.order_last);
-    while (rc == HY_OK)
+    while (rc == HYDAE_OK)
         rc = ops->step(mem, 3.0, &t);
     CHECK(rc == HY_TSTOP && t == 3.0, "after restart: rc %d t %g", rc, t);
-    CHECK(ops->dense(mem, 3.0, y, NULL) == HY_OK, "dense at 3");
+    CHECK(ops->dense(mem, 3.0, y, NULL) == HYDAE_OK, "dense at 3");
     CHECK_NEAR(y[0], exp(-0.03), 1e-5, "slow component at t = 3");
     CHECK_NEAR(y[1], 2.0, 1e-5, "constant component at t = 3");
     CHECK_NEAR(y[2], sin(90.0), 1e-4, "fast component at t = 3");
@@ -831,19 +831,19 @@ static void test_arguments(void)
     hy_dae dahl = {1, dahlquist_res, NULL, &nonstiff, NULL, NULL, NULL, NULL};
     double y0 = 1.0, yp0 = -1.0, t = 0.0;
     hy_options opt = default_options(1e-6, 1e-6);
-    CHECK(ops->step(mem, 1.0, &t) == HY_ERR_ARG, "step before init");
+    CHECK(ops->step(mem, 1.0, &t) == HYDAE_ERR_ARG, "step before init");
     hy_dae wrong_n = dahl;
     wrong_n.n = 2;
-    CHECK(ops->init(mem, &wrong_n, 0.0, &y0, &yp0, &opt) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &wrong_n, 0.0, &y0, &yp0, &opt) == HYDAE_ERR_ARG,
           "init with a different n");
     hy_options bad = opt;
     bad.max_order = -1;
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &bad) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &bad) == HYDAE_ERR_ARG,
           "max_order -1");
     /* An order above 5 (ABAM's 12, say) is capped at BDF's 5. */
     bad = opt;
     bad.max_order = 12;
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &bad) == HY_OK, "max_order 12 not capped");
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &bad) == HYDAE_OK, "max_order 12 not capped");
     double t_cap = 0.0;
     int capped_order_seen = 0;
     while (t_cap < 1.0 && ops->step(mem, 1.0, &t_cap) >= 0) {
@@ -857,13 +857,13 @@ static void test_arguments(void)
     bad = opt;
     bad.atol = 0.0;
     double y_zero = 0.0;
-    CHECK(ops->init(mem, &dahl, 0.0, &y_zero, &yp0, &bad) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &dahl, 0.0, &y_zero, &yp0, &bad) == HYDAE_ERR_ARG,
           "zero weight (atol 0, y 0)");
     /* max_order 1 is honoured. */
     opt.max_order = 1;
-    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HY_OK, "init");
-    int rc = HY_OK, max_order_seen = 0;
-    while (rc == HY_OK) {
+    CHECK(ops->init(mem, &dahl, 0.0, &y0, &yp0, &opt) == HYDAE_OK, "init");
+    int rc = HYDAE_OK, max_order_seen = 0;
+    while (rc == HYDAE_OK) {
         rc = ops->step(mem, 1.0, &t);
         hy_stats st;
         ops->get_stats(mem, &st);
@@ -873,7 +873,7 @@ static void test_arguments(void)
     CHECK(rc == HY_TSTOP && max_order_seen == 1,
           "max_order 1: rc %d, order reached %d", rc, max_order_seen);
     double y;
-    CHECK(ops->dense(mem, 1.0, &y, NULL) == HY_OK, "dense");
+    CHECK(ops->dense(mem, 1.0, &y, NULL) == HYDAE_OK, "dense");
     /* BDF1 keeps each local error near rtol over ~700 steps: global error
     ** about 2e-4 at rtol 1e-6 (first order: no tolerance proportionality).
     */

@@ -126,7 +126,7 @@ static void test_lands_on_t_stop(void)
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, -1.0 };
     hy_options opt = fixed_step(0.01);
-    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "init");
+    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_OK, "init");
     const double stops[] = { 1e-3, 1.0 / 3.0, 0.7, 0.7 + 1e-15, 2.0 };
     oc_step_through_stops(&hy_rk4, mem, stops, sizeof stops / sizeof stops[0],
                           1e-8);
@@ -141,22 +141,22 @@ static void test_init_refusals(void)
     double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, -1.0 };
     hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
     hy_options opt = fixed_step(0.0);
-    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "h_max = 0 must be refused");
     opt = fixed_step(INFINITY);
-    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "h_max = inf must be refused");
     opt = fixed_step(-0.1);
-    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "h_max < 0 must be refused");
     opt = fixed_step(0.1);
     hy_dae no_rhs = { .n = 2, .ctx = &ctx };
-    CHECK(hy_rk4.init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(hy_rk4.init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "a DAE without rhs must be refused");
     double t_new;
-    CHECK(hy_rk4.step(mem, 1.0, &t_new) == HY_ERR_ARG,
+    CHECK(hy_rk4.step(mem, 1.0, &t_new) == HYDAE_ERR_ARG,
           "step() after a refused init must fail");
-    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "valid init");
+    CHECK(hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_OK, "valid init");
     CHECK(hy_rk4.fixed_step == 1 && hy_rk4.needs_rhs == 1,
           "RK4 is fixed-step and needs rhs");
     hy_rk4.destroy(mem);
@@ -167,7 +167,7 @@ static void test_restart(void)
 {
     hy_options opt = fixed_step(0.01);
     oc_restart_run r = oc_run_with_restart(&hy_rk4, &opt, 1.0, 2.0);
-    CHECK(r.code_reinit == HY_OK, "re-init");
+    CHECK(r.code_reinit == HYDAE_OK, "re-init");
     CHECK(r.code_second == HY_TSTOP && r.t_second == 2.0,
           "second part: code %d", r.code_second);
     /* Global error of RK4 with h = 0.01 over [0, 2]: about 1e-10. */
@@ -186,7 +186,7 @@ static void test_restart(void)
 }
 
 /* A fixed step cannot be retried smaller: f giving NaN ends the step with
-** HY_ERR_RES, leaving t and the dense output at the last accepted step. */
+** HYDAE_ERR_RESIDUAL, leaving t and the dense output at the last accepted step. */
 static void test_failures_of_f(void)
 {
     void *mem = hy_rk4.create(2);
@@ -198,27 +198,27 @@ static void test_failures_of_f(void)
     double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, -1.0 };
     hy_options opt = fixed_step(0.1);
     hy_rk4.init(mem, &dae, 0.0, y0, yp0, &opt);
-    int code = HY_OK;
+    int code = HYDAE_OK;
     double t = 0.0, t_accepted = 0.0;
-    while (code == HY_OK) {
+    while (code == HYDAE_OK) {
         code = hy_rk4.step(mem, 1.0, &t);
         if (code >= 0)
             t_accepted = t;
     }
-    CHECK(code == HY_ERR_RES, "NaN from f: code %d", code);
+    CHECK(code == HYDAE_ERR_RESIDUAL, "NaN from f: code %d", code);
     CHECK(t_accepted <= 0.55 && fabs(t_accepted - 0.5) < 1e-12,
           "last accepted step ends at %.17g, expected 0.5", t_accepted);
     CHECK(t == t_accepted, "the failed step reports t %.17g", t);
     CHECK(hy_rk4.worst_component(mem) == 0, "worst component %d",
           hy_rk4.worst_component(mem));
     double y[2];
-    CHECK(hy_rk4.dense(mem, t_accepted, y, NULL) == HY_OK
+    CHECK(hy_rk4.dense(mem, t_accepted, y, NULL) == HYDAE_OK
               && fabs(y[0] - cos(0.5)) < 1e-6,
           "dense output of the last accepted step survives the failure");
     hy_rk4.destroy(mem);
 
     ns_run run = oc_run_failing_f(&hy_rk4, &opt, 0.25, 1, 1000);
-    CHECK(run.status == HY_ERR_RES && run.t_reached <= 0.25,
+    CHECK(run.status == HYDAE_ERR_RESIDUAL && run.t_reached <= 0.25,
           "f failing recoverably: status %d at %.17g", run.status,
           run.t_reached);
 }

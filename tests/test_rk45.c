@@ -34,8 +34,8 @@ static double one_step_dense_error(double h, double *err_end)
     opt.h0 = h;
     opt.h_max = h;
     double t_new = 0.0, worst = 0.0;
-    if (hy_rk45.init(mem, &dae, 0.0, &y0, &yp0, &opt) != HY_OK
-        || hy_rk45.step(mem, 10.0, &t_new) != HY_OK) {
+    if (hy_rk45.init(mem, &dae, 0.0, &y0, &yp0, &opt) != HYDAE_OK
+        || hy_rk45.step(mem, 10.0, &t_new) != HYDAE_OK) {
         hy_rk45.destroy(mem);
         return NAN;
     }

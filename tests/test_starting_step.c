@@ -162,7 +162,7 @@ static void first_step_capped(const char *name)
         memset(&opt, 0, sizeof opt);
         opt.rtol = opt.atol = 0.1;
         opt.h0_max = capped ? 1e-5 : 0.0;
-        CHECK(ops->init(mem, &dae, 0.0, &y0, &yp0, &opt) == HY_OK, "%s: init", name);
+        CHECK(ops->init(mem, &dae, 0.0, &y0, &yp0, &opt) == HYDAE_OK, "%s: init", name);
         t = 0.0;
         CHECK(ops->step(mem, 10.0, &t) >= 0, "%s: first step", name);
         hy_stats st;

@@ -179,7 +179,7 @@ static run_result run(const hy_dae *dae, const double *y0, double t0,
     r.status = ops->init(mem, dae, t0, y0, yp0, opt);
     r.t = t0;
     long n = 0;
-    while (r.status == HY_OK && n++ < STEP_LIMIT) {
+    while (r.status == HYDAE_OK && n++ < STEP_LIMIT) {
         r.status = ops->step(mem, t_end, &r.t);
         if (r.t > t_end)
             r.passed_stop = 1;
@@ -316,13 +316,13 @@ static void test_tstop(void)
     hy_options opt = default_options(1e-7, 1e-9);
     void *mem = ops->create(2);
     double yp0[2] = {0.0, -4.0};
-    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HY_OK, "init");
+    CHECK(ops->init(mem, &dae, 0.0, y0, yp0, &opt) == HYDAE_OK, "init");
     double stops[3] = {0.1 * 3.141592653589793, 1.0 / 3.0 + 1.0, 2.718281828459045};
     double t = 0.0;
     for (int s = 0; s < 3; s++) {
-        int status = HY_OK, passed = 0;
+        int status = HYDAE_OK, passed = 0;
         long n = 0;
-        while (status == HY_OK && n++ < STEP_LIMIT) {
+        while (status == HYDAE_OK && n++ < STEP_LIMIT) {
             status = ops->step(mem, stops[s], &t);
             if (t > stops[s])
                 passed = 1;
@@ -340,7 +340,7 @@ static void test_tstop(void)
               y[1], yex[0], yex[1]);
     }
     /* t_stop below t is an argument error. */
-    CHECK(ops->step(mem, 1.0, &t) == HY_ERR_ARG, "%s: t_stop < t accepted",
+    CHECK(ops->step(mem, 1.0, &t) == HYDAE_ERR_ARG, "%s: t_stop < t accepted",
           ops->name);
     ops->destroy(mem);
 }
@@ -362,15 +362,15 @@ static void test_dense(void)
         double yp0[2] = {0.0, -4.0};
         ops->init(mem, &dae, 0.0, y0, yp0, &opt);
         double t = 0.0, t_prev = 0.0, worst_yp = 0.0;
-        int status = HY_OK;
+        int status = HYDAE_OK;
         long n = 0;
         int dense_status_ok = 1;
-        while (status == HY_OK && n++ < STEP_LIMIT) {
+        while (status == HYDAE_OK && n++ < STEP_LIMIT) {
             status = ops->step(mem, 5.0, &t);
             for (int p = 1; p <= 3; p++) {
                 double tp = t_prev + 0.25 * p * (t - t_prev);
                 double y[2], yp[2], yex[2], ypex[2];
-                if (ops->dense(mem, tp, y, yp) != HY_OK)
+                if (ops->dense(mem, tp, y, yp) != HYDAE_OK)
                     dense_status_ok = 0;
                 osc_exact(tp, yex, ypex);
                 for (int i = 0; i < 2; i++) {
@@ -384,7 +384,7 @@ static void test_dense(void)
               ops->name);
         /* Outside the last step: argument error. */
         double y[2];
-        CHECK(ops->dense(mem, t + 0.5, y, NULL) == HY_ERR_ARG,
+        CHECK(ops->dense(mem, t + 0.5, y, NULL) == HYDAE_ERR_ARG,
               "%s dense beyond t accepted", ops->name);
         /* The oscillator does not damp errors: the global error grows to
         ** a few hundred rtol on [0, 5] (rtol = atol); the interpolant adds
@@ -411,10 +411,10 @@ static void test_restart(void)
     double y = 1.0, yp = -1.0, t = 0.0;
     hy_stats s1, s2;
     for (int leg = 0; leg < 3; leg++) {
-        CHECK(ops->init(mem, &dae, t, &y, &yp, &opt) == HY_OK, "init %d", leg);
-        int status = HY_OK;
+        CHECK(ops->init(mem, &dae, t, &y, &yp, &opt) == HYDAE_OK, "init %d", leg);
+        int status = HYDAE_OK;
         long n = 0;
-        while (status == HY_OK && n++ < STEP_LIMIT)
+        while (status == HYDAE_OK && n++ < STEP_LIMIT)
             status = ops->step(mem, t + 1.0 >= 3.0 ? 3.0 : leg + 1.0, &t);
         CHECK(status == HY_TSTOP, "%s restart leg %d: %d", ops->name, leg,
               status);
@@ -439,7 +439,7 @@ static void test_restart(void)
 
 /* Options: h_max bounds every step, max_order bounds the order (and a
 ** large value is capped at the method's), h0 is the first step, h_min
-** too large for the stiff transient stops with HY_ERR_HMIN, per-component
+** too large for the stiff transient stops with HYDAE_ERR_HMIN, per-component
 ** tolerances equal to the scalars give the same run. */
 static void test_options(void)
 {
@@ -487,7 +487,7 @@ static void test_options(void)
         int status = ops->step(mem, 5.0, &t);
         hy_stats s;
         ops->get_stats(mem, &s);
-        CHECK(status == HY_OK && s.h_last == 1e-9 && t == 1e-9,
+        CHECK(status == HYDAE_OK && s.h_last == 1e-9 && t == 1e-9,
               "%s h0: status %d, first step %g", ops->name, status, s.h_last);
         ops->destroy(mem);
     }
@@ -496,7 +496,7 @@ static void test_options(void)
     opt = default_options(1e-8, 1e-10);
     opt.h_min = 0.01;
     run_result hmin = run(&dae, y0, 0.0, 5.0, &opt);
-    CHECK(hmin.status == HY_ERR_HMIN, "%s h_min: status %d at t %g",
+    CHECK(hmin.status == HYDAE_ERR_HMIN, "%s h_min: status %d at t %g",
           ops->name, hmin.status, hmin.t);
 
     /* Vectors equal to the scalars: the very same steps. */
@@ -532,11 +532,11 @@ static void test_failures(void)
     void *mem = ops->create(2);
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
     double t = 0.0;
-    int status = HY_OK;
+    int status = HYDAE_OK;
     long n = 0;
-    while (status == HY_OK && n++ < STEP_LIMIT)
+    while (status == HYDAE_OK && n++ < STEP_LIMIT)
         status = ops->step(mem, 2.0, &t);
-    CHECK(status == HY_ERR_RES, "%s NaN: status %d", ops->name, status);
+    CHECK(status == HYDAE_ERR_RESIDUAL, "%s NaN: status %d", ops->name, status);
     CHECK(t <= 0.5, "%s NaN: reached t = %g past 0.5", ops->name, t);
     CHECK(ops->worst_component(mem) == 1, "%s NaN: worst component %d",
           ops->name, ops->worst_component(mem));
@@ -547,23 +547,23 @@ static void test_failures(void)
     c.fail_fatal = 1;
     mem = ops->create(2);
     ops->init(mem, &dae, 0.0, y0, yp0, &opt);
-    CHECK(ops->step(mem, 2.0, &t) == HY_ERR_RES, "%s: f < 0 not reported",
+    CHECK(ops->step(mem, 2.0, &t) == HYDAE_ERR_RESIDUAL, "%s: f < 0 not reported",
           ops->name);
     ops->destroy(mem);
 
-    /* No rhs, wrong size, negative tolerance: HY_ERR_ARG. */
+    /* No rhs, wrong size, negative tolerance: HYDAE_ERR_ARG. */
     mem = ops->create(2);
     hy_dae no_rhs = make_dae(2, NULL, stiff2_res, NULL, NULL);
-    CHECK(ops->init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &no_rhs, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "%s: init without rhs accepted", ops->name);
     hy_dae wrong_n = make_dae(1, stiff2_rhs, stiff2_res, NULL, NULL);
-    CHECK(ops->init(mem, &wrong_n, 0.0, y0, yp0, &opt) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &wrong_n, 0.0, y0, yp0, &opt) == HYDAE_ERR_ARG,
           "%s: init with n = 1 accepted for n = 2", ops->name);
     hy_options bad = default_options(-1e-6, 1e-8);
     hy_dae good = make_dae(2, stiff2_rhs, stiff2_res, NULL, NULL);
-    CHECK(ops->init(mem, &good, 0.0, y0, yp0, &bad) == HY_ERR_ARG,
+    CHECK(ops->init(mem, &good, 0.0, y0, yp0, &bad) == HYDAE_ERR_ARG,
           "%s: negative rtol accepted", ops->name);
-    CHECK(ops->step(mem, 1.0, &t) == HY_ERR_ARG,
+    CHECK(ops->step(mem, 1.0, &t) == HYDAE_ERR_ARG,
           "%s: step after failed init accepted", ops->name);
     ops->destroy(mem);
     CHECK(ops->needs_rhs == 1 && ops->fixed_step == 0, "%s capabilities",

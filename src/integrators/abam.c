@@ -32,7 +32,7 @@
 ** eps; here eps = 1); the starting step is HNW's (SG's own is 0.25
 ** sqrt(eps/||y'||)); the compensated summation is always on (SG switch
 ** it on only near the roundoff limit); the tolerance is never raised
-** (SG's "crash" return): a step below roundoff fails with HY_ERR_HMIN;
+** (SG's "crash" return): a step below roundoff fails with HYDAE_ERR_HMIN;
 ** steps are bounded by h_max and h_min, and end exactly on t_stop (the
 ** step is shortened, as SG's DE does when it may not pass TOUT); a
 ** failure of f (a return > 0 or a value that is not finite) rejects the
@@ -259,7 +259,7 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 {
     abam_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
@@ -267,7 +267,7 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
         || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0)
         || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->weight) != 0)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
@@ -299,7 +299,7 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* Error estimates of one attempt ([SG], STEP block 2). */
@@ -457,14 +457,14 @@ static int abam_step(void *mem, double t_stop, double *t_new)
 {
     abam_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
         if (hy_eval_rhs(&d->dae, &d->head, d->t, d->y, PHI(d, 1)) != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         d->have_f = 1;
     }
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
@@ -485,7 +485,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         double h = d->h_user;
         if (h == 0.0) {
             if (initial_step(d, t_stop, &h) == HY_EVAL_RES_FATAL)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             h = fmin(h, d->h0_max);
         }
         d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
@@ -509,7 +509,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         double h_step = t_try - d->t;
         double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
         if (!lands && (h_step < h_floor || t_try == d->t))
-            return HY_ERR_HMIN;
+            return HYDAE_ERR_HMIN;
         /* ns: steps taken with this h, counting this one, at most
         ** k_old + 1 ([SG] block 1). */
         if (h_nominal != d->h_old)
@@ -532,11 +532,11 @@ static int abam_step(void *mem, double t_stop, double *t_new)
             if (status == HY_EVAL_OK) {
                 accept_step(d, k, h_nominal, h_step, t_try, &est);
                 *t_new = t_try;
-                return lands ? HY_TSTOP : HY_OK;
+                return lands ? HY_TSTOP : HYDAE_OK;
             }
         }
         if (status == HY_EVAL_RES_FATAL)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         d->head.stats.n_err_fails++;
         d->phase1 = 0;
         d->n_const = 0;
@@ -545,7 +545,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
             d->h = ABAM_RHS_FAIL_FACTOR * h_nominal;
             if (n_rhs_fails >= ABAM_MAX_RHS_FAILS || d->h < h_floor
                 || d->t + d->h == d->t)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             continue;
         }
         /* Error test failure ([SG] block 3): halve h; from the third
@@ -561,9 +561,9 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         d->h = factor * h_nominal;
         d->order = k_retry;
         if (d->h < h_floor || d->t + d->h == d->t)
-            return HY_ERR_HMIN;
+            return HYDAE_ERR_HMIN;
         if (n_fails >= ABAM_MAX_ERR_FAILS)
-            return HY_ERR_ERRTEST;
+            return HYDAE_ERR_ERRTEST;
     }
 }
 
@@ -577,7 +577,7 @@ static int abam_dense(void *mem, double t, double *y, double *yp)
 {
     abam_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
         if (y)
@@ -585,7 +585,7 @@ static int abam_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             memcpy(yp, d->have_f ? PHI(d, 1) : d->yp_init,
                    (size_t)n * sizeof(double));
-        return HY_OK;
+        return HYDAE_OK;
     }
     int n_terms = d->order_old + 1;
     double h = d->psi[1];
@@ -626,7 +626,7 @@ static int abam_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             yp[l] = deriv;
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_abam = {

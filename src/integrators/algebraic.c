@@ -36,8 +36,8 @@
 **         Differential Equations I", 2nd ed., Springer 1993.
 **
 ** Failures: Newton not converging even with a fresh J after h is cut to
-** the roundoff floor (HY_ERR_CONV), a singular J (HY_ERR_SINGULAR), F or
-** J failing (HY_ERR_RES, HY_ERR_JAC).
+** the roundoff floor (HYDAE_ERR_CONV), a singular J (HYDAE_ERR_SINGULAR), F or
+** J failing (HYDAE_ERR_RESIDUAL, HYDAE_ERR_JACOBIAN).
 */
 #include "integrators/common.h"
 
@@ -290,14 +290,14 @@ static int alg_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 {
     alg_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL || yp0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->res == NULL || !isfinite(t0) || !(opt->h0_max >= 0.0)
         || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
         || hy_copy_tolerances(n, opt, 0, d->rtol, d->atol) != 0 || !hy_all_finite(n, y0)
         || !hy_all_finite(n, yp0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 0);
     if (ls_status != 0)
@@ -319,11 +319,11 @@ static int alg_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     ** to the rounding of F, and get y' (initialisation leaves it 0). */
     int status = solve_at(d, t0, d->y, d->yp, 0.0);
     if (status != HY_EVAL_OK)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     memcpy(d->y_prev, d->y, (size_t)n * sizeof(double));
     memcpy(d->yp_prev, d->yp, (size_t)n * sizeof(double));
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* The first sampling step ([HNW] II.4, step b), capped. */
@@ -363,10 +363,10 @@ static int alg_step(void *mem, double t_stop, double *t_new)
 {
     alg_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         d->t = t_stop;
@@ -419,7 +419,7 @@ static int alg_step(void *mem, double t_stop, double *t_new)
         d->head.stats.n_steps++;
         d->head.stats.h_last = h_taken;
         *t_new = d->t;
-        return lands ? HY_TSTOP : HY_OK;
+        return lands ? HY_TSTOP : HYDAE_OK;
     }
 }
 
@@ -428,7 +428,7 @@ static int alg_dense(void *mem, double t, double *y, double *yp)
 {
     alg_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     const double *y_end = NULL, *yp_end = NULL;
     if (t == d->t || d->n_steps_since_init == 0) {
@@ -443,7 +443,7 @@ static int alg_dense(void *mem, double t, double *y, double *yp)
             memcpy(y, y_end, (size_t)n * sizeof(double));
         if (yp)
             memcpy(yp, yp_end, (size_t)n * sizeof(double));
-        return HY_OK;
+        return HYDAE_OK;
     }
     double *y_at = d->y_new, *yp_at = d->yp_new;
     hermite(n, d->t_prev, d->y_prev, d->yp_prev, d->t, d->y, d->yp, t, y_at);
@@ -457,7 +457,7 @@ static int alg_dense(void *mem, double t, double *y, double *yp)
         memcpy(y, y_at, (size_t)n * sizeof(double));
     if (yp)
         memcpy(yp, yp_at, (size_t)n * sizeof(double));
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_algebraic = {

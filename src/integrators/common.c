@@ -188,14 +188,14 @@ int hy_eval_error(int status, int too_small)
     switch (status) {
     case HY_EVAL_RES_FAIL:
     case HY_EVAL_RES_FATAL:
-        return HY_ERR_RES;
+        return HYDAE_ERR_RESIDUAL;
     case HY_EVAL_JAC_FAIL:
     case HY_EVAL_JAC_FATAL:
-        return HY_ERR_JAC;
+        return HYDAE_ERR_JACOBIAN;
     case HY_EVAL_SINGULAR:
-        return HY_ERR_SINGULAR;
+        return HYDAE_ERR_SINGULAR;
     default:
-        return too_small ? HY_ERR_HMIN : HY_ERR_CONV;
+        return too_small ? HYDAE_ERR_HMIN : HYDAE_ERR_CONV;
     }
 }
 

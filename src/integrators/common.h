@@ -105,8 +105,8 @@ int hy_ode_initial_step(const hy_dae *dae, hy_mem_head *head, double t0,
                         double *h_out);
 
 /* What step() returns when a corrector failure with status (not
-** HY_EVAL_OK) ends the step: HY_ERR_RES for f or F, HY_ERR_JAC for the
-** Jacobian, HY_ERR_SINGULAR, else HY_ERR_HMIN if too_small, HY_ERR_CONV. */
+** HY_EVAL_OK) ends the step: HYDAE_ERR_RESIDUAL for f or F, HYDAE_ERR_JACOBIAN for the
+** Jacobian, HYDAE_ERR_SINGULAR, else HYDAE_ERR_HMIN if too_small, HYDAE_ERR_CONV. */
 int hy_eval_error(int status, int too_small);
 
 /* The descriptor's get_stats and worst_component for a memory whose first

@@ -600,14 +600,14 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
 {
     dstiff_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL || yp0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->res == NULL || !isfinite(t0) || opt->max_order < 0
         || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
         || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
         || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     for (int i = 0; i < n; i++) {
         int suppressed = opt->suppress_alg && dae->is_algebraic != NULL
                          && dae->is_algebraic[i];
@@ -622,7 +622,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     for (int i = 0; i < n; i++) {
         int index = opt->var_index != NULL ? opt->var_index[i] : 1;
         if (index > 3)
-            return HY_ERR_ARG;
+            return HYDAE_ERR_ARG;
         d->var_index[i] = (unsigned char)(index < 1 ? 1 : index);
         d->has_index |= index > 1;
     }
@@ -632,7 +632,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     if (opt->corrector_maxit < 0 || opt->corrector_minit < 0 || !(opt->constr_tol >= 0.0)
         || opt->jacob_eval < 0 || opt->jacob_init < 0 || opt->eval_expiry < 0
         || !(opt->h0_max >= 0.0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->h0_max = opt->h0_max;
     d->max_newton_iters = opt->corrector_maxit > 0 ? opt->corrector_maxit
                                                    : DSTIFF_MAX_NEWTON_ITERS;
@@ -650,7 +650,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->max_order = opt->max_order > 0 && opt->max_order < DSTIFF_MAX_ORDER ? opt->max_order
                                                                            : DSTIFF_MAX_ORDER;
     if (set_weights(d, y0, yp0, t0, 0) != 0)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
 
     /* Step history: order 1, nothing accepted yet ([BCP] 5.2.3). */
     d->t = t0;
@@ -676,7 +676,7 @@ static int dstiff_init(void *mem, const hy_dae *dae, double t0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* Weighted RMS norm of v over the components that take part in the local
@@ -1013,10 +1013,10 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
 {
     dstiff_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps would carry no information). */
@@ -1054,7 +1054,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
                 accept_step(d, &est, t_try);
                 set_weights(d, d->y, d->yp, d->t, 1);
                 *t_new = d->t;
-                return lands ? HY_TSTOP : HY_OK;
+                return lands ? HY_TSTOP : HYDAE_OK;
             }
             /* Error test failure ([BCP] 5.2.3): first r = 0.9 (2 est +
             ** 1e-4)^(-1/(k+1)) in [0.25, 0.9] at order knew; second
@@ -1078,9 +1078,9 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
                 d->h *= DSTIFF_FAIL_FACTOR;
             }
             if (d->h < h_floor || d->t + d->h == d->t)
-                return n_err_fails >= 3 ? HY_ERR_ERRTEST : HY_ERR_HMIN;
+                return n_err_fails >= 3 ? HYDAE_ERR_ERRTEST : HYDAE_ERR_HMIN;
             if (n_err_fails >= DSTIFF_MAX_ERR_FAILS)
-                return HY_ERR_ERRTEST;
+                return HYDAE_ERR_ERRTEST;
             continue;
         }
         /* Corrector failure ([BCP] 5.2.2): restore, then h *= 0.25. */
@@ -1094,7 +1094,7 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         if (status == HY_EVAL_SINGULAR) {
             n_singular_fails++;
             if (n_singular_fails >= DSTIFF_MAX_SINGULAR_FAILS || too_small)
-                return HY_ERR_SINGULAR;
+                return HYDAE_ERR_SINGULAR;
             continue;
         }
         n_conv_fails++;
@@ -1111,14 +1111,14 @@ static int dstiff_dense(void *mem, double t, double *y, double *yp)
 {
     dstiff_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (d->n_steps_since_init == 0) {
         if (y)
             memcpy(y, PHI(d, 0), (size_t)n * sizeof(double));
         if (yp)
             memcpy(yp, d->yp_init, (size_t)n * sizeof(double));
-        return HY_OK;
+        return HYDAE_OK;
     }
     double s = t - d->t;
     double coef_y = 1.0, coef_yp = 0.0;
@@ -1139,7 +1139,7 @@ static int dstiff_dense(void *mem, double t, double *y, double *yp)
             for (int i = 0; i < n; i++)
                 yp[i] += coef_yp * phi_j[i];
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_dstiff = {

@@ -9,6 +9,8 @@
 #ifndef HY_INTEGRATOR_H
 #define HY_INTEGRATOR_H
 
+#include "hydae.h"
+
 #include <stddef.h>
 
 /* Result of a call into the problem's functions: 0 success, > 0 recoverable
@@ -110,19 +112,9 @@ typedef struct hy_stats {
     int order_last;         /* order of the last step */
 } hy_stats;
 
-/* Return codes of init()/step(). */
-enum {
-    HY_OK = 0,
-    HY_TSTOP = 1,           /* the step landed exactly on t_stop */
-    HY_ERR_NOMEM = -1,
-    HY_ERR_ARG = -2,
-    HY_ERR_RES = -3,        /* residual returned < 0, or kept returning > 0 */
-    HY_ERR_CONV = -4,       /* repeated corrector convergence failure */
-    HY_ERR_ERRTEST = -5,    /* repeated error test failure */
-    HY_ERR_HMIN = -6,       /* step size fell below h_min or roundoff level */
-    HY_ERR_SINGULAR = -7,   /* iteration matrix singular, repeatedly */
-    HY_ERR_JAC = -8         /* Jacobian function failed */
-};
+/* init()/step() return 0, HY_TSTOP, or a negative hydae_status: the
+** integrators and the simulator share one vocabulary (hydae.h). */
+enum { HY_TSTOP = 1 /* the step landed exactly on t_stop */ };
 
 typedef struct hy_integrator_ops {
     const char *name;

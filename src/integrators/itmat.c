@@ -32,9 +32,9 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
     hy_ls_kind chosen;
     char why[256];
     if (hy_linsol_choose((hy_ls_kind)kind, n, pattern, &chosen, why, sizeof why))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     if (chosen != HY_LS_DENSE && !dae->jac_matrix && dae->jac)
-        return HY_ERR_ARG; /* a dense-only analytic Jacobian */
+        return HYDAE_ERR_ARG; /* a dense-only analytic Jacobian */
     if (m->ls && m->n == n && m->pattern == pattern && m->kind == chosen
         && (m->jac.values != NULL) == (keeps_jac != 0))
         return 0;
@@ -56,7 +56,7 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
     return 0;
 nomem:
     hy_itmat_free(m);
-    return HY_ERR_NOMEM;
+    return HYDAE_ERR_NOMEM;
 }
 
 /* The analytic Jacobian into a, checked; negate for df/dy = -(J at cj 0). */

@@ -25,8 +25,8 @@ typedef struct hy_itmat {
 
 /* For the problem dae (its n and pattern) and the solver kind (AUTO:
 ** chosen here): kept as it is when nothing changed, else rebuilt. With
-** keeps_jac the ODE methods' df/dy storage too. 0, HY_ERR_NOMEM, or
-** HY_ERR_ARG (a solver that cannot serve this problem: no pattern for
+** keeps_jac the ODE methods' df/dy storage too. 0, HYDAE_ERR_NOMEM, or
+** HYDAE_ERR_ARG (a solver that cannot serve this problem: no pattern for
 ** band or klu, klu not built in, a matrix too large). */
 int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac);
 void hy_itmat_free(hy_itmat *m);

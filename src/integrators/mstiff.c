@@ -510,7 +510,7 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
     mstiff_mem *d = mem;
     (void)yp0;  /* y'(t0) = f(t0, y0) is evaluated by the first step */
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
@@ -518,7 +518,7 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
         || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
         || !hy_all_finite(n, y0)
         || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->ewt) != 0)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
     int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
@@ -552,7 +552,7 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -612,10 +612,10 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
 {
     mstiff_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         d->t = t_stop;
@@ -625,14 +625,14 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
     if (!d->started) {
         int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), d->f);
         if (status != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         double h0 = d->h_user;
         if (h0 == 0.0) {
             status = hy_ode_initial_step(
                 &d->dae, &d->head, d->t, t_stop, d->h_max, ZCOL(d, 0), d->f,
                 d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
             if (status != HY_EVAL_OK)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             h0 = fmin(h0, d->h0_max);
         }
         if (h0 > d->h_max)
@@ -712,7 +712,7 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
                 if (d->h_next < d->h_min)
                     d->h_next = d->h_min;
                 *t_new = d->t;
-                return lands ? HY_TSTOP : HY_OK;
+                return lands ? HY_TSTOP : HYDAE_OK;
             }
             /* Error test failure. */
             memcpy(d->z, d->z_backup, hist_len * sizeof(double));
@@ -720,7 +720,7 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
             d->head.stats.n_err_fails++;
             n_err_fails++;
             if (n_err_fails >= MSTIFF_MAX_ERR_FAILS)
-                return HY_ERR_ERRTEST;
+                return HYDAE_ERR_ERRTEST;
             double eta = 1.0 / (pow(MSTIFF_BIAS_SAME * err, 1.0 / (k + 2))
                                 + MSTIFF_ETA_ADDON);
             eta = fmax(MSTIFF_ETA_MIN, fmin(eta, 0.9));
@@ -732,7 +732,7 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
                     status = hy_eval_rhs(&d->dae, &d->head, d->t,
                                          ZCOL(d, 0), d->f);
                     if (status != HY_EVAL_OK)
-                        return HY_ERR_RES;
+                        return HYDAE_ERR_RESIDUAL;
                     for (int j = 2; j <= k + 1; j++)
                         memset(ZCOL(d, j), 0, (size_t)n * sizeof(double));
                     double *col1 = ZCOL(d, 1);
@@ -745,11 +745,11 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
             h_try = h * eta;
             if (h_try < d->h_min && d->h_min > 0.0) {
                 if (h <= d->h_min * (1.0 + 1e-12))
-                    return HY_ERR_HMIN;
+                    return HYDAE_ERR_HMIN;
                 h_try = d->h_min;
             }
             if (d->t + h_try == d->t || h_try < hy_roundoff_floor(d->t))
-                return HY_ERR_HMIN;
+                return HYDAE_ERR_HMIN;
             continue;
         }
         memcpy(d->z, d->z_backup, hist_len * sizeof(double));
@@ -780,15 +780,15 @@ static int mstiff_dense(void *mem, double t, double *y, double *yp)
 {
     mstiff_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (!d->started) {
         if (y)
             memcpy(y, ZCOL(d, 0), (size_t)n * sizeof(double));
         if (yp && hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), yp)
                       != HY_EVAL_OK)
-            return HY_ERR_RES;
-        return HY_OK;
+            return HYDAE_ERR_RESIDUAL;
+        return HYDAE_OK;
     }
     int deg = d->order + 1;
     double x = (t - d->t) / d->h;
@@ -805,7 +805,7 @@ static int mstiff_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             yp[i] = slope / d->h;
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_mstiff = {

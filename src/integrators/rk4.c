@@ -16,7 +16,7 @@
 ** is the Hermite end slope and the first stage of the next step, so a
 ** step costs 4 evaluations. A fixed step cannot be retried smaller: a
 ** failure of f (a return != 0 or a value that is not finite) ends step()
-** with HY_ERR_RES and leaves the solution at the last accepted point.
+** with HYDAE_ERR_RESIDUAL and leaves the solution at the last accepted point.
 */
 #include "integrators/common.h"
 #include "core/core.h"
@@ -106,16 +106,16 @@ static int rk4_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 {
     rk4_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->rhs == NULL || !isfinite(t0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     if (!(opt->h_max > 0.0) || !isfinite(opt->h_max) || !(opt->h_min >= 0.0)
         || opt->h_min > opt->h_max)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     if (!hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     d->h_fixed = opt->h_max;
     d->t = t0;
@@ -135,7 +135,7 @@ static int rk4_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 static void swap_vectors(double **a, double **b)
@@ -149,14 +149,14 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
 {
     rk4_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
         if (hy_eval_rhs(&d->dae, &d->head, d->t, d->y, d->f) != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         d->have_f = 1;
     }
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
@@ -184,7 +184,7 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
         t_try = nextafter(t_try, d->t);
     double h = t_try - d->t;
     if (!(h > 0.0))
-        return HY_ERR_HMIN;
+        return HYDAE_ERR_HMIN;
 
     /* k1 = f; k_s = f(t + c_s h, y + h a_{s,s-1} k_{s-1}), s = 2..4. */
     const double *k_prev = d->f;
@@ -194,7 +194,7 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
         double t_stage = rk4_c[s] == 1.0 ? t_try : d->t + rk4_c[s] * h;
         if (hy_eval_rhs(&d->dae, &d->head, t_stage, d->y_stage, d->k[s - 1])
             != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         k_prev = d->k[s - 1];
     }
     /* sum_s b_s k_s as k_1 + sum_{s>1} b_s (k_s - k_1) (sum_s b_s = 1):
@@ -209,10 +209,10 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     for (int i = 0; i < n; i++)
         if (!isfinite(d->y_new[i])) {
             d->head.worst = i;
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         }
     if (hy_eval_rhs(&d->dae, &d->head, t_try, d->y_new, d->f_new) != HY_EVAL_OK)
-        return HY_ERR_RES;
+        return HYDAE_ERR_RESIDUAL;
 
     /* Accept: (y, f) become the previous point, (y_new, f_new) the
     ** current one. */
@@ -234,7 +234,7 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     d->head.stats.h_last = h;
     d->head.stats.order_last = RK4_ORDER;
     *t_new = t_try;
-    return lands ? HY_TSTOP : HY_OK;
+    return lands ? HY_TSTOP : HYDAE_OK;
 }
 
 /* Cubic Hermite interpolation on [t_prev, t] ([HNW] II.6): with
@@ -247,14 +247,14 @@ static int rk4_dense(void *mem, double t, double *y, double *yp)
 {
     rk4_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
         if (y)
             memcpy(y, d->y, (size_t)n * sizeof(double));
         if (yp)
             memcpy(yp, d->have_f ? d->f : d->yp_init, (size_t)n * sizeof(double));
-        return HY_OK;
+        return HYDAE_OK;
     }
     double h = d->t - d->t_prev;
     double theta = (t - d->t_prev) / h;
@@ -275,7 +275,7 @@ static int rk4_dense(void *mem, double t, double *y, double *yp)
             yp[i] = h01_d * (d->y[i] - d->y_prev[i]) / h
                     + h10_d * d->f_prev[i] + h11_d * d->f[i];
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_rk4 = {

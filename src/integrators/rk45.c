@@ -252,7 +252,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 {
     rk45_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     /* rtol_i = atol_i = 0 is refused here (a zero scale sc_i); max_order
@@ -261,7 +261,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
         || hy_copy_tolerances(n, opt, 0, d->rtol, d->atol) != 0
         || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
@@ -283,7 +283,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
@@ -346,16 +346,16 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
 {
     rk45_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (!d->have_f) {
         int status = hy_eval_rhs(&d->dae, &d->head, d->t, d->y,
                                  d->banks[d->cur].k[RK45_N_STAGES - 1]);
         if (status != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         d->have_f = 1;
     }
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
@@ -379,7 +379,7 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
             int status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
                                       t_stop, &h);
             if (status == HY_EVAL_RES_FATAL)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             h = fmin(h, d->h0_max);
         }
         d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
@@ -400,12 +400,12 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         double h_step = t_try - d->t;
         double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
         if (!lands && (h_step < h_floor || t_try == d->t))
-            return HY_ERR_HMIN;
+            return HYDAE_ERR_HMIN;
 
         double err_norm = 0.0;
         int status = attempt(d, h_step, t_try, &err_norm);
         if (status == HY_EVAL_RES_FATAL)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         if (status == HY_EVAL_RES_FAIL) {
             d->head.stats.n_err_fails++;
             n_rhs_fails++;
@@ -413,7 +413,7 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
             d->h = RK45_RHS_FAIL_FACTOR * h_step;
             if (n_rhs_fails >= RK45_MAX_RHS_FAILS || d->h < h_floor
                 || d->t + d->h == d->t)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             continue;
         }
         /* Standard controller ([HNW] (4.13)). */
@@ -442,7 +442,7 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
             d->head.stats.h_last = h_step;
             d->head.stats.order_last = RK45_ORDER;
             *t_new = t_try;
-            return lands ? HY_TSTOP : HY_OK;
+            return lands ? HY_TSTOP : HYDAE_OK;
         }
         /* Error test failure (err_norm > 1 or NaN). */
         d->head.stats.n_err_fails++;
@@ -450,9 +450,9 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         rejected = 1;
         d->h = h_step * (isnan(err_norm) ? RK45_RHS_FAIL_FACTOR : fac);
         if (d->h < h_floor || d->t + d->h == d->t)
-            return HY_ERR_HMIN;
+            return HYDAE_ERR_HMIN;
         if (n_err_fails >= RK45_MAX_ERR_FAILS)
-            return HY_ERR_ERRTEST;
+            return HYDAE_ERR_ERRTEST;
     }
 }
 
@@ -461,7 +461,7 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
 {
     rk45_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     const rk45_bank *acc = &d->banks[d->cur];
     if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
@@ -470,7 +470,7 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             memcpy(yp, d->have_f ? acc->k[RK45_N_STAGES - 1] : d->yp_init,
                    (size_t)n * sizeof(double));
-        return HY_OK;
+        return HYDAE_OK;
     }
     double h = d->t - d->t_prev;
     double theta = (t - d->t_prev) / h;
@@ -506,7 +506,7 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             yp[i] = deriv;
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_rk45 = {

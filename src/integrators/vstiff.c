@@ -431,7 +431,7 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
     vstiff_mem *d = mem;
     (void)yp0;  /* y'(t0) = f(t0, y0) is evaluated by the first step */
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->initialized = 0;
     int n = d->n;
     if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
@@ -439,7 +439,7 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
         || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
         || !hy_all_finite(n, y0)
         || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->ewt) != 0)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     d->dae = *dae;
     d->h_user = opt->h0;
     int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
@@ -475,7 +475,7 @@ static int vstiff_init(void *mem, const hy_dae *dae, double t0,
     d->head.stats.h_last = 0.0;
     d->head.stats.order_last = 0;
     d->initialized = 1;
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -552,10 +552,10 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
 {
     vstiff_mem *d = mem;
     if (d == NULL || t_new == NULL || !d->initialized)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     *t_new = d->t;
     if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
         d->t = t_stop;
@@ -565,14 +565,14 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
     if (!d->started) {
         int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), d->f);
         if (status != HY_EVAL_OK)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         double h0 = d->h_user;
         if (h0 == 0.0) {
             status = hy_ode_initial_step(
                 &d->dae, &d->head, d->t, t_stop, d->h_max, ZCOL(d, 0), d->f,
                 d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
             if (status != HY_EVAL_OK)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
             h0 = fmin(h0, d->h0_max);
         }
         if (h0 > d->h_max)
@@ -656,7 +656,7 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                 if (d->h_next < d->h_min)
                     d->h_next = d->h_min;
                 *t_new = d->t;
-                return lands ? HY_TSTOP : HY_OK;
+                return lands ? HY_TSTOP : HYDAE_OK;
             }
             /* Error test failure. */
             memcpy(d->z, d->z_backup,
@@ -665,7 +665,7 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
             d->head.stats.n_err_fails++;
             n_err_fails++;
             if (n_err_fails >= VSTIFF_MAX_ERR_FAILS)
-                return HY_ERR_ERRTEST;
+                return HYDAE_ERR_ERRTEST;
             double eta = 1.0 / (pow(VSTIFF_BIAS_SAME * err, 1.0 / (q + 1))
                                 + VSTIFF_ETA_ADDON);
             eta = fmax(VSTIFF_ETA_MIN, fmin(eta, 0.9));
@@ -679,7 +679,7 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
                     status = hy_eval_rhs(&d->dae, &d->head, d->t,
                                          ZCOL(d, 0), d->f);
                     if (status != HY_EVAL_OK)
-                        return HY_ERR_RES;
+                        return HYDAE_ERR_RESIDUAL;
                     for (int j = 2; j <= q; j++)
                         memset(ZCOL(d, j), 0, (size_t)n * sizeof(double));
                     double *col1 = ZCOL(d, 1);
@@ -693,11 +693,11 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
             h_try = h * eta;
             if (h_try < d->h_min && d->h_min > 0.0) {
                 if (h <= d->h_min * (1.0 + 1e-12))
-                    return HY_ERR_HMIN;
+                    return HYDAE_ERR_HMIN;
                 h_try = d->h_min;
             }
             if (d->t + h_try == d->t || h_try < hy_roundoff_floor(d->t))
-                return HY_ERR_HMIN;
+                return HYDAE_ERR_HMIN;
             continue;
         }
         /* Corrector failure: restore, reduce h by 0.25. */
@@ -730,7 +730,7 @@ static int vstiff_dense(void *mem, double t, double *y, double *yp)
 {
     vstiff_mem *d = mem;
     if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n = d->n;
     if (!d->started) {
         if (y)
@@ -738,9 +738,9 @@ static int vstiff_dense(void *mem, double t, double *y, double *yp)
         if (yp) {
             int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), yp);
             if (status != HY_EVAL_OK)
-                return HY_ERR_RES;
+                return HYDAE_ERR_RESIDUAL;
         }
-        return HY_OK;
+        return HYDAE_OK;
     }
     int q = d->order;
     double x = (t - d->t) / d->h;
@@ -758,7 +758,7 @@ static int vstiff_dense(void *mem, double t, double *y, double *yp)
         if (yp)
             yp[i] = slope / d->h;
     }
-    return HY_OK;
+    return HYDAE_OK;
 }
 
 const hy_integrator_ops hy_vstiff = {

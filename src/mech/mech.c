@@ -20,7 +20,7 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
         || sys->force == NULL || (sys->n_c > 0 && (sys->constraint == NULL
                                                    || sys->constraint_jac == NULL))
         || (dae_index != 3 && dae_index != 1))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n_q = sys->n_q, n_c = sys->n_c;
     md->sys = sys;
     md->dae_index = dae_index;
@@ -39,7 +39,7 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
     if (!md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
         || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
         mech_dae_free(md);
-        return HY_ERR_NOMEM;
+        return HYDAE_ERR_NOMEM;
     }
     for (int i = 0; i < md->n; i++) {
         md->kind[i] = i < n_q ? MECH_POSITION : i < 2 * n_q ? MECH_VELOCITY : MECH_MULTIPLIER;
@@ -230,7 +230,7 @@ static int factor_kkt(const mech_system *sys, double t, const double *q, kkt_wor
             w->kkt[(size_t)(n_q + i) + (size_t)j * nk] = gij;
             w->kkt[(size_t)j + (size_t)(n_q + i) * nk] = cji;
         }
-    return hy_lu_factor(n_kkt, w->kkt, iwork) != 0 ? HY_ERR_SINGULAR : 0;
+    return hy_lu_factor(n_kkt, w->kkt, iwork) != 0 ? HYDAE_ERR_SINGULAR : 0;
 }
 
 int mech_accelerations(const mech_system *sys, double t, const double *q, const double *u,
@@ -278,7 +278,7 @@ int mech_project(const mech_system *sys, double t, double constr_tol, double *q,
         for (int i = 0; i < n_c; i++)
             worst = fmax(worst, fabs(phi[i]));
         if (!isfinite(worst))
-            return HY_ERR_CONV;
+            return HYDAE_ERR_CONV;
         converged = worst <= constr_tol;
         if (converged || iter == 20)
             break;
@@ -293,14 +293,14 @@ int mech_project(const mech_system *sys, double t, double constr_tol, double *q,
                 ggt[i + (size_t)k * nc] = sum;
             }
         if (hy_lu_factor(n_c, ggt, iwork) != 0)
-            return HY_ERR_SINGULAR;
+            return HYDAE_ERR_SINGULAR;
         hy_lu_solve(n_c, ggt, iwork, phi);
         for (int j = 0; j < n_q; j++)
             for (int i = 0; i < n_c; i++)
                 q[j] -= w.g[i + (size_t)j * nc] * phi[i];
     }
     if (!converged)
-        return HY_ERR_CONV;
+        return HYDAE_ERR_CONV;
     int status = sys->mass(t, q, w.mass, sys->user);
     if (status == 0)
         status = sys->constraint_jac(t, q, w.g, sys->user);
@@ -327,19 +327,19 @@ int mech_consistent_start(mech_dae *md, double t0, const double *q0, const doubl
     const mech_system *sys = md->sys;
     int n_q = sys->n_q, n_c = sys->n_c;
     if (n_c > 0 && sys->accel_rhs == NULL)
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     double *work = hy_malloc(mech_accel_work_len(sys) * sizeof(double));
     int *iwork = hy_malloc((size_t)(n_q + n_c) * sizeof(int));
     int rc = 0;
     if (!work || !iwork) {
-        rc = HY_ERR_NOMEM;
+        rc = HYDAE_ERR_NOMEM;
         goto done;
     }
     memset(y0, 0, (size_t)md->n * sizeof(double));
     memset(yp0, 0, (size_t)md->n * sizeof(double));
     rc = mech_accelerations(sys, t0, q0, u0, work, iwork, yp0 + n_q, y0 + 2 * n_q);
     if (rc != 0) {
-        rc = rc == HY_ERR_SINGULAR ? rc : HY_ERR_RES;
+        rc = rc == HYDAE_ERR_SINGULAR ? rc : HYDAE_ERR_RESIDUAL;
         goto done;
     }
     memcpy(y0, q0, (size_t)n_q * sizeof(double));

@@ -77,7 +77,7 @@ typedef struct mech_dae {
     double max_drift;
 } mech_dae;
 
-/* Set up md for sys and dae_index (3 or 1). 0, HY_ERR_ARG or HY_ERR_NOMEM. */
+/* Set up md for sys and dae_index (3 or 1). 0, HYDAE_ERR_ARG or HYDAE_ERR_NOMEM. */
 int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index);
 void mech_dae_free(mech_dae *md);
 
@@ -102,7 +102,7 @@ void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_r
 ** steps: measured on the pendulum, see docs/mechanics.md). SI1: mu 2,
 ** the rest 1 - mu's Newton update is O(1/h) times the residual's
 ** roundoff, so unscaled the corrector cannot converge at the small first
-** steps of Andrews' mechanism (measured: HY_ERR_CONV at t = 0 for
+** steps of Andrews' mechanism (measured: HYDAE_ERR_CONV at t = 0 for
 ** integr_tol <= 1e-6); scaling lambda by h as well costs the pendulum up
 ** to 1 digit (measured), scaling neither was the first version. Array of
 ** md->n. */
@@ -114,8 +114,8 @@ void mech_var_index(const mech_dae *md, unsigned char *var_index);
 **     [ G  0   ] [ lambda ] = [ gamma ]
 ** (the index-1 form, [BCP] K.E. Brenan, S.L. Campbell, L.R. Petzold, SIAM
 ** 1996, ch. 6 on mechanical systems), q' = u, mu = 0, and lambda' and mu' = 0 (algebraic:
-** they enter only the first predictor). 0, or < 0 (HY_ERR_RES,
-** HY_ERR_NOMEM, HY_ERR_SINGULAR). */
+** they enter only the first predictor). 0, or < 0 (HYDAE_ERR_RESIDUAL,
+** HYDAE_ERR_NOMEM, HYDAE_ERR_SINGULAR). */
 int mech_consistent_start(mech_dae *md, double t0, const double *q0, const double *u0,
                           double *y0, double *yp0);
 
@@ -127,8 +127,8 @@ int mech_consistent_start(mech_dae *md, double t0, const double *q0, const doubl
 **     [ G  0 ] [ nu    ] = [ -Phi_t ]
 ** - the velocity after a perfectly plastic impact on the constraints,
 ** M (u_new - u) = -C nu (the impulse). work: mech_accel_work_len doubles,
-** iwork n_q + n_c ints. 0, a callback's status, HY_ERR_SINGULAR, or
-** HY_ERR_CONV (the positions did not converge; q holds the last iterate). */
+** iwork n_q + n_c ints. 0, a callback's status, HYDAE_ERR_SINGULAR, or
+** HYDAE_ERR_CONV (the positions did not converge; q holds the last iterate). */
 int mech_project(const mech_system *sys, double t, double constr_tol, double *q, double *u,
                  double *work, int *iwork);
 
@@ -141,7 +141,7 @@ double mech_track_drift(mech_dae *md, double t, const double *y);
 **     [ G  0   ] [ lambda ] = [ gamma ]
 ** ([BCP] ch. 6), by LU with partial pivoting. work: mech_accel_work_len
 ** doubles, iwork: n_q + n_c ints. 0, a callback's nonzero status, or
-** HY_ERR_SINGULAR. */
+** HYDAE_ERR_SINGULAR. */
 size_t mech_accel_work_len(const mech_system *sys);
 int mech_accelerations(const mech_system *sys, double t, const double *q, const double *u,
                        double *work, int *iwork, double *up, double *lambda);
@@ -216,13 +216,13 @@ typedef struct mech_ode {
 } mech_ode;
 
 /* Set up mo for sys (which needs accel_rhs when n_c > 0, and n_c < n_q).
-** 0, HY_ERR_ARG or HY_ERR_NOMEM. */
+** 0, HYDAE_ERR_ARG or HYDAE_ERR_NOMEM. */
 int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol);
 void mech_ode_free(mech_ode *mo);
 
 /* Partition at (t, q, u), which must satisfy the position and velocity
-** constraints, and write y = (q_i, u_i) (n = mo->n). 0, HY_ERR_RES or
-** HY_ERR_SINGULAR (Phi_q rank deficient). */
+** constraints, and write y = (q_i, u_i) (n = mo->n). 0, HYDAE_ERR_RESIDUAL or
+** HYDAE_ERR_SINGULAR (Phi_q rank deficient). */
 int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u, double *y);
 
 /* The explicit ODE y' = f(t, y) as a hy_dae: rhs (for VSTIFF, MSTIFF,

@@ -26,7 +26,7 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
         || (sys->n_c > 0 && (sys->constraint == NULL || sys->constraint_jac == NULL
                              || sys->accel_rhs == NULL))
         || !(constr_tol > 0.0) || !isfinite(constr_tol))
-        return HY_ERR_ARG;
+        return HYDAE_ERR_ARG;
     int n_q = sys->n_q, n_c = sys->n_c;
     size_t nq = (size_t)n_q, nc = (size_t)n_c;
     mo->sys = sys;
@@ -59,7 +59,7 @@ int mech_ode_init(mech_ode *mo, const mech_system *sys, double constr_tol)
         || !mo->lambda || !mo->g || !mo->phi || !mo->phi_t || !mo->gd || !mo->rhs_c || !mo->piv_c
         || !mo->accel_work || !mo->accel_iwork || !mo->f_work) {
         mech_ode_free(mo);
-        return HY_ERR_NOMEM;
+        return HYDAE_ERR_NOMEM;
     }
     return 0;
 }
@@ -129,7 +129,7 @@ static int cmp_int(const void *a, const void *b)
 
 /* The partition from Phi_q in mo->g: Gaussian elimination with complete
 ** pivoting (Wehage & Haug 1982); the pivot columns are dependent. 0, or
-** HY_ERR_SINGULAR when a pivot falls to roundoff (rank deficient). */
+** HYDAE_ERR_SINGULAR when a pivot falls to roundoff (rank deficient). */
 static int choose_partition(mech_ode *mo)
 {
     int n_q = mo->sys->n_q, n_c = mo->sys->n_c;
@@ -139,7 +139,7 @@ static int choose_partition(mech_ode *mo)
     if (!a || !col) {
         hy_free(a);
         hy_free(col);
-        return HY_ERR_NOMEM;
+        return HYDAE_ERR_NOMEM;
     }
     memcpy(a, mo->g, nc * (size_t)n_q * sizeof(double));
     for (int j = 0; j < n_q; j++)
@@ -158,7 +158,7 @@ static int choose_partition(mech_ode *mo)
                     pc = j;
                 }
         if (!(best > 100.0 * DBL_EPSILON * big)) {
-            rc = HY_ERR_SINGULAR;
+            rc = HYDAE_ERR_SINGULAR;
             break;
         }
         if (pr != k)
@@ -257,12 +257,12 @@ int mech_ode_partition(mech_ode *mo, double t, const double *q, const double *u,
     size_t nq = (size_t)sys->n_q;
     if (sys->n_c > 0) {
         if (sys->constraint_jac(t, q, mo->g, sys->user) != 0)
-            return HY_ERR_RES;
+            return HYDAE_ERR_RESIDUAL;
         int rc = choose_partition(mo);
         if (rc != 0)
             return rc;
         if (factor_dependent(mo, &mo->pivot_ref) != 0)
-            return HY_ERR_SINGULAR;
+            return HYDAE_ERR_SINGULAR;
         mo->pivot_last = mo->pivot_ref;
     } else {
         for (int k = 0; k < mo->n_i; k++)
@@ -445,7 +445,7 @@ int mech_ode_rhs(double t, const double *y, double *ydot, void *ctx)
     if (status == 0)
         status = mech_accelerations(mo->sys, t, mo->q, mo->u, mo->accel_work,
                                     mo->accel_iwork, mo->up, mo->lambda);
-    if (status == HY_ERR_SINGULAR)
+    if (status == HYDAE_ERR_SINGULAR)
         status = 1; /* let the integrator try a smaller step */
     if (status != 0)
         return status;
@@ -501,17 +501,17 @@ int mech_ode_check_partition(mech_ode *mo, double t, double *y)
     if (status == 0 && mo->pivot_last >= mo->pivot_drop * mo->pivot_ref)
         return 0;
     if (status > 0)
-        return HY_ERR_CONV; /* no q at an accepted point: should not happen */
+        return HYDAE_ERR_CONV; /* no q at an accepted point: should not happen */
     int n_c = sys->n_c;
     int *old_dep = hy_malloc((size_t)n_c * sizeof(int));
     if (old_dep == NULL)
-        return HY_ERR_NOMEM;
+        return HYDAE_ERR_NOMEM;
     memcpy(old_dep, mo->dep, (size_t)n_c * sizeof(int));
     size_t nq = (size_t)sys->n_q;
     double *q = hy_malloc(2 * nq * sizeof(double));
     if (q == NULL) {
         hy_free(old_dep);
-        return HY_ERR_NOMEM;
+        return HYDAE_ERR_NOMEM;
     }
     memcpy(q, mo->q, nq * sizeof(double));
     memcpy(q + nq, mo->u, nq * sizeof(double));

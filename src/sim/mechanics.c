@@ -288,9 +288,9 @@ int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
     int status = mech_project(&b->sys, t, hy_mech_constr_tol(s), q, u, b->work, b->iwork);
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: %s (dae_constr_tol %g)", mode->name,
-                    t, status == HY_ERR_SINGULAR ? "the constraints' Jacobian Phi_q, or the "
+                    t, status == HYDAE_ERR_SINGULAR ? "the constraints' Jacobian Phi_q, or the "
                                                    "system [M C; Phi_q 0], is singular"
-                       : status == HY_ERR_CONV ? "the positions could not be brought onto the "
+                       : status == HYDAE_ERR_CONV ? "the positions could not be brought onto the "
                                                  "constraints Phi = 0 by Newton's method"
                                                : "a mechanics callback failed",
                     hy_mech_constr_tol(s));
@@ -307,7 +307,7 @@ int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no consistent start in the %s form "
                     "(%s)", mode->name, t, form_name(b->form),
-                    status == HY_ERR_SINGULAR ? "[M C; Phi_q 0] or Phi_q is singular"
+                    status == HYDAE_ERR_SINGULAR ? "[M C; Phi_q 0] or Phi_q is singular"
                                               : "a mechanics callback failed");
         return HYDAE_ERR_INIT;
     }
@@ -364,7 +364,7 @@ int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double 
         if (status) {
             hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the accelerations and "
                         "multipliers could not be solved (%s)", b->mode->name, t,
-                        status == HY_ERR_SINGULAR ? "[M C; Phi_q 0] is singular"
+                        status == HYDAE_ERR_SINGULAR ? "[M C; Phi_q 0] is singular"
                                                   : "a mechanics callback failed");
             return HYDAE_ERR_RESIDUAL;
         }

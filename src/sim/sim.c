@@ -909,20 +909,20 @@ static int restart_integrator(hydae_sim *s)
 ** worst variable by name. */
 static int integrator_failure(hydae_sim *s, int code)
 {
-    static const struct { int code; int status; const char *what; } table[] = {
-        { HY_ERR_NOMEM, HYDAE_ERR_NOMEM, "out of memory" },
-        { HY_ERR_RES, HYDAE_ERR_RESIDUAL, "the residual could not be evaluated" },
-        { HY_ERR_CONV, HYDAE_ERR_CONV, "the corrector failed to converge repeatedly" },
-        { HY_ERR_ERRTEST, HYDAE_ERR_ERRTEST, "the local error test failed repeatedly" },
-        { HY_ERR_HMIN, HYDAE_ERR_HMIN, "the step size fell below its minimum" },
-        { HY_ERR_SINGULAR, HYDAE_ERR_SINGULAR, "the iteration matrix is singular" },
-        { HY_ERR_JAC, HYDAE_ERR_RESIDUAL, "the Jacobian function failed" },
+    static const struct { int status; const char *what; } table[] = {
+        { HYDAE_ERR_NOMEM, "out of memory" },
+        { HYDAE_ERR_RESIDUAL, "the residual could not be evaluated" },
+        { HYDAE_ERR_CONV, "the corrector failed to converge repeatedly" },
+        { HYDAE_ERR_ERRTEST, "the local error test failed repeatedly" },
+        { HYDAE_ERR_HMIN, "the step size fell below its minimum" },
+        { HYDAE_ERR_SINGULAR, "the iteration matrix is singular" },
+        { HYDAE_ERR_JACOBIAN, "the Jacobian function failed" },
     };
     int status = HYDAE_ERR_CONV;
     const char *what = "unknown failure";
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].code == code) {
-            status = table[i].status;
+        if (table[i].status == code) {
+            status = code;
             what = table[i].what;
         }
     hy_stats st;
@@ -943,7 +943,7 @@ static int integrator_failure(hydae_sim *s, int code)
             status = HYDAE_ERR_RESIDUAL;
     } else {
         int worst = s->integ_method->worst_component(s->integ);
-        if (worst >= 0 && code == HY_ERR_SINGULAR) {
+        if (worst >= 0 && code == HYDAE_ERR_SINGULAR) {
             const hydae_mode *mode = NULL;
             const char *name = hy_component_name(s, worst, &mode);
             hy_format(detail, sizeof detail, "; no pivot in the column of variable '%s' of "
@@ -1321,7 +1321,7 @@ static int run(hydae_sim *s)
         if (s->n > 0) {
             int code = s->integ_method->step(s->integ, t_stop, &t_new);
             if (code < 0 && s->dt_min > 0.0
-                && (code == HY_ERR_HMIN || code == HY_ERR_CONV || code == HY_ERR_ERRTEST)) {
+                && (code == HYDAE_ERR_HMIN || code == HYDAE_ERR_CONV || code == HYDAE_ERR_ERRTEST)) {
                 status = jump_restart(s, t_stop);
                 if (status)
                     return status;

@@ -65,7 +65,7 @@ static run_result run_ode(const mech_system *sys, const hy_integrator_ops *ops, 
             break;
         ops->dense(mem, t, y, NULL);
         if (mech_ode_track_drift(&mo, t, y) < 0.0) {
-            rc = HY_ERR_RES;
+            rc = HYDAE_ERR_RESIDUAL;
             break;
         }
         if (sys == &pendulum) {

@@ -290,7 +290,7 @@ static inline ns_run ns_integrate(const hy_integrator_ops *ops, int n,
 {
     ns_run run;
     memset(&run, 0, sizeof run);
-    run.status = HY_ERR_ARG;
+    run.status = HYDAE_ERR_ARG;
     run.t_reached = t0;
     void *mem = ops->create(n);
     if (mem == NULL)
@@ -305,7 +305,7 @@ static inline ns_run ns_integrate(const hy_integrator_ops *ops, int n,
     ctx->n_calls = 0;
     run.status = ops->init(mem, &dae, t0, y0, yp0, opt);
     double t = t0;
-    for (long s = 0; run.status == HY_OK && s < max_steps; s++) {
+    for (long s = 0; run.status == HYDAE_OK && s < max_steps; s++) {
         double t_new = t;
         run.status = ops->step(mem, t_end, &t_new);
         if (run.status < 0)
@@ -351,7 +351,7 @@ static inline void ns_check_dense(void *user, const hy_integrator_ops *ops,
         double t = j == c->n_points + 1
                        ? t_new
                        : t_old + (t_new - t_old) * j / (c->n_points + 1);
-        if (ops->dense(mem, t, y, yp) != HY_OK) {
+        if (ops->dense(mem, t, y, yp) != HYDAE_OK) {
             c->n_dense_fail++;
             continue;
         }

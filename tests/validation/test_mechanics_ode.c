@@ -252,7 +252,7 @@ static void test_repartition(void)
 ** (src/mech/mech_ode.c, solve_dependent): RK45 at integr_tol 1e-4 rejects
 ** a first step on which beta moves 1.7 rad. When Newton started from the
 ** previous evaluation's q_d, every retried stage started from the
-** rejected stage's, diverged, and RK45 stopped with HY_ERR_RES at t =
+** rejected stage's, diverged, and RK45 stopped with HYDAE_ERR_RESIDUAL at t =
 ** 0.008 (measured); the fallback from the last accepted q_d made it
 ** complete. Newton now starts from the tangent predictor at the last
 ** accepted point, which fails once here (measured), and the fallback

@@ -179,14 +179,14 @@ static void test_kepler(void)
         hy_dae dae = { .n = 4, .rhs = ns_kepler, .ctx = &ctx };
         hy_options opt = options_for(&kb->method);
         int code = ops->init(mem, &dae, 0.0, y, yp, &opt);
-        CHECK(code == HY_OK, "Kepler %s: init %d", ops->name, code);
+        CHECK(code == HYDAE_OK, "Kepler %s: init %d", ops->name, code);
         double t = 0.0, energy_drift = 0.0, momentum_drift = 0.0;
         double position_error = 0.0, period_error = 0.0;
         /* Step to each whole period exactly (HY_TSTOP there). */
         for (int k = 1; k <= KEPLER_PERIODS && code >= 0; k++) {
             double t_period = 2.0 * NS_PI * k;
-            code = HY_OK;
-            while (code == HY_OK) {
+            code = HYDAE_OK;
+            while (code == HYDAE_OK) {
                 code = ops->step(mem, t_period, &t);
                 if (code < 0)
                     break;

@@ -112,7 +112,7 @@ static run_result run(const hy_integrator_ops *ops, const testset_problem *p,
     r.status = ops->init(mem, &dae, p->t0, p->y0, yp0, &opt);
     r.t = p->t0;
     long n = 0;
-    while (r.status == HY_OK && n++ < STEP_LIMIT)
+    while (r.status == HYDAE_OK && n++ < STEP_LIMIT)
         r.status = ops->step(mem, p->t_end, &r.t);
     ops->dense(mem, r.t, y, NULL);
     ops->get_stats(mem, &r.stats);
