@@ -802,6 +802,52 @@ static int check_coloring(const char *what, const hy_pattern *p,
     return ok && !shared;
 }
 
+/* The greedy colouring in column order computed the plain way, from the
+** definition: column j gets the smallest colour no earlier column sharing
+** a row with it has (O(n^2 nnz), for small n). */
+static void naive_greedy(const hy_pattern *p, size_t *color)
+{
+    const size_t n = p->n;
+    unsigned char *taken = xmalloc(n + 1);
+    for (size_t j = 0; j < n; j++) {
+        memset(taken, 0, n + 1);
+        for (size_t k = 0; k < j; k++) {
+            int share = 0;
+            for (int64_t a = p->col_start[j]; a < p->col_start[j + 1] && !share; a++)
+                for (int64_t b = p->col_start[k]; b < p->col_start[k + 1]; b++)
+                    if (p->row[a] == p->row[b])
+                        share = 1;
+            if (share)
+                taken[color[k]] = 1;
+        }
+        size_t c = 0;
+        while (taken[c])
+            c++;
+        color[j] = c;
+    }
+    free(taken);
+}
+
+/* The colouring is the greedy one exactly (both of coloring.c's ways:
+** up to 64 colours by row words, beyond by the transpose). */
+static void check_greedy(const char *what, const hy_pattern *p, const hy_coloring *c)
+{
+    size_t *want = xmalloc((p->n > 0 ? p->n : 1) * sizeof *want);
+    naive_greedy(p, want);
+    size_t n_want = 0;
+    for (size_t j = 0; j < p->n; j++)
+        if (want[j] + 1 > n_want)
+            n_want = want[j] + 1;
+    int same = c->n_colors == n_want;
+    for (size_t k = 0; same && k < c->n_colors; k++)
+        for (int64_t q = c->color_start[k]; q < c->color_start[k + 1]; q++)
+            if (want[c->column[q]] != k || (q > c->color_start[k] && c->column[q] <= c->column[q - 1]))
+                same = 0;
+    CHECK(same, "%s: %zu colours, not the greedy colouring (%zu colours)", what, c->n_colors,
+          n_want);
+    free(want);
+}
+
 static void test_coloring(void)
 {
     static const size_t bands[][3] = {
@@ -838,8 +884,8 @@ static void test_coloring(void)
         snprintf(what, sizeof what, "random n %zu nnz %zu", n, p->nnz);
         int status = hy_coloring_create(&c, p);
         CHECK(status == 0, "%s: coloring returned %d", what, status);
-        if (status == 0)
-            check_coloring(what, p, &c);
+        if (status == 0 && check_coloring(what, p, &c))
+            check_greedy(what, p, &c);
         hy_coloring_free(&c);
         pattern_free(p);
     }
@@ -854,6 +900,33 @@ static void test_coloring(void)
         hy_coloring_free(&c);
         pattern_free(p);
         free(mask);
+    }
+    /* Dense patterns and random ones with many entries a column: from a
+    ** few colours to more than 64 (the general way). */
+    static const size_t many[][2] = { { 63, 63 }, { 64, 64 }, { 65, 65 }, { 100, 100 },
+                                      { 150, 12 }, { 200, 20 }, { 300, 4 } };
+    for (size_t s = 0; s < sizeof many / sizeof many[0]; s++) {
+        const size_t n = many[s][0], per_col = many[s][1];
+        hy_pattern *p;
+        if (per_col == n) {
+            unsigned char *mask = xmalloc(n * n);
+            memset(mask, 1, n * n);
+            p = pattern_from_mask(n, mask);
+            free(mask);
+        } else {
+            p = pattern_random(n, per_col);
+        }
+        hy_coloring c;
+        char what[64];
+        snprintf(what, sizeof what, "n %zu, %zu a column", n, per_col);
+        int status = hy_coloring_create(&c, p);
+        CHECK(status == 0, "%s: coloring returned %d", what, status);
+        if (status == 0 && check_coloring(what, p, &c))
+            check_greedy(what, p, &c);
+        CHECK(per_col != n || c.n_colors == n, "%s: %zu colours for a dense pattern", what,
+              c.n_colors);
+        hy_coloring_free(&c);
+        pattern_free(p);
     }
     static const size_t grids[][2] = { { 1, 1 }, { 1, 7 }, { 7, 1 }, { 30, 40 }, { 1414, 1415 } };
     for (size_t s = 0; s < sizeof grids / sizeof grids[0]; s++) {

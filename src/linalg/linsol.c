@@ -147,7 +147,7 @@ hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern
         break;
     case HY_LS_BAND:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
-        failed = hy_matrix_alloc(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
+        failed = hy_matrix_alloc_for_lu(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
             || hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
             || !(ls->band_pivot = hy_malloc(pivot_bytes));
         break;

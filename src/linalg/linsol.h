@@ -10,7 +10,10 @@
 **          ld = 2 ml + mu + 1 rows (ml spare rows on top for the fill-in
 **          of partial pivoting, as LAPACK's dgbtrf): A(i, j) at
 **          values[(ml + mu + i - j) + j ld] for max(0, j - mu) <= i <=
-**          min(n - 1, j + ml)
+**          min(n - 1, j + ml). That is the solver's matrix; a band matrix
+**          of hy_matrix_alloc is only filled and copied (the ODE methods'
+**          df/dy), so it has no spare rows: ld = ml + mu + 1, A(i, j) at
+**          values[(mu + i - j) + j ld] (without_fill = 1).
 **   csc    compressed sparse columns on a shared pattern (hy_pattern),
 **          values in pattern order; the pattern always holds the diagonal
 **
@@ -69,21 +72,27 @@ typedef struct hy_matrix {
     hy_mat_kind kind;
     size_t n;
     size_t ml, mu, ld;       /* band only */
+    int without_fill;        /* band: no fill-in rows on top (ld = ml + mu + 1) */
     const hy_pattern *pattern; /* csc only (borrowed) */
     double *values;
 } hy_matrix;
 
-/* Allocate a matrix of the kind (band takes ml, mu; csc the pattern).
-** 0, or -1 on out of memory or a size that overflows size_t. */
+/* Allocate a matrix of the kind (band takes ml, mu, and has no fill-in
+** rows: not for factoring; csc the pattern), zeroed. 0, or -1 on out of
+** memory or a size that overflows size_t. */
 int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml,
                     size_t mu, const hy_pattern *pattern);
+/* The same with the fill-in rows of a band LU (the linear solver's). */
+int hy_matrix_alloc_for_lu(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t mu,
+                           const hy_pattern *pattern);
 void hy_matrix_free(hy_matrix *m);
 void hy_matrix_zero(hy_matrix *m);
 /* Number of stored values (n*n, ld*n or nnz). */
 size_t hy_matrix_n_values(const hy_matrix *m);
 /* Address of entry (i, j), or NULL when the storage has no place for it. */
 double *hy_matrix_at(hy_matrix *m, size_t i, size_t j);
-/* dst = a src + b I, dst and src of the same kind and shape. */
+/* dst = a src + b I, dst and src of the same kind and shape (band: with or
+** without fill-in rows each; dst's fill-in rows become 0). */
 void hy_matrix_axpi(hy_matrix *dst, double a, const hy_matrix *src, double b);
 /* Column j of m from (f1 - f0) * scale at the rows of pattern p (every
 ** row when p is NULL: m is then dense): a finite-difference column. */

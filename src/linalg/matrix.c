@@ -21,8 +21,9 @@ size_t hy_matrix_n_values(const hy_matrix *m)
     return 0;
 }
 
-int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t mu,
-                    const hy_pattern *pattern)
+/* hy_matrix_alloc; a band matrix with the fill-in rows when with_fill. */
+static int matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t mu,
+                        const hy_pattern *pattern, int with_fill)
 {
     memset(m, 0, sizeof *m);
     m->kind = kind;
@@ -40,7 +41,8 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
             mu = n - 1;
         m->ml = ml;
         m->mu = mu;
-        m->ld = 2 * ml + mu + 1;
+        m->without_fill = !with_fill;
+        m->ld = (with_fill ? 2 * ml : ml) + mu + 1;
         if (hy_mul_size(m->ld, n, &count))
             return -1;
         break;
@@ -53,6 +55,25 @@ int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t 
         return -1;
     m->values = hy_calloc(1, bytes);
     return m->values ? 0 : -1;
+}
+
+int hy_matrix_alloc(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t mu,
+                    const hy_pattern *pattern)
+{
+    return matrix_alloc(m, kind, n, ml, mu, pattern, 0);
+}
+
+int hy_matrix_alloc_for_lu(hy_matrix *m, hy_mat_kind kind, size_t n, size_t ml, size_t mu,
+                           const hy_pattern *pattern)
+{
+    return matrix_alloc(m, kind, n, ml, mu, pattern, 1);
+}
+
+/* Row of the band storage where column j keeps row j: below the fill-in
+** rows (if any) and the mu rows above the diagonal. */
+static size_t band_diagonal_row(const hy_matrix *m)
+{
+    return (m->without_fill ? 0 : m->ml) + m->mu;
 }
 
 void hy_matrix_free(hy_matrix *m)
@@ -74,7 +95,7 @@ double *hy_matrix_at(hy_matrix *m, size_t i, size_t j)
     case HY_MAT_BAND:
         if (i + m->mu < j || i > j + m->ml)
             return NULL;
-        return m->values + (m->ml + m->mu + i - j) + j * m->ld;
+        return m->values + (band_diagonal_row(m) + i - j) + j * m->ld;
     case HY_MAT_CSC: {
         int64_t k = hy_pattern_find(m->pattern, i, j);
         return k < 0 ? NULL : m->values + k;
@@ -86,8 +107,24 @@ double *hy_matrix_at(hy_matrix *m, size_t i, size_t j)
 void hy_matrix_axpi(hy_matrix *dst, double a, const hy_matrix *src, double b)
 {
     size_t count = hy_matrix_n_values(src), n = src->n;
-    for (size_t k = 0; k < count; k++)
-        dst->values[k] = a * src->values[k];
+    if (dst->kind == HY_MAT_BAND && dst->ld != src->ld) {
+        /* Column by column: the band's ml + mu + 1 rows under dst's
+        ** fill-in rows. */
+        size_t rows = src->ml + src->mu + 1;
+        size_t dst_top = dst->without_fill ? 0 : dst->ml;
+        size_t src_top = src->without_fill ? 0 : src->ml;
+        for (size_t j = 0; j < n; j++) {
+            double *to = dst->values + j * dst->ld;
+            const double *from = src->values + j * src->ld + src_top;
+            for (size_t r = 0; r < dst_top; r++)
+                to[r] = 0.0;
+            for (size_t r = 0; r < rows; r++)
+                to[dst_top + r] = a * from[r];
+        }
+    } else {
+        for (size_t k = 0; k < count; k++)
+            dst->values[k] = a * src->values[k];
+    }
     switch (dst->kind) {
     case HY_MAT_DENSE:
         for (size_t i = 0; i < n; i++)
@@ -95,7 +132,7 @@ void hy_matrix_axpi(hy_matrix *dst, double a, const hy_matrix *src, double b)
         break;
     case HY_MAT_BAND:
         for (size_t i = 0; i < n; i++)
-            dst->values[(dst->ml + dst->mu) + i * dst->ld] += b;
+            dst->values[band_diagonal_row(dst) + i * dst->ld] += b;
         break;
     case HY_MAT_CSC:
         for (size_t i = 0; i < n; i++)
