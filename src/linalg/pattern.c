@@ -86,6 +86,11 @@ hy_pattern *hy_pattern_create(size_t n, const int64_t *col_start, const int64_t 
     }
     p->col_start[n] = (int64_t)nnz;
     p->nnz = nnz;
+    if (nnz < nnz_max) { /* room for a diagonal in each column, mostly unused */
+        int64_t *fitted = hy_realloc(p->row, (nnz > 0 ? nnz : 1) * sizeof(int64_t));
+        if (fitted)
+            p->row = fitted;
+    }
     find_bandwidths(p);
     return p;
 bad_start:

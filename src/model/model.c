@@ -45,14 +45,11 @@ hydae_model *hydae_model_create(const char *name)
 
 static void free_mode(hydae_mode *mode)
 {
-    for (int i = 0; i < mode->n_vars; i++)
-        hy_free(mode->vars[i].name);
-    for (int i = 0; i < mode->n_outputs; i++)
-        hy_free(mode->out_vars[i].name);
+    /* The names' text is in the model's arena. */
     hy_free(mode->vars);
     hy_free(mode->out_vars);
     hy_mode_free_jacobian_pattern(mode);
-    hy_strmap_free(&mode->names);
+    hy_name_index_free(&mode->names);
     hy_free(mode->name);
     hy_free(mode);
 }
@@ -83,9 +80,10 @@ void hydae_model_free(hydae_model *m)
     hy_free(m->globals);
     hy_free(m->charts);
     hy_free(m->slot_names);
-    hy_strmap_free(&m->slot_map);
+    hy_name_index_free(&m->slot_map);
     hy_free(m->column_slot);
     hy_free(m->event_names);
+    hy_names_free(&m->var_names);
     hy_free(m->name);
     hy_free(m);
 }
@@ -268,9 +266,16 @@ int hy_var_is_algebraic(hydae_var_kind kind)
     return kind == HYDAE_ALGEBRAIC || kind == HYDAE_MULTIPLIER;
 }
 
+/* The name of a mode's name code: 2 var_index, or 2 output_index + 1. */
+static const char *mode_name_of(const void *owner, int code)
+{
+    const hydae_mode *mode = owner;
+    return (code % 2 ? mode->out_vars : mode->vars)[code / 2].name;
+}
+
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
 {
-    int code = hy_strmap_get(&mode->names, name);
+    int code = hy_name_index_get(&mode->names, name, mode_name_of, mode);
     if (code < 0 || code % 2 != 0)
         return 0;
     if (var_index)
@@ -280,7 +285,7 @@ int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index)
 
 static int mode_has_name(const hydae_mode *mode, const char *name)
 {
-    return hy_strmap_get(&mode->names, name) >= 0;
+    return hy_name_index_get(&mode->names, name, mode_name_of, mode) >= 0;
 }
 
 /* Append a name to one of the mode's lists (variables or outputs); its
@@ -294,14 +299,17 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
                           mode->name, name);
     if (mode_has_name(mode, name))
         return HY_MODEL_ERROR(m, "mode '%s': '%s' is declared twice", mode->name, name);
-    char *copy = hy_strdup(name);
+    /* The entry first (the index finds names through it); it counts once
+    ** the index has it. A copy left in the arena by a failure is freed with
+    ** the model. */
+    const char *copy = hy_names_copy(&m->var_names, name);
     int code = 2 * *n + (list == &mode->out_vars);
-    if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var))
-        || hy_strmap_put(&mode->names, copy, code)) {
-        hy_free(copy);
+    if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var)))
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
-    }
-    (*list)[*n] = (hy_var){ copy, kind, start, 0.0, 0.0, -1, 0, 0.0, -1, 0, 0 };
+    (*list)[*n] = (hy_var){ .name = copy, .kind = (unsigned char)kind, .start = start,
+                            .start_fixed = -1, .slot = -1 };
+    if (hy_name_index_put(&mode->names, copy, code, mode_name_of, mode))
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     return (*n)++;
 }
 
@@ -335,7 +343,7 @@ int hydae_mode_set_start_fixed(hydae_mode *mode, int var, int fixed)
     if (var < 0 || var >= mode->n_vars || (fixed != 0 && fixed != 1))
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': start_fixed(%d, %d): want a variable "
                             "index and 0 or 1", mode->name, var, fixed);
-    mode->vars[var].start_fixed = fixed;
+    mode->vars[var].start_fixed = (signed char)fixed;
     return 0;
 }
 
@@ -632,9 +640,14 @@ static int build_fire_order(hydae_chart *chart)
     return 0;
 }
 
+static const char *slot_name_of(const void *owner, int slot)
+{
+    return ((const hydae_model *)owner)->slot_names[slot];
+}
+
 int hy_model_find_slot(const hydae_model *m, const char *name)
 {
-    return hy_strmap_get(&m->slot_map, name);
+    return hy_name_index_get(&m->slot_map, name, slot_name_of, m);
 }
 
 int hy_model_find_event(const hydae_model *m, const char *name)
@@ -651,10 +664,11 @@ static int intern_slot(hydae_model *m, const char *name, int *cap_slots)
     int slot = hy_model_find_slot(m, name);
     if (slot >= 0)
         return slot;
-    if (hy_reserve((void **)&m->slot_names, cap_slots, m->n_slots + 1, sizeof(char *))
-        || hy_strmap_put(&m->slot_map, name, m->n_slots))
+    if (hy_reserve((void **)&m->slot_names, cap_slots, m->n_slots + 1, sizeof(char *)))
         return -1;
     m->slot_names[m->n_slots] = name;
+    if (hy_name_index_put(&m->slot_map, name, m->n_slots, slot_name_of, m))
+        return -1;
     return m->n_slots++;
 }
 
@@ -768,6 +782,19 @@ static int check_slot_owners(hydae_model *m)
     return 0;
 }
 
+/* Reallocate an array of cap items to its n (> 0) items; kept as it is when
+** that fails. */
+static void shrink_to_fit(void **items, int *cap, int n, size_t item_size)
+{
+    if (n <= 0 || n >= *cap)
+        return;
+    void *fitted = hy_realloc(*items, (size_t)n * item_size);
+    if (fitted) {
+        *items = fitted;
+        *cap = n;
+    }
+}
+
 int hydae_model_check(hydae_model *m)
 {
     if (!m)
@@ -802,11 +829,20 @@ int hydae_model_check(hydae_model *m)
     int status = check_slot_owners(m);
     if (status)
         return status;
+    /* The modes are complete: their variable arrays lose the room that
+    ** growing by doubling left (up to half of them). */
+    for (int c = 0; c < m->n_charts; c++)
+        for (int i = 0; i < m->charts[c]->n_modes; i++) {
+            hydae_mode *mode = m->charts[c]->modes[i];
+            shrink_to_fit((void **)&mode->vars, &mode->cap_vars, mode->n_vars, sizeof(hy_var));
+            shrink_to_fit((void **)&mode->out_vars, &mode->cap_outputs, mode->n_outputs,
+                          sizeof(hy_var));
+        }
 
     /* Slots: globals first, then every mode name in order of declaration. */
     int cap_slots = 0;
     m->n_slots = 0;
-    hy_strmap_free(&m->slot_map);
+    hy_name_index_free(&m->slot_map);
     for (int i = 0; i < m->n_globals; i++)
         if (intern_slot(m, m->globals[i].name, &cap_slots) < 0)
             return HYDAE_ERR_NOMEM;
@@ -822,6 +858,7 @@ int hydae_model_check(hydae_model *m)
                 if ((mode->out_vars[o].slot = intern_slot(m, mode->out_vars[o].name, &cap_slots)) < 0)
                     return HYDAE_ERR_NOMEM;
         }
+    shrink_to_fit((void **)&m->slot_names, &cap_slots, m->n_slots, sizeof(char *));
     /* Columns: discrete variables, then all mode names. */
     m->column_slot = hy_malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
     if (!m->column_slot)

@@ -12,7 +12,6 @@
 #define HY_MODEL_H
 
 #include "core/core.h"
-#include "core/strmap.h"
 #include "hydae.h"
 
 #include <stddef.h>
@@ -48,17 +47,42 @@ struct hydae_transition {
     int fires_at_start;         /* guard trigger: a level test at t0 as well */
 };
 
+/* Names in one arena of large blocks, and hash indexes from a name to a
+** value that store only the value: name_of(owner, value) gives its name
+** (names_store.c). */
+typedef struct hy_name_block hy_name_block;
+/* A copy of name in the arena (freed with it), or NULL out of memory. */
+const char *hy_names_copy(hy_name_block **blocks, const char *name);
+void hy_names_free(hy_name_block **blocks);
+
+typedef const char *(*hy_name_of_fn)(const void *owner, int value);
+typedef struct hy_name_index {
+    uint32_t cap;               /* power of two, or 0 */
+    uint32_t count;
+    uint32_t *buckets;          /* value + 1; 0: empty */
+} hy_name_index;
+/* The value of key, or -1. */
+int hy_name_index_get(const hy_name_index *ix, const char *key, hy_name_of_fn name_of,
+                      const void *owner);
+/* key -> value (0 <= value < 2^31; name_of(owner, value) must be key from
+** now on). 0, or -1 when out of memory (the index is unchanged). */
+int hy_name_index_put(hy_name_index *ix, const char *key, int value, hy_name_of_fn name_of,
+                      const void *owner);
+void hy_name_index_free(hy_name_index *ix);
+
 /* A named value of a mode (variable or output) or of the model (parameter
-** or discrete variable), with its slot in the value store. */
+** or discrete variable), with its slot in the value store. One per
+** variable of a model that may have millions: the fields are ordered and
+** sized to make it 56 bytes. */
 typedef struct hy_var {
-    char *name;
-    hydae_var_kind kind;        /* variables */
+    const char *name;           /* in the model's name arena */
     double start;               /* variables: start value */
     double rtol, atol;          /* variables: 0 = the run's setting */
-    int start_fixed;            /* at t0: 1 held, 0 free, -1 by kind */
-    int has_start_derivative;   /* at t0: y' held at start_derivative */
     double start_derivative;
     int slot;                   /* store slot, set by check */
+    unsigned char kind;         /* variables: a hydae_var_kind */
+    signed char start_fixed;    /* at t0: 1 held, 0 free, -1 by kind */
+    unsigned char has_start_derivative; /* at t0: y' held at start_derivative */
     unsigned char start_set;    /* start replaced by hydae_model_set_start (--set) */
     unsigned char start_computed; /* the model computes it from parameters (.hym) */
 } hy_var;
@@ -96,7 +120,7 @@ struct hydae_mode {
     int is_mechanical;          /* hydae_mode_set_mechanics: mech, mech_user */
     hydae_mechanics mech;
     void *mech_user;
-    hy_strmap names;            /* name -> 2 var_index, or 2 output_index + 1 */
+    hy_name_index names;        /* name -> 2 var_index, or 2 output_index + 1 */
 };
 
 struct hydae_chart {
@@ -115,6 +139,7 @@ struct hydae_chart {
 struct hydae_model {
     char *name;
     char errmsg[1024];
+    hy_name_block *var_names;   /* the text of the modes' variable and output names */
     int build_error;            /* first construction error, sticky */
     int n_globals, cap_globals;
     hy_global *globals;
@@ -128,7 +153,7 @@ struct hydae_model {
     int checked;
     int n_slots;
     const char **slot_names;    /* borrowed from globals and modes */
-    hy_strmap slot_map;         /* name -> slot */
+    hy_name_index slot_map;     /* name -> slot */
     int n_columns;
     int *column_slot;           /* result column -> slot */
     int n_events;
