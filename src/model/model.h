@@ -160,6 +160,23 @@ struct hydae_model {
     const char **event_names;   /* borrowed from transitions */
 };
 
+/* A variable's own tolerances (0: the run's setting) and start derivative. */
+static inline double hy_var_rtol(const hydae_model *m, const hy_var *var)
+{
+    (void)m;
+    return var->rtol;
+}
+static inline double hy_var_atol(const hydae_model *m, const hy_var *var)
+{
+    (void)m;
+    return var->atol;
+}
+static inline double hy_var_start_derivative(const hydae_model *m, const hy_var *var)
+{
+    (void)m;
+    return var->start_derivative;
+}
+
 /* Slot of a name, or -1. Valid after a successful check. */
 int hy_model_find_slot(const hydae_model *m, const char *name);
 /* Id of a named event, or -1. */

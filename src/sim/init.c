@@ -48,7 +48,7 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
                     value_held = var->start_fixed;
                 if (var->has_start_derivative) {
                     derivative_held = 1;
-                    s->yp[i] = var->start_derivative;
+                    s->yp[i] = hy_var_start_derivative(s->model, var);
                 }
             }
             if (!value_held) {

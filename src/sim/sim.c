@@ -566,8 +566,9 @@ void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
         rtol = s->rel_abs_tol_ratio * s->integr_tol * scale;
         atol = s->integr_tol * scale;
     }
-    s->rtol_vec[i] = var->rtol > 0.0 ? var->rtol : rtol;
-    s->atol_vec[i] = var->atol > 0.0 ? var->atol : atol;
+    double var_rtol = hy_var_rtol(s->model, var), var_atol = hy_var_atol(s->model, var);
+    s->rtol_vec[i] = var_rtol > 0.0 ? var_rtol : rtol;
+    s->atol_vec[i] = var_atol > 0.0 ? var_atol : atol;
     s->err_exclude[i] = (unsigned char)(var->kind == HYDAE_VELOCITY && !s->vel_ctrl);
 }
 
