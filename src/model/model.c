@@ -84,6 +84,7 @@ void hydae_model_free(hydae_model *m)
     hy_free(m->column_slot);
     hy_free(m->event_names);
     hy_names_free(&m->var_names);
+    hy_free(m->var_extras);
     hy_free(m->name);
     hy_free(m);
 }
@@ -307,7 +308,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
     if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var)))
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     (*list)[*n] = (hy_var){ .name = copy, .kind = (unsigned char)kind, .start = start,
-                            .start_fixed = -1, .slot = -1 };
+                            .start_fixed = -1, .slot = -1, .extra = -1 };
     if (hy_name_index_put(&mode->names, copy, code, mode_name_of, mode))
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     return (*n)++;
@@ -336,6 +337,24 @@ int hydae_mode_add_output(hydae_mode *mode, const char *name)
                        HYDAE_ALGEBRAIC, 0.0);
 }
 
+/* The extras of variable var of mode, made (zero) on first use; NULL out
+** of memory (recorded on the model). */
+static hy_var_extra *var_extra(hydae_mode *mode, int var)
+{
+    hydae_model *m = MODE_MODEL(mode);
+    hy_var *v = &mode->vars[var];
+    if (v->extra < 0) {
+        if (hy_reserve((void **)&m->var_extras, &m->cap_var_extras, m->n_var_extras + 1,
+                       sizeof(hy_var_extra))) {
+            hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory setting '%s'", v->name);
+            return NULL;
+        }
+        m->var_extras[m->n_var_extras] = (hy_var_extra){ 0.0, 0.0, 0.0 };
+        v->extra = m->n_var_extras++;
+    }
+    return &m->var_extras[v->extra];
+}
+
 int hydae_mode_set_start_fixed(hydae_mode *mode, int var, int fixed)
 {
     if (!mode)
@@ -355,8 +374,11 @@ int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value)
         || hy_var_is_algebraic(mode->vars[var].kind))
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a start derivative needs a "
                             "differential variable and a finite value", mode->name);
+    hy_var_extra *extra = var_extra(mode, var);
+    if (!extra)
+        return HYDAE_ERR_NOMEM;
     mode->vars[var].has_start_derivative = 1;
-    mode->vars[var].start_derivative = value;
+    extra->start_derivative = value;
     return 0;
 }
 
@@ -383,8 +405,11 @@ int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double ato
         return hy_model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
                           "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
                           mode->name, mode->vars[var].name, rtol, atol);
-    mode->vars[var].rtol = rtol;
-    mode->vars[var].atol = atol;
+    hy_var_extra *extra = var_extra(mode, var);
+    if (!extra)
+        return HYDAE_ERR_NOMEM;
+    extra->rtol = rtol;
+    extra->atol = atol;
     return 0;
 }
 

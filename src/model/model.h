@@ -70,22 +70,26 @@ int hy_name_index_put(hy_name_index *ix, const char *key, int value, hy_name_of_
                       const void *owner);
 void hy_name_index_free(hy_name_index *ix);
 
-/* A named value of a mode (variable or output) or of the model (parameter
-** or discrete variable), with its slot in the value store. One per
-** variable of a model that may have millions: the fields are ordered and
-** sized to make it 56 bytes. */
+/* A named value of a mode (variable or output) with its slot in the value
+** store. One per variable of a model that may have millions, so 32 bytes:
+** what few variables have (their own tolerances, a start derivative) is
+** in the model's var_extras, read through hy_var_rtol and the like. */
 typedef struct hy_var {
     const char *name;           /* in the model's name arena */
     double start;               /* variables: start value */
-    double rtol, atol;          /* variables: 0 = the run's setting */
-    double start_derivative;
     int slot;                   /* store slot, set by check */
+    int extra;                  /* index in the model's var_extras, or -1 */
     unsigned char kind;         /* variables: a hydae_var_kind */
     signed char start_fixed;    /* at t0: 1 held, 0 free, -1 by kind */
-    unsigned char has_start_derivative; /* at t0: y' held at start_derivative */
+    unsigned char has_start_derivative; /* at t0: y' held at its start derivative */
     unsigned char start_set;    /* start replaced by hydae_model_set_start (--set) */
     unsigned char start_computed; /* the model computes it from parameters (.hym) */
 } hy_var;
+
+typedef struct hy_var_extra {
+    double rtol, atol;          /* 0 = the run's setting */
+    double start_derivative;
+} hy_var_extra;
 
 typedef struct hy_global {
     char *name;
@@ -140,6 +144,8 @@ struct hydae_model {
     char *name;
     char errmsg[1024];
     hy_name_block *var_names;   /* the text of the modes' variable and output names */
+    int n_var_extras, cap_var_extras;
+    hy_var_extra *var_extras;   /* of the variables that have them (hy_var.extra) */
     int build_error;            /* first construction error, sticky */
     int n_globals, cap_globals;
     hy_global *globals;
@@ -163,18 +169,15 @@ struct hydae_model {
 /* A variable's own tolerances (0: the run's setting) and start derivative. */
 static inline double hy_var_rtol(const hydae_model *m, const hy_var *var)
 {
-    (void)m;
-    return var->rtol;
+    return var->extra >= 0 ? m->var_extras[var->extra].rtol : 0.0;
 }
 static inline double hy_var_atol(const hydae_model *m, const hy_var *var)
 {
-    (void)m;
-    return var->atol;
+    return var->extra >= 0 ? m->var_extras[var->extra].atol : 0.0;
 }
 static inline double hy_var_start_derivative(const hydae_model *m, const hy_var *var)
 {
-    (void)m;
-    return var->start_derivative;
+    return var->extra >= 0 ? m->var_extras[var->extra].start_derivative : 0.0;
 }
 
 /* Slot of a name, or -1. Valid after a successful check. */
