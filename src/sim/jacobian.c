@@ -84,12 +84,70 @@ static void put(hy_matrix *jac, size_t off, size_t i, size_t j, double v)
         *at = v;
 }
 
+/* The value of entry (i, j) as the solver takes it: an explicit ODE's
+** d(y' - f)/dy + cj I from df/dy, a residual's as it is. */
+static double solver_value(const hydae_mode *mode, size_t i, size_t j, double cj, double v)
+{
+    return mode->rhs ? (i == j ? cj : 0.0) - v : v;
+}
+
+/* The one mode's sparse Jacobian written straight into the solver's
+** storage, with no scratch of nnz values: possible when its pattern is the
+** matrix' (entries in pattern order, no user entries to merge). CSC on the
+** same pattern takes the values where they are; a band matrix of that
+** pattern's bandwidths has room for them (nnz <= (ml + mu + 1) n <= ld n),
+** and they move to their band places from the last one back: entry k of
+** column j (row i) goes to j ld + top + mu + i - j >= k, since column j
+** starts at or before j (ml + mu + 1) and row i is at most i - j + mu
+** entries into it, so no value is overwritten before it has moved. The
+** band places outside the pattern become 0. 1 if done this way (*status
+** set), 0 if not possible. */
+static int sparse_in_place(const hydae_mode *mode, double t, double cj, const double *y,
+                           const double *yp, const double *p_values, hy_matrix *jac,
+                           int *status)
+{
+    const hy_pattern *p = mode->pattern;
+    int band = jac->kind == HY_MAT_BAND && jac->n == p->n && jac->ml == p->ml && jac->mu == p->mu;
+    if (mode->pattern_map || !(band || (jac->kind == HY_MAT_CSC && jac->pattern == p)))
+        return 0;
+    *status = mode->sparse_jacobian(t, cj, y, yp, p_values, jac->values, mode->user);
+    if (*status != 0)
+        return 1;
+    if (!band) {
+        if (mode->rhs)
+            for (size_t j = 0; j < p->n; j++)
+                for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++)
+                    jac->values[k] = solver_value(mode, (size_t)p->row[k], j, cj, jac->values[k]);
+        return 1;
+    }
+    const size_t n = p->n, ld = jac->ld, mu = jac->mu;
+    const size_t top = jac->without_fill ? 0 : jac->ml; /* row of the band's first entry */
+    for (size_t j = n; j-- > 0;) {
+        double *column = jac->values + j * ld;
+        int64_t k = p->col_start[j + 1] - 1; /* the column's entries, last first */
+        for (size_t r = ld; r-- > 0;) {
+            /* Storage row r holds matrix row j + r - top - mu (when >= 0). */
+            double v = 0.0;
+            if (r >= top && j + r >= top + mu && k >= p->col_start[j]
+                && (size_t)p->row[k] == j + r - top - mu) {
+                v = solver_value(mode, (size_t)p->row[k], j, cj, jac->values[k]);
+                k--;
+            }
+            column[r] = v;
+        }
+    }
+    return 1;
+}
+
 /* A mode's sparse Jacobian into its block: the user's entries summed into
 ** the normalised pattern's order, then placed. */
 static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
                         const double *y, const double *yp, hy_matrix *jac)
 {
     const hy_pattern *p = mode->pattern;
+    int in_place_status;
+    if (off == 0 && sparse_in_place(mode, t, cj, y, yp, s->store, jac, &in_place_status))
+        return in_place_status;
     size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
     if (need > s->cap_jac_values) {
         double *grown = hy_realloc(s->jac_values, need * sizeof(double));
