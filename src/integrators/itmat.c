@@ -25,6 +25,20 @@ void hy_itmat_free(hy_itmat *m)
     memset(m, 0, sizeof *m);
 }
 
+/* The column groups and their scratch, for finite differences only (an
+** analytic Jacobian needs neither). 0 or -1. */
+static int make_groups(hy_itmat *m)
+{
+    size_t n = m->n;
+    if (m->pattern ? hy_coloring_create(&m->groups, m->pattern)
+                   : hy_coloring_identity(&m->groups, n))
+        return -1;
+    if (!(m->del = hy_malloc((n > 0 ? n : 1) * sizeof(double)))
+        || !(m->saved = hy_malloc((n > 0 ? n : 1) * sizeof(double))))
+        return -1;
+    return 0;
+}
+
 int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
 {
     size_t n = (size_t)dae->n;
@@ -35,9 +49,13 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
         return HYDAE_ERR_ARG;
     if (chosen != HY_LS_DENSE && !dae->jac_matrix && dae->jac)
         return HYDAE_ERR_ARG; /* a dense-only analytic Jacobian */
+    int needs_groups = !dae->jac && !dae->jac_matrix;
     if (m->ls && m->n == n && m->pattern == pattern && m->kind == chosen
-        && (m->jac.values != NULL) == (keeps_jac != 0))
+        && (m->jac.values != NULL) == (keeps_jac != 0)) {
+        if (needs_groups && !m->groups.column && make_groups(m))
+            goto nomem;
         return 0;
+    }
     hy_itmat_free(m);
     m->n = n;
     m->kind = chosen;
@@ -48,10 +66,7 @@ int hy_itmat_setup(hy_itmat *m, const hy_dae *dae, int kind, int keeps_jac)
     const hy_matrix *a = hy_linsol_matrix(m->ls);
     if (keeps_jac && hy_matrix_alloc(&m->jac, a->kind, n, a->ml, a->mu, a->pattern))
         goto nomem;
-    if (pattern ? hy_coloring_create(&m->groups, pattern) : hy_coloring_identity(&m->groups, n))
-        goto nomem;
-    if (!(m->del = hy_malloc((n > 0 ? n : 1) * sizeof(double)))
-        || !(m->saved = hy_malloc((n > 0 ? n : 1) * sizeof(double))))
+    if (needs_groups && make_groups(m))
         goto nomem;
     return 0;
 nomem:

@@ -18,6 +18,8 @@ typedef struct hy_itmat {
     hy_pattern *pattern;     /* a reference to the problem's; NULL: dense */
     hy_linsol *ls;           /* the iteration matrix and its factors */
     hy_matrix jac;           /* ODE methods: df/dy (values NULL otherwise) */
+    /* Finite differences (made only when the problem has no analytic
+    ** Jacobian): */
     hy_coloring groups;      /* columns perturbed together */
     double *del;             /* increments of one group's columns */
     double *saved;           /* their unperturbed values */
