@@ -19,6 +19,10 @@
 ** pivoting interchanges rows). A solve is timed with the copy of its
 ** right-hand side, minus that copy. Needs no SUNDIALS; without LAPACK or KLU
 ** their columns say "-". Usage: bench_linsol [--min-time S] [dense|band|klu|color]...
+**   rule    bench_linsol rule SOLVER KIND N W ROUNDS SOLVES COUNT: one band or
+**           KLU solver on one banded shape, for callgrind's instruction
+**           counts (bench/rule.sh measures the crossover of the automatic
+**           choice with it).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,6 +39,18 @@
 
 #ifdef HYDAE_HAVE_KLU
 #include <klu.h>
+#endif
+
+/* Counting instructions of one operation under callgrind (no-ops when not
+** under valgrind, and without valgrind's header). */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define COUNT_TOGGLE() CALLGRIND_TOGGLE_COLLECT
+#endif
+#endif
+#ifndef COUNT_TOGGLE
+#define COUNT_TOGGLE() ((void)0)
 #endif
 
 #ifdef HYDAE_HAVE_LAPACK
@@ -506,6 +522,108 @@ static void bench_klu(void)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* The automatic choice band / KLU                                     */
+
+/* Banded shapes of the problems that choose between band and KLU: 1-D
+** reaction-diffusion with k species interleaved (a dense k x k reaction
+** block, diffusion of every species to the neighbours: ml = mu = k, k + 2
+** entries a column), the same with diffusion of the first species only
+** (Medical Akzo: k = 2, 3 entries a column on average), and full bands. */
+typedef enum shape_kind { SHAPE_SPECIES, SHAPE_MEDAKZO, SHAPE_FULL } shape_kind;
+
+static hy_pattern *shape_pattern(shape_kind kind, size_t n, size_t w)
+{
+    hy_pattern *p = xmalloc(sizeof *p);
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->col_start = xmalloc((n + 1) * sizeof *p->col_start);
+    p->row = xmalloc((2 * w + 3) * n * sizeof *p->row);
+    size_t q = 0;
+    for (size_t j = 0; j < n; j++) {
+        p->col_start[j] = (int64_t)q;
+        size_t lo = j > w ? j - w : 0, hi = j + w < n ? j + w : n - 1;
+        for (size_t i = lo; i <= hi; i++) {
+            size_t point_i = i / w, point_j = j / w, species_j = j % w;
+            int keep;
+            if (kind == SHAPE_FULL)
+                keep = 1;
+            else if (point_i == point_j)
+                keep = kind == SHAPE_SPECIES || species_j == 0 || i % w == species_j
+                       || i % w == 0;
+            else
+                keep = (i == j + w || j == i + w) && (kind == SHAPE_SPECIES || species_j == 0);
+            if (keep)
+                p->row[q++] = (int64_t)i;
+        }
+    }
+    p->col_start[n] = (int64_t)q;
+    p->nnz = q;
+    p->ml = p->mu = w < n ? w : n - 1;
+    p->refs = 1;
+    return p;
+}
+
+/* An iteration matrix on the pattern: 4 + r on the diagonal, r off it, r
+** uniform in [-1, 1] (partial pivoting keeps the diagonal mostly). */
+static void shape_values(const hy_pattern *p, double *values)
+{
+    for (size_t j = 0; j < p->n; j++)
+        for (int64_t q = p->col_start[j]; q < p->col_start[j + 1]; q++)
+            values[q] = rng_unit() + ((size_t)p->row[q] == j ? 4.0 : 0.0);
+}
+
+/* One solver on one shape: a factorisation of the matrix as the
+** integrators fill it (for KLU: the analysis and a full factorisation),
+** then n_rounds of (fill, factor, n_solves solves). Under callgrind with
+** --collect-atstart=no, the instructions of the rounds' factorisations
+** (count "factor") or solves (count "solve") are collected, the filling
+** not (it is the same for both solvers): bench/rule.sh. */
+static void bench_rule_case(const char *solver, shape_kind kind, size_t n, size_t w,
+                            int n_rounds, int n_solves, const char *count)
+{
+    hy_pattern *p = shape_pattern(kind, n, w);
+    double *values = xmalloc(p->nnz * sizeof *values);
+    double *b = xmalloc(n * sizeof *b);
+    shape_values(p, values);
+    hy_ls_kind ls_kind = strcmp(solver, "klu") == 0 ? HY_LS_KLU : HY_LS_BAND;
+    hy_linsol *ls = hy_linsol_create(ls_kind, n, p);
+    if (ls == NULL) {
+        fprintf(stderr, "bench_linsol: no %s solver for n %zu\n", solver, n);
+        exit(3);
+    }
+    int count_factor = strcmp(count, "factor") == 0;
+    hy_matrix *a = hy_linsol_matrix(ls);
+    for (int round = 0; round <= n_rounds; round++) {
+        hy_matrix_zero(a);
+        for (size_t j = 0; j < n; j++)
+            for (int64_t q = p->col_start[j]; q < p->col_start[j + 1]; q++)
+                *hy_matrix_at(a, (size_t)p->row[q], j) = values[q] * (1.0 + 1e-3 * round);
+        if (round > 0 && count_factor)
+            COUNT_TOGGLE();
+        int status = hy_linsol_factor(ls);
+        if (round > 0 && count_factor)
+            COUNT_TOGGLE();
+        if (status != 0)
+            exit(3);
+        for (int k = 0; round > 0 && k < n_solves; k++) {
+            for (size_t i = 0; i < n; i++)
+                b[i] = 1.0 + (double)(i % 7);
+            if (!count_factor)
+                COUNT_TOGGLE();
+            hy_linsol_solve(ls, b);
+            if (!count_factor)
+                COUNT_TOGGLE();
+        }
+    }
+    printf("rule %s kind %d n %zu w %zu nnz %zu rounds %d solves %d\n", solver, (int)kind, n, w,
+           p->nnz, n_rounds, n_solves);
+    hy_linsol_free(ls);
+    free(values);
+    free(b);
+    pattern_free(p);
+}
+
 static void bench_color(void)
 {
     hy_pattern *p = laplacian_2d(1415);
@@ -522,6 +640,12 @@ static void bench_color(void)
 int main(int argc, char **argv)
 {
     int run_dense = 0, run_band = 0, run_klu = 0, run_color = 0, any = 0;
+    if (argc == 9 && strcmp(argv[1], "rule") == 0) {
+        /* rule SOLVER KIND N W ROUNDS SOLVES factor|solve: one case (bench/rule.sh) */
+        bench_rule_case(argv[2], (shape_kind)atoi(argv[3]), (size_t)atol(argv[4]),
+                        (size_t)atol(argv[5]), atoi(argv[6]), atoi(argv[7]), argv[8]);
+        return 0;
+    }
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--min-time") == 0 && a + 1 < argc) {
             min_time = atof(argv[++a]);

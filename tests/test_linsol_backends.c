@@ -952,6 +952,76 @@ static void test_coloring(void)
     hy_coloring_free(NULL);
 }
 
+/* ------------------------------------------------------------------ */
+/* The automatic choice                                                */
+
+/* 1-D reaction-diffusion with w species interleaved: a dense w x w block
+** per grid point, and diffusion to the neighbouring points of every species
+** (all_diffuse) or of the first one only (Medical Akzo with w = 2). */
+static hy_pattern *pattern_species(size_t n, size_t w, int all_diffuse)
+{
+    unsigned char *mask = calloc(n * n, 1);
+    if (mask == NULL)
+        exit(2);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            int same_point = i / w == j / w, first_j = j % w == 0;
+            if (same_point)
+                mask[i + j * n] = all_diffuse || first_j || i % w == 0 || i == j;
+            else
+                mask[i + j * n] = (i + w == j || j + w == i) && (all_diffuse || first_j);
+        }
+    hy_pattern *p = pattern_from_mask(n, mask);
+    free(mask);
+    return p;
+}
+
+/* hy_linsol_choose's automatic choice on shapes whose faster solver
+** bench/rule.sh measured (instruction counts of a factorisation and ten
+** solves, KLU / band): Medical Akzo's shape 0.78 and wider ones of its kind
+** 0.38 .. 0.65, and the 2-D 5-point grid, go to KLU; the Brusselator's
+** (1.05), tridiagonal (1.00), full bands (1.09 .. 1.83) and many species
+** (1.20 .. 1.61) to band; no pattern, small n, a dense pattern to dense. */
+static void test_auto_choice(void)
+{
+    struct {
+        const char *what;
+        hy_pattern *p;
+        hy_ls_kind want;
+    } cases[] = {
+        { "Medical Akzo (n 400, 2 species, one diffuses)", pattern_species(400, 2, 0), HY_LS_KLU },
+        { "4 species, one diffuses (n 1000)", pattern_species(1000, 4, 0), HY_LS_KLU },
+        { "5-point 30 x 30", pattern_laplacian_2d(30, 30), HY_LS_KLU },
+        { "Brusselator (n 2000, 2 species)", pattern_species(2000, 2, 1), HY_LS_BAND },
+        { "8 species (n 800)", pattern_species(800, 8, 1), HY_LS_BAND },
+        { "tridiagonal (n 1000)", pattern_band(1000, 1, 1), HY_LS_BAND },
+        { "full band ml = mu = 4 (n 500)", pattern_band(500, 4, 4), HY_LS_BAND },
+        { "full band ml = 10, mu = 3 (n 500)", pattern_band(500, 10, 3), HY_LS_BAND },
+        { "Medical Akzo's shape at n 60 (<= 64)", pattern_species(60, 2, 0), HY_LS_DENSE },
+        { "dense pattern (n 100)", pattern_band(100, 99, 99), HY_LS_DENSE },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        hy_ls_kind want = cases[k].want, got = HY_LS_AUTO;
+        if (want == HY_LS_KLU && !hy_ls_available(HY_LS_KLU))
+            want = HY_LS_BAND;
+        char why[256];
+        int status = hy_linsol_choose(HY_LS_AUTO, cases[k].p->n, cases[k].p, &got, why,
+                                      sizeof why);
+        CHECK(status == 0 && got == want, "auto on %s: %s (want %s) %s", cases[k].what,
+              hy_ls_kind_name(got), hy_ls_kind_name(want), why);
+        /* An explicit choice is kept. */
+        status = hy_linsol_choose(HY_LS_BAND, cases[k].p->n, cases[k].p, &got, why, sizeof why);
+        CHECK(status == 0 && got == HY_LS_BAND, "band on %s: %s", cases[k].what,
+              hy_ls_kind_name(got));
+        pattern_free(cases[k].p);
+    }
+    hy_ls_kind got = HY_LS_AUTO;
+    char why[256];
+    CHECK(hy_linsol_choose(HY_LS_AUTO, 5000, NULL, &got, why, sizeof why) == 0
+              && got == HY_LS_DENSE,
+          "auto without a pattern: %s", hy_ls_kind_name(got));
+}
+
 /* An optional argument: another seed for the random matrices. */
 int main(int argc, char **argv)
 {
@@ -962,5 +1032,6 @@ int main(int argc, char **argv)
     test_dense_lapack();
     test_klu();
     test_coloring();
+    test_auto_choice();
     return CHECK_DONE();
 }

@@ -77,12 +77,47 @@ static int refuse_size(size_t n, size_t bytes, const char *what, char *why, size
     return -1;
 }
 
-/* Band pays when its storage is within a small factor of the pattern's
-** entries: a few diagonals, no fill-in outside them. */
-static int band_pays(size_t n, const hy_pattern *p)
+/* Band or KLU: the one with the smaller estimated cost of a factorisation
+** and the solves that follow it, per unknown, in instructions. Measured
+** with callgrind (bench/rule.sh, bench/README.md "The automatic choice"),
+** own band LU (band.c) against KLU's refactorisation with hydae's guards
+** (klu.c), on banded shapes with ml = mu = w from n = 400 to 40,000 (per
+** unknown the counts did not depend on n):
+**
+**   band  factor 60 + 25 (ml + mu) + 2 ml (ml + mu)   (w 1: 118, 2: 182,
+**                                    4: 301, 8: 632, 16: 1684, 32: 6424)
+**         solve  70 + 5 (2 ml + mu)  (w 1: 81, 2: 100, 4: 130, 8: 190,
+**                                    16: 309, 32: 548)
+**   KLU   factor 110 e, solve 20 e, e = nnz / n  (e 3: 331 and 60; a
+**         sparse band, e 4: 441 and 80; dense blocks fill in: e 18,
+**         4080 and 359; a full band solves for 11 e)
+**
+** with SOLVES_PER_FACTOR solves a factorisation (the Brusselator: 10 to
+** 14, Medical Akzo 7 to 11). Measured totals, KLU / band: Medical Akzo's
+** shape (w 2, e 3) 0.78, the same with w 3 .. 8: 0.65 .. 0.38; the
+** Brusselator's (w species, each diffusing: e = w + 2) 1.00 (w 1), 1.05
+** (w 2), 1.20 (4), 1.39 (8), 1.61 (16); full bands 1.00 (w 1) .. 1.83 (w
+** 32); the estimates below put each of these on the same side. KLU is
+** taken only when it is estimated 10 % cheaper: at a tie the band solver
+** needs no analysis and less memory. The counts are for band.c's kernels
+** as of this measurement: re-run bench/rule.sh when they change. */
+#define SOLVES_PER_FACTOR 10.0
+
+static double band_cost(size_t ml, size_t mu)
 {
-    size_t ld = 2 * p->ml + p->mu + 1, per_column = n > 0 ? p->nnz / n : 0;
-    return ld <= 4 * per_column + 8;
+    double l = (double)ml, u = (double)mu;
+    return 60.0 + 25.0 * (l + u) + 2.0 * l * (l + u) + SOLVES_PER_FACTOR * (70.0 + 5.0 * (2.0 * l + u));
+}
+
+static double klu_cost(size_t n, size_t nnz)
+{
+    double per_column = (double)nnz / (double)(n > 0 ? n : 1);
+    return 110.0 * per_column + SOLVES_PER_FACTOR * 20.0 * per_column;
+}
+
+static int klu_pays(size_t n, const hy_pattern *p)
+{
+    return klu_cost(n, p->nnz) < 0.9 * band_cost(p->ml, p->mu);
 }
 
 int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_ls_kind *kind,
@@ -94,10 +129,10 @@ int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_
     if (wanted == HY_LS_AUTO) {
         if (!pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4))
             chosen = HY_LS_DENSE;
-        else if (band_pays(n, pattern) || !hy_ls_available(HY_LS_KLU))
-            chosen = HY_LS_BAND;
-        else
+        else if (klu_pays(n, pattern) && hy_ls_available(HY_LS_KLU))
             chosen = HY_LS_KLU;
+        else
+            chosen = HY_LS_BAND;
         /* Without KLU a wide band may not fit where a dense matrix would
         ** not either: say so below. */
     }
