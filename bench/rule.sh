@@ -7,7 +7,7 @@
 #   kind 1  the same, only the first species diffuses (Medical Akzo: w = 2)
 #   kind 2  a full band, ml = mu = w
 # Usage: bash bench/rule.sh BUILD_DIR [OUT.csv]   (needs valgrind and a
-# build with -DHYDAE_BENCH=ON; about 5 minutes). Columns: kind, n, w, nnz,
+# build with -DHYDAE_BENCH=ON; about 7 minutes). Columns: kind, n, w, nnz,
 # and instructions per factorisation and per solve of each solver.
 set -e
 build=${1:?usage: rule.sh BUILD_DIR [OUT.csv]}
