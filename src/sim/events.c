@@ -108,7 +108,8 @@ static int chart_state_changed(const hydae_sim *s, int c)
                 return 1;
             continue;
         }
-        double weight = s->rtol_vec[off + v] * fabs(before) + s->atol_vec[off + v];
+        double weight = hy_component_rtol(s, off + v) * fabs(before)
+                        + hy_component_atol(s, off + v);
         if (fabs(after - before) > 10.0 * weight)
             return 1;
     }

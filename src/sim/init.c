@@ -85,7 +85,8 @@ static double weighted_norm(hydae_sim *s, const double *change)
     double sum = 0.0;
     for (int i = 0; i < s->n_init; i++) {
         int comp = s->init_component[i];
-        double ratio = change[i] / (s->rtol_vec[comp] * fabs(*unknown(s, i)) + s->atol_vec[comp]);
+        double ratio = change[i] / (hy_component_rtol(s, comp) * fabs(*unknown(s, i))
+                                    + hy_component_atol(s, comp));
         sum += ratio * ratio;
     }
     return sqrt(sum / s->n_init);

@@ -567,8 +567,27 @@ void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
         atol = s->integr_tol * scale;
     }
     double var_rtol = hy_var_rtol(s->model, var), var_atol = hy_var_atol(s->model, var);
-    s->rtol_vec[i] = var_rtol > 0.0 ? var_rtol : rtol;
-    s->atol_vec[i] = var_atol > 0.0 ? var_atol : atol;
+    rtol = var_rtol > 0.0 ? var_rtol : rtol;
+    atol = var_atol > 0.0 ? var_atol : atol;
+    /* The first component's pair stands for all while the others have it
+    ** too (bit for bit); the vectors are written from the first that
+    ** differs (build_config starts with tol_uniform = -1). */
+    if (s->tol_uniform < 0) {
+        s->uniform_rtol = rtol;
+        s->uniform_atol = atol;
+        s->tol_uniform = 1;
+    } else if (s->tol_uniform == 1 && (memcmp(&rtol, &s->uniform_rtol, sizeof rtol) != 0
+                                       || memcmp(&atol, &s->uniform_atol, sizeof atol) != 0)) {
+        for (int k = 0; k < s->n; k++) {
+            s->rtol_vec[k] = s->uniform_rtol;
+            s->atol_vec[k] = s->uniform_atol;
+        }
+        s->tol_uniform = 0;
+    }
+    if (s->tol_uniform == 0) {
+        s->rtol_vec[i] = rtol;
+        s->atol_vec[i] = atol;
+    }
     s->err_exclude[i] = (unsigned char)(var->kind == HYDAE_VELOCITY && !s->vel_ctrl);
 }
 
@@ -601,6 +620,7 @@ static int build_config(hydae_sim *s)
         return status;
     s->has_var_index = 0;
     s->n_init = 0;
+    s->tol_uniform = -1;
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         if (mode->is_mechanical) {
@@ -874,10 +894,10 @@ static int restart_integrator(hydae_sim *s)
     }
     hy_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.rtol = s->rtol;
-    opt.atol = s->atol;
-    opt.rtol_vec = s->rtol_vec;
-    opt.atol_vec = s->atol_vec;
+    opt.rtol = s->tol_uniform == 1 ? s->uniform_rtol : s->rtol;
+    opt.atol = s->tol_uniform == 1 ? s->uniform_atol : s->atol;
+    opt.rtol_vec = s->tol_uniform == 1 ? NULL : s->rtol_vec;
+    opt.atol_vec = s->tol_uniform == 1 ? NULL : s->atol_vec;
     opt.err_test_exclude = s->err_exclude;
     opt.h0_max = s->h0_max;
     opt.corrector_maxit = s->corrector_maxit;

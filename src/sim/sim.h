@@ -89,7 +89,9 @@ struct hydae_sim {
     double *y, *yp;             /* current state at t */
     double *y_work, *yp_work;   /* interpolated states */
     unsigned char *is_algebraic;
-    double *rtol_vec, *atol_vec;  /* per component, from the variables */
+    double *rtol_vec, *atol_vec;  /* per component, from the variables; unset while */
+    int tol_uniform;              /* 1: every component has uniform_rtol/atol (the usual */
+    double uniform_rtol, uniform_atol; /* case: no n-vectors touched), 0: the vectors */
     unsigned char *err_exclude;   /* per component: out of the error test */
     unsigned char *var_index;     /* per component: its index (DSTIFF's scaling) */
     int has_var_index;            /* a block of the configuration uses var_index */
@@ -300,5 +302,15 @@ int hy_initial_action(hydae_sim *s, double t);
 /* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',
 ** differential components of y fixed. 0 or HYDAE_ERR_INIT. */
 int hy_consistent_init(hydae_sim *s, double t, int at_start);
+
+/* The tolerances of component i of the configuration. */
+static inline double hy_component_rtol(const hydae_sim *s, int i)
+{
+    return s->tol_uniform ? s->uniform_rtol : s->rtol_vec[i];
+}
+static inline double hy_component_atol(const hydae_sim *s, int i)
+{
+    return s->tol_uniform ? s->uniform_atol : s->atol_vec[i];
+}
 
 #endif
