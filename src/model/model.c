@@ -14,6 +14,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* One per variable of models of millions (model.h). */
+_Static_assert(sizeof(hy_var) <= 24, "hy_var grew past 24 bytes");
+
 /* Record the first construction error on the model; later errors do not
 ** overwrite it, and hydae_model_check reports it even if the caller ignored
 ** the return value (a sticky error, as SQLite keeps on its handle). */
@@ -308,7 +311,7 @@ static int append_name(hydae_mode *mode, hy_var **list, int *n, int *cap, const 
     if (!copy || hy_reserve((void **)list, cap, *n + 1, sizeof(hy_var)))
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     (*list)[*n] = (hy_var){ .name = copy, .kind = (unsigned char)kind, .start = start,
-                            .start_fixed = -1, .slot = -1, .extra = -1 };
+                            .start_fixed = -1, .slot = -1 };
     if (hy_name_index_put(&mode->names, copy, code, mode_name_of, mode))
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     return (*n)++;
@@ -337,22 +340,25 @@ int hydae_mode_add_output(hydae_mode *mode, const char *name)
                        HYDAE_ALGEBRAIC, 0.0);
 }
 
-/* The extras of variable var of mode, made (zero) on first use; NULL out
-** of memory (recorded on the model). */
-static hy_var_extra *var_extra(hydae_mode *mode, int var)
+/* The extras of variable var of mode into *extra, made (zero) on first
+** use: 0, HYDAE_ERR_NOMEM or HYDAE_ERR_MODEL (too many), recorded on the
+** model. */
+static int var_extra(hydae_mode *mode, int var, hy_var_extra **extra)
 {
     hydae_model *m = MODE_MODEL(mode);
     hy_var *v = &mode->vars[var];
-    if (v->extra < 0) {
+    if (!v->extra) {
+        if ((unsigned)m->n_var_extras >= HY_VAR_EXTRA_MAX)
+            return HY_MODEL_ERROR(m, "more than %u variables with their own tolerances or "
+                                  "start derivatives", HY_VAR_EXTRA_MAX);
         if (hy_reserve((void **)&m->var_extras, &m->cap_var_extras, m->n_var_extras + 1,
-                       sizeof(hy_var_extra))) {
-            hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory setting '%s'", v->name);
-            return NULL;
-        }
+                       sizeof(hy_var_extra)))
+            return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory setting '%s'", v->name);
         m->var_extras[m->n_var_extras] = (hy_var_extra){ 0.0, 0.0, 0.0 };
-        v->extra = m->n_var_extras++;
+        v->extra = (unsigned)++m->n_var_extras & ((1u << HY_VAR_EXTRA_BITS) - 1u);
     }
-    return &m->var_extras[v->extra];
+    *extra = &m->var_extras[v->extra - 1];
+    return 0;
 }
 
 int hydae_mode_set_start_fixed(hydae_mode *mode, int var, int fixed)
@@ -374,9 +380,10 @@ int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value)
         || hy_var_is_algebraic(mode->vars[var].kind))
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a start derivative needs a "
                             "differential variable and a finite value", mode->name);
-    hy_var_extra *extra = var_extra(mode, var);
-    if (!extra)
-        return HYDAE_ERR_NOMEM;
+    hy_var_extra *extra;
+    int status = var_extra(mode, var, &extra);
+    if (status)
+        return status;
     mode->vars[var].has_start_derivative = 1;
     extra->start_derivative = value;
     return 0;
@@ -405,9 +412,10 @@ int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double ato
         return hy_model_fail(mode->chart->model, HYDAE_ERR_ARG, "mode '%s', variable '%s': "
                           "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
                           mode->name, mode->vars[var].name, rtol, atol);
-    hy_var_extra *extra = var_extra(mode, var);
-    if (!extra)
-        return HYDAE_ERR_NOMEM;
+    hy_var_extra *extra;
+    int status = var_extra(mode, var, &extra);
+    if (status)
+        return status;
     extra->rtol = rtol;
     extra->atol = atol;
     return 0;

@@ -70,21 +70,27 @@ int hy_name_index_put(hy_name_index *ix, const char *key, int value, hy_name_of_
                       const void *owner);
 void hy_name_index_free(hy_name_index *ix);
 
+#define HY_VAR_EXTRA_BITS 25
+
 /* A named value of a mode (variable or output) with its slot in the value
-** store. One per variable of a model that may have millions, so 32 bytes:
+** store. One per variable of a model that may have millions, so 24 bytes:
 ** what few variables have (their own tolerances, a start derivative) is
-** in the model's var_extras, read through hy_var_rtol and the like. */
+** in the model's var_extras, read through hy_var_rtol and the like, and
+** the flags share a word with the index there. */
 typedef struct hy_var {
     const char *name;           /* in the model's name arena */
     double start;               /* variables: start value */
     int slot;                   /* store slot, set by check */
-    int extra;                  /* index in the model's var_extras, or -1 */
-    unsigned char kind;         /* variables: a hydae_var_kind */
-    signed char start_fixed;    /* at t0: 1 held, 0 free, -1 by kind */
-    unsigned char has_start_derivative; /* at t0: y' held at its start derivative */
-    unsigned char start_set;    /* start replaced by hydae_model_set_start (--set) */
-    unsigned char start_computed; /* the model computes it from parameters (.hym) */
+    unsigned kind : 2;          /* variables: a hydae_var_kind */
+    signed start_fixed : 2;     /* at t0: 1 held, 0 free, -1 by kind */
+    unsigned has_start_derivative : 1; /* at t0: y' held at its start derivative */
+    unsigned start_set : 1;     /* start replaced by hydae_model_set_start (--set) */
+    unsigned start_computed : 1; /* the model computes it from parameters (.hym) */
+    unsigned extra : HY_VAR_EXTRA_BITS; /* 1 + index in the model's var_extras, 0: none */
 } hy_var;
+
+/* At most this many variables of a model have extras. */
+#define HY_VAR_EXTRA_MAX ((1u << HY_VAR_EXTRA_BITS) - 2u)
 
 typedef struct hy_var_extra {
     double rtol, atol;          /* 0 = the run's setting */
@@ -169,15 +175,15 @@ struct hydae_model {
 /* A variable's own tolerances (0: the run's setting) and start derivative. */
 static inline double hy_var_rtol(const hydae_model *m, const hy_var *var)
 {
-    return var->extra >= 0 ? m->var_extras[var->extra].rtol : 0.0;
+    return var->extra ? m->var_extras[var->extra - 1].rtol : 0.0;
 }
 static inline double hy_var_atol(const hydae_model *m, const hy_var *var)
 {
-    return var->extra >= 0 ? m->var_extras[var->extra].atol : 0.0;
+    return var->extra ? m->var_extras[var->extra - 1].atol : 0.0;
 }
 static inline double hy_var_start_derivative(const hydae_model *m, const hy_var *var)
 {
-    return var->extra >= 0 ? m->var_extras[var->extra].start_derivative : 0.0;
+    return var->extra ? m->var_extras[var->extra - 1].start_derivative : 0.0;
 }
 
 /* Slot of a name, or -1. Valid after a successful check. */
