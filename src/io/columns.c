@@ -20,7 +20,9 @@ void hy_columns_init(hy_columns *cols, const hydae_sim *s)
 void hy_columns_free(hy_columns *cols)
 {
     for (int i = 0; i < cols->n; i++)
-        hy_free(cols->items[i].name);
+        if (cols->items[i].kind == HY_COLUMN_MODE)
+            hy_free(cols->mode_name[cols->items[i].index]);
+    hy_free(cols->mode_name);
     hy_free(cols->items);
     hy_free(cols->last);
     for (int k = 0; k < 3; k++)
@@ -48,19 +50,25 @@ static int find_column(const hy_columns *cols, hy_column_kind kind, int index)
                                                                 : -1;
 }
 
-/* The column's name: a copy of the model's name, or "mode(CHART)". */
-static char *column_name(const hy_columns *cols, hy_column_kind kind, int index)
+/* The column's name: the model's own (it outlives the sim, and a model of
+** millions of variables has as many columns: no copy each), or
+** "mode(CHART)", made here. */
+static const char *column_name(hy_columns *cols, hy_column_kind kind, int index)
 {
     const hydae_model *m = model_of(cols);
     if (kind == HY_COLUMN_RESULT)
-        return hy_strdup(hydae_model_column_name(m, index));
+        return hydae_model_column_name(m, index);
     if (kind == HY_COLUMN_PARAM)
-        return hy_strdup(m->globals[index].name);
+        return m->globals[index].name;
+    if (!cols->mode_name && !(cols->mode_name = hy_calloc((size_t)m->n_charts,
+                                                          sizeof *cols->mode_name)))
+        return NULL;
     const char *chart = m->charts[index]->name;
     size_t size = strlen(chart) + sizeof "mode()";
     char *name = hy_malloc(size);
     if (name)
         snprintf(name, size, "mode(%s)", chart);
+    cols->mode_name[index] = name;
     return name;
 }
 
@@ -88,7 +96,7 @@ static int add_column(hy_columns *cols, hy_column_kind kind, int index)
             return HYDAE_ERR_NOMEM;
         cols->last = last;
     }
-    char *name = column_name(cols, kind, index);
+    const char *name = column_name(cols, kind, index);
     if (!name)
         return HYDAE_ERR_NOMEM;
     hy_column *column = &cols->items[cols->n];

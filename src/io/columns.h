@@ -25,7 +25,7 @@ typedef enum hy_column_kind {
 typedef struct hy_column {
     hy_column_kind kind;
     int index;
-    char *name; /* owned */
+    const char *name; /* the model's, or the columns' mode_name */
 } hy_column;
 
 typedef struct hy_columns {
@@ -36,6 +36,7 @@ typedef struct hy_columns {
     /* Position of each (kind, index) chosen, -1 if not: find in O(1). */
     int *position[3];
     int n_index[3];
+    char **mode_name; /* per chart, "mode(CHART)" once chosen (owned) */
 } hy_columns;
 
 void hy_columns_init(hy_columns *cols, const hydae_sim *s);
