@@ -59,18 +59,10 @@ int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, do
         if (mode->n_guards == 0)
             continue;
         int off = s->var_offset[c], goff = s->guard_offset[c];
-        const double *y_mode = y + off, *yp_mode = yp + off;
-        if (s->mech_blocks[c]) {
-            int status = hy_mech_expand(s, c, t, y + off, yp + off, &y_mode, &yp_mode);
-            if (status)
-                return status;
-        }
-        int status = mode->guards(t, y_mode, yp_mode, s->store, g + goff, mode->user);
-        if (status != 0) {
-            hy_sim_fail(s, "the guard function of mode '%s' returned %d at t = %.17g",
-                        mode->name, status, t);
-            return HYDAE_ERR_GUARD;
-        }
+        hy_block *b = &s->blocks[c];
+        int status = b->ops->guards(b, t, y + off, yp + off, g + goff);
+        if (status)
+            return status;
         for (int k = 0; k < mode->n_guards; k++)
             if (isnan(g[goff + k])) {
                 hy_sim_fail(s, "guard %d of mode '%s' is NaN at t = %.17g", k, mode->name, t);

@@ -36,8 +36,8 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
     int n_unknowns = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
-        if (s->mech_blocks[c])
-            continue; /* consistent by construction (mechanics.c) */
+        if (s->blocks[c].ops->owns_state)
+            continue; /* consistent by construction (block.h) */
         for (int v = 0; v < mode->n_vars; v++) {
             const hy_var *var = &mode->vars[v];
             int i = s->var_offset[c] + v;
@@ -91,7 +91,8 @@ static double weighted_norm(hydae_sim *s, const double *change)
     return sqrt(sum / s->n_init);
 }
 
-/* The residual's rows of the components outside mechanical blocks. */
+/* The residual's rows of the components of blocks that do not own their
+** state. */
 static int residual(hydae_sim *s, double t, double *res)
 {
     if (s->n_init == s->n)
@@ -458,7 +459,7 @@ static int check_finite_values(hydae_sim *s, double t, int at_start)
 static int explicit_init(hydae_sim *s, double t, double *res)
 {
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && (!s->active[c]->rhs || s->mech_blocks[c]))
+        if (s->active[c]->n_vars > 0 && (!s->active[c]->rhs || s->blocks[c].ops->owns_state))
             return 1;
     for (int k = 0; k < s->n_init; k++)
         if (s->init_unknowns[k] != &s->yp[s->init_component[k]])

@@ -1,7 +1,7 @@
 /*
 ** The configuration's Jacobian: its structure (the block-diagonal
-** concatenation of the active modes' patterns, NULL when no mode gives
-** one) and the analytic Jacobian assembled from the modes' own, dense or
+** concatenation of the active blocks' patterns, NULL when no block gives
+** one) and the analytic Jacobian assembled from the blocks' own, dense or
 ** sparse, into the storage the linear solver chose (linalg/linsol.h).
 */
 #include "sim.h"
@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The block of chart c: its size, and its mode's pattern or NULL. */
+/* The block of chart c: its size, and its pattern or NULL (dense). */
 static const hy_pattern *block_pattern(const hydae_sim *s, int c, size_t *size)
 {
-    const hydae_mode *mode = s->active[c];
+    const hy_block *b = &s->blocks[c];
     *size = (size_t)(s->var_offset[c + 1] - s->var_offset[c]);
-    if (s->mech_blocks[c] || !mode->pattern || mode->pattern->n != *size)
-        return NULL;
-    return mode->pattern;
+    return b->ops->pattern(b);
 }
 
 int hy_config_build_pattern(hydae_sim *s)
@@ -67,81 +65,11 @@ int hy_config_build_pattern(hydae_sim *s)
 int hy_config_has_jacobian(const hydae_sim *s)
 {
     for (int c = 0; c < s->model->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
-        if (s->var_offset[c + 1] > s->var_offset[c] && !mode->jacobian
-            && !(mode->sparse_jacobian && mode->pattern))
+        const hy_block *b = &s->blocks[c];
+        if (s->var_offset[c + 1] > s->var_offset[c] && !b->ops->has_jacobian(b))
             return 0;
     }
     return 1;
-}
-
-/* Entry (i, j) of a block at offset off: written, or dropped when the
-** matrix has no place for it (outside the pattern: taken as zero). */
-static void put(hy_matrix *jac, size_t off, size_t i, size_t j, double v)
-{
-    double *at = hy_matrix_at(jac, off + i, off + j);
-    if (at)
-        *at = v;
-}
-
-/* A mode's sparse Jacobian into its block: the user's entries summed into
-** the normalised pattern's order, then placed. */
-static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
-                        const double *y, const double *yp, hy_matrix *jac)
-{
-    const hy_pattern *p = mode->pattern;
-    size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
-    if (need > s->cap_jac_values) {
-        double *grown = hy_realloc(s->jac_values, need * sizeof(double));
-        if (!grown)
-            return -1;
-        s->jac_values = grown;
-        s->cap_jac_values = need;
-    }
-    double *user_values = s->jac_values, *values = user_values;
-    int status = mode->sparse_jacobian(t, cj, y, yp, s->store, user_values, mode->user);
-    if (status != 0)
-        return status;
-    if (mode->pattern_map) {
-        values = s->jac_values + mode->pattern_user_nnz;
-        memset(values, 0, p->nnz * sizeof(double));
-        for (size_t k = 0; k < mode->pattern_user_nnz; k++)
-            values[mode->pattern_map[k]] += user_values[k];
-    }
-    /* The configuration's matrix on this very pattern (one mode): entry k
-    ** is value k, with no search. */
-    int same = jac->kind == HY_MAT_CSC && jac->pattern == p;
-    for (size_t j = 0; j < p->n; j++)
-        for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
-            size_t i = (size_t)p->row[k];
-            double v = values[k];
-            if (mode->rhs) /* d(y' - f)/dy + cj I */
-                v = (i == j ? cj : 0.0) - v;
-            if (same)
-                jac->values[k] = v;
-            else
-                put(jac, off, i, j, v);
-        }
-    return 0;
-}
-
-/* A mode's dense Jacobian into its block. */
-static int dense_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
-                       const double *y, const double *yp, hy_matrix *jac)
-{
-    size_t nb = (size_t)mode->n_vars;
-    double *block = s->jac_block;
-    int status = mode->jacobian(t, cj, y, yp, s->store, block, mode->user);
-    if (status != 0)
-        return status;
-    for (size_t j = 0; j < nb; j++)
-        for (size_t i = 0; i < nb; i++) {
-            double v = block[i + j * nb];
-            if (mode->rhs)
-                v = (i == j ? cj : 0.0) - v;
-            put(jac, off, i, j, v);
-        }
-    return 0;
 }
 
 int hy_config_jacobian(double t, double cj, const double *y, const double *yp, hy_matrix *jac,
@@ -150,13 +78,11 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp, h
     hydae_sim *s = ctx;
     hy_matrix_zero(jac);
     for (int c = 0; c < s->model->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
+        hy_block *b = &s->blocks[c];
         size_t off = (size_t)s->var_offset[c];
-        if (mode->n_vars == 0)
+        if (s->active[c]->n_vars == 0)
             continue;
-        int status = mode->sparse_jacobian && mode->pattern
-                         ? sparse_block(s, mode, off, t, cj, y + off, yp + off, jac)
-                         : dense_block(s, mode, off, t, cj, y + off, yp + off, jac);
+        int status = b->ops->jacobian(b, off, t, cj, y + off, yp + off, jac);
         if (status != 0)
             return status;
     }

@@ -69,12 +69,12 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->prev_guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
     s->prev_var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
     s->chart_fired = hy_calloc((size_t)n_charts, 1);
-    s->mech_blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->mech_blocks);
+    s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
     if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
         || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
-        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->mech_blocks) {
+        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->blocks) {
         hydae_sim_free(s);
         if (status)
             *status = HYDAE_ERR_NOMEM;
@@ -135,9 +135,10 @@ void hydae_sim_free(hydae_sim *s)
     hy_free(s->sinks);
     if (s->integ)
         s->integ_method->destroy(s->integ);
-    if (s->model)
-        hy_mech_free_all(s);
-    hy_free(s->mech_blocks);
+    if (s->blocks)
+        for (int c = 0; c < s->model->n_charts; c++)
+            hy_block_leave(&s->blocks[c]);
+    hy_free(s->blocks);
     free_run_arrays(s);
     hy_free(s->jac_block);
     hy_free(s->jac_values);
@@ -351,9 +352,7 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
         if (i >= off && i < s->var_offset[c + 1]) {
             if (mode)
                 *mode = s->active[c];
-            if (s->mech_blocks[c])
-                return hy_mech_component_name(s, c, i - off);
-            return s->active[c]->vars[i - off].name;
+            return s->blocks[c].ops->component_name(&s->blocks[c], i - off);
         }
     }
     if (mode)
@@ -364,22 +363,12 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
 int hy_config_residual(double t, const double *y, const double *yp, double *res, void *ctx)
 {
     hydae_sim *s = ctx;
-    const double *p = s->store;
     for (int c = 0; c < s->model->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
+        hy_block *b = &s->blocks[c];
         int off = s->var_offset[c], n_vars = s->var_offset[c + 1] - off;
         if (n_vars == 0)
             continue;
-        int status;
-        if (s->mech_blocks[c]) {
-            status = hy_mech_residual(s, c, t, y + off, yp + off, res + off);
-        } else if (mode->residual) {
-            status = mode->residual(t, y + off, yp + off, p, res + off, mode->user);
-        } else {
-            status = mode->rhs(t, y + off, p, res + off, mode->user);
-            for (int i = 0; i < n_vars; i++)
-                res[off + i] = yp[off + i] - res[off + i];
-        }
+        int status = b->ops->residual(b, t, y + off, yp + off, res + off);
         if (status != 0) {
             s->bad_chart = c;
             s->bad_equation = -1;
@@ -405,12 +394,11 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
 {
     hydae_sim *s = ctx;
     for (int c = 0; c < s->model->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
+        hy_block *b = &s->blocks[c];
         int off = s->var_offset[c], n_block = s->var_offset[c + 1] - off;
         if (n_block == 0)
             continue;
-        int status = s->mech_blocks[c] ? hy_mech_rhs(s, c, t, y + off, ydot + off)
-                                       : mode->rhs(t, y + off, s->store, ydot + off, mode->user);
+        int status = b->ops->rhs(b, t, y + off, ydot + off);
         if (status != 0) {
             s->bad_chart = c;
             s->bad_equation = -1;
@@ -434,7 +422,7 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
 static const hydae_mode *first_implicit_mode(const hydae_sim *s)
 {
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && !s->active[c]->rhs && !hy_mech_is_explicit(s, c))
+        if (s->active[c]->n_vars > 0 && !s->blocks[c].is_explicit)
             return s->active[c];
     return NULL;
 }
@@ -586,9 +574,10 @@ static int build_config(hydae_sim *s)
     int n = 0, ng = 0;
     for (int c = 0; c < m->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
+        hy_block probe = hy_block_probe(s, mode);
         s->var_offset[c] = n;
         s->guard_offset[c] = ng;
-        n += mode->is_mechanical ? hy_mech_size(s, mode, method) : mode->n_vars;
+        n += probe.ops->size(&probe, method);
         ng += mode->n_guards;
     }
     s->var_offset[m->n_charts] = n;
@@ -601,25 +590,17 @@ static int build_config(hydae_sim *s)
     s->has_var_index = 0;
     s->n_init = 0;
     for (int c = 0; c < m->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
-        if (mode->is_mechanical) {
-            status = hy_mech_enter(s, c, method);
-            if (status)
-                return status;
-            s->has_var_index |= !hy_mech_is_explicit(s, c);
-            continue;
-        }
-        hy_mech_leave(s, c);
-        for (int i = 0; i < mode->n_vars; i++) {
-            s->var_index[s->var_offset[c] + i] = 1;
-            s->init_rows[s->n_init++] = s->var_offset[c] + i;
-            double v = s->store[mode->vars[i].slot];
-            s->y[s->var_offset[c] + i] = isnan(v) ? mode->vars[i].start : v;
-            s->yp[s->var_offset[c] + i] = 0.0;
-            s->is_algebraic[s->var_offset[c] + i] = (unsigned char)hy_var_is_algebraic(
-                mode->vars[i].kind);
-            hy_set_component_tolerances(s, &mode->vars[i], s->var_offset[c] + i);
-        }
+        hy_block *b = &s->blocks[c];
+        int off = s->var_offset[c];
+        hy_block_leave(b);
+        *b = hy_block_probe(s, s->active[c]);
+        status = b->ops->enter(b, off, method);
+        if (status)
+            return status;
+        s->has_var_index |= b->uses_var_index;
+        if (!b->ops->owns_state)
+            for (int i = off; i < s->var_offset[c + 1]; i++)
+                s->init_rows[s->n_init++] = i;
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
@@ -628,28 +609,12 @@ static int build_config(hydae_sim *s)
 
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
 {
-    const hydae_model *m = s->model;
-    for (int c = 0; c < m->n_charts; c++) {
-        const hydae_mode *mode = s->active[c];
+    for (int c = 0; c < s->model->n_charts; c++) {
+        hy_block *b = &s->blocks[c];
         int off = s->var_offset[c];
-        const double *y_mode = y + off, *yp_mode = yp + off;
-        if (s->mech_blocks[c]) {
-            int status = hy_mech_expand(s, c, t, y + off, yp + off, &y_mode, &yp_mode);
-            if (status)
-                return status;
-        }
-        for (int i = 0; i < mode->n_vars; i++)
-            s->store[mode->vars[i].slot] = y_mode[i];
-        if (mode->n_outputs == 0)
-            continue;
-        int status = mode->outputs(t, y_mode, yp_mode, s->store, s->out_work, mode->user);
-        if (status != 0) {
-            hy_sim_fail(s, "output equations of mode '%s' failed (status %d) at t = %.17g",
-                        mode->name, status, t);
-            return HYDAE_ERR_CALLBACK;
-        }
-        for (int o = 0; o < mode->n_outputs; o++)
-            s->store[mode->out_vars[o].slot] = s->out_work[o];
+        int status = b->ops->store(b, t, y + off, yp + off);
+        if (status)
+            return status;
     }
     return 0;
 }
@@ -815,14 +780,14 @@ static void start_failure(hydae_sim *s, int status)
 }
 
 /* 1 if the configuration has unknowns and none of them is differential
-** (and no mechanical block): there is nothing to integrate, and
+** (and no block that owns its state): there is nothing to integrate, and
 ** hy_algebraic solves F(t, y) = 0 wherever a value is needed. */
 static int configuration_is_algebraic(const hydae_sim *s)
 {
     if (s->n == 0)
         return 0;
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->mech_blocks[c])
+        if (s->blocks[c].ops->owns_state)
             return 0;
     for (int i = 0; i < s->n; i++)
         if (!s->is_algebraic[i])
@@ -1079,7 +1044,8 @@ static int initial_action_keeping_set_starts(hydae_sim *s)
         for (int i = 0; i < mode->n_vars; i++) {
             const hy_var *var = &mode->vars[i];
             double now = s->store[var->slot];
-            if (!var->start_set || now == s->y[s->var_offset[c] + i] || s->mech_blocks[c])
+            if (!var->start_set || now == s->y[s->var_offset[c] + i]
+                || s->blocks[c].ops->owns_state)
                 continue;
             hy_sim_fail(s, "the start value %.17g set for '%s' of mode '%s' is replaced at "
                         "t0 by the model's initial action (now %.17g: the mode's entry "
@@ -1295,6 +1261,25 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
     }
 }
 
+/* The blocks' after-step hooks at the accepted point s->t (mechanics:
+** constraint drift, the ODE form's re-partition). 1 if the integrator
+** must restart, 0, or < 0. */
+static int blocks_after_step(hydae_sim *s)
+{
+    int restart = 0;
+    for (int c = 0; c < s->model->n_charts; c++) {
+        hy_block *b = &s->blocks[c];
+        if (!b->ops->after_step)
+            continue;
+        int off = s->var_offset[c];
+        int status = b->ops->after_step(b, s->t, s->y + off, s->yp + off);
+        if (status < 0)
+            return status;
+        restart |= status;
+    }
+    return restart;
+}
+
 static int run(hydae_sim *s)
 {
     int status = start_run(s);
@@ -1339,9 +1324,7 @@ static int run(hydae_sim *s)
         if (!status && restarted)
             status = check_accumulation(s);
         if (!status && !restarted && s->n > 0) {
-            /* Mechanical modes: constraint violation, and the ODE form's
-            ** new partition, which restarts the integrator. */
-            status = hy_mech_after_step(s);
+            status = blocks_after_step(s);
             if (status == 1)
                 status = restart_integrator(s);
         }

@@ -6,6 +6,7 @@
 #ifndef HY_SIM_H
 #define HY_SIM_H
 
+#include "block.h"
 #include "core/core.h"
 #include "integrators/integrator.h"
 #include "model/model.h"
@@ -93,9 +94,10 @@ struct hydae_sim {
     unsigned char *err_exclude;   /* per component: out of the error test */
     unsigned char *var_index;     /* per component: its index (DSTIFF's scaling) */
     int has_var_index;            /* a block of the configuration uses var_index */
-    struct hy_mech_block **mech_blocks; /* per chart: a mechanical mode's block, or NULL */
+    hy_block *blocks;             /* per chart: its active mode's continuous part */
     int *init_rows;               /* rows of consistent initialisation (init.c) */
-    int n_init;                   /* its unknowns: the components outside mech blocks */
+    int n_init;                   /* its unknowns: the components of blocks that do not
+                                  ** own their state */
     double *res_work;           /* n */
     double *jac_block;          /* the largest dense Jacobian block of a mode */
     size_t cap_jac_block;
@@ -187,13 +189,6 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
 ** Table 1 with integr_tol). */
 void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
 
-/* mechanics.c: mechanical modes (hydae_mode_set_mechanics). A chart whose
-** active mode is mechanical has a block in s->mech_blocks[c]; its part of
-** y is the formulation's (I3, SI1 or ODE), not the mode's variables. */
-typedef struct hy_mech_block hy_mech_block;
-/* Components of y the mode takes under the run's settings and method. */
-int hy_mech_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method);
-
 /* A configuration is solved with dense n x n matrices (iteration matrices,
 ** Jacobians, consistent initialisation), so n is limited: 2 GiB per
 ** matrix, and every n * n index fits in an int. Sparse solvers (issue 12)
@@ -203,26 +198,6 @@ enum { HY_DENSE_MAX_N = 16384 };
 ** HYDAE_ERR_ARG with a message naming the mode, its size and the memory
 ** it would need (validate.c). */
 int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method);
-/* The block of chart c from the store (positions and velocities projected
-** onto the constraints): y, yp, tolerances and flags at s->var_offset[c]. */
-int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method);
-void hy_mech_leave(hydae_sim *s, int c);
-void hy_mech_free_all(hydae_sim *s);
-/* 1 if chart c's block is in the ODE form (an explicit y' = f). */
-int hy_mech_is_explicit(const hydae_sim *s, int c);
-int hy_mech_residual(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                     double *res);
-int hy_mech_rhs(hydae_sim *s, int c, double t, const double *y, double *ydot);
-/* The mode's own (q, u, lambda) and (u, u', 0) at the block's (y, yp). */
-int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                   const double **y_decl, const double **yp_decl);
-const char *hy_mech_component_name(const hydae_sim *s, int c, int i);
-/* At an accepted point s->t: the constraint violation into the statistics
-** and the ODE form's re-partition. 1 if the integrator must restart (y,
-** yp of the block changed meaning), 0, or < 0. */
-int hy_mech_after_step(hydae_sim *s);
-double hy_mech_constr_tol(const hydae_sim *s);
-
 /* events.c */
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
                    double *g);

@@ -62,9 +62,10 @@ static int check_method(hydae_sim *s)
 ** refuses at run time only what no solver can hold). */
 static int mode_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method)
 {
-    if (!mode->is_mechanical && mode->pattern)
+    hy_block probe = hy_block_probe((hydae_sim *)s, mode);
+    if (probe.ops->pattern(&probe))
         return 0;
-    return mode->is_mechanical ? hy_mech_size(s, mode, method) : mode->n_vars;
+    return probe.ops->size(&probe, method);
 }
 
 /* "80 GB", "2.1 GB", "512 MB": bytes of an n x n matrix of doubles. */
