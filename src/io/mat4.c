@@ -213,7 +213,7 @@ static int mat_begin(void *user, const hydae_model *m)
 {
     (void)m;
     mat_sink *sink = user;
-    sink->t0 = sink->rec.cols.sim->t0;
+    sink->t0 = sink->rec.cols.sim->set.t0;
     return hy_recorder_begin(&sink->rec);
 }
 

@@ -170,7 +170,7 @@ static int cascade_failure(hydae_sim *s, double t)
     char cycle[640];
     hy_describe_transitions(cycle, sizeof cycle, s->fired_log + first, s->n_fired_log - first);
     hy_sim_fail(s, "event cascade limit (%d updates) reached at t = %.17g: the transitions "
-                "%s keep raising events for each other", s->cascade_limit, t, cycle);
+                "%s keep raising events for each other", s->set.cascade_limit, t, cycle);
     return HYDAE_ERR_CASCADE;
 }
 
@@ -304,7 +304,7 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
         }
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, t);
-        if (round + 1 >= s->cascade_limit)
+        if (round + 1 >= s->set.cascade_limit)
             return cascade_failure(s, t);
     }
 }

@@ -340,7 +340,7 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
     if (s->n_guards == 0)
         return 0;
     s->event_from_band = 0;
-    int n_parts = s->guard_samples + 1;
+    int n_parts = s->set.guard_samples + 1;
     double t_a = s->t, width = t_new - s->t, part = width / n_parts;
     int status;
     if (!s->slopes_valid) {
@@ -462,7 +462,7 @@ int hy_guards_restart_scan(hydae_sim *s)
 
 int hy_check_sample_periods(hydae_sim *s)
 {
-    double t_far = fmax(fabs(s->t0), fabs(s->t_end));
+    double t_far = fmax(fabs(s->set.t0), fabs(s->set.t_end));
     double resolution = 2.0 * hy_time_tol(t_far);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_chart *chart = s->model->charts[c];
@@ -472,7 +472,7 @@ int hy_check_sample_periods(hydae_sim *s)
                 hy_sim_fail(s, "transition '%s' (%s -> %s): the sample period %g is below the "
                             "time resolution of event times over [%g, %g] (%g): its ticks "
                             "cannot be told apart", tr->name, tr->from->name, tr->to->name,
-                            tr->period, s->t0, s->t_end, resolution);
+                            tr->period, s->set.t0, s->set.t_end, resolution);
                 return HYDAE_ERR_ARG;
             }
         }
@@ -522,7 +522,7 @@ int hy_time_event_pending(const hydae_sim *s, double t)
 
 double hy_next_time_event(const hydae_sim *s, double t)
 {
-    double t_next = s->t_end;
+    double t_next = s->set.t_end;
     double tol = hy_time_tol(t);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];

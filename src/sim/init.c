@@ -218,7 +218,7 @@ static int init_matrix_setup(hydae_sim *s, double t)
         im->unknown_of[k] = unknown_code(s, (int)k);
     hy_ls_kind kind;
     char why[256];
-    if (hy_linsol_choose((hy_ls_kind)s->linear_solver, n, im->pattern, &kind, why, sizeof why)) {
+    if (hy_linsol_choose((hy_ls_kind)s->set.linear_solver, n, im->pattern, &kind, why, sizeof why)) {
         hy_init_free(s);
         hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
         return HYDAE_ERR_ARG;

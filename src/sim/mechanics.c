@@ -107,7 +107,7 @@ static int choose_form(const hydae_sim *s, const hy_integrator_ops *method)
 {
     if (method->needs_rhs)
         return HY_FORM_ODE;
-    return s->dae_index == 3 ? HY_FORM_I3 : HY_FORM_SI1;
+    return s->set.dae_index == 3 ? HY_FORM_I3 : HY_FORM_SI1;
 }
 
 static const char *form_name(int form)
@@ -130,7 +130,7 @@ static int form_size(const hydae_mode *mode, int form)
 
 static double constr_tol(const hydae_sim *s)
 {
-    return s->constr_tol > 0.0 ? s->constr_tol : HY_MECH_CONSTR_TOL_DEFAULT;
+    return s->set.constr_tol > 0.0 ? s->set.constr_tol : HY_MECH_CONSTR_TOL_DEFAULT;
 }
 
 static void block_free(hy_mech_block *b)
@@ -257,7 +257,7 @@ static void set_block_flags(hydae_sim *s, hy_mech_block *b, int off)
         else if (b->form == HY_FORM_I3)
             in_test = is_position;
         else
-            in_test = is_position || (is_velocity && s->vel_ctrl);
+            in_test = is_position || (is_velocity && s->set.vel_ctrl);
         s->err_exclude[off + i] = (unsigned char)!in_test;
         s->is_algebraic[off + i] = b->form == HY_FORM_ODE ? 0 : b->md.is_algebraic[i];
         if (b->form == HY_FORM_ODE)

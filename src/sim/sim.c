@@ -38,24 +38,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
         return NULL;
     }
     s->model = m;
-    s->method = &hy_dstiff;
-    s->t0 = 0.0;
-    s->t_end = 10.0;
-    s->dt_out = 0.0;
-    s->rtol = 1e-6;
-    s->atol = 1e-8;
-    s->h_max = INFINITY;
-    s->max_order = 0; /* the method's largest */
-    s->cascade_limit = 100;
-    s->rel_abs_tol_ratio = 1.0;
-    s->vel_tol_factor = 1000.0;     /* seed 002, Table 1 */
-    s->dae_alg_tol_factor = 1000.0; /* seed 002, Table 1 */
-    s->vel_ctrl = 1;
-    s->interpolation = 1;
-    s->dae_index = 3;
-    s->zeno_events = 100;
-    s->guard_samples = 3;
-    s->max_steps = 50000000;
+    hy_settings_default(&s->set);
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_cols = m->n_columns > 0 ? m->n_columns : 1;
     int n_events = m->n_events > 0 ? m->n_events : 1;
@@ -184,124 +167,6 @@ int hy_sim_interrupted(hydae_sim *s, double t)
     hy_sim_fail(s, "interrupted at t = %.17g (a signal, or hydae_sim_interrupt); the rows "
                 "up to there are complete", t);
     return HYDAE_INTERRUPTED;
-}
-
-#define HY_SETTING_ERROR(s, ...) (hy_sim_fail((s), __VA_ARGS__), HYDAE_ERR_ARG)
-
-int hydae_sim_set_time(hydae_sim *s, double t0, double t_end)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (!isfinite(t0) || !isfinite(t_end) || !(t_end > t0))
-        return HY_SETTING_ERROR(s, "t_end (%g) must be finite and greater than t0 (%g)",
-                                t_end, t0);
-    s->t0 = t0;
-    s->t_end = t_end;
-    return 0;
-}
-
-int hydae_sim_set_output_interval(hydae_sim *s, double dt)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (!(dt > 0.0) || !isfinite(dt))
-        return HY_SETTING_ERROR(s, "output interval (%g) must be positive and finite", dt);
-    s->dt_out = dt;
-    return 0;
-}
-
-int hydae_sim_set_tolerances(hydae_sim *s, double rtol, double atol)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (!(rtol > 0.0) || !(rtol < 1.0))
-        return HY_SETTING_ERROR(s, "rtol (%g) must be in (0, 1)", rtol);
-    if (!(atol > 0.0) || !isfinite(atol))
-        return HY_SETTING_ERROR(s, "atol (%g) must be positive and finite", atol);
-    s->rtol = rtol;
-    s->atol = atol;
-    s->integr_tol = 0.0;
-    return 0;
-}
-
-int hydae_sim_set_step_limits(hydae_sim *s, double h_min, double h_max, double h0)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (!(h_min >= 0.0) || !isfinite(h_min))
-        return HY_SETTING_ERROR(s, "h_min (%g) must be >= 0 and finite", h_min);
-    if (!(h_max > 0.0))
-        return HY_SETTING_ERROR(s, "h_max (%g) must be positive", h_max);
-    if (!(h_max >= h_min))
-        return HY_SETTING_ERROR(s, "h_min (%g) is greater than h_max (%g): no step size "
-                                "satisfies both", h_min, h_max);
-    if (!(h0 >= 0.0) || !isfinite(h0))
-        return HY_SETTING_ERROR(s, "h0 (%g) must be >= 0 (0: automatic)", h0);
-    s->h_min = h_min;
-    s->h_max = h_max;
-    s->h0 = h0;
-    return 0;
-}
-
-int hydae_sim_set_max_order(hydae_sim *s, int max_order)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (max_order < 1 || max_order > 12)
-        return HY_SETTING_ERROR(s, "max_order (%d) must be 1 to 12 (BDF methods use at most 5)",
-                                max_order);
-    s->max_order = max_order;
-    return 0;
-}
-
-int hydae_sim_set_integrator(hydae_sim *s, const char *name)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    const hy_integrator_ops *method = hy_integrator_find(name);
-    if (!method) {
-        char known[256] = "";
-        size_t used = 0;
-        for (int i = 0; hy_integrators[i] && used < sizeof known; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                     hy_integrators[i]->name);
-        return HY_SETTING_ERROR(s, "no integrator '%s' (available: %s)", name ? name : "(null)",
-                                known);
-    }
-    if (s->integ && method != s->integ_method) {
-        s->integ_method->destroy(s->integ);
-        s->integ = NULL;
-    }
-    s->method = method;
-    return 0;
-}
-
-int hydae_sim_set_cascade_limit(hydae_sim *s, int limit)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (limit < 1)
-        return HY_SETTING_ERROR(s, "cascade limit (%d) must be at least 1", limit);
-    s->cascade_limit = limit;
-    return 0;
-}
-
-int hydae_sim_set_output_steps(hydae_sim *s, int every_step)
-{
-    if (!s || (every_step != 0 && every_step != 1))
-        return HYDAE_ERR_ARG;
-    s->output_steps = every_step;
-    return 0;
-}
-
-int hydae_sim_set_max_steps(hydae_sim *s, long max_steps)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    if (max_steps < 1)
-        return HY_SETTING_ERROR(s, "max_steps (%ld) must be at least 1", max_steps);
-    s->max_steps = max_steps;
-    return 0;
 }
 
 static int add_sink(hydae_sim *s, const hy_sink *sink)
@@ -534,31 +399,6 @@ static int reserve_config(hydae_sim *s)
     return 0;
 }
 
-double hy_base_atol(const hydae_sim *s)
-{
-    return s->integr_tol > 0.0 ? s->integr_tol : s->atol;
-}
-
-/* Tolerances of component i: the variable's own if set; else rtol/atol; or,
-** when integr_tol is set, RTOL = rel_abs_tol_ratio integr_tol scale and
-** ATOL = integr_tol scale with scale 1 for positions and differential
-** states, vel_tol_factor for velocities, dae_alg_tol_factor for algebraic
-** states and multipliers (seed 002, Table 1). */
-void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
-{
-    double rtol = s->rtol, atol = s->atol;
-    if (s->integr_tol > 0.0) {
-        double scale = var->kind == HYDAE_VELOCITY       ? s->vel_tol_factor
-                       : hy_var_is_algebraic(var->kind) ? s->dae_alg_tol_factor
-                                                        : 1.0;
-        rtol = s->rel_abs_tol_ratio * s->integr_tol * scale;
-        atol = s->integr_tol * scale;
-    }
-    s->rtol_vec[i] = var->rtol > 0.0 ? var->rtol : rtol;
-    s->atol_vec[i] = var->atol > 0.0 ? var->atol : atol;
-    s->err_exclude[i] = (unsigned char)(var->kind == HYDAE_VELOCITY && !s->vel_ctrl);
-}
-
 /* Lay out the active configuration and load y from the store by name (a
 ** variable with no value there takes its start value). Slots of names that
 ** are not in the configuration are cleared to NaN afterwards. */
@@ -654,7 +494,7 @@ static int emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const dou
 
 static double grid_time(const hydae_sim *s, long k)
 {
-    return k >= s->n_out ? s->t_end : s->t0 + (double)k * s->dt_grid;
+    return k >= s->n_out ? s->set.t_end : s->set.t0 + (double)k * s->dt_grid;
 }
 
 /* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
@@ -732,18 +572,10 @@ static hy_dae config_dae(hydae_sim *s)
 static void print_newton_iteration(void *ctx, const hy_newton_info *info)
 {
     const hydae_sim *s = ctx;
-    fprintf(s->newton_debug, "newton t=%.10g h=%.4g order=%d iter=%d |dy|=%.4g rate=%.4g "
+    fprintf(s->set.newton_debug, "newton t=%.10g h=%.4g order=%d iter=%d |dy|=%.4g rate=%.4g "
             "jacobian=%s%s\n", info->t, info->h, info->order, info->iteration,
             info->update_norm, info->rate, info->jacobian_refreshed ? "new" : "reused",
             info->converged ? " converged" : "");
-}
-
-int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out)
-{
-    if (!s)
-        return HYDAE_ERR_ARG;
-    s->newton_debug = out;
-    return 0;
 }
 
 /* The method for the active configuration: the one its modes prefer
@@ -756,10 +588,10 @@ static const hy_integrator_ops *configuration_method(const hydae_sim *s)
         if (mode->n_vars == 0 || !mode->integrator)
             continue;
         if (chosen && chosen != mode->integrator)
-            return s->method; /* the modes disagree: the run's choice */
+            return s->set.method; /* the modes disagree: the run's choice */
         chosen = mode->integrator;
     }
-    return chosen ? chosen : s->method;
+    return chosen ? chosen : s->set.method;
 }
 
 /* Why the integrator refused to start: a value that is not finite, by
@@ -810,13 +642,13 @@ static int restart_integrator(hydae_sim *s)
                     method->name, implicit->name, s->t);
         return HYDAE_ERR_ARG;
     }
-    if (method->fixed_step && !isfinite(s->h_max)) {
+    if (method->fixed_step && !isfinite(s->set.h_max)) {
         hy_sim_fail(s, "%s takes fixed steps of length h_max: set h_max", method->name);
         return HYDAE_ERR_ARG;
     }
     hy_ls_kind ls_kind;
     char why[256];
-    if (method->uses_matrix && hy_linsol_choose((hy_ls_kind)s->linear_solver, (size_t)s->n,
+    if (method->uses_matrix && hy_linsol_choose((hy_ls_kind)s->set.linear_solver, (size_t)s->n,
                                                 s->config_pattern, &ls_kind, why, sizeof why)) {
         hy_sim_fail(s, "%s cannot solve the configuration of mode '%s' at t = %.17g: %s",
                     method->name, s->active[0]->name, s->t, why);
@@ -838,29 +670,29 @@ static int restart_integrator(hydae_sim *s)
     }
     hy_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.rtol = s->rtol;
-    opt.atol = s->atol;
+    opt.rtol = s->set.rtol;
+    opt.atol = s->set.atol;
     opt.rtol_vec = s->rtol_vec;
     opt.atol_vec = s->atol_vec;
     opt.err_test_exclude = s->err_exclude;
-    opt.h0_max = s->h0_max;
-    opt.corrector_maxit = s->corrector_maxit;
-    opt.corrector_minit = s->corrector_minit;
-    opt.constr_tol = s->constr_tol;
-    opt.jacob_eval = s->jacob_eval;
-    opt.jacob_init = s->jacob_init;
-    opt.eval_expiry = s->eval_expiry;
+    opt.h0_max = s->set.h0_max;
+    opt.corrector_maxit = s->set.corrector_maxit;
+    opt.corrector_minit = s->set.corrector_minit;
+    opt.constr_tol = s->set.constr_tol;
+    opt.jacob_eval = s->set.jacob_eval;
+    opt.jacob_init = s->set.jacob_init;
+    opt.eval_expiry = s->set.eval_expiry;
     opt.var_index = s->has_var_index ? s->var_index : NULL;
-    opt.linear_solver = s->linear_solver;
-    if (s->newton_debug) {
+    opt.linear_solver = s->set.linear_solver;
+    if (s->set.newton_debug) {
         opt.newton_debug = print_newton_iteration;
         opt.debug_ctx = s;
     }
-    opt.h0 = s->h0;
+    opt.h0 = s->set.h0;
     /* With dt_min, a step below it is a jump to restart over (see run). */
-    opt.h_min = fmax(s->h_min, s->dt_min);
-    opt.h_max = s->h_max;
-    opt.max_order = s->max_order;
+    opt.h_min = fmax(s->set.h_min, s->set.dt_min);
+    opt.h_max = s->set.h_max;
+    opt.max_order = s->set.max_order;
     hy_dae dae = config_dae(s);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
     if (status) {
@@ -1015,18 +847,18 @@ static int event_instant(hydae_sim *s, int *n_fired)
 
 static int setup_grid(hydae_sim *s)
 {
-    if (!isfinite(s->t0) || !isfinite(s->t_end) || !(s->t_end > s->t0)) {
-        hy_sim_fail(s, "t_end (%g) must be finite and greater than t0 (%g)", s->t_end, s->t0);
+    if (!isfinite(s->set.t0) || !isfinite(s->set.t_end) || !(s->set.t_end > s->set.t0)) {
+        hy_sim_fail(s, "t_end (%g) must be finite and greater than t0 (%g)", s->set.t_end, s->set.t0);
         return HYDAE_ERR_ARG;
     }
-    s->dt_grid = s->dt_out > 0.0 ? s->dt_out : (s->t_end - s->t0) / 500.0;
-    double n_intervals = ceil((s->t_end - s->t0) / s->dt_grid - 1e-9);
+    s->dt_grid = s->set.dt_out > 0.0 ? s->set.dt_out : (s->set.t_end - s->set.t0) / 500.0;
+    double n_intervals = ceil((s->set.t_end - s->set.t0) / s->dt_grid - 1e-9);
     if (!(n_intervals <= 1e9)) {
         hy_sim_fail(s, "the output interval %g over [%g, %g] asks for %.3g rows; at most 1e9",
-                    s->dt_grid, s->t0, s->t_end, n_intervals);
+                    s->dt_grid, s->set.t0, s->set.t_end, n_intervals);
         return HYDAE_ERR_ARG;
     }
-    s->n_out = n_intervals < 1.0 || s->output_steps ? 1 : (long)n_intervals;
+    s->n_out = n_intervals < 1.0 || s->set.output_steps ? 1 : (long)n_intervals;
     s->k_out = 0;
     return 0;
 }
@@ -1059,7 +891,7 @@ static int initial_action_keeping_set_starts(hydae_sim *s)
 static int start_run(hydae_sim *s)
 {
     const hydae_model *m = s->model;
-    s->t = s->t0;
+    s->t = s->set.t0;
     s->bad_chart = -1;
     s->n_fired_log = 0;
     s->guards_armed = 0;
@@ -1142,16 +974,16 @@ static int check_accumulation(hydae_sim *s)
     if (kind == HY_CHATTER_PINGPONG)
         return hy_chatter_pingpong_failure(s);
     const hydae_chart *chart = last ? last->chart : NULL;
-    if (s->zeno_rest && chart && chart->resting && s->active[chart->index] != chart->resting) {
+    if (s->set.zeno_rest && chart && chart->resting && s->active[chart->index] != chart->resting) {
         hy_chatter_reset(&s->chatter);
         return enter_resting_mode(s, chart->index);
     }
     hy_sim_fail(s, "events accumulate at t = %.17g (chattering or Zeno behaviour: %s); the "
                 "last transition fired was '%s' of chart '%s'%s", s->t,
-                s->chatter.n_in_window > s->zeno_events ? "too many event instants within the "
+                s->chatter.n_in_window > s->set.zeno_events ? "too many event instants within the "
                 "zeno_window" : "the gaps between event instants shrink geometrically towards "
                 "this point", last ? last->name : "?", chart ? chart->name : "?",
-                s->zeno_rest && chart && !chart->resting ? ", which declares no resting mode"
+                s->set.zeno_rest && chart && !chart->resting ? ", which declares no resting mode"
                                                          : "");
     return HYDAE_ERR_ZENO;
 }
@@ -1163,10 +995,10 @@ static int check_accumulation(hydae_sim *s)
 ** that crossed inside the gap fires at the restart time. */
 static int jump_restart(hydae_sim *s, double t_stop)
 {
-    double t_restart = fmin(s->t + s->dt_min, t_stop);
+    double t_restart = fmin(s->t + s->set.dt_min, t_stop);
     if (!(t_restart > s->t)) {
         hy_sim_fail(s, "cannot restart past a jump at t = %.17g (dt_min = %g)", s->t,
-                    s->dt_min);
+                    s->set.dt_min);
         return HYDAE_ERR_HMIN;
     }
     s->integ_started = 0;       /* rows in the gap from the state at s->t */
@@ -1233,7 +1065,7 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
         s->t = t_reached;
         if (!found && !at_time_event) {
             hy_guards_advance(s);
-            if (s->output_steps && s->t < s->t_end)
+            if (s->set.output_steps && s->t < s->set.t_end)
                 return emit_state_row(s, HYDAE_ROW_STEP, s->t, s->y, s->yp);
             return 0;
         }
@@ -1287,16 +1119,16 @@ static int run(hydae_sim *s)
         return status;
     long n_steps_run = 0;
     hy_chatter_reset(&s->chatter);
-    while (s->t < s->t_end) {
+    while (s->t < s->set.t_end) {
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, s->t);
-        if (++n_steps_run > s->max_steps) {
+        if (++n_steps_run > s->set.max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
-                        s->max_steps, s->t);
+                        s->set.max_steps, s->t);
             return HYDAE_ERR_MAXSTEPS;
         }
         double t_stop = hy_next_time_event(s, s->t);
-        if (!s->interpolation) {
+        if (!s->set.interpolation) {
             /* dae_interpolation = FALSE: step exactly onto the output points. */
             double t_grid = grid_time(s, s->k_out);
             if (t_grid > s->t && t_grid < t_stop)
@@ -1305,7 +1137,7 @@ static int run(hydae_sim *s)
         double t_new = t_stop;
         if (s->n > 0) {
             int code = s->integ_method->step(s->integ, t_stop, &t_new);
-            if (code < 0 && s->dt_min > 0.0
+            if (code < 0 && s->set.dt_min > 0.0
                 && (code == HYDAE_ERR_HMIN || code == HYDAE_ERR_CONV || code == HYDAE_ERR_ERRTEST)) {
                 status = jump_restart(s, t_stop);
                 if (status)

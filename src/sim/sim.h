@@ -7,6 +7,7 @@
 #define HY_SIM_H
 
 #include "block.h"
+#include "settings.h"
 #include "core/core.h"
 #include "integrators/integrator.h"
 #include "model/model.h"
@@ -48,28 +49,7 @@ typedef enum hy_chatter_kind {
 
 struct hydae_sim {
     hydae_model *model;
-    const hy_integrator_ops *method;        /* the run's choice */
-    const hy_integrator_ops *integ_method;  /* the method of integ */
-    /* Settings. */
-    double t0, t_end, dt_out;
-    double rtol, atol, h_min, h_max, h0;
-    int max_order, cascade_limit;
-    long max_steps;
-    double dt_grid;             /* output interval in effect for a run */
-    /* Param_Transient settings (seed 002), see options.c. */
-    double integr_tol;          /* > 0: tolerances from it, scaled by class */
-    double rel_abs_tol_ratio, vel_tol_factor, dae_alg_tol_factor;
-    double h0_max, constr_tol;
-    int corrector_maxit, corrector_minit, jacob_eval, jacob_init;
-    long eval_expiry;
-    int vel_ctrl, interpolation, dae_index;
-    double dt_min;              /* > 0: restart past jumps (seed 000, 4.3) */
-    int zeno_events;            /* events in the window that mean Zeno */
-    double zeno_window;         /* its width; 0: 1e-9 max(1, |t|) */
-    int zeno_rest;              /* 1: enter the chart's resting mode */
-    int guard_samples;          /* interior guard samples per step */
-    FILE *newton_debug;         /* --debug-newton output, or NULL */
-    int output_steps;           /* rows at every step instead of the grid */
+    hy_settings set;                        /* options.c */
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
     /* Sinks. */
@@ -106,7 +86,6 @@ struct hydae_sim {
     struct hy_pattern *config_pattern;
     double *jac_values;
     size_t cap_jac_values;
-    int linear_solver;          /* hy_ls_kind, setting linear_solver */
     /* init.c: the Newton matrix of consistent initialisation, kept while
     ** the unknowns and the configuration's pattern stay the same. */
     struct hy_init_matrix *init_matrix;
@@ -130,8 +109,10 @@ struct hydae_sim {
     double *row;
     double *row_left;
     long k_out, n_out;          /* next grid index, index of t_end */
+    double dt_grid;             /* output interval in effect for a run */
     /* The integrator. */
     void *integ;
+    const hy_integrator_ops *integ_method;  /* the method of integ */
     int integ_n;
     int integ_started;          /* a step has been taken since init */
     hy_stats integ_base;        /* statistics of destroyed integrators */
