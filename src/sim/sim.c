@@ -40,14 +40,11 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->model = m;
     hy_settings_default(&s->set);
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
-    int n_cols = m->n_columns > 0 ? m->n_columns : 1;
     int n_events = m->n_events > 0 ? m->n_events : 1;
     s->store = hy_malloc(sizeof(double) * (size_t)n_slots);
     s->active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
     s->var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
     s->guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
-    s->row = hy_malloc(sizeof(double) * (size_t)n_cols);
-    s->row_left = hy_malloc(sizeof(double) * (size_t)n_cols);
     s->prev_active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
     s->prev_guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
     s->prev_var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
@@ -55,8 +52,9 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
-    if (!s->store || !s->active || !s->var_offset || !s->guard_offset || !s->row
-        || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
+    int reserved = hy_output_reserve(&s->out, m);
+    if (reserved || !s->store || !s->active || !s->var_offset || !s->guard_offset
+        || !s->event_active || !s->event_waiting || !s->prev_active
         || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->blocks) {
         hydae_sim_free(s);
         if (status)
@@ -112,10 +110,7 @@ void hydae_sim_free(hydae_sim *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].release)
-            s->sinks[i].release(s->sinks[i].user);
-    hy_free(s->sinks);
+    hy_output_free(&s->out);
     if (s->integ)
         s->integ_method->destroy(s->integ);
     if (s->blocks)
@@ -131,8 +126,6 @@ void hydae_sim_free(hydae_sim *s)
     hy_free(s->active);
     hy_free(s->var_offset);
     hy_free(s->guard_offset);
-    hy_free(s->row);
-    hy_free(s->row_left);
     hy_free(s->event_active);
     hy_free(s->event_waiting);
     hy_free(s->prev_active);
@@ -167,27 +160,6 @@ int hy_sim_interrupted(hydae_sim *s, double t)
     hy_sim_fail(s, "interrupted at t = %.17g (a signal, or hydae_sim_interrupt); the rows "
                 "up to there are complete", t);
     return HYDAE_INTERRUPTED;
-}
-
-static int add_sink(hydae_sim *s, const hy_sink *sink)
-{
-    if (hy_reserve((void **)&s->sinks, &s->cap_sinks, s->n_sinks + 1, sizeof(hy_sink)))
-        return HYDAE_ERR_NOMEM;
-    s->sinks[s->n_sinks++] = *sink;
-    return 0;
-}
-
-int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
-{
-    if (!s || !fn)
-        return HYDAE_ERR_ARG;
-    hy_sink sink = { NULL, fn, NULL, NULL, user, 0 };
-    return add_sink(s, &sink);
-}
-
-int hydae_sim_add_csv(hydae_sim *s, FILE *out)
-{
-    return hydae_sim_add_csv_vars(s, out, NULL, 0);
 }
 
 double hydae_sim_time(const hydae_sim *s)
@@ -459,75 +431,6 @@ int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
     return 0;
 }
 
-/* ---- result rows ---- */
-
-static void gather_row(const hydae_sim *s, double *row)
-{
-    const hydae_model *m = s->model;
-    for (int c = 0; c < m->n_columns; c++)
-        row[c] = s->store[m->column_slot[c]];
-}
-
-static int send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row)
-{
-    for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].row(s->sinks[i].user, kind, t, row) != 0) {
-            if (s->sinks[i].writes_file) {
-                hy_sim_fail(s, "writing the results failed at t = %.17g", t);
-                return HYDAE_ERR_IO;
-            }
-            hy_sim_fail(s, "a result sink stopped the run at t = %.17g", t);
-            return HYDAE_ERR_CALLBACK;
-        }
-    return 0;
-}
-
-static int emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const double *y,
-                          const double *yp)
-{
-    int status = hy_store_state(s, t, y, yp);
-    if (status)
-        return status;
-    gather_row(s, s->row);
-    return send_row(s, kind, t, s->row);
-}
-
-static double grid_time(const hydae_sim *s, long k)
-{
-    return k >= s->n_out ? s->set.t_end : s->set.t0 + (double)k * s->dt_grid;
-}
-
-/* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
-** last step's dense output. */
-static int emit_grid_until(hydae_sim *s, double t_limit, int inclusive)
-{
-    while (s->k_out <= s->n_out) {
-        double tg = grid_time(s, s->k_out);
-        if (inclusive ? tg > t_limit : tg >= t_limit)
-            break;
-        int status = hy_interpolate(s, tg, s->y_work, s->yp_work);
-        if (status)
-            return status;
-        status = emit_state_row(s, HYDAE_ROW_GRID, tg, s->y_work, s->yp_work);
-        if (status)
-            return status;
-        s->k_out++;
-    }
-    return 0;
-}
-
-/* Grid rows that fall on the current time, from the current state. */
-static int emit_grid_at_current(hydae_sim *s)
-{
-    while (s->k_out <= s->n_out && grid_time(s, s->k_out) <= s->t + hy_time_tol(s->t)) {
-        int status = emit_state_row(s, HYDAE_ROW_GRID, s->t, s->y, s->yp);
-        if (status)
-            return status;
-        s->k_out++;
-    }
-    return 0;
-}
-
 /* ---- integrator management ---- */
 
 static void accumulate_stats(hy_stats *into, const hy_stats *from)
@@ -765,38 +668,13 @@ static int integrator_failure(hydae_sim *s, int code)
 
 /* ---- the run ---- */
 
-static int begin_sinks(hydae_sim *s)
-{
-    for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].begin && s->sinks[i].begin(s->sinks[i].user, s->model) != 0) {
-            hy_sim_fail(s, "could not write the results header");
-            return HYDAE_ERR_IO;
-        }
-    return 0;
-}
-
-/* Let every sink complete its output; a failed write turns a successful
-** run into HYDAE_ERR_IO. */
-static int finish_sinks(hydae_sim *s, int status)
-{
-    int failed = 0;
-    for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].finish && s->sinks[i].finish(s->sinks[i].user, status, s->t, s->errmsg))
-            failed = 1;
-    if (failed && status == 0) {
-        hy_sim_fail(s, "writing the results failed after the run reached t = %.17g", s->t);
-        return HYDAE_ERR_IO;
-    }
-    return status;
-}
-
 /* After transitions fired at s->t: snapshot the left limit, rebuild the
 ** configuration, find consistent values, emit both rows, restart. */
 static int settle_after_event(hydae_sim *s, const double *left_row, int config_changed)
 {
     if (config_changed)
         s->stats.n_mode_switches++;
-    int status = send_row(s, HYDAE_ROW_EVENT_LEFT, s->t, left_row);
+    int status = hy_send_row(s, HYDAE_ROW_EVENT_LEFT, s->t, left_row);
     if (status)
         return status;
     status = build_config(s);
@@ -805,10 +683,10 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
     status = hy_consistent_init(s, s->t, 0);
     if (status)
         return status;
-    status = emit_state_row(s, HYDAE_ROW_EVENT_RIGHT, s->t, s->y, s->yp);
+    status = hy_emit_state_row(s, HYDAE_ROW_EVENT_RIGHT, s->t, s->y, s->yp);
     if (status)
         return status;
-    status = emit_grid_at_current(s);
+    status = hy_emit_grid_at_current(s);
     if (status)
         return status;
     status = restart_integrator(s);
@@ -825,7 +703,7 @@ static int event_instant(hydae_sim *s, int *n_fired)
     int status = hy_store_state(s, s->t, s->y, s->yp);
     if (status)
         return status;
-    gather_row(s, s->row_left);
+    hy_gather_row(s, s->out.row_left);
     memcpy(s->prev_active, s->active, sizeof(hydae_mode *) * (size_t)m->n_charts);
     memcpy(s->prev_guard_offset, s->guard_offset, sizeof(int) * ((size_t)m->n_charts + 1));
     memcpy(s->prev_var_offset, s->var_offset, sizeof(int) * ((size_t)m->n_charts + 1));
@@ -842,25 +720,7 @@ static int event_instant(hydae_sim *s, int *n_fired)
     for (int c = 0; c < m->n_charts; c++)
         changed |= s->active[c] != s->prev_active[c];
     s->stats.n_events++;
-    return settle_after_event(s, s->row_left, changed);
-}
-
-static int setup_grid(hydae_sim *s)
-{
-    if (!isfinite(s->set.t0) || !isfinite(s->set.t_end) || !(s->set.t_end > s->set.t0)) {
-        hy_sim_fail(s, "t_end (%g) must be finite and greater than t0 (%g)", s->set.t_end, s->set.t0);
-        return HYDAE_ERR_ARG;
-    }
-    s->dt_grid = s->set.dt_out > 0.0 ? s->set.dt_out : (s->set.t_end - s->set.t0) / 500.0;
-    double n_intervals = ceil((s->set.t_end - s->set.t0) / s->dt_grid - 1e-9);
-    if (!(n_intervals <= 1e9)) {
-        hy_sim_fail(s, "the output interval %g over [%g, %g] asks for %.3g rows; at most 1e9",
-                    s->dt_grid, s->set.t0, s->set.t_end, n_intervals);
-        return HYDAE_ERR_ARG;
-    }
-    s->n_out = n_intervals < 1.0 || s->set.output_steps ? 1 : (long)n_intervals;
-    s->k_out = 0;
-    return 0;
+    return settle_after_event(s, s->out.row_left, changed);
 }
 
 /* The model's initial action at t0; a start value set by
@@ -908,11 +768,11 @@ static int start_run(hydae_sim *s)
         s->store[i] = NAN;
     for (int c = 0; c < m->n_charts; c++)
         s->active[c] = m->charts[c]->initial;
-    int status = setup_grid(s);
+    int status = hy_output_start(s);
     if (!status)
         status = hy_check_sample_periods(s);
     if (!status)
-        status = begin_sinks(s);
+        status = hy_output_begin(s);
     if (!status)
         status = build_config(s);
     if (!status && m->initial_action) {
@@ -938,7 +798,7 @@ static int start_run(hydae_sim *s)
     status = event_instant(s, &n_fired);
     if (status || n_fired > 0)
         return status;
-    status = emit_grid_at_current(s);
+    status = hy_emit_grid_at_current(s);
     if (!status)
         status = restart_integrator(s);
     if (!status)
@@ -953,12 +813,12 @@ static int enter_resting_mode(hydae_sim *s, int c)
     int status = hy_store_state(s, s->t, s->y, s->yp);
     if (status)
         return status;
-    gather_row(s, s->row_left);
+    hy_gather_row(s, s->out.row_left);
     s->active[c] = s->model->charts[c]->resting;
     s->have_prev = 0;
     s->stats.n_zeno_rests++;
     s->stats.n_events++;
-    return settle_after_event(s, s->row_left, 1);
+    return settle_after_event(s, s->out.row_left, 1);
 }
 
 /* Chattering and Zeno behaviour (chatter.c). Policy "stop" (default) ends
@@ -1002,11 +862,11 @@ static int jump_restart(hydae_sim *s, double t_stop)
         return HYDAE_ERR_HMIN;
     }
     s->integ_started = 0;       /* rows in the gap from the state at s->t */
-    while (s->k_out <= s->n_out && grid_time(s, s->k_out) < t_restart) {
-        int status = emit_state_row(s, HYDAE_ROW_GRID, grid_time(s, s->k_out), s->y, s->yp);
+    while (s->out.k_out <= s->out.n_out && hy_grid_time(s, s->out.k_out) < t_restart) {
+        int status = hy_emit_state_row(s, HYDAE_ROW_GRID, hy_grid_time(s, s->out.k_out), s->y, s->yp);
         if (status)
             return status;
-        s->k_out++;
+        s->out.k_out++;
     }
     s->stats.n_jump_restarts++;
     s->t = t_restart;
@@ -1028,7 +888,7 @@ static int jump_restart(hydae_sim *s, double t_stop)
         if (status || n_fired > 0)
             return status;
     }
-    status = emit_grid_at_current(s);
+    status = hy_emit_grid_at_current(s);
     if (!status)
         status = restart_integrator(s);
     if (!status)
@@ -1057,7 +917,7 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
         double t_reached = found ? t_event : t_new;
         int at_time_event = t_reached == t_stop && t_new == t_stop
                             && hy_time_event_pending(s, t_stop);
-        int status = emit_grid_until(s, t_reached, !(found || at_time_event));
+        int status = hy_emit_grid_until(s, t_reached, !(found || at_time_event));
         if (!status)
             status = hy_interpolate(s, t_reached, s->y, s->yp);
         if (status)
@@ -1066,7 +926,7 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
         if (!found && !at_time_event) {
             hy_guards_advance(s);
             if (s->set.output_steps && s->t < s->set.t_end)
-                return emit_state_row(s, HYDAE_ROW_STEP, s->t, s->y, s->yp);
+                return hy_emit_state_row(s, HYDAE_ROW_STEP, s->t, s->y, s->yp);
             return 0;
         }
         status = hy_guards_join_instant(s);
@@ -1080,7 +940,7 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
             *restarted = 1;
             return 0;
         }
-        status = emit_grid_at_current(s);
+        status = hy_emit_grid_at_current(s);
         if (status)
             return status;
         if (t_reached == t_new) {
@@ -1130,7 +990,7 @@ static int run(hydae_sim *s)
         double t_stop = hy_next_time_event(s, s->t);
         if (!s->set.interpolation) {
             /* dae_interpolation = FALSE: step exactly onto the output points. */
-            double t_grid = grid_time(s, s->k_out);
+            double t_grid = hy_grid_time(s, s->out.k_out);
             if (t_grid > s->t && t_grid < t_stop)
                 t_stop = t_grid;
         }
@@ -1163,7 +1023,7 @@ static int run(hydae_sim *s)
         if (status)
             return status;
     }
-    return emit_grid_at_current(s);
+    return hy_emit_grid_at_current(s);
 }
 
 int hydae_sim_run(hydae_sim *s)
@@ -1189,7 +1049,7 @@ int hydae_sim_run(hydae_sim *s)
                             + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
     if (status && s->errmsg[0] == '\0')
         hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    status = finish_sinks(s, status);
+    status = hy_output_finish(s, status);
     s->interrupt_requested = 0;
     return status;
 }

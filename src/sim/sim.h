@@ -7,22 +7,13 @@
 #define HY_SIM_H
 
 #include "block.h"
+#include "output.h"
 #include "settings.h"
 #include "core/core.h"
 #include "integrators/integrator.h"
 #include "model/model.h"
 
 #include <signal.h>
-
-typedef struct hy_sink {
-    int (*begin)(void *user, const hydae_model *m);
-    hydae_row_fn row;
-    /* 0, or non-zero when writing what the sink holds failed. */
-    int (*finish)(void *user, int status, double t, const char *message);
-    void (*release)(void *user);
-    void *user;
-    int writes_file;            /* a failure is an I/O error, not a user stop */
-} hy_sink;
 
 struct hydae_action {
     hydae_sim *sim;
@@ -52,9 +43,7 @@ struct hydae_sim {
     hy_settings set;                        /* options.c */
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
-    /* Sinks. */
-    int n_sinks, cap_sinks;
-    hy_sink *sinks;
+    hy_output out;              /* sinks, rows, grid (output.c) */
     char errmsg[1024];
     hydae_stats stats;
 
@@ -105,11 +94,6 @@ struct hydae_sim {
     double t_time_instant;      /* last instant whose time events fired */
     double *out_work;           /* largest output count */
     int cap_out_work;
-    /* Result rows. */
-    double *row;
-    double *row_left;
-    long k_out, n_out;          /* next grid index, index of t_end */
-    double dt_grid;             /* output interval in effect for a run */
     /* The integrator. */
     void *integ;
     const hy_integrator_ops *integ_method;  /* the method of integ */
@@ -140,11 +124,31 @@ struct hydae_sim {
 /* sim.c */
 /* The absolute tolerance in force for variables of scale 1. */
 double hy_base_atol(const hydae_sim *s);
-void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
+/* hy_sim_fail: io/sinks.h. */
 /* Crossings located within this of the first belong to its instant. */
 double hy_event_group_tol(double t);
 /* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
 int hy_sim_interrupted(hydae_sim *s, double t);
+/* output.c */
+/* The output grid of a run: 0 or HYDAE_ERR_ARG. */
+int hy_output_start(hydae_sim *s);
+/* Every sink's begin / finish, with the message; finish turns a successful
+** run whose output failed into HYDAE_ERR_IO. */
+int hy_output_begin(hydae_sim *s);
+int hy_output_finish(hydae_sim *s, int status);
+/* The store's values by result column. */
+void hy_gather_row(const hydae_sim *s, double *row);
+/* A row to the sinks: 0, HYDAE_ERR_IO or HYDAE_ERR_CALLBACK (message set). */
+int hy_send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row);
+/* The configuration's values at (t, y, yp) as a row. */
+int hy_emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const double *y,
+                      const double *yp);
+double hy_grid_time(const hydae_sim *s, long k);
+/* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
+** last step's dense output. */
+int hy_emit_grid_until(hydae_sim *s, double t_limit, int inclusive);
+/* Grid rows that fall on the current time, from the current state. */
+int hy_emit_grid_at_current(hydae_sim *s);
 /* jacobian.c */
 struct hy_matrix;
 int hy_config_build_pattern(hydae_sim *s);
