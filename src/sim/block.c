@@ -163,19 +163,19 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
 {
     const hy_pattern *p = mode->pattern;
     size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
-    if (need > s->cap_jac_values) {
-        double *grown = hy_realloc(s->jac_values, need * sizeof(double));
+    if (need > s->jac.cap_values) {
+        double *grown = hy_realloc(s->jac.values, need * sizeof(double));
         if (!grown)
             return -1;
-        s->jac_values = grown;
-        s->cap_jac_values = need;
+        s->jac.values = grown;
+        s->jac.cap_values = need;
     }
-    double *user_values = s->jac_values, *values = user_values;
+    double *user_values = s->jac.values, *values = user_values;
     int status = mode->sparse_jacobian(t, cj, y, yp, s->store, user_values, mode->user);
     if (status != 0)
         return status;
     if (mode->pattern_map) {
-        values = s->jac_values + mode->pattern_user_nnz;
+        values = s->jac.values + mode->pattern_user_nnz;
         memset(values, 0, p->nnz * sizeof(double));
         for (size_t k = 0; k < mode->pattern_user_nnz; k++)
             values[mode->pattern_map[k]] += user_values[k];
@@ -202,7 +202,7 @@ static int dense_block(hydae_sim *s, const hydae_mode *mode, size_t off, double 
                        const double *y, const double *yp, hy_matrix *jac)
 {
     size_t nb = (size_t)mode->n_vars;
-    double *block = s->jac_block;
+    double *block = s->jac.block;
     int status = mode->jacobian(t, cj, y, yp, s->store, block, mode->user);
     if (status != 0)
         return status;

@@ -117,7 +117,7 @@ static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, 
     case HY_TRIGGER_GUARD: {
         if (round > 0)
             return 0;
-        int dir = s->g_crossed[s->guard_offset[tr->chart->index] + tr->guard];
+        int dir = s->guards.g_crossed[s->guard_offset[tr->chart->index] + tr->guard];
         return dir != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == dir);
     }
     case HY_TRIGGER_TIME:
@@ -244,7 +244,7 @@ static int update_chart(hydae_sim *s, int c, int round, double t, int *n_fired)
         if (!fired)
             continue;
         (*n_fired)++;
-        s->chart_fired[c] = 1;
+        s->guards.chart_fired[c] = 1;
         if (tr->to != mode) {
             s->active[c] = tr->to;
             left = 1;
@@ -269,7 +269,7 @@ static long count_round0_events(const hydae_sim *s, double t, long *n_time)
     }
     *n_time = n;
     for (int k = 0; k < s->n_guards; k++)
-        n += s->g_crossed[k] != 0;
+        n += s->guards.g_crossed[k] != 0;
     return n;
 }
 

@@ -20,11 +20,35 @@ static const hy_pattern *block_pattern(const hydae_sim *s, int c, size_t *size)
     return b->ops->pattern(b);
 }
 
+int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block)
+{
+    size_t block_values, block_bytes;
+    if (hy_mul_size(max_block, max_block, &block_values)
+        || hy_mul_size(block_values, sizeof(double), &block_bytes))
+        return HYDAE_ERR_NOMEM;
+    if (block_values > jw->cap_block) {
+        double *grown = hy_realloc(jw->block, block_bytes);
+        if (!grown)
+            return HYDAE_ERR_NOMEM;
+        jw->block = grown;
+        jw->cap_block = block_values;
+    }
+    return 0;
+}
+
+void hy_jac_work_free(hy_jac_work *jw)
+{
+    hy_free(jw->block);
+    hy_free(jw->values);
+    hy_pattern_unref(jw->pattern);
+    memset(jw, 0, sizeof *jw);
+}
+
 int hy_config_build_pattern(hydae_sim *s)
 {
     int n_charts = s->model->n_charts, n_blocks = 0, any = 0;
-    hy_pattern_unref(s->config_pattern);
-    s->config_pattern = NULL;
+    hy_pattern_unref(s->jac.pattern);
+    s->jac.pattern = NULL;
     for (int c = 0; c < n_charts; c++) {
         size_t size;
         any |= block_pattern(s, c, &size) != NULL;
@@ -37,7 +61,7 @@ int hy_config_build_pattern(hydae_sim *s)
             size_t size;
             const hy_pattern *p = block_pattern(s, c, &size);
             if (p) /* one mode: its own pattern, the same object each time */
-                s->config_pattern = hy_pattern_ref((hy_pattern *)p);
+                s->jac.pattern = hy_pattern_ref((hy_pattern *)p);
         }
         return 0;
     }
@@ -54,7 +78,7 @@ int hy_config_build_pattern(hydae_sim *s)
         if (!blocks[k++])
             status = HYDAE_ERR_NOMEM;
     }
-    if (status == 0 && !(s->config_pattern = hy_pattern_block_diag(blocks, k)))
+    if (status == 0 && !(s->jac.pattern = hy_pattern_block_diag(blocks, k)))
         status = HYDAE_ERR_NOMEM;
     for (int b = 0; b < k; b++)
         hy_pattern_unref(blocks[b]);
@@ -91,13 +115,13 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp, h
 
 hy_pattern *hy_init_pattern(hydae_sim *s)
 {
-    const hy_pattern *jp = s->config_pattern;
-    size_t n = (size_t)s->n_init;
+    const hy_pattern *jp = s->jac.pattern;
+    size_t n = (size_t)s->init.n;
     int64_t *row_of = hy_malloc(((size_t)s->n > 0 ? (size_t)s->n : 1) * sizeof(int64_t));
     int64_t *col_start = hy_malloc((n + 1) * sizeof(int64_t));
     size_t cap = 0;
     for (size_t k = 0; k < n; k++) {
-        size_t comp = (size_t)s->init_component[k];
+        size_t comp = (size_t)s->init.component[k];
         cap += (size_t)(jp->col_start[comp + 1] - jp->col_start[comp]);
     }
     int64_t *row = hy_malloc((cap > 0 ? cap : 1) * sizeof(int64_t));
@@ -105,11 +129,11 @@ hy_pattern *hy_init_pattern(hydae_sim *s)
     if (row_of && col_start && row) {
         for (int i = 0; i < s->n; i++)
             row_of[i] = -1;
-        for (int r = 0; r < s->n_init; r++)
-            row_of[s->init_rows[r]] = r;
+        for (int r = 0; r < s->init.n; r++)
+            row_of[s->init.rows[r]] = r;
         size_t at = 0;
         for (size_t k = 0; k < n; k++) {
-            size_t comp = (size_t)s->init_component[k];
+            size_t comp = (size_t)s->init.component[k];
             col_start[k] = (int64_t)at;
             for (int64_t q = jp->col_start[comp]; q < jp->col_start[comp + 1]; q++)
                 if (row_of[jp->row[q]] >= 0)

@@ -45,65 +45,18 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
     s->var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
     s->guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
-    s->prev_active = hy_calloc((size_t)n_charts, sizeof(hydae_mode *));
-    s->prev_guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
-    s->prev_var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
-    s->chart_fired = hy_calloc((size_t)n_charts, 1);
     s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
-    int reserved = hy_output_reserve(&s->out, m);
-    if (reserved || !s->store || !s->active || !s->var_offset || !s->guard_offset
-        || !s->event_active || !s->event_waiting || !s->prev_active
-        || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->blocks) {
+    int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts);
+    if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
+        || !s->event_active || !s->event_waiting || !s->blocks) {
         hydae_sim_free(s);
         if (status)
             *status = HYDAE_ERR_NOMEM;
         return NULL;
     }
     return s;
-}
-
-static void free_run_arrays(hydae_sim *s)
-{
-    hy_free(s->y);
-    hy_free(s->yp);
-    hy_free(s->y_work);
-    hy_free(s->yp_work);
-    hy_free(s->is_algebraic);
-    hy_free(s->rtol_vec);
-    hy_free(s->prev_y);
-    hy_free(s->atol_vec);
-    hy_free(s->err_exclude);
-    hy_free(s->var_index);
-    hy_free(s->init_rows);
-    hy_free(s->res_work);
-    hy_init_free(s);
-    hy_free(s->init_unknowns);
-    hy_free(s->init_component);
-    hy_free(s->init_work);
-    hy_free(s->g_start);
-    hy_free(s->g_end);
-    hy_free(s->g_work);
-    hy_free(s->g_root);
-    hy_free(s->g_slope_start);
-    hy_free(s->g_slope_end);
-    hy_free(s->g_probe);
-    hy_free(s->g_sign);
-    hy_free(s->g_crossed);
-    hy_free(s->prev_sign);
-    hy_free(s->prev_crossed);
-    s->y = s->yp = s->y_work = s->yp_work = s->res_work = NULL;
-    s->rtol_vec = s->atol_vec = s->prev_y = NULL;
-    s->err_exclude = s->var_index = NULL;
-    s->init_rows = NULL;
-    s->init_work = s->g_start = s->g_end = s->g_work = s->g_root = NULL;
-    s->g_slope_start = s->g_slope_end = s->g_probe = NULL;
-    s->is_algebraic = NULL;
-    s->init_unknowns = NULL;
-    s->init_component = NULL;
-    s->g_sign = s->g_crossed = s->prev_sign = s->prev_crossed = NULL;
-    s->cap_n = s->cap_guards = 0;
 }
 
 void hydae_sim_free(hydae_sim *s)
@@ -116,23 +69,15 @@ void hydae_sim_free(hydae_sim *s)
     if (s->blocks)
         for (int c = 0; c < s->model->n_charts; c++)
             hy_block_leave(&s->blocks[c]);
-    hy_free(s->blocks);
-    free_run_arrays(s);
-    hy_free(s->jac_block);
-    hy_free(s->jac_values);
-    hy_pattern_unref(s->config_pattern);
-    hy_free(s->out_work);
-    hy_free(s->store);
-    hy_free(s->active);
-    hy_free(s->var_offset);
-    hy_free(s->guard_offset);
-    hy_free(s->event_active);
-    hy_free(s->event_waiting);
-    hy_free(s->prev_active);
-    hy_free(s->prev_guard_offset);
-    hy_free(s->prev_var_offset);
-    hy_free(s->chart_fired);
-    hy_free(s->fired_log);
+    hy_guard_set_free(&s->guards);
+    hy_init_work_free(&s->init);
+    hy_jac_work_free(&s->jac);
+    void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
+                       s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
+                       s->var_index, s->out_work, s->store, s->active, s->var_offset,
+                       s->guard_offset, s->event_active, s->event_waiting, s->fired_log };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        hy_free(arrays[i]);
     hy_free(s);
 }
 
@@ -264,85 +209,37 @@ static const hydae_mode *first_implicit_mode(const hydae_sim *s)
     return NULL;
 }
 
-/* Room for n_rows * n_cols doubles in *p (at least one); -1 when out of
-** memory or when the size does not fit in a size_t. */
-static int grow_doubles2(double **p, size_t n_rows, size_t n_cols)
+/* *p resized to n elements of elem_size (at least one). */
+static int resize(void **p, int n, size_t elem_size)
 {
     size_t bytes;
-    if (hy_mul3_size(n_rows, n_cols, sizeof(double), &bytes))
+    if (hy_mul_size((size_t)(n > 0 ? n : 1), elem_size, &bytes))
         return -1;
-    double *grown = hy_realloc(*p, bytes > 0 ? bytes : sizeof(double));
+    void *grown = hy_realloc(*p, bytes);
     if (!grown)
         return -1;
     *p = grown;
     return 0;
 }
 
-static int grow_doubles(double **p, int n)
-{
-    return grow_doubles2(p, (size_t)(n > 0 ? n : 0), 1);
-}
-
-/* Size the work arrays for the current configuration. */
+/* Size the layout's arrays and the parts' for the current configuration. */
 static int reserve_config(hydae_sim *s)
 {
-    int n = s->n, ng = s->n_guards;
+    int n = s->n;
     if (n > s->cap_n || !s->y) {
         double **vecs[] = { &s->y, &s->yp, &s->y_work, &s->yp_work, &s->res_work,
-                            &s->rtol_vec, &s->atol_vec, &s->prev_y };
+                            &s->rtol_vec, &s->atol_vec };
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
-            if (grow_doubles(vecs[i], n))
+            if (resize((void **)vecs[i], n, sizeof(double)))
                 return HYDAE_ERR_NOMEM;
-        if (grow_doubles2(&s->init_work, (size_t)n, 6))
-            return HYDAE_ERR_NOMEM;
-        size_t n_alloc = (size_t)(n > 0 ? n : 1);
-        double **unknowns = hy_realloc(s->init_unknowns, sizeof(double *) * 2 * n_alloc);
-        if (unknowns)
-            s->init_unknowns = unknowns;
-        int *component = hy_realloc(s->init_component, sizeof(int) * 2 * n_alloc);
-        if (component)
-            s->init_component = component;
-        if (!unknowns || !component)
-            return HYDAE_ERR_NOMEM;
-        unsigned char *alg = hy_realloc(s->is_algebraic, n_alloc);
-        if (alg)
-            s->is_algebraic = alg;
-        unsigned char *exclude = hy_realloc(s->err_exclude, n_alloc);
-        if (exclude)
-            s->err_exclude = exclude;
-        unsigned char *index = hy_realloc(s->var_index, n_alloc);
-        if (index)
-            s->var_index = index;
-        int *rows = hy_realloc(s->init_rows, sizeof(int) * n_alloc);
-        if (rows)
-            s->init_rows = rows;
-        if (!alg || !exclude || !index || !rows)
-            return HYDAE_ERR_NOMEM;
+        unsigned char **flags[] = { &s->is_algebraic, &s->err_exclude, &s->var_index };
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+            if (resize((void **)flags[i], n, 1))
+                return HYDAE_ERR_NOMEM;
         s->cap_n = n;
     }
-    if (ng > s->cap_guards || !s->g_sign) {
-        if (grow_doubles(&s->g_start, ng) || grow_doubles(&s->g_end, ng)
-            || grow_doubles(&s->g_work, ng) || grow_doubles(&s->g_root, ng)
-            || grow_doubles(&s->g_slope_start, ng) || grow_doubles(&s->g_slope_end, ng)
-            || grow_doubles(&s->g_probe, ng))
-            return HYDAE_ERR_NOMEM;
-        size_t ng_alloc = (size_t)(ng > 0 ? ng : 1);
-        signed char *sign = hy_realloc(s->g_sign, ng_alloc);
-        if (sign)
-            s->g_sign = sign;
-        signed char *crossed = hy_realloc(s->g_crossed, ng_alloc);
-        if (crossed)
-            s->g_crossed = crossed;
-        signed char *prev_sign = hy_realloc(s->prev_sign, ng_alloc);
-        if (prev_sign)
-            s->prev_sign = prev_sign;
-        signed char *prev_crossed = hy_realloc(s->prev_crossed, ng_alloc);
-        if (prev_crossed)
-            s->prev_crossed = prev_crossed;
-        if (!sign || !crossed || !prev_sign || !prev_crossed)
-            return HYDAE_ERR_NOMEM;
-        s->cap_guards = ng;
-    }
+    if (hy_init_reserve(&s->init, n) || hy_guard_set_reserve(&s->guards, s->n_guards, n))
+        return HYDAE_ERR_NOMEM;
     size_t max_block = 0;
     int max_out = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
@@ -352,19 +249,10 @@ static int reserve_config(hydae_sim *s)
         if (mode->n_outputs > max_out)
             max_out = mode->n_outputs;
     }
-    size_t block_values, block_bytes;
-    if (hy_mul_size(max_block, max_block, &block_values)
-        || hy_mul_size(block_values, sizeof(double), &block_bytes))
+    if (hy_jac_work_reserve(&s->jac, max_block))
         return HYDAE_ERR_NOMEM;
-    if (block_values > s->cap_jac_block) {
-        double *grown = hy_realloc(s->jac_block, block_bytes);
-        if (!grown)
-            return HYDAE_ERR_NOMEM;
-        s->jac_block = grown;
-        s->cap_jac_block = block_values;
-    }
     if (max_out > s->cap_out_work) {
-        if (grow_doubles(&s->out_work, max_out))
+        if (resize((void **)&s->out_work, max_out, sizeof(double)))
             return HYDAE_ERR_NOMEM;
         s->cap_out_work = max_out;
     }
@@ -400,7 +288,7 @@ static int build_config(hydae_sim *s)
     if (status)
         return status;
     s->has_var_index = 0;
-    s->n_init = 0;
+    s->init.n = 0;
     for (int c = 0; c < m->n_charts; c++) {
         hy_block *b = &s->blocks[c];
         int off = s->var_offset[c];
@@ -412,7 +300,7 @@ static int build_config(hydae_sim *s)
         s->has_var_index |= b->uses_var_index;
         if (!b->ops->owns_state)
             for (int i = off; i < s->var_offset[c + 1]; i++)
-                s->init_rows[s->n_init++] = i;
+                s->init.rows[s->init.n++] = i;
     }
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
@@ -463,7 +351,7 @@ static hy_dae config_dae(hydae_sim *s)
     dae.res = hy_config_residual;
     dae.jac = NULL;
     dae.jac_matrix = hy_config_has_jacobian(s) ? hy_config_jacobian : NULL;
-    dae.pattern = s->config_pattern;
+    dae.pattern = s->jac.pattern;
     dae.ctx = s;
     dae.is_algebraic = s->is_algebraic;
     dae.rhs = first_implicit_mode(s) ? NULL : config_rhs;
@@ -552,7 +440,7 @@ static int restart_integrator(hydae_sim *s)
     hy_ls_kind ls_kind;
     char why[256];
     if (method->uses_matrix && hy_linsol_choose((hy_ls_kind)s->set.linear_solver, (size_t)s->n,
-                                                s->config_pattern, &ls_kind, why, sizeof why)) {
+                                                s->jac.pattern, &ls_kind, why, sizeof why)) {
         hy_sim_fail(s, "%s cannot solve the configuration of mode '%s' at t = %.17g: %s",
                     method->name, s->active[0]->name, s->t, why);
         return HYDAE_ERR_ARG;
@@ -704,21 +592,13 @@ static int event_instant(hydae_sim *s, int *n_fired)
     if (status)
         return status;
     hy_gather_row(s, s->out.row_left);
-    memcpy(s->prev_active, s->active, sizeof(hydae_mode *) * (size_t)m->n_charts);
-    memcpy(s->prev_guard_offset, s->guard_offset, sizeof(int) * ((size_t)m->n_charts + 1));
-    memcpy(s->prev_var_offset, s->var_offset, sizeof(int) * ((size_t)m->n_charts + 1));
-    if (s->n > 0)
-        memcpy(s->prev_y, s->y, sizeof(double) * (size_t)s->n);
-    memcpy(s->prev_sign, s->g_sign, (size_t)s->n_guards);
-    memcpy(s->prev_crossed, s->g_crossed, (size_t)s->n_guards);
-    s->have_prev = s->guards_armed;
-    memset(s->chart_fired, 0, (size_t)m->n_charts);
+    hy_guards_snapshot(s);
     status = hy_discrete_phase(s, s->t, n_fired);
     if (status || *n_fired == 0)
         return status;
     int changed = 0;
     for (int c = 0; c < m->n_charts; c++)
-        changed |= s->active[c] != s->prev_active[c];
+        changed |= s->active[c] != s->guards.prev_active[c];
     s->stats.n_events++;
     return settle_after_event(s, s->out.row_left, changed);
 }
@@ -754,8 +634,8 @@ static int start_run(hydae_sim *s)
     s->t = s->set.t0;
     s->bad_chart = -1;
     s->n_fired_log = 0;
-    s->guards_armed = 0;
-    s->have_prev = 0;
+    s->guards.armed = 0;
+    s->guards.have_prev = 0;
     s->t_time_instant = -INFINITY;
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
@@ -815,7 +695,7 @@ static int enter_resting_mode(hydae_sim *s, int c)
         return status;
     hy_gather_row(s, s->out.row_left);
     s->active[c] = s->model->charts[c]->resting;
-    s->have_prev = 0;
+    s->guards.have_prev = 0;
     s->stats.n_zeno_rests++;
     s->stats.n_events++;
     return settle_after_event(s, s->out.row_left, 1);
@@ -827,7 +707,7 @@ static int enter_resting_mode(hydae_sim *s, int c)
 static int check_accumulation(hydae_sim *s)
 {
     const hydae_transition *last = s->n_fired_log > 0 ? s->fired_log[s->n_fired_log - 1] : NULL;
-    hy_chatter_kind kind = hy_chatter_note(s, s->event_from_band,
+    hy_chatter_kind kind = hy_chatter_note(s, s->guards.event_from_band,
                                            s->n_fired_log > 0 ? s->fired_log[0] : NULL);
     if (kind == HY_CHATTER_NONE)
         return 0;
@@ -874,13 +754,13 @@ static int jump_restart(hydae_sim *s, double t_stop)
     if (status)
         return status;
     /* Guards across the gap: crossings fire here. */
-    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
     int crossed = 0;
     if (s->n_guards > 0) {
-        status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_end);
+        status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_end);
         if (status)
             return status;
-        crossed = hy_guards_mark_crossings(s, s->g_end);
+        crossed = hy_guards_mark_crossings(s, s->guards.g_end);
     }
     if (crossed) {
         int n_fired = 0;
@@ -906,7 +786,7 @@ static int scan_step(hydae_sim *s, double t_new, double t_stop, int *restarted)
     *restarted = 0;
     for (;;) {
         double t_event = t_new;
-        memset(s->g_crossed, 0, (size_t)s->n_guards);
+        memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
         int found = hy_guards_locate(s, t_new, &t_event);
         if (found < 0)
             return found;

@@ -7,6 +7,8 @@
 #define HY_SIM_H
 
 #include "block.h"
+#include "guards.h"
+#include "init.h"
 #include "output.h"
 #include "settings.h"
 #include "core/core.h"
@@ -38,60 +40,53 @@ typedef enum hy_chatter_kind {
     HY_CHATTER_PINGPONG         /* guards firing each other within their band */
 } hy_chatter_kind;
 
+/* jacobian.c: the configuration's Jacobian pattern (NULL: dense) and the
+** scratch a block's Jacobian is written to before it is placed. */
+typedef struct hy_jac_work {
+    struct hy_pattern *pattern;
+    double *block;              /* the largest dense Jacobian block of a mode */
+    size_t cap_block;
+    double *values;             /* a mode's sparse Jacobian values */
+    size_t cap_values;
+} hy_jac_work;
+
+/* Room for a dense block of max_block x max_block: 0 or HYDAE_ERR_NOMEM. */
+int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block);
+void hy_jac_work_free(hy_jac_work *jw);
+
+/* The simulator: its parts, each owned by the file named, and the run's
+** state, owned by sim.c (the hybrid loop). */
 struct hydae_sim {
     hydae_model *model;
-    hy_settings set;                        /* options.c */
+    hy_settings set;            /* settings (options.c) */
+    hy_output out;              /* sinks, result rows, the grid (output.c) */
+    hy_guard_set guards;        /* guards, and the snapshot for re-arming (events.c) */
+    hy_init_work init;          /* consistent initialisation (init.c) */
+    hy_jac_work jac;            /* the configuration's Jacobian (jacobian.c) */
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
-    hy_output out;              /* sinks, rows, grid (output.c) */
     char errmsg[1024];
     hydae_stats stats;
 
-    /* ---- run state ---- */
+    /* ---- the run (sim.c) ---- */
     double t;                   /* time of the current state */
     double *store;              /* one value per slot of the model */
     hydae_mode **active;        /* active mode per chart */
+    /* The configuration's layout. */
+    hy_block *blocks;           /* per chart: its active mode's continuous part */
     int *var_offset;            /* per chart: first index in y */
     int *guard_offset;          /* per chart: first index in g */
     int n;                      /* unknowns of the configuration */
     int n_guards;
-    int cap_n, cap_guards;
+    int cap_n;
     double *y, *yp;             /* current state at t */
     double *y_work, *yp_work;   /* interpolated states */
+    double *res_work;           /* n */
     unsigned char *is_algebraic;
     double *rtol_vec, *atol_vec;  /* per component, from the variables */
     unsigned char *err_exclude;   /* per component: out of the error test */
     unsigned char *var_index;     /* per component: its index (DSTIFF's scaling) */
     int has_var_index;            /* a block of the configuration uses var_index */
-    hy_block *blocks;             /* per chart: its active mode's continuous part */
-    int *init_rows;               /* rows of consistent initialisation (init.c) */
-    int n_init;                   /* its unknowns: the components of blocks that do not
-                                  ** own their state */
-    double *res_work;           /* n */
-    double *jac_block;          /* the largest dense Jacobian block of a mode */
-    size_t cap_jac_block;
-    /* jacobian.c: the configuration's Jacobian pattern (NULL: dense), a
-    ** mode's sparse Jacobian values (scratch), the linear solver asked. */
-    struct hy_pattern *config_pattern;
-    double *jac_values;
-    size_t cap_jac_values;
-    /* init.c: the Newton matrix of consistent initialisation, kept while
-    ** the unknowns and the configuration's pattern stay the same. */
-    struct hy_init_matrix *init_matrix;
-    double **init_unknowns;     /* the n unknowns of consistent initialisation */
-    int *init_component;        /* the component each belongs to */
-    double *init_work;          /* 3 n */
-    /* Guards of the configuration. */
-    double *g_start, *g_end, *g_work;
-    double *g_root;             /* located crossing time per guard */
-    signed char *g_sign;        /* last non-zero sign; 0 = not armed */
-    signed char *g_crossed;     /* crossing direction at the event */
-    double *g_slope_start, *g_slope_end;  /* dG/dt along the dense output */
-    double *g_probe;            /* guards at a probe point (roots.c) */
-    int slopes_valid;           /* g_slope_start belongs to g_start */
-    int event_from_band;        /* the located crossing was an unarmed guard's */
-    hy_chatter chatter;
-    double t_time_instant;      /* last instant whose time events fired */
     double *out_work;           /* largest output count */
     int cap_out_work;
     /* The integrator. */
@@ -100,25 +95,16 @@ struct hydae_sim {
     int integ_n;
     int integ_started;          /* a step has been taken since init */
     hy_stats integ_base;        /* statistics of destroyed integrators */
-    /* The configuration before the current discrete phase, for re-arming
-    ** the guards after it (see events.c). */
-    int guards_armed;           /* g_sign is meaningful */
-    int have_prev;              /* the prev_* arrays describe the last layout */
-    hydae_mode **prev_active;
-    int *prev_guard_offset;
-    int *prev_var_offset;
-    double *prev_y;             /* the state before the discrete phase */
-    signed char *prev_sign, *prev_crossed;
-    unsigned char *chart_fired; /* per chart: a transition fired this instant */
-    /* Named events. */
-    unsigned char *event_active, *event_waiting;
+    /* The discrete phase (discrete.c, chatter.c). */
+    hy_chatter chatter;
+    double t_time_instant;      /* last instant whose time events fired */
+    unsigned char *event_active, *event_waiting;  /* named events */
+    const hydae_transition **fired_log;           /* for cascade reports */
+    int n_fired_log, cap_fired_log;
     /* Last bad residual seen (for failure messages). */
     int bad_chart, bad_equation;
     double bad_t;
     int bad_is_nan;
-    /* Discrete-phase log for cascade reports. */
-    const hydae_transition **fired_log;
-    int n_fired_log, cap_fired_log;
 };
 
 /* sim.c */
@@ -159,9 +145,6 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp,
 ** unknowns, rows: its equations) from the configuration's; NULL on out of
 ** memory. */
 struct hy_pattern *hy_init_pattern(hydae_sim *s);
-/* init.c */
-void hy_init_free(hydae_sim *s);
-
 int hy_config_residual(double t, const double *y, const double *yp,
                        double *res, void *ctx);
 /* Values of the active configuration at (t, y, yp) into the store
@@ -186,6 +169,9 @@ int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method);
 /* events.c */
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
                    double *g);
+/* Keep the configuration and the guards' signs before a discrete phase
+** (the left limit at s->t) for re-arming after it. */
+void hy_guards_snapshot(hydae_sim *s);
 /* Reference signs of the guards after a (re)start at s->t; see events.c. */
 int hy_guards_arm(hydae_sim *s);
 /* After a step from s->t to t_new (integrator dense output valid): find
