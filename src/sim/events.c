@@ -125,8 +125,14 @@ int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
     }
     int code = s->integ_method->dense(s->integ, t, y, yp);
     if (code) {
-        hy_sim_fail(s, "dense output failed at t = %.17g (status %d)", t, code);
-        return HYDAE_ERR_ARG;
+        /* Its own category: a configuration without states solves F(t, y)
+        ** = 0 here, and that may meet a residual that fails. */
+        char detail[512] = "";
+        if (s->bad_chart >= 0)
+            hy_format(detail, sizeof detail, " in mode '%s'", s->active[s->bad_chart]->name);
+        hy_sim_fail(s, "dense output failed at t = %.17g%s: %s", t, detail,
+                    hydae_status_string(code));
+        return code < 0 ? code : HYDAE_ERR_ARG;
     }
     return 0;
 }

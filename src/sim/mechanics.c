@@ -289,6 +289,8 @@ static int op_enter(hy_block *block, int off, const hy_integrator_ops *method)
         b->decl[i] = isnan(v) ? mode->vars[i].start : v;
     }
     int status = mech_project(&b->sys, t, constr_tol(s), q, u, b->work, b->iwork);
+    if (status == HYDAE_ERR_NOMEM)
+        return status;
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: %s (dae_constr_tol %g)", mode->name,
                     t, status == HYDAE_ERR_SINGULAR ? "the constraints' Jacobian Phi_q, or the "
@@ -307,6 +309,8 @@ static int op_enter(hy_block *block, int off, const hy_integrator_ops *method)
     } else {
         status = mech_consistent_start(&b->md, t, q, u, s->y + off, s->yp + off);
     }
+    if (status == HYDAE_ERR_NOMEM)
+        return status;
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no consistent start in the %s form "
                     "(%s)", mode->name, t, form_name(b->form),
@@ -403,6 +407,8 @@ static int op_after_step(hy_block *block, double t, double *y, double *yp)
     } else {
         long partitions = b->mo.n_partitions;
         int changed = mech_ode_check_partition(&b->mo, t, y);
+        if (changed == HYDAE_ERR_NOMEM)
+            return changed;
         if (changed < 0) {
             hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the coordinates could not "
                         "be partitioned again (Phi_q rank deficient?)", b->mode->name, t);

@@ -385,10 +385,43 @@ static const hy_integrator_ops *configuration_method(const hydae_sim *s)
     return chosen ? chosen : s->set.method;
 }
 
-/* Why the integrator refused to start: a value that is not finite, by
-** name, else the settings it was given. */
-static void start_failure(hydae_sim *s, int status)
+/* "; residual equation 2 of mode 'm' (paired with variable 'x') was not
+** finite at t = ..." for the last bad residual seen, or "". */
+static void residual_detail(const hydae_sim *s, char *detail, size_t size)
 {
+    detail[0] = '\0';
+    if (s->bad_chart < 0)
+        return;
+    const hydae_mode *mode = s->active[s->bad_chart];
+    if (s->bad_is_nan)
+        hy_format(detail, size, "; residual equation %d of mode '%s' (paired with variable "
+                  "'%s') was not finite at t = %.17g", s->bad_equation, mode->name,
+                  hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
+                  s->bad_t);
+    else
+        hy_format(detail, size, "; the residual of mode '%s' returned an error at t = %.17g",
+                  mode->name, s->bad_t);
+}
+
+/* Why the integrator could not start, with the category init() gave: a
+** residual or Jacobian that failed (its first-step estimate evaluates
+** them), out of memory, or HYDAE_ERR_ARG: a value that is not finite, by
+** name, else the settings it was given. Returns the status. */
+static int start_failure(hydae_sim *s, int status)
+{
+    if (status >= 0)
+        status = HYDAE_ERR_ARG; /* not a status init() may return */
+    /* A residual that failed during init() is the cause; HYDAE_ERR_ARG
+    ** is what an integrator gives when its start-up solve fails. */
+    if (s->bad_chart >= 0 && (s->bad_is_nan || status == HYDAE_ERR_ARG))
+        status = HYDAE_ERR_RESIDUAL;
+    if (status != HYDAE_ERR_ARG) {
+        char detail[512];
+        residual_detail(s, detail, sizeof detail);
+        hy_sim_fail(s, "%s could not start at t = %.17g: %s%s", s->integ_method->name, s->t,
+                    hydae_status_string(status), detail);
+        return status;
+    }
     for (int i = 0; i < s->n; i++)
         if (!isfinite(s->y[i]) || !isfinite(s->yp[i])) {
             const hydae_mode *mode = NULL;
@@ -396,10 +429,11 @@ static void start_failure(hydae_sim *s, int status)
             hy_sim_fail(s, "%s could not start at t = %.17g: %s'%s' of mode '%s' is not finite",
                         s->integ_method->name, s->t, isfinite(s->y[i]) ? "the derivative of " : "",
                         name, mode ? mode->name : "?");
-            return;
+            return status;
         }
-    hy_sim_fail(s, "%s could not start at t = %.17g (status %d): it refused the tolerances or "
-                "step limits", s->integ_method->name, s->t, status);
+    hy_sim_fail(s, "%s could not start at t = %.17g: it refused the tolerances or step limits",
+                s->integ_method->name, s->t);
+    return status;
 }
 
 /* 1 if the configuration has unknowns and none of them is differential
@@ -485,12 +519,9 @@ static int restart_integrator(hydae_sim *s)
     opt.h_max = s->set.h_max;
     opt.max_order = s->set.max_order;
     hy_dae dae = config_dae(s);
+    s->bad_chart = -1;
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
-    if (status) {
-        start_failure(s, status);
-        return HYDAE_ERR_ARG;
-    }
-    return 0;
+    return status ? start_failure(s, status) : 0;
 }
 
 /* A message for an integrator failure: time, step, order, mode and the
@@ -506,27 +537,17 @@ static int integrator_failure(hydae_sim *s, int code)
         { HYDAE_ERR_SINGULAR, "the iteration matrix is singular" },
         { HYDAE_ERR_JACOBIAN, "the Jacobian function failed" },
     };
-    int status = HYDAE_ERR_CONV;
-    const char *what = "unknown failure";
+    /* A code outside the table keeps its own category. */
+    int status = code;
+    const char *what = hydae_status_string(code);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].status == code) {
-            status = code;
+        if (table[i].status == code)
             what = table[i].what;
-        }
     hy_stats st;
     current_integ_stats(s, &st);
     char detail[512] = "";
     if (s->bad_chart >= 0) {
-        const hydae_mode *mode = s->active[s->bad_chart];
-        if (s->bad_is_nan)
-            hy_format(detail, sizeof detail,
-                      "; residual equation %d of mode '%s' (paired with variable '%s') was "
-                      "not finite at t = %.17g", s->bad_equation, mode->name,
-                      hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
-                      s->bad_t);
-        else
-            hy_format(detail, sizeof detail, "; the residual of mode '%s' returned an error "
-                      "at t = %.17g", mode->name, s->bad_t);
+        residual_detail(s, detail, sizeof detail);
         if (s->bad_is_nan)
             status = HYDAE_ERR_RESIDUAL;
     } else {
