@@ -497,7 +497,7 @@ static int check_finite_values(hydae_sim *s, double t, int at_start)
 static int explicit_init(hydae_sim *s, double t, double *res)
 {
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && (!s->active[c]->rhs || s->blocks[c].ops->owns_state))
+        if (s->active[c]->n_vars > 0 && (!s->blocks[c].is_explicit || s->blocks[c].ops->owns_state))
             return 1;
     for (int k = 0; k < s->init.n; k++)
         if (s->init.unknowns[k] != &s->yp[s->init.component[k]])

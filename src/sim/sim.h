@@ -1,7 +1,10 @@
 /*
-** The simulator's state, shared by the files of sim/: the hybrid loop
-** (sim.c), guards and event location (events.c), the discrete phase
-** (discrete.c) and consistent initial values (init.c).
+** The simulator: its parts, each a struct with its own reserve / free in
+** the file that owns it (settings: options.c, settings.h; output sinks
+** and rows: output.c, output.h; guard set: events.c, guards.h; init
+** workspace: init.c, init.h; Jacobian work: jacobian.c), the blocks of the
+** active configuration (block.h), and the run's state, owned by the hybrid
+** loop (sim.c). Shared by the files of sim/ only; io/ sees io/sinks.h.
 */
 #ifndef HY_SIM_H
 #define HY_SIM_H
@@ -115,6 +118,17 @@ double hy_base_atol(const hydae_sim *s);
 double hy_event_group_tol(double t);
 /* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
 int hy_sim_interrupted(hydae_sim *s, double t);
+/* integration.c */
+/* The method for the active configuration: the one its modes prefer
+** (hydae_mode_set_integrator), if they agree, else the run's. */
+const hy_integrator_ops *hy_configuration_method(const hydae_sim *s);
+/* (Re)start the integrator at s->t from (s->y, s->yp): 0 or a status with
+** the message (HYDAE_ERR_ARG: a method or solver that cannot serve). */
+int hy_restart_integrator(hydae_sim *s);
+/* The message for a failed step (code < 0), and the status to return. */
+int hy_integrator_failure(hydae_sim *s, int code);
+/* The integrators' statistics of the run so far. */
+void hy_integ_stats(const hydae_sim *s, hy_stats *out);
 /* output.c */
 /* The output grid of a run: 0 or HYDAE_ERR_ARG. */
 int hy_output_start(hydae_sim *s);
