@@ -111,13 +111,26 @@ struct hydae_sim {
 };
 
 /* sim.c */
-/* The absolute tolerance in force for variables of scale 1. */
-double hy_base_atol(const hydae_sim *s);
+/* F(t, y, y') of the configuration: every block's at its offset; a failure
+** or a value that is not finite is recorded in bad_* for the messages. */
+int hy_config_residual(double t, const double *y, const double *yp,
+                       double *res, void *ctx);
+/* Values of the active configuration at (t, y, yp) into the store
+** (variables and outputs). */
+int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
+/* Name of component i of y in the configuration. */
+const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
 /* hy_sim_fail: io/sinks.h. */
 /* Crossings located within this of the first belong to its instant. */
 double hy_event_group_tol(double t);
 /* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
 int hy_sim_interrupted(hydae_sim *s, double t);
+/* options.c */
+/* The absolute tolerance in force for variables of scale 1. */
+double hy_base_atol(const hydae_sim *s);
+/* Tolerances of component i from the variable it stands for (seed 002,
+** Table 1 with integr_tol). */
+void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
 /* integration.c */
 /* The method for the active configuration: the one its modes prefer
 ** (hydae_mode_set_integrator), if they agree, else the run's. */
@@ -159,17 +172,6 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp,
 ** unknowns, rows: its equations) from the configuration's; NULL on out of
 ** memory. */
 struct hy_pattern *hy_init_pattern(hydae_sim *s);
-int hy_config_residual(double t, const double *y, const double *yp,
-                       double *res, void *ctx);
-/* Values of the active configuration at (t, y, yp) into the store
-** (variables and outputs). */
-int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
-/* Name of component i of y in the configuration. */
-const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
-
-/* Tolerances of component i from the variable it stands for (seed 002,
-** Table 1 with integr_tol). */
-void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
 
 /* A configuration is solved with dense n x n matrices (iteration matrices,
 ** Jacobians, consistent initialisation), so n is limited: 2 GiB per
@@ -189,7 +191,7 @@ void hy_guards_snapshot(hydae_sim *s);
 /* Reference signs of the guards after a (re)start at s->t; see events.c. */
 int hy_guards_arm(hydae_sim *s);
 /* After a step from s->t to t_new (integrator dense output valid): find
-** the first relevant crossing. Returns 1 with *t_event and s->g_crossed
+** the first relevant crossing. Returns 1 with *t_event and s->guards.g_crossed
 ** set, 0 if none, < 0 on error. */
 int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
 /* The scan moves to the end of the located interval (s->t): guards that
