@@ -54,7 +54,7 @@ typedef struct hy_block_ops {
     int (*has_jacobian)(const hy_block *b);
     /* The block's Jacobian into jac at rows and columns off.. (entries
     ** outside jac's storage dropped); the user's status, or -1 out of
-    ** memory. */
+    ** memory. Called only when has_jacobian says 1 (else may be NULL). */
     int (*jacobian)(hy_block *b, size_t off, double t, double cj, const double *y,
                     const double *yp, struct hy_matrix *jac);
     /* The mode's own variables and their derivatives at the block's (y,
@@ -78,6 +78,12 @@ typedef struct hy_block_ops {
     void (*free)(hy_block *b);
 } hy_block_ops;
 
+/* Contracts: ops other than size are called only between enter and
+** free, on the block's own slice of y, y' (and of res, g: at its offsets);
+** rhs only when is_explicit; jacobian only when has_jacobian; after_step
+** and free may be NULL. A kind keeps what it needs in data and reaches
+** the simulator's shared arrays (value store, tolerances, statistics)
+** through sim. */
 struct hy_block {
     const hy_block_ops *ops;    /* NULL: no mode entered yet */
     struct hydae_sim *sim;
