@@ -30,7 +30,7 @@ void hy_columns_free(hy_columns *cols)
 
 static const hydae_model *model_of(const hy_columns *cols)
 {
-    return cols->sim->model;
+    return hy_sim_model(cols->sim);
 }
 
 /* Indices a kind has: result columns, parameters, charts. */
@@ -205,8 +205,8 @@ static double current_value(const hy_columns *cols, const hy_column *column)
 {
     const hydae_sim *s = cols->sim;
     if (column->kind == HY_COLUMN_PARAM)
-        return s->store[column->index];
-    const hydae_mode *active = s->active[column->index];
+        return hy_sim_values(s)[column->index];
+    const hydae_mode *active = hy_sim_active_mode(s, column->index);
     return active ? (double)active->index : NAN;
 }
 

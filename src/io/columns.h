@@ -12,7 +12,8 @@
 #ifndef HY_COLUMNS_H
 #define HY_COLUMNS_H
 
-#include "sim/sim.h"
+#include "sinks.h"
+#include "model/model.h"
 
 #include <stddef.h>
 

@@ -213,7 +213,8 @@ static int mat_begin(void *user, const hydae_model *m)
 {
     (void)m;
     mat_sink *sink = user;
-    sink->t0 = sink->rec.cols.sim->t0;
+    double t_end;
+    hy_sim_span(sink->rec.cols.sim, &sink->t0, &t_end);
     return hy_recorder_begin(&sink->rec);
 }
 

@@ -7,7 +7,7 @@
 ** present; otherwise loading reports that clearly.
 */
 #include "param_xml.h"
-#include "sim/sim.h"
+#include "sinks.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -44,7 +44,9 @@ static int progress_begin(void *user, const hydae_model *m)
 static void draw(progress *p, double t, double elapsed)
 {
     const hydae_sim *s = p->sim;
-    double fraction = (t - s->t0) / (s->t_end - s->t0);
+    double t0, t_end;
+    hy_sim_span(s, &t0, &t_end);
+    double fraction = (t - t0) / (t_end - t0);
     if (!(fraction >= 0.0))
         fraction = 0.0;
     if (fraction > 1.0)
@@ -58,7 +60,7 @@ static void draw(progress *p, double t, double elapsed)
     hydae_sim_get_stats(s, &st);
     char line[160];
     int length = snprintf(line, sizeof line, "t = %9.4g / %.4g  [%s] %3.0f%%  events %ld  %.1f s",
-                          t, s->t_end, bar, 100.0 * fraction, st.n_events, elapsed);
+                          t, t_end, bar, 100.0 * fraction, st.n_events, elapsed);
     if (length < 0)
         return;
     if (length >= (int)sizeof line)

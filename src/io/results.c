@@ -179,7 +179,7 @@ void hy_recorder_free(hy_recorder *rec)
 int hy_recorder_prepare(hy_recorder *rec)
 {
     const hy_columns *cols = &rec->cols;
-    if (hy_results_set_title(&rec->res, cols->sim->model->name))
+    if (hy_results_set_title(&rec->res, hy_sim_model(cols->sim)->name))
         return HYDAE_ERR_NOMEM;
     rec->row = hy_malloc(sizeof(double) * (size_t)(cols->n > 0 ? cols->n : 1));
     if (!rec->row)
