@@ -24,6 +24,16 @@
 
 /* ---- creation and settings ---- */
 
+/* hydae_sim_create out of memory: the message goes on the model. */
+static hydae_sim *create_nomem(hydae_model *m, int *status)
+{
+    hy_format(m->errmsg, sizeof m->errmsg, "model '%s': out of memory creating a simulation",
+              m->name);
+    if (status)
+        *status = HYDAE_ERR_NOMEM;
+    return NULL;
+}
+
 hydae_sim *hydae_sim_create(hydae_model *m, int *status)
 {
     int st = m ? hydae_model_check(m) : HYDAE_ERR_ARG;
@@ -32,11 +42,8 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     if (st)
         return NULL;
     hydae_sim *s = hy_calloc(1, sizeof *s);
-    if (!s) {
-        if (status)
-            *status = HYDAE_ERR_NOMEM;
-        return NULL;
-    }
+    if (!s)
+        return create_nomem(m, status);
     s->model = m;
     s->method = &hy_dstiff;
     s->t0 = 0.0;
@@ -76,9 +83,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
         || !s->row_left || !s->event_active || !s->event_waiting || !s->prev_active
         || !s->prev_guard_offset || !s->prev_var_offset || !s->chart_fired || !s->mech_blocks) {
         hydae_sim_free(s);
-        if (status)
-            *status = HYDAE_ERR_NOMEM;
-        return NULL;
+        return create_nomem(m, status);
     }
     return s;
 }
@@ -316,7 +321,11 @@ int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
     if (!s || !fn)
         return HYDAE_ERR_ARG;
     hy_sink sink = { NULL, fn, NULL, NULL, user, 0 };
-    return add_sink(s, &sink);
+    if (add_sink(s, &sink)) {
+        hy_sim_fail(s, "out of memory adding a row sink");
+        return HYDAE_ERR_NOMEM;
+    }
+    return 0;
 }
 
 int hydae_sim_add_csv(hydae_sim *s, FILE *out)
@@ -518,12 +527,18 @@ static int reserve_config(hydae_sim *s)
             return HYDAE_ERR_NOMEM;
         s->cap_guards = ng;
     }
-    size_t max_block = 0;
+    size_t max_block = 0, max_sparse = 0;
     int max_out = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         if (mode->jacobian && (size_t)mode->n_vars > max_block)
             max_block = (size_t)mode->n_vars; /* a dense Jacobian of its own */
+        size_t sparse_values = mode->sparse_jacobian && mode->pattern
+                                   ? mode->pattern_user_nnz
+                                         + (mode->pattern_map ? mode->pattern->nnz : 0)
+                                   : 0; /* what sparse_block (jacobian.c) needs */
+        if (sparse_values > max_sparse)
+            max_sparse = sparse_values;
         if (mode->n_outputs > max_out)
             max_out = mode->n_outputs;
     }
@@ -537,6 +552,14 @@ static int reserve_config(hydae_sim *s)
             return HYDAE_ERR_NOMEM;
         s->jac_block = grown;
         s->cap_jac_block = block_values;
+    }
+    if (max_sparse > s->cap_jac_values) {
+        double *grown = hy_alloc_array(max_sparse, sizeof(double));
+        if (!grown)
+            return HYDAE_ERR_NOMEM;
+        hy_free(s->jac_values);
+        s->jac_values = grown;
+        s->cap_jac_values = max_sparse;
     }
     if (max_out > s->cap_out_work) {
         if (grow_doubles(&s->out_work, max_out))
@@ -665,8 +688,13 @@ static void gather_row(const hydae_sim *s, double *row)
 
 static int send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row)
 {
-    for (int i = 0; i < s->n_sinks; i++)
-        if (s->sinks[i].row(s->sinks[i].user, kind, t, row) != 0) {
+    for (int i = 0; i < s->n_sinks; i++) {
+        int failed = s->sinks[i].row(s->sinks[i].user, kind, t, row);
+        if (failed == HYDAE_ERR_NOMEM && s->sinks[i].writes_file) {
+            hy_sim_fail(s, "out of memory keeping the results at t = %.17g", t);
+            return HYDAE_ERR_NOMEM;
+        }
+        if (failed) {
             if (s->sinks[i].writes_file) {
                 hy_sim_fail(s, "writing the results failed at t = %.17g", t);
                 return HYDAE_ERR_IO;
@@ -674,6 +702,7 @@ static int send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *r
             hy_sim_fail(s, "a result sink stopped the run at t = %.17g", t);
             return HYDAE_ERR_CALLBACK;
         }
+    }
     return 0;
 }
 
@@ -898,6 +927,11 @@ static int restart_integrator(hydae_sim *s)
     opt.max_order = s->max_order;
     hy_dae dae = config_dae(s);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
+    if (status == HYDAE_ERR_NOMEM) {
+        hy_sim_fail(s, "%s could not start at t = %.17g: out of memory", s->integ_method->name,
+                    s->t);
+        return HYDAE_ERR_NOMEM;
+    }
     if (status) {
         start_failure(s, status);
         return HYDAE_ERR_ARG;
