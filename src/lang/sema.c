@@ -895,6 +895,8 @@ static void build_charts(sema *s)
             break;
     }
     hy_free(chart_of_syntax);
+    if (s->diag->out_of_memory) /* a chart or mode missing: modes may have chart -1 */
+        return;
     /* Where the model-level variables and equations go. */
     int n_charts_with_modes = 0, only_chart = -1;
     for (int c = 0; c < ir->n_charts; c++) {
@@ -1839,6 +1841,22 @@ static void check_events(sema *s)
 
 /* ---------------------------------------------------------------- */
 
+/* Has an allocation failed (a failed expression node included)? */
+static int out_of_memory(sema *s)
+{
+    if (s->ir->dag.failed && !s->diag->out_of_memory) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
+    return s->diag->out_of_memory;
+}
+
+static void compile_modes(sema *s)
+{
+    for (int m = 0; m < s->ir->n_modes && !out_of_memory(s); m++)
+        compile_mode(s, m);
+}
+
 int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *ir,
             hy_lang_experiment *experiment)
 {
@@ -1874,6 +1892,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     declare_globals(&s);
     read_experiment(&s, experiment);
     build_charts(&s);
+    if (out_of_memory(&s))
+        goto done;
     s.entry_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
     s.exit_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
     if (!s.entry_checked || !s.exit_checked) {
@@ -1881,16 +1901,16 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
         s.n_errors++;
         goto done;
     }
-    declare_variables(&s);
-    resolve_transitions(&s);
-    for (int m = 0; m < ir->n_modes; m++)
-        compile_mode(&s, m);
-    check_reachability(&s);
-    compile_actions(&s);
-    build_initial_action(&s);
-    check_unused_actions(&s);
-    add_relation_transitions(&s);
-    check_events(&s);
+    /* The phases go on after a model error, to report more of them; after
+    ** running out of memory they stop: what a phase left half built is no
+    ** ground for the next one. */
+    static void (*const phases[])(sema *) = {
+        declare_variables, resolve_transitions, compile_modes, check_reachability,
+        compile_actions, build_initial_action, check_unused_actions,
+        add_relation_transitions, check_events,
+    };
+    for (size_t p = 0; p < sizeof phases / sizeof phases[0] && !out_of_memory(&s); p++)
+        phases[p](&s);
 done:
     hy_free(s.gkind);
     hy_free(s.gref);
