@@ -1304,12 +1304,16 @@ static int der_of_unknown(const sema *s, hy_expr_ref side)
     return arg->op == SYN_NAME && valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
 }
 
-/* Does node (a DAG node) use any y'? -1 when out of memory. */
+/* Does node (a DAG node) use any y'? -1 when out of memory (reported). */
 static int uses_derivative(sema *s, int node)
 {
     int *list = NULL;
     int n = hy_x_reachable(&s->ir->dag, &node, 1, &list);
     int found = n < 0 ? -1 : 0;
+    if (n < 0) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
     for (int k = 0; k < n && !found; k++)
         found = hy_x_node(&s->ir->dag, list[k]).op == X_YP;
     hy_free(list);
@@ -1317,14 +1321,17 @@ static int uses_derivative(sema *s, int node)
 }
 
 /* An explicit ODE: one der(x_k) = f_k per unknown, every f_k free of der(). */
-static void find_explicit_form(hy_ir_mode *mode)
+static void find_explicit_form(sema *s, hy_ir_mode *mode)
 {
     mode->is_explicit = 0;
     if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
         return;
     int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
-    if (!rhs)
+    if (!rhs) { /* not "no explicit form": that would refuse VSTIFF ... */
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
+    }
     for (int k = 0; k < mode->n_vars; k++)
         rhs[k] = -1;
     int ok = 1;
@@ -1410,7 +1417,7 @@ static void compile_mode(sema *s, int m)
                  mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
     }
     if (!equation_errors)
-        find_explicit_form(mode);
+        find_explicit_form(s, mode);
     /* Outputs, in order; each may use the ones before it. */
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
@@ -1530,8 +1537,11 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
     if (mode->n_relations == 0)
         return;
     int *subst = hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
-    if (!subst)
+    if (!subst) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
+    }
     for (int r = 0; r < mode->n_relations; r++) {
         int live = mode->relations[r].relation_node;
         int *leaves = NULL;
@@ -1556,10 +1566,15 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
             subst[leaf.a] = assigned;
         }
         hy_free(leaves);
-        if (has_derivative || n < 0)
+        if (has_derivative && n >= 0)
             continue; /* keeps its value; see docs/language.md */
-        int value = hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
-        if (value < 0 || GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
+        int value = n < 0 ? -1 : hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
+        if (value < 0) { /* out of memory: not a relation left as it was */
+            hy_diag_nomem(s->diag);
+            s->n_errors++;
+            break;
+        }
+        if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
             break;
         hy_ir_stmt *st = &tr->stmts[tr->n_stmts++];
         st->is_raise = 0;
@@ -1775,9 +1790,11 @@ static void check_reachability(sema *s)
     hy_ir *ir = s->ir;
     unsigned char *reached = hy_calloc((size_t)ir->n_modes + 1, 1);
     int *queue = hy_malloc(sizeof *queue * (size_t)(ir->n_modes + 1));
-    if (!reached || !queue) {
+    if (!reached || !queue) { /* not a silent pass of the check */
         hy_free(reached);
         hy_free(queue);
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
     }
     for (int ch = 0; ch < ir->n_charts; ch++) {
