@@ -23,7 +23,8 @@
 **
 ** Scenarios, short runs of small models:
 **  - hym_events: examples/bouncing_ball.hym compiled and run to t = 1.5
-**    (two bounces: a guarded self-transition with an action), CSV and MAT;
+**    (two bounces: a guarded self-transition with an action), settings
+**    from an XML file (when built with expat), CSV and MAT;
 **  - hym_mechanics: examples/string_pendulum_cartesian.hym to t = 1.2 (a
 **    mechanical mode, index 3, left and entered again: two events);
 **  - c_sparse: the C example brusselator (M = 6, 12 unknowns, its
@@ -38,6 +39,7 @@
 ** saying how it ended); HYDAE_ALLOC_TRACE in the environment prints each
 ** N before it is tried and the failures that were absorbed.
 */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "check.h"
 #include "examples.h"
 #include "lang/lang.h"
@@ -136,12 +138,15 @@ static void fail(outcome *o, int status, phase in, const char *call, const char 
 }
 
 static char source_dir[1024];
+/* A settings file (Param_Transient) the first scenario loads; "" when the
+** build has no expat. */
+static char settings_path[64];
 
 typedef struct scenario {
     const char *name;
     const char *model_file; /* examples/NAME.hym, or NULL: the C brusselator */
     double t_end, dt;
-    int with_mat;
+    int with_mat, with_settings;
     const char *linear_solver;
     const char *integrator; /* NULL: the default (DSTIFF) */
 } scenario;
@@ -159,6 +164,9 @@ static void run_sim(const scenario *sc, hydae_model *m, const hy_lang_experiment
     const char *call = NULL;
     if (ex && (status = hy_lang_experiment_apply(ex, s, diag)) != 0)
         call = "hy_lang_experiment_apply";
+    else if (sc->with_settings && settings_path[0]
+             && (status = hydae_sim_load_settings(s, settings_path)) != 0)
+        call = "hydae_sim_load_settings";
     else if ((status = hydae_sim_set_time(s, 0.0, sc->t_end)) != 0)
         call = "hydae_sim_set_time";
     else if ((status = hydae_sim_set_output_interval(s, sc->dt)) != 0)
@@ -322,6 +330,13 @@ static void test_scenario(const scenario *sc, int full)
     allocator_arm(0, 0);
     allocator.n_live = 0;
     run_scenario(sc, &ref);
+    if (ref.status != 0 && ref.call && strcmp(ref.call, "hydae_sim_load_settings") == 0) {
+        printf("%s: no settings file (%s)\n", sc->name, ref.message); /* built without expat */
+        settings_path[0] = '\0';
+        outcome_free(&ref);
+        allocator_arm(0, 0);
+        run_scenario(sc, &ref);
+    }
     long n_total = allocator.n_calls;
     CHECK(ref.status == 0, "%s: the reference run failed: %s: %s", sc->name,
           ref.call ? ref.call : "-", ref.message);
@@ -362,6 +377,20 @@ static void test_scenario(const scenario *sc, int full)
     outcome_free(&ref);
 }
 
+static void write_settings_file(void)
+{
+    snprintf(settings_path, sizeof settings_path, "/tmp/hydae_alloc_fail_XXXXXX");
+    int fd = mkstemp(settings_path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "no temporary settings file\n");
+        exit(1);
+    }
+    fputs("<?xml version=\"1.0\"?>\n<Settings>\n"
+          "  <Param_Transient h_max=\"0.25\" max_order=\"4\"/>\n</Settings>\n", f);
+    fclose(f);
+}
+
 /* One repetition, told what failed (to study a failure: "SCENARIO N [rest]"). */
 static void test_one(const scenario *sc, long fail_at, int fail_rest)
 {
@@ -385,16 +414,17 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     int full = argc > 1 && strcmp(argv[1], "full") == 0;
     lang_test_source_dir(source_dir, sizeof source_dir);
+    write_settings_file();
     hydae_set_allocator(fault_alloc, &allocator);
     static const scenario scenarios[] = {
-        { "hym_events", "bouncing_ball", 1.5, 0.05, 1, NULL, NULL },
-        { "hym_mechanics", "string_pendulum_cartesian", 1.2, 0.05, 0, NULL, NULL },
+        { "hym_events", "bouncing_ball", 1.5, 0.05, 1, 1, NULL, NULL },
+        { "hym_mechanics", "string_pendulum_cartesian", 1.2, 0.05, 0, 0, NULL, NULL },
 #ifdef HYDAE_HAVE_KLU
-        { "c_sparse", NULL, 0.5, 0.05, 0, "klu", NULL },
-        { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, "klu", "VSTIFF" },
+        { "c_sparse", NULL, 0.5, 0.05, 0, 0, "klu", NULL },
+        { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "klu", "VSTIFF" },
 #else
-        { "c_sparse", NULL, 0.5, 0.05, 0, "band", NULL },
-        { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, "band", "VSTIFF" },
+        { "c_sparse", NULL, 0.5, 0.05, 0, 0, "band", NULL },
+        { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "band", "VSTIFF" },
 #endif
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
@@ -406,6 +436,8 @@ int main(int argc, char **argv)
             test_scenario(&scenarios[i], 0);
     }
     hydae_set_allocator(NULL, NULL);
+    if (settings_path[0])
+        remove(settings_path);
     if (n_reported > 30)
         fprintf(stderr, "(%d failures reported, the first 30 shown)\n", n_reported);
     return CHECK_DONE();
