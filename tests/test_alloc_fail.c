@@ -31,7 +31,15 @@
 **    Jacobian pattern and analytic sparse Jacobian) with linear_solver =
 **    klu when KLU is compiled in (its allocations go through the hook),
 **    band otherwise, DSTIFF to t = 0.5; c_sparse_vstiff the same with
-**    VSTIFF.
+**    VSTIFF;
+**  - more of the engine, each through one event or two: x_algebraic
+**    (algebraic_loop.hym: consistent initialisation of a loop, a time
+**    event), x_sampled (sampled_pi.hym: a sample clock), x_simultaneous
+**    (simultaneous_events.hym: several transitions at one instant),
+**    x_rectifier (ideal_rectifier.hym: a configuration without states),
+**    x_mech_ode (pendulum_cartesian.hym with VSTIFF: the ODE form of a
+**    mechanical mode), x_mstiff, x_abam, x_rk45 (the bouncing ball with
+**    those integrators).
 ** Every N of the build phase (compiling, creating the sim, the settings
 ** and sinks) is tried; the run phase's N too unless there are more than
 ** RUN_PHASE_BUDGET, then a stride. Arguments: "full" (every N, whatever
@@ -426,6 +434,14 @@ int main(int argc, char **argv)
         { "c_sparse", NULL, 0.5, 0.05, 0, 0, "band", NULL },
         { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "band", "VSTIFF" },
 #endif
+        { "x_algebraic", "algebraic_loop", 0.7, 0.05, 0, 0, NULL, NULL },
+        { "x_sampled", "sampled_pi", 0.35, 0.05, 0, 0, NULL, NULL },
+        { "x_simultaneous", "simultaneous_events", 2.2, 0.1, 0, 0, NULL, NULL },
+        { "x_rectifier", "ideal_rectifier", 0.03, 0.005, 0, 0, NULL, NULL },
+        { "x_mech_ode", "pendulum_cartesian", 0.5, 0.05, 0, 0, NULL, "VSTIFF" },
+        { "x_mstiff", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "MSTIFF" },
+        { "x_abam", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "ABAM" },
+        { "x_rk45", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RK45" },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)
