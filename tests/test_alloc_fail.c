@@ -8,14 +8,14 @@
 ** every call from the N-th on failing ("from": the error paths themselves
 ** cannot allocate). Each
 ** repetition must end in one of two ways:
-**  - success, with the same result bytes (CSV, and MAT for the first
-**    scenario) as the reference run;
+**  - success, with the same result bytes (CSV, and MAT and SVG plot for
+**    the first scenario) as the reference run;
 **  - a clean failure: the call that failed returns HYDAE_ERR_NOMEM (or NULL
 **    where the API returns an object: then the message on the model, or
 **    the compiler's diagnostics, says "out of memory"), and the results
 **    written so far are marked as incomplete (the CSV's last line is
 **    "# hydae: stopped early ... out of memory", the MAT file holds the
-**    stopped-early matrix) or are empty.
+**    stopped-early matrix, the plot its note) or are empty.
 ** In both cases, once everything is freed, no block the library allocated
 ** is left (the allocator counts the live blocks; LeakSanitizer sees the
 ** same under the ASan build), and nothing crashes or touches freed memory
@@ -24,7 +24,7 @@
 ** Scenarios, short runs of small models:
 **  - hym_events: examples/bouncing_ball.hym compiled and run to t = 1.5
 **    (two bounces: a guarded self-transition with an action), settings
-**    from an XML file (when built with expat), CSV and MAT;
+**    from an XML file (when built with expat), CSV, MAT and SVG plot;
 **  - hym_mechanics: examples/string_pendulum_cartesian.hym to t = 1.2 (a
 **    mechanical mode, index 3, left and entered again: two events);
 **  - c_sparse: the C example brusselator (M = 6, 12 unknowns, its
@@ -108,8 +108,8 @@ typedef struct outcome {
     phase failed_in;     /* PHASE_DONE on success */
     const char *call;    /* the call that failed */
     char message[1024];  /* its message (model, sim or diagnostics) */
-    char *csv, *mat;     /* the result files' bytes (malloc'd here) */
-    size_t csv_size, mat_size;
+    char *csv, *mat, *svg; /* the result files' bytes (malloc'd here) */
+    size_t csv_size, mat_size, svg_size;
     long n_build_calls;  /* allocator calls up to the start of the run */
 } outcome;
 
@@ -117,6 +117,7 @@ static void outcome_free(outcome *o)
 {
     free(o->csv);
     free(o->mat);
+    free(o->svg);
     memset(o, 0, sizeof *o);
 }
 
@@ -161,7 +162,7 @@ typedef struct scenario {
 
 /* Settings and sinks, then the run. Fills o; 0 when the run succeeded. */
 static void run_sim(const scenario *sc, hydae_model *m, const hy_lang_experiment *ex, FILE *diag,
-                    outcome *o, FILE *csv, FILE *mat)
+                    outcome *o, FILE *csv, FILE *mat, FILE *svg)
 {
     int status = 0;
     hydae_sim *s = hydae_sim_create(m, &status);
@@ -188,6 +189,8 @@ static void run_sim(const scenario *sc, hydae_model *m, const hy_lang_experiment
         call = "hydae_sim_add_csv";
     else if (mat && (status = hydae_sim_add_mat(s, mat, NULL, 1)) != 0)
         call = "hydae_sim_add_mat";
+    else if (svg && (status = hydae_sim_add_plot(s, svg, NULL)) != 0)
+        call = "hydae_sim_add_plot";
     if (call) {
         fail(o, status, PHASE_BUILD, call, hydae_sim_errmsg(s));
     } else {
@@ -204,7 +207,8 @@ static void run_scenario(const scenario *sc, outcome *o)
     memset(o, 0, sizeof *o);
     o->failed_in = PHASE_DONE;
     FILE *diag = tmpfile(), *csv = tmpfile(), *mat = sc->with_mat ? tmpfile() : NULL;
-    if (!diag || !csv || (sc->with_mat && !mat)) {
+    FILE *svg = sc->with_mat ? tmpfile() : NULL;
+    if (!diag || !csv || (sc->with_mat && (!mat || !svg))) {
         fprintf(stderr, "%s: no temporary files\n", sc->name);
         exit(1);
     }
@@ -229,14 +233,17 @@ static void run_scenario(const scenario *sc, outcome *o)
             fail(o, HYDAE_ERR_NOMEM, PHASE_BUILD, "example_brusselator_sized", "out of memory");
     }
     if (m)
-        run_sim(sc, m, sc->model_file ? &ex : NULL, diag, o, csv, mat);
+        run_sim(sc, m, sc->model_file ? &ex : NULL, diag, o, csv, mat, svg);
     hydae_model_free(m);
     o->csv = file_bytes(csv, &o->csv_size);
     o->mat = file_bytes(mat, &o->mat_size);
+    o->svg = file_bytes(svg, &o->svg_size);
     fclose(diag);
     fclose(csv);
     if (mat)
         fclose(mat);
+    if (svg)
+        fclose(svg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -291,11 +298,13 @@ static void check_outcome(const scenario *sc, long fail_at, int fail_rest, const
     if (o->status == 0) {
         if (o->csv_size != ref->csv_size || memcmp(o->csv, ref->csv, o->csv_size) != 0
             || o->mat_size != ref->mat_size
-            || (o->mat_size && memcmp(o->mat, ref->mat, o->mat_size) != 0))
+            || (o->mat_size && memcmp(o->mat, ref->mat, o->mat_size) != 0)
+            || o->svg_size != ref->svg_size
+            || (o->svg_size && memcmp(o->svg, ref->svg, o->svg_size) != 0))
             REPORT("%s, allocation %ld (%s) failing: success with other results "
-                   "(csv %zu bytes, reference %zu; mat %zu, reference %zu)",
-                   sc->name, fail_at, how, o->csv_size, ref->csv_size, o->mat_size,
-                   ref->mat_size);
+                   "(csv %zu bytes, reference %zu; mat %zu, reference %zu; svg %zu, "
+                   "reference %zu)", sc->name, fail_at, how, o->csv_size, ref->csv_size,
+                   o->mat_size, ref->mat_size, o->svg_size, ref->svg_size);
         else
             check_n_passed++;
         return;
@@ -315,6 +324,13 @@ static void check_outcome(const scenario *sc, long fail_at, int fail_rest, const
             REPORT("%s, allocation %ld (%s) failing: the CSV (%zu bytes) does not end with "
                    "the stopped-early line naming out of memory: '%.200s'",
                    sc->name, fail_at, how, o->csv_size, last);
+        else
+            check_n_passed++;
+    }
+    if (o->svg_size > 0) {
+        if (!has_bytes(o->svg, o->svg_size, "stopped early"))
+            REPORT("%s, allocation %ld (%s) failing: the plot (%zu bytes) is not marked as "
+                   "stopped early", sc->name, fail_at, how, o->svg_size);
         else
             check_n_passed++;
     }
