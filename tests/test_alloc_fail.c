@@ -55,6 +55,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* The failing allocator                                               */
@@ -202,16 +203,35 @@ static void run_sim(const scenario *sc, hydae_model *m, const hy_lang_experiment
     hydae_sim_free(s);
 }
 
+/* Temporary file number i, empty: created once, emptied for each
+** repetition (thousands of them). */
+enum { FILE_DIAG, FILE_CSV, FILE_MAT, FILE_SVG, N_FILES };
+static FILE *temporary[N_FILES];
+
+static FILE *empty_file(int i)
+{
+    if (!temporary[i] && !(temporary[i] = tmpfile())) {
+        fprintf(stderr, "no temporary files\n");
+        exit(1);
+    }
+    FILE *f = temporary[i];
+    fflush(f);
+    rewind(f);
+    if (ftruncate(fileno(f), 0) != 0) {
+        fprintf(stderr, "cannot empty a temporary file\n");
+        exit(1);
+    }
+    clearerr(f);
+    return f;
+}
+
 static void run_scenario(const scenario *sc, outcome *o)
 {
     memset(o, 0, sizeof *o);
     o->failed_in = PHASE_DONE;
-    FILE *diag = tmpfile(), *csv = tmpfile(), *mat = sc->with_mat ? tmpfile() : NULL;
-    FILE *svg = sc->with_mat ? tmpfile() : NULL;
-    if (!diag || !csv || (sc->with_mat && (!mat || !svg))) {
-        fprintf(stderr, "%s: no temporary files\n", sc->name);
-        exit(1);
-    }
+    FILE *diag = empty_file(FILE_DIAG), *csv = empty_file(FILE_CSV);
+    FILE *mat = sc->with_mat ? empty_file(FILE_MAT) : NULL;
+    FILE *svg = sc->with_mat ? empty_file(FILE_SVG) : NULL;
     hydae_model *m = NULL;
     hy_lang_experiment ex;
     if (sc->model_file) {
@@ -238,12 +258,6 @@ static void run_scenario(const scenario *sc, outcome *o)
     o->csv = file_bytes(csv, &o->csv_size);
     o->mat = file_bytes(mat, &o->mat_size);
     o->svg = file_bytes(svg, &o->svg_size);
-    fclose(diag);
-    fclose(csv);
-    if (mat)
-        fclose(mat);
-    if (svg)
-        fclose(svg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -470,6 +484,9 @@ int main(int argc, char **argv)
     hydae_set_allocator(NULL, NULL);
     if (settings_path[0])
         remove(settings_path);
+    for (int i = 0; i < N_FILES; i++)
+        if (temporary[i])
+            fclose(temporary[i]);
     if (n_reported > 30)
         fprintf(stderr, "(%d failures reported, the first 30 shown)\n", n_reported);
     return CHECK_DONE();
