@@ -194,6 +194,8 @@ int hy_eval_error(int status, int too_small)
         return HYDAE_ERR_JACOBIAN;
     case HY_EVAL_SINGULAR:
         return HYDAE_ERR_SINGULAR;
+    case HY_EVAL_NOMEM:
+        return HYDAE_ERR_NOMEM;
     default:
         return too_small ? HYDAE_ERR_HMIN : HYDAE_ERR_CONV;
     }

@@ -753,7 +753,8 @@ static int mstiff_step(void *mem, double t_stop, double *t_new)
             continue;
         }
         memcpy(d->z, d->z_backup, hist_len * sizeof(double));
-        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL
+            || status == HY_EVAL_NOMEM)
             return hy_eval_error(status, 0);
         d->head.stats.n_conv_fails++;
         n_conv_fails++;

@@ -702,7 +702,8 @@ static int vstiff_step(void *mem, double t_stop, double *t_new)
         }
         /* Corrector failure: restore, reduce h by 0.25. */
         memcpy(d->z, d->z_backup, (size_t)(q + 1) * (size_t)n * sizeof(double));
-        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL
+            || status == HY_EVAL_NOMEM)
             return hy_eval_error(status, 0);
         d->head.stats.n_conv_fails++;
         n_conv_fails++;

@@ -306,5 +306,12 @@ int hydae_sim_check_vars(hydae_sim *s, const char *vars)
     hy_columns_init(&cols, s);
     int status = hy_columns_add_list(&cols, s, vars);
     hy_columns_free(&cols);
+    return hy_sink_status(s, status, "the list of names");
+}
+
+int hy_sink_status(hydae_sim *s, int status, const char *what)
+{
+    if (status == HYDAE_ERR_NOMEM)
+        hy_sim_fail(s, "out of memory adding %s", what);
     return status;
 }

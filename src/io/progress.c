@@ -7,6 +7,7 @@
 */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "columns.h"
 #include "sinks.h"
 #include "core/core.h"
 
@@ -104,12 +105,12 @@ int hydae_sim_add_progress(hydae_sim *s, FILE *out)
         return HYDAE_ERR_ARG;
     progress *p = hy_calloc(1, sizeof *p);
     if (!p)
-        return HYDAE_ERR_NOMEM;
+        return hy_sink_status(s, HYDAE_ERR_NOMEM, "the progress bar");
     p->sim = s;
     p->out = out;
-    hy_sink sink = { progress_begin, progress_row, progress_finish, free, p, 0 };
+    hy_sink sink = { progress_begin, progress_row, progress_finish, hy_free, p, 0 };
     int status = hy_sim_add_sink(s, &sink);
     if (status)
         hy_free(p);
-    return status;
+    return hy_sink_status(s, status, "the progress bar");
 }

@@ -32,9 +32,13 @@ int hy_sink_set_begin(hy_sink_set *set, const hydae_model *m)
 
 int hy_sink_set_row(hy_sink_set *set, hydae_row_kind kind, double t, const double *row)
 {
-    for (int i = 0; i < set->n; i++)
-        if (set->items[i].row(set->items[i].user, kind, t, row) != 0)
+    for (int i = 0; i < set->n; i++) {
+        int failed = set->items[i].row(set->items[i].user, kind, t, row);
+        if (failed == HYDAE_ERR_NOMEM && set->items[i].writes_file)
+            return HYDAE_ERR_NOMEM;
+        if (failed)
             return set->items[i].writes_file ? HYDAE_ERR_IO : HYDAE_ERR_CALLBACK;
+    }
     return 0;
 }
 

@@ -22,7 +22,9 @@ typedef struct hy_sink {
     int (*finish)(void *user, int status, double t, const char *message);
     void (*release)(void *user);    /* optional: free user */
     void *user;
-    int writes_file;            /* a failure is an I/O error, not a user stop */
+    int writes_file;            /* a failure is an I/O error, not a user stop
+                                ** (HYDAE_ERR_NOMEM from begin or row: out of
+                                ** memory) */
 } hy_sink;
 
 /* The sinks of a simulator, in the order they were added. */

@@ -125,7 +125,7 @@ static int add_global(hydae_model *m, const char *name, double value,
     if (!copy || hy_reserve((void **)&m->globals, &m->cap_globals, m->n_globals + 1,
                             sizeof(hy_global))) {
         hy_free(copy);
-        return HYDAE_ERR_NOMEM;
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
     m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
     return m->n_globals++;
@@ -559,7 +559,8 @@ int hydae_transition_on_event(hydae_transition *tr, const char *event)
     if (status)
         return status;
     if (!(tr->event_name = hy_strdup(event)))
-        return HYDAE_ERR_NOMEM;
+        return hy_model_fail(TRANSITION_MODEL(tr), HYDAE_ERR_NOMEM,
+                             "transition '%s': out of memory", tr->name);
     return 0;
 }
 
@@ -768,6 +769,14 @@ static int check_slot_owners(hydae_model *m)
     return 0;
 }
 
+/* Out of memory while checking: a message, but not a construction error
+** (hy_model_fail's is sticky), so that a later check may succeed. */
+static int check_nomem(hydae_model *m)
+{
+    hy_format(m->errmsg, sizeof m->errmsg, "model '%s': out of memory checking it", m->name);
+    return HYDAE_ERR_NOMEM;
+}
+
 int hydae_model_check(hydae_model *m)
 {
     if (!m)
@@ -797,7 +806,7 @@ int hydae_model_check(hydae_model *m)
                 return status;
         }
         if (build_fire_order(chart))
-            return HYDAE_ERR_NOMEM;
+            return check_nomem(m);
     }
     int status = check_slot_owners(m);
     if (status)
@@ -809,7 +818,7 @@ int hydae_model_check(hydae_model *m)
     hy_strmap_free(&m->slot_map);
     for (int i = 0; i < m->n_globals; i++)
         if (intern_slot(m, m->globals[i].name, &cap_slots) < 0)
-            return HYDAE_ERR_NOMEM;
+            return check_nomem(m);
     for (int c = 0; c < m->n_charts; c++)
         for (int i = 0; i < m->charts[c]->n_modes; i++) {
             hydae_mode *mode = m->charts[c]->modes[i];
@@ -817,15 +826,16 @@ int hydae_model_check(hydae_model *m)
                 mode->n_equations = mode->n_vars;
             for (int v = 0; v < mode->n_vars; v++)
                 if ((mode->vars[v].slot = intern_slot(m, mode->vars[v].name, &cap_slots)) < 0)
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
             for (int o = 0; o < mode->n_outputs; o++)
                 if ((mode->out_vars[o].slot = intern_slot(m, mode->out_vars[o].name, &cap_slots)) < 0)
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
         }
     /* Columns: discrete variables, then all mode names. */
+    hy_free(m->column_slot); /* from a check that ran out of memory */
     m->column_slot = hy_malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
     if (!m->column_slot)
-        return HYDAE_ERR_NOMEM;
+        return check_nomem(m);
     m->n_columns = 0;
     for (int i = 0; i < m->n_slots; i++)
         if (i >= m->n_globals || m->globals[i].is_discrete)
@@ -841,7 +851,7 @@ int hydae_model_check(hydae_model *m)
             if (tr->event_id < 0) {
                 if (hy_reserve((void **)&m->event_names, &cap_events, m->n_events + 1,
                                sizeof(char *)))
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
                 m->event_names[m->n_events] = tr->event_name;
                 tr->event_id = m->n_events++;
             }

@@ -20,8 +20,16 @@ static const hy_pattern *block_pattern(const hydae_sim *s, int c, size_t *size)
     return b->ops->pattern(b);
 }
 
-int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block)
+int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block, size_t max_sparse_values)
 {
+    if (max_sparse_values > jw->cap_values) { /* reserved here, not mid-step */
+        double *grown = hy_alloc_array(max_sparse_values, sizeof(double));
+        if (!grown)
+            return HYDAE_ERR_NOMEM;
+        hy_free(jw->values);
+        jw->values = grown;
+        jw->cap_values = max_sparse_values;
+    }
     size_t block_values, block_bytes;
     if (hy_mul_size(max_block, max_block, &block_values)
         || hy_mul_size(block_values, sizeof(double), &block_bytes))

@@ -309,8 +309,10 @@ static int op_enter(hy_block *block, int off, const hy_integrator_ops *method)
     } else {
         status = mech_consistent_start(&b->md, t, q, u, s->y + off, s->yp + off);
     }
-    if (status == HYDAE_ERR_NOMEM)
-        return status;
+    if (status == HYDAE_ERR_NOMEM) {
+        hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: out of memory", mode->name, t);
+        return HYDAE_ERR_NOMEM;
+    }
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no consistent start in the %s form "
                     "(%s)", mode->name, t, form_name(b->form),

@@ -39,7 +39,11 @@ int hydae_sim_add_row_sink(hydae_sim *s, hydae_row_fn fn, void *user)
     if (!s || !fn)
         return HYDAE_ERR_ARG;
     hy_sink sink = { NULL, fn, NULL, NULL, user, 0 };
-    return hy_sim_add_sink(s, &sink);
+    if (hy_sim_add_sink(s, &sink)) {
+        hy_sim_fail(s, "out of memory adding a row sink");
+        return HYDAE_ERR_NOMEM;
+    }
+    return 0;
 }
 
 int hydae_sim_add_csv(hydae_sim *s, FILE *out)
@@ -117,7 +121,9 @@ void hy_gather_row(const hydae_sim *s, double *row)
 int hy_send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row)
 {
     int status = hy_sink_set_row(&s->out.sinks, kind, t, row);
-    if (status == HYDAE_ERR_IO)
+    if (status == HYDAE_ERR_NOMEM)
+        hy_sim_fail(s, "out of memory keeping the results at t = %.17g", t);
+    else if (status == HYDAE_ERR_IO)
         hy_sim_fail(s, "writing the results failed at t = %.17g", t);
     else if (status)
         hy_sim_fail(s, "a result sink stopped the run at t = %.17g", t);

@@ -24,6 +24,16 @@
 
 /* ---- creation and settings ---- */
 
+/* hydae_sim_create out of memory: the message goes on the model. */
+static hydae_sim *create_nomem(hydae_model *m, int *status)
+{
+    hy_format(m->errmsg, sizeof m->errmsg, "model '%s': out of memory creating a simulation",
+              m->name);
+    if (status)
+        *status = HYDAE_ERR_NOMEM;
+    return NULL;
+}
+
 hydae_sim *hydae_sim_create(hydae_model *m, int *status)
 {
     int st = m ? hydae_model_check(m) : HYDAE_ERR_ARG;
@@ -32,11 +42,8 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     if (st)
         return NULL;
     hydae_sim *s = hy_calloc(1, sizeof *s);
-    if (!s) {
-        if (status)
-            *status = HYDAE_ERR_NOMEM;
-        return NULL;
-    }
+    if (!s)
+        return create_nomem(m, status);
     s->model = m;
     hy_settings_default(&s->set);
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
@@ -52,9 +59,7 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
         || !s->event_active || !s->event_waiting || !s->blocks) {
         hydae_sim_free(s);
-        if (status)
-            *status = HYDAE_ERR_NOMEM;
-        return NULL;
+        return create_nomem(m, status);
     }
     return s;
 }
@@ -201,16 +206,22 @@ static int reserve_config(hydae_sim *s)
     }
     if (hy_init_reserve(&s->init, n) || hy_guard_set_reserve(&s->guards, s->n_guards, n))
         return HYDAE_ERR_NOMEM;
-    size_t max_block = 0;
+    size_t max_block = 0, max_sparse = 0;
     int max_out = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         if (mode->jacobian && (size_t)mode->n_vars > max_block)
             max_block = (size_t)mode->n_vars; /* a dense Jacobian of its own */
+        size_t sparse_values = mode->sparse_jacobian && mode->pattern
+                                   ? mode->pattern_user_nnz
+                                         + (mode->pattern_map ? mode->pattern->nnz : 0)
+                                   : 0; /* what sparse_block (block.c) needs */
+        if (sparse_values > max_sparse)
+            max_sparse = sparse_values;
         if (mode->n_outputs > max_out)
             max_out = mode->n_outputs;
     }
-    if (hy_jac_work_reserve(&s->jac, max_block))
+    if (hy_jac_work_reserve(&s->jac, max_block, max_sparse))
         return HYDAE_ERR_NOMEM;
     if (max_out > s->cap_out_work) {
         if (resize((void **)&s->out_work, max_out, sizeof(double)))

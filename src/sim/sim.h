@@ -53,8 +53,9 @@ typedef struct hy_jac_work {
     size_t cap_values;
 } hy_jac_work;
 
-/* Room for a dense block of max_block x max_block: 0 or HYDAE_ERR_NOMEM. */
-int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block);
+/* Room for a dense block of max_block x max_block and for a mode's sparse
+** Jacobian values (max_sparse_values): 0 or HYDAE_ERR_NOMEM. */
+int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block, size_t max_sparse_values);
 void hy_jac_work_free(hy_jac_work *jw);
 
 /* The simulator: its parts, each owned by the file named, and the run's
