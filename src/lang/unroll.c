@@ -71,13 +71,17 @@ static const char *name_of(const unroller *u, int id)
     return hy_strtab_get(u->strings, id);
 }
 
+long hy_unroll_max_items = HY_UNROLL_MAX_ITEMS;
+
 static int count_item(unroller *u, int line, int column)
 {
-    if (++u->n_items <= HY_UNROLL_MAX_ITEMS)
+    if (++u->n_items <= hy_unroll_max_items
+        && (long)u->out->n_nodes <= 32 * hy_unroll_max_items)
         return 0;
     if (!u->failed)
-        error_at(u, line, column, "the model expands to more than %d elements, equations "
-                 "and statements", HY_UNROLL_MAX_ITEMS);
+        error_at(u, line, column, "the model expands to more than %ld elements, equations, "
+                 "statements and sum terms (or %ld expression nodes)", hy_unroll_max_items,
+                 32 * hy_unroll_max_items);
     u->failed = 1;
     return -1;
 }
@@ -323,7 +327,7 @@ static int copy_reduce(unroller *u, const hy_syn *n)
         return error_at(u, n->line, n->column, "%s() over the empty range %ld:%ld", f, lo, hi);
     int acc = -1;
     for (long v = lo; v <= hi; v++) {
-        if (bind(u, n->var, (double)v))
+        if (count_item(u, n->line, n->column) || bind(u, n->var, (double)v))
             return -1;
         int term = copy_range(u, n->first, n->a);
         u->n_env--;

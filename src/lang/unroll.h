@@ -19,8 +19,11 @@
 #include "lang/diag.h"
 #include "lang/syntax.h"
 
-/* Elements, equations and statements one model may expand to. */
+/* Elements, equations, statements and reduction terms one model may
+** expand to (HY_UNROLL_MAX_ITEMS, and 32 expression nodes per item): beyond,
+** an error at the construct that passed it. The fuzz targets lower it. */
 enum { HY_UNROLL_MAX_ITEMS = 8 * 1000 * 1000 };
+extern long hy_unroll_max_items;
 
 /* Expand *syntax in place (nothing to do, and nothing copied, for a model
 ** without arrays or loops). Errors go to diag; returns their number. */
