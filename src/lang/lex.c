@@ -288,14 +288,13 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
         case ')': tk->kind = TK_RPAREN; break;
         case ',': tk->kind = TK_COMMA; break;
         case ';': tk->kind = TK_SEMI; break;
+        case '[': tk->kind = TK_LBRACKET; break;
+        case ']': tk->kind = TK_RBRACKET; break;
+        case '{': tk->kind = TK_LBRACE; break;
+        case '}': tk->kind = TK_RBRACE; break;
         case ':':
-            if (next != '=') {
-                hy_diag_error(lx->diag, tk->line, tk->column, "unexpected ':' (assignment is ':=')");
-                lx->pos = p + 1;
-                continue;
-            }
-            tk->kind = TK_ASSIGN;
-            len = 2;
+            tk->kind = next == '=' ? TK_ASSIGN : TK_COLON;
+            len = next == '=' ? 2 : 1;
             break;
         case '=':
             tk->kind = next == '=' ? TK_EQEQ : TK_EQUAL;

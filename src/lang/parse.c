@@ -34,6 +34,7 @@ typedef struct hy_parser {
     int n_errors;
     int mode;             /* mode being parsed, -1 at model level */
     int chart;            /* chart being parsed, -1 outside */
+    int loop;             /* innermost for-loop being parsed, -1 outside */
     long n_tokens;        /* tokens consumed so far */
 } hy_parser;
 
@@ -94,6 +95,20 @@ static int expect_name(hy_parser *ps, const char *what)
     int id = ps->tk.id;
     next(ps);
     return id;
+}
+
+/* A word that is a keyword only where the grammar expects it (`in`, `loop`
+** of a for-loop; elsewhere they are names, e.g. a chart called loop). */
+static int expect_word(hy_parser *ps, const char *word)
+{
+    if (ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), word) == 0) {
+        next(ps);
+        return 1;
+    }
+    char expected[32];
+    snprintf(expected, sizeof expected, "'%s'", word);
+    syntax_error(ps, expected);
+    return 0;
 }
 
 static int starts_element(hy_token_kind kind)
@@ -178,6 +193,8 @@ static int add_node(hy_parser *ps, hy_syn_op op, int line, int column, int a, in
     n->b = b;
     n->c = c;
     n->name = -1;
+    n->first = -1;
+    n->var = -1;
     return s->n_nodes++;
 }
 
@@ -200,6 +217,31 @@ static int enter(hy_parser *ps)
     return 1;
 }
 
+/* `for NAME in from:to` of a reduction or comprehension whose body is
+** node body (its range starting at first): the node op with name, var,
+** a = body, b = from, c = to. */
+static int parse_for_clause(hy_parser *ps, hy_syn_op op, int name, int first, int body,
+                            int line, int column)
+{
+    next(ps); /* for */
+    int var = expect_name(ps, "the loop variable");
+    if (var < 0 || !expect_word(ps, "in"))
+        return -1;
+    int from = parse_expr(ps);
+    if (ps->panic || !expect(ps, TK_COLON))
+        return -1;
+    int to = parse_expr(ps);
+    if (ps->panic)
+        return -1;
+    int node = add_node(ps, op, line, column, body, from, to);
+    if (node >= 0) {
+        ps->syn->nodes[node].name = name;
+        ps->syn->nodes[node].var = var;
+        ps->syn->nodes[node].first = first;
+    }
+    return node;
+}
+
 static int parse_call(hy_parser *ps, int name, int line, int column)
 {
     int args[HY_SYN_MAX_ARGS] = { -1, -1, -1 };
@@ -207,9 +249,16 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
     next(ps); /* ( */
     if (ps->tk.kind != TK_RPAREN) {
         do {
+            int first = ps->syn->n_nodes;
             int arg = parse_expr(ps);
             if (ps->panic)
                 return -1;
+            if (n_args == 0 && ps->tk.kind == TK_FOR) { /* sum(x[i] for i in 1:n) */
+                int node = parse_for_clause(ps, SYN_REDUCE, name, first, arg, line, column);
+                if (node < 0 || !expect(ps, TK_RPAREN))
+                    return -1;
+                return node;
+            }
             if (n_args < HY_SYN_MAX_ARGS)
                 args[n_args] = arg;
             if (n_args < 255)
@@ -224,6 +273,71 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
         ps->syn->nodes[node].n_args = (unsigned char)n_args;
     }
     return node;
+}
+
+/* name '[' expr ']' */
+static int parse_index(hy_parser *ps, int name, int line, int column)
+{
+    next(ps); /* [ */
+    int first = ps->syn->n_nodes;
+    int index = parse_expr(ps);
+    if (ps->panic || !expect(ps, TK_RBRACKET))
+        return -1;
+    int node = add_node(ps, SYN_INDEX, line, column, index, -1, -1);
+    if (node >= 0) {
+        ps->syn->nodes[node].name = name;
+        ps->syn->nodes[node].first = first;
+    }
+    return node;
+}
+
+/* '{' expr {',' expr} '}' | '{' expr for NAME in expr ':' expr '}'. The
+** constructor's links are added after all elements, last element first,
+** so that every link's operands come before it. */
+static int parse_braces(hy_parser *ps)
+{
+    int line = ps->tk.line, column = ps->tk.column;
+    next(ps); /* { */
+    int first = ps->syn->n_nodes;
+    int element = parse_expr(ps);
+    if (ps->panic)
+        return -1;
+    if (ps->tk.kind == TK_FOR) {
+        int node = parse_for_clause(ps, SYN_COMPREH, -1, first, element, line, column);
+        if (node < 0 || !expect(ps, TK_RBRACE))
+            return -1;
+        return node;
+    }
+    int n = 0, cap = 0, *elements = NULL, *firsts = NULL, cap_firsts = 0;
+    int link = -1;
+    for (;;) {
+        if (hy_grow((void **)&elements, &cap, n + 1, sizeof *elements)
+            || hy_grow((void **)&firsts, &cap_firsts, n + 1, sizeof *firsts)) {
+            hy_diag_nomem(ps->diag);
+            ps->panic = 1;
+            goto done;
+        }
+        elements[n] = element;
+        firsts[n++] = first;
+        if (!accept(ps, TK_COMMA))
+            break;
+        first = ps->syn->n_nodes;
+        element = parse_expr(ps);
+        if (ps->panic)
+            goto done;
+    }
+    if (!expect(ps, TK_RBRACE))
+        goto done;
+    for (int k = n - 1; k >= 0; k--) {
+        link = add_node(ps, SYN_ARRAY, line, column, elements[k], link, -1);
+        if (link < 0)
+            break;
+        ps->syn->nodes[link].first = firsts[k];
+    }
+done:
+    hy_free(elements);
+    hy_free(firsts);
+    return ps->panic ? -1 : link;
 }
 
 static int parse_primary(hy_parser *ps)
@@ -263,9 +377,18 @@ static int parse_primary(hy_parser *ps)
             ps->depth--;
             return node;
         }
+        if (ps->tk.kind == TK_LBRACKET)
+            return parse_index(ps, name, line, column);
         int node = add_node(ps, SYN_NAME, line, column, -1, -1, -1);
         if (node >= 0)
             ps->syn->nodes[node].name = name;
+        return node;
+    }
+    case TK_LBRACE: {
+        if (!enter(ps))
+            return -1;
+        int node = parse_braces(ps);
+        ps->depth--;
         return node;
     }
     case TK_LPAREN: {
@@ -536,9 +659,15 @@ static void parse_declaration(hy_parser *ps)
         decl.value.root = decl.rtol.root = decl.atol.root = -1;
         decl.unit = decl.description = -1;
         decl.mode = ps->mode;
+        decl.size.root = -1;
         decl.name = expect_name(ps, "a name");
         if (decl.name < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            decl.size = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         if (ps->tk.kind == TK_LPAREN) {
             parse_modifiers(ps, &decl);
             if (ps->panic)
@@ -579,12 +708,19 @@ static void parse_equation(hy_parser *ps)
     memset(&eq, 0, sizeof eq);
     eq.mode = ps->mode;
     eq.output_name = -1;
+    eq.output_index.root = -1;
+    eq.loop = ps->loop;
     if (accept(ps, TK_OUTPUT)) {
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;
         eq.output_name = expect_name(ps, "the output's name");
         if (eq.output_name < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            eq.output_index = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         eq.lhs.root = -1;
         eq.lhs.first = ps->syn->n_nodes;
         if (!expect(ps, TK_EQUAL))
@@ -619,6 +755,8 @@ static void parse_statement(hy_parser *ps)
     st.line = ps->tk.line;
     st.column = ps->tk.column;
     st.value.root = -1;
+    st.target_index.root = -1;
+    st.loop = ps->loop;
     if (accept(ps, TK_RAISE)) {
         st.is_raise = 1;
         st.target = expect_name(ps, "an event name");
@@ -628,6 +766,11 @@ static void parse_statement(hy_parser *ps)
         st.target = expect_name(ps, "an assignment 'name := value;' or 'raise EVENT;'");
         if (st.target < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            st.target_index = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         if (ps->tk.kind == TK_EQUAL) {
             syntax_error(ps, "':=' (actions assign with ':=')");
             return;
@@ -657,19 +800,71 @@ static void refuse_output_statement(hy_parser *ps)
     next(ps);
 }
 
-/* Statements up to a token that starts an element or a section. */
-static void parse_statements(hy_parser *ps, hy_stmt_range *range)
+static void parse_statement_list(hy_parser *ps);
+static void parse_equations(hy_parser *ps);
+
+/* for NAME in expr ':' expr loop BODY end for ';' around equations
+** (is_equation) or statements. */
+static void parse_for(hy_parser *ps, int is_equation)
 {
-    range->first = ps->syn->n_stmts;
+    hy_loop_syn loop;
+    memset(&loop, 0, sizeof loop);
+    loop.line = ps->tk.line;
+    loop.column = ps->tk.column;
+    loop.parent = ps->loop;
+    loop.depth = ps->loop >= 0 ? ps->syn->loops[ps->loop].depth + 1 : 0;
+    next(ps); /* for */
+    loop.var = expect_name(ps, "the loop variable");
+    if (loop.var < 0 || !expect_word(ps, "in"))
+        return;
+    loop.from = parse_expr_ref(ps);
+    if (ps->panic || !expect(ps, TK_COLON))
+        return;
+    loop.to = parse_expr_ref(ps);
+    if (ps->panic || !expect_word(ps, "loop"))
+        return;
+    if (loop.depth >= HY_PARSE_MAX_DEPTH) {
+        ps->n_errors++;
+        ps->panic = 1;
+        hy_diag_error(ps->diag, loop.line, loop.column, "for-loops nested too deeply "
+                      "(more than %d levels)", HY_PARSE_MAX_DEPTH);
+        return;
+    }
+    int index = PUSH(ps, loops, n_loops, cap_loops);
+    if (index < 0)
+        return;
+    ps->syn->loops[index] = loop;
+    int outer = ps->loop;
+    ps->loop = index;
+    if (is_equation)
+        parse_equations(ps);
+    else
+        parse_statement_list(ps);
+    ps->loop = outer;
+    if (expect(ps, TK_END) && expect(ps, TK_FOR))
+        expect(ps, TK_SEMI);
+}
+
+/* Statements up to a token that starts an element or a section. */
+static void parse_statement_list(hy_parser *ps)
+{
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
         turn t = turn_begin(ps);
         if (ps->tk.kind == TK_OUTPUT)
             refuse_output_statement(ps);
+        else if (ps->tk.kind == TK_FOR)
+            parse_for(ps, 0);
         else
             parse_statement(ps);
         synchronize(ps);
         turn_end(ps, t);
     }
+}
+
+static void parse_statements(hy_parser *ps, hy_stmt_range *range)
+{
+    range->first = ps->syn->n_stmts;
+    parse_statement_list(ps);
     range->count = ps->syn->n_stmts - range->first;
 }
 
@@ -701,7 +896,10 @@ static void parse_equations(hy_parser *ps)
 {
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
         turn t = turn_begin(ps);
-        parse_equation(ps);
+        if (ps->tk.kind == TK_FOR)
+            parse_for(ps, 1);
+        else
+            parse_equation(ps);
         synchronize(ps);
         turn_end(ps, t);
     }
@@ -985,7 +1183,7 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
     ps.diag = diag;
     ps.strings = strings;
     ps.syn = syntax;
-    ps.mode = ps.chart = -1;
+    ps.mode = ps.chart = ps.loop = -1;
     int lex_errors_before = diag->n_errors;
     hy_lex_init(&ps.lex, source, len, diag, strings);
     next(&ps);
@@ -1014,5 +1212,6 @@ void hy_syntax_free(hy_syntax *s)
     hy_free(s->charts);
     hy_free(s->transitions);
     hy_free(s->settings);
+    hy_free(s->loops);
     memset(s, 0, sizeof *s);
 }

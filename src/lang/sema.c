@@ -433,6 +433,8 @@ static int lower(sema *s, ctx *c, int first, int root)
         case SYN_CALL:
             r = check_folded(s, c, node, lower_call(s, c, node, first, val), a, b);
             break;
+        case SYN_INDEX: case SYN_REDUCE: case SYN_ARRAY: case SYN_COMPREH:
+            break; /* expanded by hy_unroll before the checker runs */
         }
         val[i - first] = r;
     }

@@ -21,7 +21,12 @@ typedef enum hy_syn_op {
     SYN_LT, SYN_LE, SYN_GT, SYN_GE, SYN_EQ, SYN_NE,
     SYN_AND, SYN_OR,                         /* a, b */
     SYN_IF,                                  /* if a then b else c */
-    SYN_CALL                                 /* name(a, b, c): n_args given */
+    SYN_CALL,                                /* name(a, b, c): n_args given */
+    /* Array constructs, gone after hy_unroll (unroll.c): */
+    SYN_INDEX,                               /* name[a] */
+    SYN_REDUCE,                              /* name(a for var in b:c), name sum/min/max/product */
+    SYN_ARRAY,                               /* {a, ...}: a is one element, b the next link or -1 */
+    SYN_COMPREH                              /* {a for var in b:c} */
 } hy_syn_op;
 
 enum { HY_SYN_MAX_ARGS = 3 };
@@ -33,6 +38,9 @@ typedef struct hy_syn {
     int a, b, c;             /* operand node indices, -1 if none */
     int name;                /* SYN_NAME, SYN_CALL, SYN_EVENT */
     double value;            /* SYN_NUM */
+    int first;               /* array constructs: first node of a's range (b's
+                                starts at a + 1, c's at b + 1) */
+    int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable */
 } hy_syn;
 
 /* An expression: nodes [first, root]; root -1 if absent. */
@@ -52,6 +60,7 @@ typedef struct hy_decl {
     int unit, description;   /* string ids or -1 */
     hy_expr_ref rtol, atol;  /* variable tolerances, root -1 if not given */
     int mode;                /* -1: model level */
+    hy_expr_ref size;        /* `NAME[size]`: an array; root -1: a scalar */
 } hy_decl;
 
 typedef struct hy_equation_syn {
@@ -59,6 +68,8 @@ typedef struct hy_equation_syn {
     int line, column;        /* of the '=' */
     int mode;                /* -1: model level */
     int output_name;         /* `output NAME = expr;`: the name, else -1 */
+    hy_expr_ref output_index; /* `output NAME[index] = ...`; root -1 if none */
+    int loop;                /* innermost enclosing for-loop, -1 if none */
 } hy_equation_syn;
 
 typedef struct hy_stmt_syn {
@@ -66,7 +77,17 @@ typedef struct hy_stmt_syn {
     int target;              /* the assigned name or the raised event */
     int line, column;
     hy_expr_ref value;       /* assignment */
+    hy_expr_ref target_index; /* `NAME[index] := ...`; root -1 if none */
+    int loop;                /* innermost enclosing for-loop, -1 if none */
 } hy_stmt_syn;
+
+/* `for var in from:to loop ... end for;` around equations or statements;
+** the loops of one section nest through parent (depth 0: outermost). */
+typedef struct hy_loop_syn {
+    int var, line, column;
+    hy_expr_ref from, to;
+    int parent, depth;
+} hy_loop_syn;
 
 /* A range of statements in the statement list. */
 typedef struct hy_stmt_range {
@@ -122,6 +143,8 @@ typedef struct hy_syntax {
     hy_transition_syn *transitions;
     int n_settings, cap_settings;
     hy_setting_syn *settings;
+    int n_loops, cap_loops;
+    hy_loop_syn *loops;
 } hy_syntax;
 
 void hy_syntax_free(hy_syntax *s);
