@@ -154,7 +154,8 @@ static char settings_path[64];
 
 typedef struct scenario {
     const char *name;
-    const char *model_file; /* examples/NAME.hym, or NULL: the C brusselator */
+    const char *model_file; /* examples/NAME.hym (or a path from the source
+                               tree with its .hym), or NULL: the C brusselator */
     double t_end, dt;
     int with_mat, with_settings;
     const char *linear_solver;
@@ -236,7 +237,10 @@ static void run_scenario(const scenario *sc, outcome *o)
     hy_lang_experiment ex;
     if (sc->model_file) {
         char path[1200];
-        snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, sc->model_file);
+        if (strchr(sc->model_file, '/'))
+            snprintf(path, sizeof path, "%s/%s", source_dir, sc->model_file);
+        else
+            snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, sc->model_file);
         int n_errors = 0;
         hy_lang_unit *unit = hy_lang_compile_file(path, diag, &ex, &n_errors);
         if (!unit) {
@@ -472,6 +476,8 @@ int main(int argc, char **argv)
         { "x_mstiff", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "MSTIFF" },
         { "x_abam", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "ABAM" },
         { "x_rk45", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RK45" },
+        { "x_arrays", "tests/fuzz/corpus/fuzz_model/arrays_spelled.hym", 1.5, 0.5, 0, 0, NULL,
+          NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,13 @@ typedef struct unroller {
     int const_depth;         /* constants evaluated through constants */
     long n_items;
     int failed;              /* out of memory or over the limits: stop */
+    /* Scratch stacks of copy_range and eval_constant (they nest through
+    ** reductions and constants): a frame is [base, base + size), reached by
+    ** index because a nested frame may move the array. */
+    int *ints;
+    int n_ints, cap_ints;
+    double *reals;
+    int n_reals, cap_reals;
 } unroller;
 
 static int error_at(unroller *u, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
@@ -152,6 +160,27 @@ static int bind(unroller *u, int var, double value)
     return 0;
 }
 
+/* The base of a new frame of `size` ints or doubles, or -1. */
+static int push_ints(unroller *u, size_t size)
+{
+    if (size > (size_t)(INT_MAX - u->n_ints)
+        || hy_grow((void **)&u->ints, &u->cap_ints, u->n_ints + (int)size, sizeof *u->ints))
+        return nomem(u);
+    int base = u->n_ints;
+    u->n_ints += (int)size;
+    return base;
+}
+
+static int push_reals(unroller *u, size_t size)
+{
+    if (size > (size_t)(INT_MAX - u->n_reals)
+        || hy_grow((void **)&u->reals, &u->cap_reals, u->n_reals + (int)size, sizeof *u->reals))
+        return nomem(u);
+    int base = u->n_reals;
+    u->n_reals += (int)size;
+    return base;
+}
+
 /* ---------------------------------------------------------------- */
 /* Constant expressions: sizes, ranges, indices                     */
 
@@ -211,27 +240,28 @@ static int constant_call(unroller *u, const hy_syn *n, const double *arg, double
 static int eval_constant(unroller *u, int first, int root, double *value)
 {
     const hy_syn *nodes = u->in->nodes;
-    double *values = hy_alloc_array((size_t)(root - first + 1), sizeof *values);
-    if (!values)
-        return nomem(u);
+    int base = push_reals(u, (size_t)(root - first + 1));
+    if (base < 0)
+        return -1;
+#define VALUE(j) u->reals[base + (j) - first]
     int rc = 0;
     for (int j = first; j <= root && rc == 0; j++) {
         const hy_syn *n = &nodes[j];
-        double a = n->a >= first ? values[n->a - first] : 0;
-        double b = n->b >= first ? values[n->b - first] : 0;
-        double *v = &values[j - first];
+        double a = n->a >= first ? VALUE(n->a) : 0;
+        double b = n->b >= first ? VALUE(n->b) : 0;
+        double v = 0.0;
         switch (n->op) {
-        case SYN_NUM: *v = n->value; break;
-        case SYN_NAME: rc = constant_name(u, n, v); break;
-        case SYN_NEG: *v = -a; break;
-        case SYN_ADD: *v = a + b; break;
-        case SYN_SUB: *v = a - b; break;
-        case SYN_MUL: *v = a * b; break;
-        case SYN_DIV: *v = a / b; break;
-        case SYN_POW: *v = pow(a, b); break;
+        case SYN_NUM: v = n->value; break;
+        case SYN_NAME: rc = constant_name(u, n, &v); break;
+        case SYN_NEG: v = -a; break;
+        case SYN_ADD: v = a + b; break;
+        case SYN_SUB: v = a - b; break;
+        case SYN_MUL: v = a * b; break;
+        case SYN_DIV: v = a / b; break;
+        case SYN_POW: v = pow(a, b); break;
         case SYN_CALL: {
             double args[2] = { a, b };
-            rc = constant_call(u, n, args, v);
+            rc = constant_call(u, n, args, &v);
             break;
         }
         default:
@@ -239,10 +269,12 @@ static int eval_constant(unroller *u, int first, int root, double *value)
                           "constant expression (numbers, constants, loop variables, + - * / ^, "
                           "min max mod floor ceil abs)");
         }
+        VALUE(j) = v;
     }
     if (rc == 0)
-        *value = values[root - first];
-    hy_free(values);
+        *value = VALUE(root);
+#undef VALUE
+    u->n_reals = base;
     return rc;
 }
 
@@ -396,36 +428,32 @@ static int copy_range(unroller *u, int first, int root)
         return -1;
     const hy_syn *nodes = u->in->nodes;
     size_t n = (size_t)(root - first + 1);
-    int *map = hy_alloc_array(n, sizeof *map);
-    int *owner = hy_alloc_array(n, sizeof *owner); /* construct starting here, or -1 */
-    if (!map || !owner) {
-        hy_free(map);
-        hy_free(owner);
-        return nomem(u);
-    }
-    for (size_t k = 0; k < n; k++)
-        owner[k] = -1;
+    int base = n <= INT_MAX / 2 ? push_ints(u, 2 * n) : nomem(u);
+    if (base < 0)
+        return -1;
+    /* MAP(j): the output node of input node j; OWNER(j): the construct
+    ** (index, reduction, constructor) whose range starts at j, or -1. */
+#define MAP(j) u->ints[base + (j) - first]
+#define OWNER(j) u->ints[base + (int)n + (j) - first]
     for (int j = first; j <= root; j++)
-        if (nodes[j].op >= SYN_INDEX && nodes[j].first >= first) {
-            int *o = &owner[nodes[j].first - first];
-            if (*o < j)
-                *o = j; /* the outermost of those starting at the same node */
-        }
+        OWNER(j) = -1;
+    for (int j = first; j <= root; j++)
+        if (nodes[j].op >= SYN_INDEX && nodes[j].first >= first && OWNER(nodes[j].first) < j)
+            OWNER(nodes[j].first) = j; /* the outermost of those starting there */
     int result = -1;
     for (int j = first; j <= root; j++) {
         const hy_syn *s = &nodes[j];
         int node;
-        if (owner[j - first] >= 0) {
-            j = owner[j - first];
+        if (OWNER(j) >= 0) {
+            j = OWNER(j);
             node = copy_construct(u, &nodes[j]);
         } else if (s->op >= SYN_INDEX) {
             node = copy_construct(u, s);
         } else if (s->op == SYN_NAME) {
             node = copy_name(u, s);
         } else {
-            node = add_out(u, s, (hy_syn_op)s->op, s->a >= first ? map[s->a - first] : -1,
-                           s->b >= first ? map[s->b - first] : -1,
-                           s->c >= first ? map[s->c - first] : -1);
+            node = add_out(u, s, (hy_syn_op)s->op, s->a >= first ? MAP(s->a) : -1,
+                           s->b >= first ? MAP(s->b) : -1, s->c >= first ? MAP(s->c) : -1);
             if (node >= 0) {
                 hy_syn *d = &u->out->nodes[node];
                 d->name = s->name;
@@ -434,13 +462,14 @@ static int copy_range(unroller *u, int first, int root)
             }
         }
         if (node < 0)
-            goto done;
-        map[j - first] = node;
+            break;
+        MAP(j) = node;
+        if (j == root)
+            result = node;
     }
-    result = map[root - first];
-done:
-    hy_free(map);
-    hy_free(owner);
+#undef MAP
+#undef OWNER
+    u->n_ints = base;
     return result;
 }
 
@@ -816,6 +845,8 @@ int hy_unroll(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
             copy_rest(&u);
     }
     hy_free(u.env);
+    hy_free(u.ints);
+    hy_free(u.reals);
     for (int i = 0; i < u.n_arrays; i++)
         hy_free(u.arrays[i].element_ids);
     hy_free(u.arrays);
