@@ -7,6 +7,7 @@
 
 #include "lang/build.h"
 #include "lang/parse.h"
+#include "lang/flatten.h"
 #include "lang/unroll.h"
 #include "core/core.h"
 
@@ -70,6 +71,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     hy_strtab_init(&unit->strings);
     hy_syntax syntax;
     hy_parse(source, length, &diag, &unit->strings, &syntax);
+    if (diag.n_errors == 0)
+        hy_flatten(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0)
         hy_unroll(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0) {

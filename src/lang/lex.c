@@ -256,7 +256,9 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
         char c = *p;
         if (is_name_start(c)) {
             const char *q = p;
-            while (q < lx->end && (is_name_start(*q) || is_digit(*q)))
+            /* a.b.c is one name: a component's element */
+            while (q < lx->end && (is_name_start(*q) || is_digit(*q)
+                                   || (*q == '.' && q + 1 < lx->end && is_name_start(q[1]))))
                 q++;
             tk->text_len = (int)(q - p);
             tk->kind = keyword_or_name(p, tk->text_len);

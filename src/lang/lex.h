@@ -11,11 +11,13 @@
 
 /* X(token, spelling): keywords first (their spelling is the word). */
 #define HY_KEYWORD_LIST(X)                                                   \
-    X(TK_AND, "and") X(TK_CHART, "chart") X(TK_CONSTANT, "constant")         \
+    X(TK_AND, "and") X(TK_BLOCK, "block") X(TK_CHART, "chart")                \
+    X(TK_CONNECTOR, "connector") X(TK_CONSTANT, "constant")                  \
     X(TK_DISCRETE, "discrete") X(TK_DO, "do") X(TK_ELSE, "else")             \
     X(TK_END, "end") X(TK_ENTRY, "entry") X(TK_EQUATION, "equation")         \
     X(TK_EVENT, "event") X(TK_EXIT, "exit") X(TK_EXPERIMENT, "experiment")   \
-    X(TK_FALSE, "false") X(TK_FOR, "for") X(TK_FROM, "from") X(TK_IF, "if")  \
+    X(TK_FALSE, "false") X(TK_FLOW, "flow") X(TK_FOR, "for") X(TK_FROM, "from") \
+    X(TK_IF, "if")                                                           \
     X(TK_INITIAL, "initial") X(TK_MODE, "mode") X(TK_MODEL, "model")         \
     X(TK_NOT, "not") X(TK_OR, "or") X(TK_OUTPUT, "output")                   \
     X(TK_PARAMETER, "parameter") X(TK_RAISE, "raise") X(TK_REAL, "Real")     \

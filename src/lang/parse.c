@@ -35,6 +35,7 @@ typedef struct hy_parser {
     int mode;             /* mode being parsed, -1 at model level */
     int chart;            /* chart being parsed, -1 outside */
     int loop;             /* innermost for-loop being parsed, -1 outside */
+    int cls;              /* class being parsed */
     long n_tokens;        /* tokens consumed so far */
 } hy_parser;
 
@@ -47,6 +48,22 @@ static void next(hy_parser *ps)
     } else {
         hy_lex_next(&ps->lex, &ps->tk);
     }
+}
+
+/* The token after the current one (read once, kept in ahead). */
+static const hy_token *peek(hy_parser *ps)
+{
+    if (!ps->has_ahead) {
+        hy_lex_next(&ps->lex, &ps->ahead);
+        ps->has_ahead = 1;
+    }
+    return &ps->ahead;
+}
+
+/* TYPE NAME: a component declaration starts here. */
+static int at_component(hy_parser *ps)
+{
+    return ps->tk.kind == TK_NAME && peek(ps)->kind == TK_NAME;
 }
 
 /* How the current token is shown: "'x'", "'12.5'", "'end'", "end of file". */
@@ -115,6 +132,7 @@ static int starts_element(hy_token_kind kind)
 {
     switch (kind) {
     case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_EQUATION:
+    case TK_FLOW: case TK_MODEL: case TK_BLOCK: case TK_CONNECTOR:
     case TK_MODE: case TK_INITIAL: case TK_CHART: case TK_TRANSITION: case TK_EXPERIMENT:
     case TK_ENTRY: case TK_EXIT: case TK_OUTPUT: case TK_END: case TK_EOF:
         return 1;
@@ -639,21 +657,99 @@ static void parse_modifiers(hy_parser *ps, hy_decl *decl_copy)
 
 /* declaration := [parameter | constant | discrete] Real item {',' item} ';'
 ** item := NAME [modifiers] ['=' expr] [STRING] */
+/* component-modifiers := '(' NAME '=' expr {',' NAME '=' expr} ')' */
+static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
+{
+    next(ps); /* ( */
+    decl->mod_first = ps->syn->n_mods;
+    do {
+        hy_mod_syn mod;
+        memset(&mod, 0, sizeof mod);
+        mod.line = ps->tk.line;
+        mod.column = ps->tk.column;
+        mod.name = expect_name(ps, "the name of a parameter or variable of the component");
+        if (mod.name < 0 || !expect(ps, TK_EQUAL))
+            return;
+        mod.value = parse_expr_ref(ps);
+        if (ps->panic)
+            return;
+        int i = PUSH(ps, mods, n_mods, cap_mods);
+        if (i < 0)
+            return;
+        ps->syn->mods[i] = mod;
+        decl->mod_count++;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_RPAREN);
+}
+
+/* TYPE item {',' item} ';' with item := NAME [component-modifiers] [STRING] */
+static void parse_components(hy_parser *ps)
+{
+    int type_name = ps->tk.id;
+    next(ps);
+    do {
+        hy_decl decl;
+        memset(&decl, 0, sizeof decl);
+        decl.kind = DECL_COMPONENT;
+        decl.line = ps->tk.line;
+        decl.column = ps->tk.column;
+        decl.value.root = decl.rtol.root = decl.atol.root = decl.size.root = -1;
+        decl.unit = decl.description = -1;
+        decl.mode = ps->mode;
+        decl.cls = ps->cls;
+        decl.type_name = type_name;
+        decl.name = expect_name(ps, "the component's name");
+        if (decl.name < 0)
+            return;
+        if (ps->tk.kind == TK_LBRACKET) {
+            ps->n_errors++;
+            ps->panic = 1;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                          "arrays of components are not supported yet: declare them one by one");
+            return;
+        }
+        if (ps->tk.kind == TK_LPAREN) {
+            parse_component_modifiers(ps, &decl);
+            if (ps->panic)
+                return;
+        }
+        if (ps->tk.kind == TK_STRING) {
+            decl.description = ps->tk.id;
+            next(ps);
+        }
+        int i = PUSH(ps, decls, n_decls, cap_decls);
+        if (i < 0)
+            return;
+        ps->syn->decls[i] = decl;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_SEMI);
+}
+
 static void parse_declaration(hy_parser *ps)
 {
+    if (ps->tk.kind == TK_NAME) {
+        parse_components(ps);
+        return;
+    }
     hy_decl_kind kind = DECL_VARIABLE;
+    int is_flow = 0;
     if (accept(ps, TK_PARAMETER))
         kind = DECL_PARAMETER;
     else if (accept(ps, TK_CONSTANT))
         kind = DECL_CONSTANT;
     else if (accept(ps, TK_DISCRETE))
         kind = DECL_DISCRETE;
+    else if (accept(ps, TK_FLOW))
+        is_flow = 1;
     if (!expect(ps, TK_REAL))
         return;
     do {
         hy_decl decl;
         memset(&decl, 0, sizeof decl);
         decl.kind = kind;
+        decl.is_flow = is_flow;
+        decl.cls = ps->cls;
+        decl.type_name = -1;
         decl.line = ps->tk.line;
         decl.column = ps->tk.column;
         decl.value.root = decl.rtol.root = decl.atol.root = -1;
@@ -701,7 +797,33 @@ static void parse_declaration(hy_parser *ps)
     expect(ps, TK_SEMI);
 }
 
-/* equation := expr '=' expr ';' | output NAME '=' expr ';' */
+/* `connect(a, b)` parsed as the expression eq->lhs: fills connect_a/b. */
+static int is_connect(hy_parser *ps, hy_equation_syn *eq)
+{
+    const hy_syn *call = &ps->syn->nodes[eq->lhs.root];
+    if (call->op != SYN_CALL || strcmp(hy_strtab_get(ps->strings, call->name), "connect") != 0)
+        return 0;
+    eq->line = call->line;
+    eq->column = call->column;
+    const hy_syn *a = call->a >= 0 ? &ps->syn->nodes[call->a] : NULL;
+    const hy_syn *b = call->b >= 0 ? &ps->syn->nodes[call->b] : NULL;
+    if (call->n_args != 2 || a->op != SYN_NAME || b->op != SYN_NAME) {
+        ps->n_errors++;
+        ps->panic = 1;
+        hy_diag_error(ps->diag, call->line, call->column,
+                      "connect() takes two connectors: connect(a.p, b.n)");
+        return 1;
+    }
+    eq->connect_a = a->name;
+    eq->connect_b = b->name;
+    eq->line = a->line;
+    eq->column = a->column;
+    eq->b_line = b->line;
+    eq->b_column = b->column;
+    return 1;
+}
+
+/* equation := expr '=' expr ';' | output NAME '=' expr ';' | connect(a, b) ';' */
 static void parse_equation(hy_parser *ps)
 {
     hy_equation_syn eq;
@@ -710,6 +832,8 @@ static void parse_equation(hy_parser *ps)
     eq.output_name = -1;
     eq.output_index.root = -1;
     eq.loop = ps->loop;
+    eq.cls = ps->cls;
+    eq.connect_a = eq.connect_b = -1;
     if (accept(ps, TK_OUTPUT)) {
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;
@@ -730,6 +854,13 @@ static void parse_equation(hy_parser *ps)
         eq.lhs = parse_expr_ref(ps);
         if (ps->panic)
             return;
+        if (ps->tk.kind == TK_SEMI && is_connect(ps, &eq)) {
+            next(ps);
+            int i = PUSH(ps, equations, n_equations, cap_equations);
+            if (i >= 0)
+                ps->syn->equations[i] = eq;
+            return;
+        }
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;
         if (ps->tk.kind == TK_ASSIGN) {
@@ -895,6 +1026,8 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 static void parse_equations(hy_parser *ps)
 {
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+        if (at_component(ps))
+            break; /* TYPE NAME: a declaration after the equations */
         turn t = turn_begin(ps);
         if (ps->tk.kind == TK_FOR)
             parse_for(ps, 1);
@@ -962,7 +1095,7 @@ static void parse_mode(hy_parser *ps)
                           hy_lex_kind_name(kind), hy_strtab_get(ps->strings, name));
             parse_declaration(ps); /* consumed; sema ignores it */
             synchronize(ps);
-        } else if (kind == TK_REAL) {
+        } else if (kind == TK_REAL || at_component(ps)) {
             parse_declaration(ps);
             synchronize(ps);
         } else if (kind == TK_OUTPUT) {
@@ -1121,8 +1254,22 @@ static void parse_chart(hy_parser *ps)
     parse_end(ps, "chart", name, 1);
 }
 
+/* A mode, chart, transition or experiment in the class being parsed:
+** only the simulated model may have them (checked by flatten.c). */
+static void note_element(hy_parser *ps)
+{
+    hy_class_syn *c = &ps->syn->classes[ps->cls];
+    if (c->n_elements++ == 0) {
+        c->first_line = ps->tk.line;
+        c->first_column = ps->tk.column;
+    }
+}
+
 static void parse_model_body(hy_parser *ps, int model_name)
 {
+    const char *what = ps->syn->classes[ps->cls].kind == CLASS_CONNECTOR ? "connector"
+                       : ps->syn->classes[ps->cls].kind == CLASS_BLOCK   ? "block"
+                                                                         : "model";
     for (;;) {
         turn t = turn_begin(ps);
         switch (ps->tk.kind) {
@@ -1130,10 +1277,19 @@ static void parse_model_body(hy_parser *ps, int model_name)
             syntax_error(ps, "'end' closing the model");
             return;
         case TK_END:
-            parse_end(ps, "model", model_name, 1);
+            parse_end(ps, what, model_name, 1);
             return;
-        case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL:
+        case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_FLOW:
             parse_declaration(ps);
+            break;
+        case TK_NAME:
+            if (at_component(ps)) {
+                parse_declaration(ps);
+                break;
+            }
+            syntax_error(ps, "a declaration, 'equation', 'mode', 'chart', 'transition', "
+                             "'experiment' or 'end'");
+            next(ps);
             break;
         case TK_EQUATION:
             next(ps);
@@ -1143,15 +1299,19 @@ static void parse_model_body(hy_parser *ps, int model_name)
             parse_equation(ps);
             break;
         case TK_MODE: case TK_INITIAL:
+            note_element(ps);
             parse_mode(ps);
             break;
         case TK_CHART:
+            note_element(ps);
             parse_chart(ps);
             break;
         case TK_TRANSITION:
+            note_element(ps);
             parse_transition(ps);
             break;
         case TK_EXPERIMENT:
+            note_element(ps);
             parse_experiment(ps);
             break;
         case TK_ENTRY: case TK_EXIT:
@@ -1187,12 +1347,40 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
     int lex_errors_before = diag->n_errors;
     hy_lex_init(&ps.lex, source, len, diag, strings);
     next(&ps);
-    if (expect(&ps, TK_MODEL)) {
-        syntax->line = ps.tk.line;
-        syntax->column = ps.tk.column;
-        syntax->model_name = expect_name(&ps, "the model's name");
-        if (syntax->model_name >= 0)
-            parse_model_body(&ps, syntax->model_name);
+    syntax->top = -1;
+    do {
+        hy_class_kind kind = ps.tk.kind == TK_CONNECTOR ? CLASS_CONNECTOR
+                             : ps.tk.kind == TK_BLOCK   ? CLASS_BLOCK
+                                                        : CLASS_MODEL;
+        if (ps.tk.kind == TK_CONNECTOR || ps.tk.kind == TK_BLOCK)
+            next(&ps);
+        else if (!expect(&ps, TK_MODEL))
+            break;
+        int index = PUSH(&ps, classes, n_classes, cap_classes);
+        if (index < 0)
+            break;
+        hy_class_syn *c = &syntax->classes[index];
+        c->kind = kind;
+        c->line = ps.tk.line;
+        c->column = ps.tk.column;
+        c->name = expect_name(&ps, "the class's name");
+        if (c->name < 0)
+            break;
+        ps.cls = index;
+        parse_model_body(&ps, c->name);
+        if (kind == CLASS_MODEL)
+            syntax->top = index; /* the last model is simulated */
+    } while (!ps.panic && (ps.tk.kind == TK_MODEL || ps.tk.kind == TK_BLOCK
+                           || ps.tk.kind == TK_CONNECTOR));
+    if (syntax->top >= 0) {
+        const hy_class_syn *top = &syntax->classes[syntax->top];
+        syntax->model_name = top->name;
+        syntax->line = top->line;
+        syntax->column = top->column;
+    } else if (syntax->n_classes > 0 && ps.n_errors == 0) {
+        ps.n_errors++;
+        hy_diag_error(diag, syntax->classes[0].line, syntax->classes[0].column,
+                      "no model to simulate in the file (only blocks and connectors)");
     }
     if (!ps.panic && ps.tk.kind != TK_EOF)
         syntax_error(&ps, "end of file after the model's 'end'");
@@ -1213,5 +1401,7 @@ void hy_syntax_free(hy_syntax *s)
     hy_free(s->transitions);
     hy_free(s->settings);
     hy_free(s->loops);
+    hy_free(s->classes);
+    hy_free(s->mods);
     memset(s, 0, sizeof *s);
 }

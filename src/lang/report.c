@@ -7,6 +7,7 @@
 ** mechanical one its positions, velocities, multipliers and the roles of
 ** its equations.
 */
+#include "lang/flatten.h"
 #include "lang/unroll.h"
 #include "lang/build.h"
 #include "lang/parse.h"
@@ -197,6 +198,8 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_strtab_init(&strings);
     hy_syntax syntax;
     hy_parse(source, length, &diag, &strings, &syntax);
+    if (diag.n_errors == 0)
+        hy_flatten(&syntax, &strings, &diag);
     if (diag.n_errors == 0)
         hy_unroll(&syntax, &strings, &diag);
     if (diag.n_errors == 0) {

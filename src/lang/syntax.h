@@ -49,8 +49,17 @@ typedef struct hy_expr_ref {
 } hy_expr_ref;
 
 typedef enum hy_decl_kind {
-    DECL_PARAMETER, DECL_CONSTANT, DECL_DISCRETE, DECL_VARIABLE
+    DECL_PARAMETER, DECL_CONSTANT, DECL_DISCRETE, DECL_VARIABLE,
+    DECL_COMPONENT           /* TYPE NAME(modifiers): an instance of a class */
 } hy_decl_kind;
+
+/* `name = expr` in a component's modifiers: name (dotted to reach into
+** its sub-components) is a parameter or constant (its value) or a
+** variable (its start) of the instance. */
+typedef struct hy_mod_syn {
+    int name, line, column;
+    hy_expr_ref value;
+} hy_mod_syn;
 
 typedef struct hy_decl {
     hy_decl_kind kind;
@@ -61,6 +70,10 @@ typedef struct hy_decl {
     hy_expr_ref rtol, atol;  /* variable tolerances, root -1 if not given */
     int mode;                /* -1: model level */
     hy_expr_ref size;        /* `NAME[size]`: an array; root -1: a scalar */
+    int cls;                 /* the class it belongs to */
+    int is_flow;             /* `flow Real i;` in a connector */
+    int type_name;           /* DECL_COMPONENT: the class instantiated */
+    int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
 } hy_decl;
 
 typedef struct hy_equation_syn {
@@ -70,6 +83,9 @@ typedef struct hy_equation_syn {
     int output_name;         /* `output NAME = expr;`: the name, else -1 */
     hy_expr_ref output_index; /* `output NAME[index] = ...`; root -1 if none */
     int loop;                /* innermost enclosing for-loop, -1 if none */
+    int cls;                 /* the class it belongs to */
+    int connect_a, connect_b; /* `connect(a, b);`: the connectors; else -1 */
+    int b_line, b_column;    /* of connect's second argument */
 } hy_equation_syn;
 
 typedef struct hy_stmt_syn {
@@ -119,6 +135,20 @@ typedef struct hy_transition_syn {
     int initial_line, initial_column;
 } hy_transition_syn;
 
+typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
+
+/* `model | block | connector NAME ... end NAME;`: a file holds one or more;
+** the last model is the one simulated, the others are instantiated as
+** components (flatten.c). */
+typedef struct hy_class_syn {
+    int name, line, column;
+    hy_class_kind kind;
+    int n_elements;          /* modes, charts, transitions, settings: only the
+                                simulated model may have them (line of the
+                                first in first_line) */
+    int first_line, first_column;
+} hy_class_syn;
+
 typedef struct hy_setting_syn {
     int name, line, column;
     hy_expr_ref value;       /* a number */
@@ -145,6 +175,11 @@ typedef struct hy_syntax {
     hy_setting_syn *settings;
     int n_loops, cap_loops;
     hy_loop_syn *loops;
+    int n_classes, cap_classes;
+    hy_class_syn *classes;   /* model_name is the simulated one's name */
+    int top;                 /* its index */
+    int n_mods, cap_mods;
+    hy_mod_syn *mods;
 } hy_syntax;
 
 void hy_syntax_free(hy_syntax *s);
