@@ -8,6 +8,7 @@
 #include "lang/build.h"
 #include "lang/parse.h"
 #include "lang/flatten.h"
+#include "lang/imports.h"
 #include "lang/unroll.h"
 #include "core/core.h"
 
@@ -70,7 +71,10 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     }
     hy_strtab_init(&unit->strings);
     hy_syntax syntax;
-    hy_parse(source, length, &diag, &unit->strings, &syntax);
+    hy_lang_imports imports;
+    hy_lang_imports_init(&imports, display_name);
+    hy_import_loader loader = hy_lang_imports_loader(&imports);
+    hy_parse_with_imports(source, length, &diag, &unit->strings, &loader, &syntax);
     if (diag.n_errors == 0)
         hy_flatten(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0)
@@ -87,6 +91,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         hy_ir_free(&ir);
     }
     hy_syntax_free(&syntax);
+    hy_lang_imports_free(&imports);
+    hy_diag_free(&diag);
     if (n_errors)
         *n_errors = diag.n_errors;
     if (diag.n_errors > 0) {

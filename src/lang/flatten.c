@@ -128,12 +128,37 @@ static int instance_prefix(flattener *f, int prefix, int name)
     return id < 0 ? nomem(f) : id;
 }
 
-static int find_class(const flattener *f, int name)
+/* The class a type name in class `context` means: the exact name
+** ("Electrical.Resistor", or a class of the model file), then a class of
+** the context's own library, then the one imported class of that short
+** name. -1: none; -2: several libraries have it (said at line, column). */
+static int find_class(flattener *f, int name, int context, int line, int column)
 {
-    for (int c = f->in->n_classes - 1; c >= 0; c--)
-        if (f->in->classes[c].name == name)
+    const hy_syntax *in = f->in;
+    for (int c = in->n_classes - 1; c >= 0; c--)
+        if (in->classes[c].name == name && in->classes[c].package < 0)
             return c;
-    return -1;
+    for (int c = in->n_classes - 1; c >= 0; c--)
+        if (in->classes[c].name == name)
+            return c;
+    int package = context >= 0 ? in->classes[context].package : -1;
+    if (package >= 0)
+        for (int c = 0; c < in->n_classes; c++)
+            if (in->classes[c].package == package && in->classes[c].short_name == name)
+                return c;
+    int found = -1;
+    for (int c = 0; c < in->n_classes; c++) {
+        if (in->classes[c].package < 0 || in->classes[c].short_name != name)
+            continue;
+        if (found >= 0) {
+            error_at(f, line, column, "'%s' is ambiguous: both %s and %s (write the library's "
+                     "name before it)", text(f, name), text(f, in->classes[found].name),
+                     text(f, in->classes[c].name));
+            return -2;
+        }
+        found = c;
+    }
+    return found;
 }
 
 /* The declaration of class cls called name, or -1. */
@@ -290,10 +315,11 @@ static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mod
 static void instantiate_component(flattener *f, const hy_decl *d, int prefix, int mods_from,
                                   int mods_to)
 {
-    int type = find_class(f, d->type_name);
+    int type = find_class(f, d->type_name, d->cls, d->line, d->column);
     if (type < 0) {
-        error_at(f, d->line, d->column, "unknown class '%s' (of component '%s')",
-                 text(f, d->type_name), text(f, d->name));
+        if (type == -1)
+            error_at(f, d->line, d->column, "unknown class '%s' (of component '%s')",
+                     text(f, d->type_name), text(f, d->name));
         return;
     }
     if (type == f->in->top) {
@@ -399,7 +425,8 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
             return nomem(f);
         int decl = find_decl(f, cur, segment);
         const hy_decl *d = decl >= 0 ? &f->in->decls[decl] : NULL;
-        int type = d && d->kind == DECL_COMPONENT ? find_class(f, d->type_name) : -1;
+        int type = d && d->kind == DECL_COMPONENT
+                       ? find_class(f, d->type_name, d->cls, line, column) : -1;
         if (type < 0) {
             error_at(f, line, column, "connect(): '%s' is not a connector (no component '%s' "
                      "in class '%s')", text(f, name), text(f, segment),
@@ -428,6 +455,21 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
     }
 }
 
+/* Two connector classes with the same variables (names, flow or not) in
+** the same order connect (a RealOutput to a RealInput). */
+static int same_variables(const flattener *f, int x, int y)
+{
+    if (f->n_class_decls[x] != f->n_class_decls[y])
+        return 0;
+    for (int k = 0; k < f->n_class_decls[x]; k++) {
+        const hy_decl *dx = &f->in->decls[f->class_decls[x][k]];
+        const hy_decl *dy = &f->in->decls[f->class_decls[y][k]];
+        if (dx->name != dy->name || dx->kind != dy->kind || dx->is_flow != dy->is_flow)
+            return 0;
+    }
+    return 1;
+}
+
 static void collect_connection(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
 {
     if (eq->mode >= 0) {
@@ -446,7 +488,7 @@ static void collect_connection(flattener *f, int cls, int prefix, const hy_equat
     if (connect_end_of(f, cls, prefix, eq->connect_a, eq->line, eq->column, &c.a)
         || connect_end_of(f, cls, prefix, eq->connect_b, eq->b_line, eq->b_column, &c.b))
         return;
-    if (c.a.cls != c.b.cls) {
+    if (c.a.cls != c.b.cls && !same_variables(f, c.a.cls, c.b.cls)) {
         error_at(f, eq->line, eq->column, "connect(%s, %s): a '%s' cannot be connected to a "
                  "'%s'", text(f, eq->connect_a), text(f, eq->connect_b),
                  text(f, f->in->classes[c.a.cls].name), text(f, f->in->classes[c.b.cls].name));

@@ -17,7 +17,7 @@
     X(TK_END, "end") X(TK_ENTRY, "entry") X(TK_EQUATION, "equation")         \
     X(TK_EVENT, "event") X(TK_EXIT, "exit") X(TK_EXPERIMENT, "experiment")   \
     X(TK_FALSE, "false") X(TK_FLOW, "flow") X(TK_FOR, "for") X(TK_FROM, "from") \
-    X(TK_IF, "if")                                                           \
+    X(TK_IF, "if") X(TK_IMPORT, "import")                                    \
     X(TK_INITIAL, "initial") X(TK_MODE, "mode") X(TK_MODEL, "model")         \
     X(TK_NOT, "not") X(TK_OR, "or") X(TK_OUTPUT, "output")                   \
     X(TK_PARAMETER, "parameter") X(TK_RAISE, "raise") X(TK_REAL, "Real")     \

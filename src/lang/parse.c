@@ -132,7 +132,7 @@ static int starts_element(hy_token_kind kind)
 {
     switch (kind) {
     case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_EQUATION:
-    case TK_FLOW: case TK_MODEL: case TK_BLOCK: case TK_CONNECTOR:
+    case TK_FLOW: case TK_MODEL: case TK_BLOCK: case TK_CONNECTOR: case TK_IMPORT:
     case TK_MODE: case TK_INITIAL: case TK_CHART: case TK_TRANSITION: case TK_EXPERIMENT:
     case TK_ENTRY: case TK_EXIT: case TK_OUTPUT: case TK_END: case TK_EOF:
         return 1;
@@ -1333,13 +1333,147 @@ static void parse_model_body(hy_parser *ps, int model_name)
     }
 }
 
-int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
-             hy_syntax *syntax)
+/* The libraries imported so far, shared by the parsers of one compile. */
+typedef struct import_state {
+    const hy_import_loader *loader;
+    int *done;               /* library name ids */
+    int n_done, cap_done;
+    int depth;
+} import_state;
+
+static void parse_classes(hy_parser *ps, int package, import_state *imports);
+
+/* import NAME ';' : parse the library's classes into the same syntax. */
+static void parse_import(hy_parser *ps, import_state *imports)
+{
+    int line = ps->tk.line, column = ps->tk.column;
+    next(ps); /* import */
+    int name = expect_name(ps, "a library name");
+    if (name < 0 || !expect(ps, TK_SEMI))
+        return;
+    for (int i = 0; i < imports->n_done; i++)
+        if (imports->done[i] == name)
+            return; /* imported already */
+    if (!imports->loader) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "import needs a model file (libraries are "
+                      "found next to it, in HYDAE_PATH and in hydae's lib/)");
+        return;
+    }
+    if (imports->depth >= 16) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "libraries import each other more than 16 deep");
+        return;
+    }
+    if (hy_grow((void **)&imports->done, &imports->cap_done, imports->n_done + 1, sizeof(int))) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    imports->done[imports->n_done++] = name;
+    const char *text = NULL, *file_name = NULL;
+    size_t len = 0;
+    if (imports->loader->load(imports->loader->user, hy_strtab_get(ps->strings, name), &text,
+                              &len, &file_name) != 0) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "cannot find library '%s' (%s)",
+                      hy_strtab_get(ps->strings, name), file_name ? file_name : "not found");
+        return;
+    }
+    int first_line = hy_diag_add_source(ps->diag, file_name, text, len);
+    if (first_line < 0) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    hy_parser sub;
+    memset(&sub, 0, sizeof sub);
+    sub.diag = ps->diag;
+    sub.strings = ps->strings;
+    sub.syn = ps->syn;
+    sub.mode = sub.chart = sub.loop = -1;
+    hy_lex_init(&sub.lex, text, len, ps->diag, ps->strings);
+    sub.lex.line = first_line;
+    next(&sub);
+    imports->depth++;
+    parse_classes(&sub, name, imports);
+    imports->depth--;
+    if (!sub.panic && sub.tk.kind != TK_EOF)
+        syntax_error(&sub, "end of file after the library's last class");
+    hy_lex_free(&sub.lex);
+    ps->n_errors += sub.n_errors;
+}
+
+/* A qualified class name: "Library.Class". */
+static int qualified_name(hy_parser *ps, int package, int name)
+{
+    const char *p = hy_strtab_get(ps->strings, package), *n = hy_strtab_get(ps->strings, name);
+    size_t lp = strlen(p), ln = strlen(n);
+    char *text = hy_malloc(lp + ln + 2);
+    if (!text) {
+        hy_diag_nomem(ps->diag);
+        return -1;
+    }
+    memcpy(text, p, lp);
+    text[lp] = '.';
+    memcpy(text + lp + 1, n, ln + 1);
+    int id = hy_strtab_intern(ps->strings, text, lp + ln + 1);
+    hy_free(text);
+    if (id < 0)
+        hy_diag_nomem(ps->diag);
+    return id;
+}
+
+/* { import | class } of one file; package -1 for the model file itself. */
+static void parse_classes(hy_parser *ps, int package, import_state *imports)
+{
+    hy_syntax *syntax = ps->syn;
+    int n_parsed = 0;
+    for (;;) {
+        if (ps->tk.kind == TK_IMPORT) {
+            parse_import(ps, imports);
+            synchronize(ps);
+            continue;
+        }
+        if (ps->tk.kind != TK_MODEL && ps->tk.kind != TK_BLOCK && ps->tk.kind != TK_CONNECTOR) {
+            if (n_parsed == 0)
+                expect(ps, TK_MODEL);
+            return;
+        }
+        hy_class_kind kind = ps->tk.kind == TK_CONNECTOR ? CLASS_CONNECTOR
+                             : ps->tk.kind == TK_BLOCK   ? CLASS_BLOCK
+                                                         : CLASS_MODEL;
+        next(ps);
+        int index = PUSH(ps, classes, n_classes, cap_classes);
+        if (index < 0)
+            return;
+        n_parsed++;
+        hy_class_syn *c = &syntax->classes[index];
+        c->kind = kind;
+        c->line = ps->tk.line;
+        c->column = ps->tk.column;
+        c->package = package;
+        c->short_name = c->name = expect_name(ps, "the class's name");
+        if (c->name < 0)
+            return;
+        ps->cls = index;
+        parse_model_body(ps, c->short_name);
+        c = &syntax->classes[index];
+        if (package >= 0)
+            c->name = qualified_name(ps, package, c->short_name);
+        else if (kind == CLASS_MODEL)
+            syntax->top = index; /* the file's last model is simulated */
+        if (ps->panic)
+            return;
+    }
+}
+
+int hy_parse_with_imports(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+                          const hy_import_loader *loader, hy_syntax *syntax)
 {
     hy_parser ps;
     memset(&ps, 0, sizeof ps);
     memset(syntax, 0, sizeof *syntax);
     syntax->model_name = -1;
+    syntax->top = -1;
     ps.diag = diag;
     ps.strings = strings;
     ps.syn = syntax;
@@ -1347,39 +1481,20 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
     int lex_errors_before = diag->n_errors;
     hy_lex_init(&ps.lex, source, len, diag, strings);
     next(&ps);
-    syntax->top = -1;
-    do {
-        hy_class_kind kind = ps.tk.kind == TK_CONNECTOR ? CLASS_CONNECTOR
-                             : ps.tk.kind == TK_BLOCK   ? CLASS_BLOCK
-                                                        : CLASS_MODEL;
-        if (ps.tk.kind == TK_CONNECTOR || ps.tk.kind == TK_BLOCK)
-            next(&ps);
-        else if (!expect(&ps, TK_MODEL))
-            break;
-        int index = PUSH(&ps, classes, n_classes, cap_classes);
-        if (index < 0)
-            break;
-        hy_class_syn *c = &syntax->classes[index];
-        c->kind = kind;
-        c->line = ps.tk.line;
-        c->column = ps.tk.column;
-        c->name = expect_name(&ps, "the class's name");
-        if (c->name < 0)
-            break;
-        ps.cls = index;
-        parse_model_body(&ps, c->name);
-        if (kind == CLASS_MODEL)
-            syntax->top = index; /* the last model is simulated */
-    } while (!ps.panic && (ps.tk.kind == TK_MODEL || ps.tk.kind == TK_BLOCK
-                           || ps.tk.kind == TK_CONNECTOR));
+    import_state imports = { loader, NULL, 0, 0, 0 };
+    parse_classes(&ps, -1, &imports);
+    hy_free(imports.done);
     if (syntax->top >= 0) {
         const hy_class_syn *top = &syntax->classes[syntax->top];
         syntax->model_name = top->name;
         syntax->line = top->line;
         syntax->column = top->column;
     } else if (syntax->n_classes > 0 && ps.n_errors == 0) {
+        int own = 0;
+        while (own < syntax->n_classes - 1 && syntax->classes[own].package >= 0)
+            own++;
         ps.n_errors++;
-        hy_diag_error(diag, syntax->classes[0].line, syntax->classes[0].column,
+        hy_diag_error(diag, syntax->classes[own].line, syntax->classes[own].column,
                       "no model to simulate in the file (only blocks and connectors)");
     }
     if (!ps.panic && ps.tk.kind != TK_EOF)
@@ -1388,6 +1503,12 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
     /* Lexical errors are counted by diag; count them here too. */
     int n_lex = diag->n_errors - lex_errors_before - ps.n_errors;
     return ps.n_errors + (n_lex > 0 ? n_lex : 0);
+}
+
+int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+             hy_syntax *syntax)
+{
+    return hy_parse_with_imports(source, len, diag, strings, NULL, syntax);
 }
 
 void hy_syntax_free(hy_syntax *s)

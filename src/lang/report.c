@@ -8,6 +8,7 @@
 ** its equations.
 */
 #include "lang/flatten.h"
+#include "lang/imports.h"
 #include "lang/unroll.h"
 #include "lang/build.h"
 #include "lang/parse.h"
@@ -197,7 +198,10 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_strtab strings;
     hy_strtab_init(&strings);
     hy_syntax syntax;
-    hy_parse(source, length, &diag, &strings, &syntax);
+    hy_lang_imports imports;
+    hy_lang_imports_init(&imports, display_name);
+    hy_import_loader loader = hy_lang_imports_loader(&imports);
+    hy_parse_with_imports(source, length, &diag, &strings, &loader, &syntax);
     if (diag.n_errors == 0)
         hy_flatten(&syntax, &strings, &diag);
     if (diag.n_errors == 0)
@@ -222,6 +226,8 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_strtab_free(&strings);
     fprintf(out, "%d error%s, %d warning%s\n", diag.n_errors, diag.n_errors == 1 ? "" : "s",
             diag.n_warnings, diag.n_warnings == 1 ? "" : "s");
+    hy_lang_imports_free(&imports);
+    hy_diag_free(&diag);
     return diag.n_errors;
 }
 

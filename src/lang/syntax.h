@@ -141,7 +141,9 @@ typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_clas
 ** the last model is the one simulated, the others are instantiated as
 ** components (flatten.c). */
 typedef struct hy_class_syn {
-    int name, line, column;
+    int name, line, column;  /* name: "Library.Class" for an imported one */
+    int short_name;          /* "Class" */
+    int package;             /* the library it was imported from, -1: the file's own */
     hy_class_kind kind;
     int n_elements;          /* modes, charts, transitions, settings: only the
                                 simulated model may have them (line of the
