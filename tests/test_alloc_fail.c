@@ -478,6 +478,8 @@ int main(int argc, char **argv)
         { "x_rk45", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RK45" },
         { "x_arrays", "tests/fuzz/corpus/fuzz_model/arrays_spelled.hym", 1.5, 0.5, 0, 0, NULL,
           NULL },
+        { "x_components", "rlc_circuit", 0.5, 0.1, 0, 0, NULL, NULL },
+        { "x_library", "lowpass", 0.01, 0.005, 0, 0, NULL, NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

@@ -7,6 +7,7 @@
 
 #include "lang/build.h"
 #include "lang/parse.h"
+#include "lang/alias.h"
 #include "lang/flatten.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
@@ -79,6 +80,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         hy_flatten(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0)
         hy_unroll(&syntax, &unit->strings, &diag);
+    if (diag.n_errors == 0 && syntax.flattened)
+        hy_alias_eliminate(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);

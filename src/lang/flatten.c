@@ -870,6 +870,7 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     if (f.failed && diag->n_errors == n_errors)
         hy_diag_nomem(diag);
     hy_syntax_free(syntax);
+    out.flattened = 1;
     *syntax = out;
     return diag->n_errors - n_errors;
 }

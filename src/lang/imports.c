@@ -6,12 +6,13 @@
 #include "lang/imports.h"
 
 #include "core/core.h"
-#include "lang/build.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+enum { HY_LANG_MAX_LIBRARY = 64 * 1024 * 1024 };
 
 #ifndef HYDAE_LIB_DIR
 #define HYDAE_LIB_DIR "lib"
@@ -79,18 +80,27 @@ static int load(void *user, const char *name, const char **text, size_t *len,
         *file_name = im->message;
         return -1;
     }
-    char *contents = hy_lang_read_file(path, len, NULL);
-    if (!contents) {
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (!f || size < 0 || size > HY_LANG_MAX_LIBRARY || fseek(f, 0, SEEK_SET) != 0) {
+        if (f)
+            fclose(f);
         snprintf(im->message, sizeof im->message, "%.900s could not be read", path);
         *file_name = im->message;
         return -1;
     }
+    char *contents = hy_malloc((size_t)size + 1);
+    size_t got = contents ? fread(contents, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!contents)
+        return -2;
+    contents[got] = '\0';
+    *len = got;
     char *shown = NULL;
-    if (keep(im, contents) != 0 || !(shown = hy_strdup(path)) || keep(im, shown) != 0) {
-        snprintf(im->message, sizeof im->message, "out of memory reading %.900s", path);
-        *file_name = im->message;
-        return -1;
-    }
+    if (keep(im, contents) != 0 || !(shown = hy_strdup(path)) || keep(im, shown) != 0)
+        return -2;
     *text = contents;
     *file_name = shown;
     return 0;

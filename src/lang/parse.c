@@ -1372,8 +1372,13 @@ static void parse_import(hy_parser *ps, import_state *imports)
     imports->done[imports->n_done++] = name;
     const char *text = NULL, *file_name = NULL;
     size_t len = 0;
-    if (imports->loader->load(imports->loader->user, hy_strtab_get(ps->strings, name), &text,
-                              &len, &file_name) != 0) {
+    int found = imports->loader->load(imports->loader->user, hy_strtab_get(ps->strings, name),
+                                      &text, &len, &file_name);
+    if (found == -2) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    if (found != 0) {
         ps->n_errors++;
         hy_diag_error(ps->diag, line, column, "cannot find library '%s' (%s)",
                       hy_strtab_get(ps->strings, name), file_name ? file_name : "not found");

@@ -15,8 +15,8 @@
 enum { HY_PARSE_MAX_DEPTH = 200 };
 
 /* Finds the text of a library for `import NAME;`: 0 with *text, *len and
-** *file_name set (they must outlive the diagnostics), or -1 with a message
-** of what was tried in *file_name. */
+** *file_name set (they must outlive the diagnostics), -1 with a message
+** of what was tried in *file_name, or -2 when out of memory. */
 typedef struct hy_import_loader {
     int (*load)(void *user, const char *name, const char **text, size_t *len,
                 const char **file_name);

@@ -7,6 +7,7 @@
 ** mechanical one its positions, velocities, multipliers and the roles of
 ** its equations.
 */
+#include "lang/alias.h"
 #include "lang/flatten.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
@@ -206,6 +207,8 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
         hy_flatten(&syntax, &strings, &diag);
     if (diag.n_errors == 0)
         hy_unroll(&syntax, &strings, &diag);
+    if (diag.n_errors == 0 && syntax.flattened)
+        hy_alias_eliminate(&syntax, &strings, &diag);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);
@@ -219,6 +222,9 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_diag_nomem(&diag);
         else
             print_report(&ir, &text, out);
+        if (syntax.n_aliases > 0)
+            fprintf(out, "alias elimination: %d equations x = y or x = -y removed with one of "
+                    "their variables (shown as outputs)\n", syntax.n_aliases);
         hy_free(text.line_starts);
         hy_ir_free(&ir);
     }

@@ -182,6 +182,8 @@ typedef struct hy_syntax {
     int top;                 /* its index */
     int n_mods, cap_mods;
     hy_mod_syn *mods;
+    int flattened;           /* components were expanded (flatten.c) */
+    int n_aliases;           /* alias equations removed (alias.c) */
 } hy_syntax;
 
 void hy_syntax_free(hy_syntax *s);
