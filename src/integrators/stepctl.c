@@ -120,18 +120,15 @@ static void rescale(hy_nsk *c, double h_new)
     c->h = h_new;
 }
 
-/* z <- A z, A the Pascal triangle ([BH75]): the history polynomial's
-** Taylor coefficients at t_n + h, written into the other bank, which then
-** becomes z (the old history stays in z_other for a rejection). Per
-** component the passes k = 1 .. deg of z_{j-1} += z_j (j = deg .. k) run
-** in registers, in the same order as column by column, so the result is
-** the same to the bit. */
-static void predict(hy_nsk *c)
+/* The Pascal triangle ([BH75]) on one bank: zp_j = sum_{m >= j} C(m, j)
+** z_m, as the passes k = 1 .. deg of z_{j-1} += z_j (j = deg .. k), per
+** component in registers: the same sums, in the same order, as column by
+** column, so the result is the same to the bit. deg is a constant in each
+** call below, so that the compiler unrolls the passes and vectorises the
+** loop over the components. */
+static inline void pascal_fixed(size_t n, const double *restrict z,
+                                double *restrict zp, int deg)
 {
-    int deg = c->order + c->deg_offset;
-    size_t n = (size_t)c->n;
-    const double *z = c->z;
-    double *zp = c->z_other;
     for (size_t i = 0; i < n; i++) {
         double v[HY_NSK_MAX_COLS];
         for (int j = 0; j <= deg; j++)
@@ -142,6 +139,49 @@ static void predict(hy_nsk *c)
         for (int j = 0; j <= deg; j++)
             zp[(size_t)j * n + i] = v[j];
     }
+}
+
+/* z <- z + corr l over the columns 0 .. deg, deg constant as above. */
+static inline void correct_fixed(size_t n, double *restrict z,
+                                 const double *restrict corr, const double *l,
+                                 int deg)
+{
+    double l_copy[HY_NSK_MAX_COLS];
+    for (int j = 0; j <= deg; j++)
+        l_copy[j] = l[j];
+    for (size_t i = 0; i < n; i++) {
+        double corr_i = corr[i];
+        for (int j = 0; j <= deg; j++)
+            z[(size_t)j * n + i] += l_copy[j] * corr_i;
+    }
+}
+
+/* One case per degree 1 .. HY_NSK_MAX_COLS - 1. */
+#define NSK_BY_DEGREE(deg, call)                                             \
+    switch (deg) {                                                           \
+    case 1: call(1); break;                                                  \
+    case 2: call(2); break;                                                  \
+    case 3: call(3); break;                                                  \
+    case 4: call(4); break;                                                  \
+    case 5: call(5); break;                                                  \
+    case 6: call(6); break;                                                  \
+    case 7: call(7); break;                                                  \
+    case 8: call(8); break;                                                  \
+    default: call(9); break;                                                 \
+    }
+
+/* z <- A z: the history polynomial's Taylor coefficients at t_n + h,
+** written into the other bank, which then becomes z (the old history
+** stays in z_other for a rejection: nothing is copied). */
+static void predict(hy_nsk *c)
+{
+    int deg = c->order + c->deg_offset;
+    size_t n = (size_t)c->n;
+    const double *z = c->z;
+    double *zp = c->z_other;
+#define NSK_PASCAL(d) pascal_fixed(n, z, zp, (d))
+    NSK_BY_DEGREE(deg, NSK_PASCAL)
+#undef NSK_PASCAL
     c->z_other = c->z;
     c->z = zp;
 }
@@ -154,21 +194,15 @@ static void restore(hy_nsk *c)
     c->z = saved;
 }
 
-/* z <- z + corr l over the columns 0 .. deg, one component at a time
-** (one pass over corr; the same sums as column by column). */
+/* z <- z + corr l over the columns 0 .. deg (one pass over corr; the
+** same sums as column by column). */
 static void apply_correction(hy_nsk *c)
 {
     int deg = c->order + c->deg_offset;
     size_t n = (size_t)c->n;
-    const double *corr = c->corr;
-    double *z = c->z;
-    double l[HY_NSK_MAX_COLS];
-    memcpy(l, c->l, sizeof l);
-    for (size_t i = 0; i < n; i++) {
-        double corr_i = corr[i];
-        for (int j = 0; j <= deg; j++)
-            z[(size_t)j * n + i] += l[j] * corr_i;
-    }
+#define NSK_CORRECT(d) correct_fixed(n, c->z, c->corr, c->l, (d))
+    NSK_BY_DEGREE(deg, NSK_CORRECT)
+#undef NSK_CORRECT
 }
 
 /* Order 1 from y_n and f(t_n, y_n): z_1 = h f, z_2 .. z_deg = 0. */

@@ -12,8 +12,11 @@
 ** of the storage); L keeps its ml multipliers per column below the
 ** diagonal, not permuted by later interchanges, so the solve applies the
 ** interchanges and the eliminations of L alternately, as the
-** factorisation did. LAPACK's dgbtrf leaves exactly this storage and
-** convention (its pivots 1-based), so one solve serves both.
+** factorisation did. U's diagonal is left as its reciprocal (1/U_kk is
+** computed for the multipliers anyway; the solve then multiplies where it
+** would divide). LAPACK's dgbtrf leaves the same storage and convention
+** (its pivots 1-based) but U_kk itself: hy_band_factor_lapack inverts the
+** diagonal after it, so one solve serves both.
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
 ** where it is faster; see hy_band_uses_lapack for the measurement: with
@@ -62,8 +65,11 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
         pivot[k] = (int64_t)(k + p);
         if (max_abs == 0.0)
             return k + 1 <= INT_MAX ? (int)(k + 1) : INT_MAX;
-        if (km == 0)
-            continue; /* nothing below the diagonal: no swap, no update */
+        if (km == 0) {
+            /* Nothing below the diagonal: no swap, no update. */
+            col_k[0] = 1.0 / col_k[0];
+            continue;
+        }
         /* Row k + p reaches column k + p + mu (kept rows and earlier pivot
         ** rows reach no further than ju). */
         size_t reach = k + p + mu < n - 1 ? k + p + mu : n - 1;
@@ -80,6 +86,7 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
             }
         }
         double inv_pivot = 1.0 / col_k[0];
+        col_k[0] = inv_pivot; /* U_kk is not needed again: its reciprocal */
         for (size_t i = 1; i <= km; i++)
             col_k[i] *= inv_pivot;
         for (size_t j = k + 1; j <= ju; j++) {
@@ -100,7 +107,8 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
     const size_t kv = ml + m->mu;
     const double *ab = m->values;
 
-    /* L y = P b: interchange k, then eliminate with column k of L. */
+    /* L y = P b: interchange k, then eliminate with column k of L (ml
+    ** multipliers up to column n - 1 - ml, fewer after). */
     if (ml > 0) {
         for (size_t k = 0; k + 1 < n; k++) {
             size_t p = (size_t)pivot[k];
@@ -113,24 +121,28 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
             if (y_k == 0.0)
                 continue;
             const double *col_k = ab + k * ld + kv;
-            const size_t km = ml < n - 1 - k ? ml : n - 1 - k;
+            const size_t km = k + ml < n ? ml : n - 1 - k;
+            double *below = b + k;
             for (size_t i = 1; i <= km; i++)
-                b[k + i] -= col_k[i] * y_k;
+                below[i] -= col_k[i] * y_k;
         }
     }
-    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. The rows
-    ** go upwards from j - 1: b[j - 1], which the next column divides
-    ** first, is then ready while the rest of the update runs (upwards
-    ** order took 2 - 4 times as long for mu >= 64). */
+    /* U x = y, backward by columns; U(i, j) at offset kv + i - j, the
+    ** diagonal stored as its reciprocal (a multiplication where a division
+    ** would hold up the next column). The rows go upwards from j - 1:
+    ** b[j - 1], which the next column scales first, is then ready while
+    ** the rest of the update runs (upwards order took 2 - 4 times as long
+    ** for mu >= 64). */
     for (size_t j = n; j-- > 0;) {
         const double *col_j = ab + j * ld + kv;
-        b[j] /= col_j[0];
-        double x_j = b[j];
+        double x_j = b[j] * col_j[0];
+        b[j] = x_j;
         if (x_j == 0.0)
             continue;
         const size_t n_above = j < kv ? j : kv; /* rows j - n_above .. j - 1 */
+        double *above = b + j;
         for (size_t d = 1; d <= n_above; d++)
-            b[j - d] -= col_j[-(ptrdiff_t)d] * x_j;
+            above[-(ptrdiff_t)d] -= col_j[-(ptrdiff_t)d] * x_j;
     }
 }
 
@@ -189,6 +201,12 @@ int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
     for (int k = 0; k < n; k++)
         pivot[k] = (int64_t)ipiv[k] - 1;
     hy_free(ipiv);
+    /* U's diagonal as its reciprocal, as hy_band_factor_own leaves it. */
+    if (info == 0)
+        for (size_t j = 0; j < m->n; j++) {
+            double *diag = m->values + j * m->ld + (m->ml + m->mu);
+            *diag = 1.0 / *diag;
+        }
     /* info < 0 would be a bad argument, impossible with the checks above. */
     return info > 0 ? info : 0;
 }
