@@ -120,16 +120,43 @@ static void rescale(hy_nsk *c, double h_new)
     c->h = h_new;
 }
 
+/* Components handled together in the loops below (independent lanes the
+** compiler can map to vector registers). */
+#define NSK_LANES 4
+
+/* The kernels below are written for a constant degree: inlined into each
+** case of NSK_BY_DEGREE (GCC and Clang would otherwise keep one copy for
+** a variable degree). */
+#if defined(__GNUC__)
+#define NSK_KERNEL static inline __attribute__((always_inline))
+#else
+#define NSK_KERNEL static inline
+#endif
+
 /* The Pascal triangle ([BH75]) on one bank: zp_j = sum_{m >= j} C(m, j)
 ** z_m, as the passes k = 1 .. deg of z_{j-1} += z_j (j = deg .. k), per
 ** component in registers: the same sums, in the same order, as column by
 ** column, so the result is the same to the bit. deg is a constant in each
 ** call below, so that the compiler unrolls the passes and vectorises the
-** loop over the components. */
-static inline void pascal_fixed(size_t n, const double *restrict z,
+** lanes. */
+NSK_KERNEL void pascal_fixed(size_t n, const double *restrict z,
                                 double *restrict zp, int deg)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    for (; i + NSK_LANES <= n; i += NSK_LANES) {
+        double v[HY_NSK_MAX_COLS][NSK_LANES];
+        for (int j = 0; j <= deg; j++)
+            for (int u = 0; u < NSK_LANES; u++)
+                v[j][u] = z[(size_t)j * n + i + u];
+        for (int k = 1; k <= deg; k++)
+            for (int j = deg; j >= k; j--)
+                for (int u = 0; u < NSK_LANES; u++)
+                    v[j - 1][u] += v[j][u];
+        for (int j = 0; j <= deg; j++)
+            for (int u = 0; u < NSK_LANES; u++)
+                zp[(size_t)j * n + i + u] = v[j][u];
+    }
+    for (; i < n; i++) {
         double v[HY_NSK_MAX_COLS];
         for (int j = 0; j <= deg; j++)
             v[j] = z[(size_t)j * n + i];
@@ -142,18 +169,21 @@ static inline void pascal_fixed(size_t n, const double *restrict z,
 }
 
 /* z <- z + corr l over the columns 0 .. deg, deg constant as above. */
-static inline void correct_fixed(size_t n, double *restrict z,
+NSK_KERNEL void correct_fixed(size_t n, double *restrict z,
                                  const double *restrict corr, const double *l,
                                  int deg)
 {
     double l_copy[HY_NSK_MAX_COLS];
     for (int j = 0; j <= deg; j++)
         l_copy[j] = l[j];
-    for (size_t i = 0; i < n; i++) {
-        double corr_i = corr[i];
+    size_t i = 0;
+    for (; i + NSK_LANES <= n; i += NSK_LANES)
         for (int j = 0; j <= deg; j++)
-            z[(size_t)j * n + i] += l_copy[j] * corr_i;
-    }
+            for (int u = 0; u < NSK_LANES; u++)
+                z[(size_t)j * n + i + u] += l_copy[j] * corr[i + u];
+    for (; i < n; i++)
+        for (int j = 0; j <= deg; j++)
+            z[(size_t)j * n + i] += l_copy[j] * corr[i];
 }
 
 /* One case per degree 1 .. HY_NSK_MAX_COLS - 1. */
