@@ -122,7 +122,7 @@ static void rescale(hy_nsk *c, double h_new)
 
 /* Components handled together in the loops below (independent lanes the
 ** compiler can map to vector registers). */
-#define NSK_LANES 4
+#define NSK_LANES 2
 
 /* The kernels below are written for a constant degree: inlined into each
 ** case of NSK_BY_DEGREE (GCC and Clang would otherwise keep one copy for
