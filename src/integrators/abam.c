@@ -419,12 +419,8 @@ static int abam_step(void *mem, double t_stop, double *t_new)
     if (hy_explicit_at_stop(&d->e, t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step, moving y
         ** by (t_stop - t) f ([SG]'s DE extrapolates likewise). */
-        double dt = t_stop - d->e.t;
-        const double *f_cur = PHI(d, 1);
-        for (int i = 0; i < n; i++)
-            d->e.y[i] += dt * f_cur[i];
+        hy_explicit_arrive(&d->e, t_stop, PHI(d, 1));
         memset(d->y_comp, 0, (size_t)n * sizeof(double));
-        hy_explicit_advance(&d->e, t_stop, dt, d->order_old, 1);
         *t_new = t_stop;
         return HY_TSTOP;
     }

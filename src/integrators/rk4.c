@@ -117,12 +117,9 @@ static int rk4_step(void *mem, double t_stop, double *t_new)
     if (hy_explicit_at_stop(&d->e, t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step; y moves
         ** by (t_stop - t) f, below roundoff. */
-        double dt = t_stop - d->e.t;
         memcpy(d->y_prev, d->e.y, (size_t)n * sizeof(double));
         memcpy(d->f_prev, d->f, (size_t)n * sizeof(double));
-        for (int i = 0; i < n; i++)
-            d->e.y[i] += dt * d->f[i];
-        hy_explicit_advance(&d->e, t_stop, dt, RK4_ORDER, 1);
+        hy_explicit_arrive(&d->e, t_stop, d->f);
         d->t_anchor = t_stop;
         d->n_since_anchor = 0;
         *t_new = t_stop;

@@ -324,12 +324,8 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps carries no information). The solution moves by
         ** (t_stop - t) f, which is below roundoff. */
-        const double *f_cur = d->banks[d->cur].k[RK45_N_STAGES - 1];
-        double dt = t_stop - d->e.t;
         memcpy(d->y_prev, d->e.y, (size_t)n * sizeof(double));
-        for (int i = 0; i < n; i++)
-            d->e.y[i] += dt * f_cur[i];
-        hy_explicit_advance(&d->e, t_stop, dt, RK45_ORDER, 1);
+        hy_explicit_arrive(&d->e, t_stop, d->banks[d->cur].k[RK45_N_STAGES - 1]);
         *t_new = t_stop;
         return HY_TSTOP;
     }

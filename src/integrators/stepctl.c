@@ -611,6 +611,14 @@ int hy_explicit_plan(const hy_explicit *e, double h, double h_min,
     return HYDAE_OK;
 }
 
+void hy_explicit_arrive(hy_explicit *e, double t_stop, const double *f_cur)
+{
+    double dt = t_stop - e->t;
+    for (int i = 0; i < e->n; i++)
+        e->y[i] += dt * f_cur[i];
+    hy_explicit_advance(e, t_stop, dt, 0, 1);
+}
+
 void hy_explicit_advance(hy_explicit *e, double t_new, double h, int order,
                          int trivial)
 {

@@ -223,6 +223,11 @@ typedef struct hy_explicit_try {
 int hy_explicit_plan(const hy_explicit *e, double h, double h_min,
                      double h_max, double t_stop, hy_explicit_try *out);
 
+/* Arrival at t_stop within roundoff of t without a step: y moves by
+** (t_stop - t) f_cur (below roundoff), t_prev = t, t = t_stop, and the
+** step counts as trivial (dense() then returns y). */
+void hy_explicit_arrive(hy_explicit *e, double t_stop, const double *f_cur);
+
 /* Bookkeeping of an accepted step of size h (or of a trivial arrival
 ** when trivial) ending at t_new, at order. */
 void hy_explicit_advance(hy_explicit *e, double t_new, double h, int order,
