@@ -144,18 +144,11 @@ static int eliminated(const aliases *a, int name)
 
 static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, int name)
 {
-    hy_syntax *syn = a->syn;
-    if (hy_grow((void **)&syn->nodes, &syn->cap_nodes, syn->n_nodes + 1, sizeof *syn->nodes))
+    int node = hy_syntax_add_node(a->syn, op, like->line, like->column, operand, -1, -1);
+    if (node < 0)
         return nomem(a);
-    hy_syn *n = &syn->nodes[syn->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = (unsigned char)op;
-    n->line = like->line;
-    n->column = like->column;
-    n->a = operand;
-    n->b = n->c = n->first = n->var = -1;
-    n->name = name;
-    return syn->n_nodes++;
+    a->syn->nodes[node].name = name;
+    return node;
 }
 
 /* e with eliminated names replaced by +-root, copied to the end of the

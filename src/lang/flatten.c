@@ -97,34 +97,15 @@ static int prefixed(flattener *f, int prefix, int name)
 {
     if (prefix < 0 || name < 0)
         return name;
-    const char *p = text(f, prefix), *n = text(f, name);
-    size_t lp = strlen(p), ln = strlen(n);
-    char *joined = hy_malloc(lp + ln + 1);
-    if (!joined)
-        return nomem(f);
-    memcpy(joined, p, lp);
-    memcpy(joined + lp, n, ln + 1);
-    int id = hy_strtab_intern(f->strings, joined, lp + ln);
-    hy_free(joined);
+    int id = hy_strtab_intern_join(f->strings, text(f, prefix), text(f, name), "");
     return id < 0 ? nomem(f) : id;
 }
 
 /* The id of "prefix" + "name" + "." : the prefix of a component's names. */
 static int instance_prefix(flattener *f, int prefix, int name)
 {
-    int full = prefixed(f, prefix, name);
-    if (full < 0)
-        return -1;
-    const char *t = text(f, full);
-    size_t len = strlen(t);
-    char *dotted = hy_malloc(len + 2);
-    if (!dotted)
-        return nomem(f);
-    memcpy(dotted, t, len);
-    dotted[len] = '.';
-    dotted[len + 1] = '\0';
-    int id = hy_strtab_intern(f->strings, dotted, len + 1);
-    hy_free(dotted);
+    int id = hy_strtab_intern_join(f->strings, prefix < 0 ? "" : text(f, prefix), text(f, name),
+                                   ".");
     return id < 0 ? nomem(f) : id;
 }
 
@@ -571,35 +552,17 @@ static int set_root(int *parent, int i)
 
 static int add_node(flattener *f, hy_syn_op op, int line, int column, int a, int b, int name)
 {
-    hy_syntax *out = f->out;
-    if (hy_grow((void **)&out->nodes, &out->cap_nodes, out->n_nodes + 1, sizeof *out->nodes))
+    int node = hy_syntax_add_node(f->out, op, line, column, a, b, -1);
+    if (node < 0)
         return nomem(f);
-    hy_syn *n = &out->nodes[out->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = (unsigned char)op;
-    n->line = line;
-    n->column = column;
-    n->a = a;
-    n->b = b;
-    n->c = -1;
-    n->name = name;
-    n->first = n->var = -1;
-    return out->n_nodes++;
+    f->out->nodes[node].name = name;
+    return node;
 }
 
 /* The node of connector end's variable `var` (a name node). */
 static int end_var(flattener *f, const connect_end *end, int var, int line, int column)
 {
-    const char *e = text(f, end->name), *v = text(f, var);
-    size_t le = strlen(e), lv = strlen(v);
-    char *joined = hy_malloc(le + lv + 2);
-    if (!joined)
-        return nomem(f);
-    memcpy(joined, e, le);
-    joined[le] = '.';
-    memcpy(joined + le + 1, v, lv + 1);
-    int id = hy_strtab_intern(f->strings, joined, le + lv + 1);
-    hy_free(joined);
+    int id = hy_strtab_intern_join(f->strings, text(f, end->name), ".", text(f, var));
     return id < 0 ? nomem(f) : add_node(f, SYN_NAME, line, column, -1, -1, id);
 }
 

@@ -196,24 +196,12 @@ static void turn_end(hy_parser *ps, turn t)
 
 static int add_node(hy_parser *ps, hy_syn_op op, int line, int column, int a, int b, int c)
 {
-    hy_syntax *s = ps->syn;
-    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)) {
+    int node = hy_syntax_add_node(ps->syn, op, line, column, a, b, c);
+    if (node < 0) {
         hy_diag_nomem(ps->diag);
         ps->panic = 1;
-        return -1;
     }
-    hy_syn *n = &s->nodes[s->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = (unsigned char)op;
-    n->line = line;
-    n->column = column;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    n->name = -1;
-    n->first = -1;
-    n->var = -1;
-    return s->n_nodes++;
+    return node;
 }
 
 static int parse_expr(hy_parser *ps);
@@ -657,6 +645,21 @@ static void parse_modifiers(hy_parser *ps, hy_decl *decl_copy)
 
 /* declaration := [parameter | constant | discrete] Real item {',' item} ';'
 ** item := NAME [modifiers] ['=' expr] [STRING] */
+/* [STRING] after a declared item, then the item into the list; 0 when out
+** of memory. */
+static int push_decl(hy_parser *ps, hy_decl *decl)
+{
+    if (ps->tk.kind == TK_STRING) {
+        decl->description = ps->tk.id;
+        next(ps);
+    }
+    int i = PUSH(ps, decls, n_decls, cap_decls);
+    if (i < 0)
+        return 0;
+    ps->syn->decls[i] = *decl;
+    return 1;
+}
+
 /* component-modifiers := '(' NAME '=' expr {',' NAME '=' expr} ')' */
 static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
 {
@@ -713,14 +716,8 @@ static void parse_components(hy_parser *ps)
             if (ps->panic)
                 return;
         }
-        if (ps->tk.kind == TK_STRING) {
-            decl.description = ps->tk.id;
-            next(ps);
-        }
-        int i = PUSH(ps, decls, n_decls, cap_decls);
-        if (i < 0)
+        if (!push_decl(ps, &decl))
             return;
-        ps->syn->decls[i] = decl;
     } while (accept(ps, TK_COMMA));
     expect(ps, TK_SEMI);
 }
@@ -785,14 +782,8 @@ static void parse_declaration(hy_parser *ps)
             if (ps->panic)
                 return;
         }
-        if (ps->tk.kind == TK_STRING) {
-            decl.description = ps->tk.id;
-            next(ps);
-        }
-        int i = PUSH(ps, decls, n_decls, cap_decls);
-        if (i < 0)
+        if (!push_decl(ps, &decl))
             return;
-        ps->syn->decls[i] = decl;
     } while (accept(ps, TK_COMMA));
     expect(ps, TK_SEMI);
 }
@@ -1410,18 +1401,8 @@ static void parse_import(hy_parser *ps, import_state *imports)
 /* A qualified class name: "Library.Class". */
 static int qualified_name(hy_parser *ps, int package, int name)
 {
-    const char *p = hy_strtab_get(ps->strings, package), *n = hy_strtab_get(ps->strings, name);
-    size_t lp = strlen(p), ln = strlen(n);
-    char *text = hy_malloc(lp + ln + 2);
-    if (!text) {
-        hy_diag_nomem(ps->diag);
-        return -1;
-    }
-    memcpy(text, p, lp);
-    text[lp] = '.';
-    memcpy(text + lp + 1, n, ln + 1);
-    int id = hy_strtab_intern(ps->strings, text, lp + ln + 1);
-    hy_free(text);
+    int id = hy_strtab_intern_join(ps->strings, hy_strtab_get(ps->strings, package), ".",
+                                   hy_strtab_get(ps->strings, name));
     if (id < 0)
         hy_diag_nomem(ps->diag);
     return id;
@@ -1514,6 +1495,22 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
              hy_syntax *syntax)
 {
     return hy_parse_with_imports(source, len, diag, strings, NULL, syntax);
+}
+
+int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c)
+{
+    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes))
+        return -1;
+    hy_syn *n = &s->nodes[s->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->op = (unsigned char)op;
+    n->line = line;
+    n->column = column;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    n->name = n->first = n->var = -1;
+    return s->n_nodes++;
 }
 
 void hy_syntax_free(hy_syntax *s)

@@ -186,6 +186,9 @@ typedef struct hy_syntax {
     int n_aliases;           /* alias equations removed (alias.c) */
 } hy_syntax;
 
+/* Append a node (name, first, var -1; the rest zero): its index, or -1
+** when out of memory (parse.c). */
+int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
 
 #endif

@@ -299,19 +299,8 @@ static int eval_integer(unroller *u, hy_expr_ref e, int line, int column, const 
 
 static int add_out(unroller *u, const hy_syn *like, hy_syn_op op, int a, int b, int c)
 {
-    hy_syntax *s = u->out;
-    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes))
-        return nomem(u);
-    hy_syn *n = &s->nodes[s->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = (unsigned char)op;
-    n->line = like->line;
-    n->column = like->column;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    n->name = n->first = n->var = -1;
-    return s->n_nodes++;
+    int node = hy_syntax_add_node(u->out, op, like->line, like->column, a, b, c);
+    return node < 0 ? nomem(u) : node;
 }
 
 static int copy_range(unroller *u, int first, int root);

@@ -26,21 +26,9 @@ static int config_rhs(double t, const double *y, double *ydot, void *ctx)
         if (n_block == 0)
             continue;
         int status = b->ops->rhs(b, t, y + off, ydot + off);
-        if (status != 0) {
-            s->bad_chart = c;
-            s->bad_equation = -1;
-            s->bad_t = t;
-            s->bad_is_nan = 0;
+        status = hy_block_outcome(s, c, t, status, ydot + off, n_block);
+        if (status != 0)
             return status;
-        }
-        for (int i = 0; i < n_block; i++)
-            if (!isfinite(ydot[off + i])) {
-                s->bad_chart = c;
-                s->bad_equation = i;
-                s->bad_t = t;
-                s->bad_is_nan = 1;
-                return 1;
-            }
     }
     return 0;
 }

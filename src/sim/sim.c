@@ -147,6 +147,26 @@ const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode
     return "?";
 }
 
+int hy_block_outcome(hydae_sim *s, int c, double t, int status, const double *values, int n)
+{
+    if (status != 0) {
+        s->bad_chart = c;
+        s->bad_equation = -1;
+        s->bad_t = t;
+        s->bad_is_nan = 0;
+        return status;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(values[i])) {
+            s->bad_chart = c;
+            s->bad_equation = i;
+            s->bad_t = t;
+            s->bad_is_nan = 1;
+            return 1;
+        }
+    return 0;
+}
+
 int hy_config_residual(double t, const double *y, const double *yp, double *res, void *ctx)
 {
     hydae_sim *s = ctx;
@@ -156,21 +176,9 @@ int hy_config_residual(double t, const double *y, const double *yp, double *res,
         if (n_vars == 0)
             continue;
         int status = b->ops->residual(b, t, y + off, yp + off, res + off);
-        if (status != 0) {
-            s->bad_chart = c;
-            s->bad_equation = -1;
-            s->bad_t = t;
-            s->bad_is_nan = 0;
+        status = hy_block_outcome(s, c, t, status, res + off, n_vars);
+        if (status != 0)
             return status;
-        }
-        for (int i = 0; i < n_vars; i++)
-            if (!isfinite(res[off + i])) {
-                s->bad_chart = c;
-                s->bad_equation = i;
-                s->bad_t = t;
-                s->bad_is_nan = 1;
-                return 1;
-            }
     }
     return 0;
 }

@@ -114,6 +114,10 @@ struct hydae_sim {
 /* sim.c */
 /* F(t, y, y') of the configuration: every block's at its offset; a failure
 ** or a value that is not finite is recorded in bad_* for the messages. */
+/* A block's residual or right-hand side of chart c at t came back with
+** status and values[0..n): status, or 1 when a value is not finite; the
+** failure is noted (bad_chart, bad_equation, bad_t) for the message. */
+int hy_block_outcome(hydae_sim *s, int c, double t, int status, const double *values, int n);
 int hy_config_residual(double t, const double *y, const double *yp,
                        double *res, void *ctx);
 /* Values of the active configuration at (t, y, yp) into the store
