@@ -26,10 +26,11 @@
 # runs only bench_sparse (Brusselator M = 1e3..1e6 and MEDAKZO, hydae's
 # band/KLU solvers vs IDA/CVODE with band/KLU; about an hour on the loaded
 # 2-core machine), e.g. --sizes 1e3,1e4 --reps 3 for a quick look.
-#     bash bench/run.sh --sparse-O3 [bench_sparse options]
+#     bash bench/run.sh --sundials-O3 [any of the above]
 # the same against SUNDIALS 6.4.1 built with optimisation from Debian's
 # source package (bench/sundials_O3.sh: Debian's binaries are -O0), in
-# build-bench-sunO3/; results in sparse_sundials_O3.txt / .csv.
+# build-bench-sunO3/; results in NAME_sundials_O3.txt / .csv (e.g.
+# suite_sundials_O3.txt). --sparse-O3 is --sundials-O3 --sparse.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -83,13 +84,30 @@ fi
 
 build="$root/build-bench"
 results="$root/bench/results"
+# --sundials-O3 first: every benchmark below against SUNDIALS built with
+# optimisation (bench/sundials_O3.sh), results named *_sundials_O3.*.
+cmake_prefix=()
+suffix=""
+if [ "${1:-}" = "--sparse-O3" ]; then
+    set -- --sundials-O3 --sparse "${@:2}"
+fi
+if [ "${1:-}" = "--sundials-O3" ]; then
+    shift
+    cmake_prefix=(-DCMAKE_PREFIX_PATH="$(bash "$root/bench/sundials_O3.sh")")
+    build="$root/build-bench-sunO3"
+    suffix="_sundials_O3"
+fi
+configure() {
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON \
+        ${cmake_prefix[@]+"${cmake_prefix[@]}"}
+}
 
 if [ "${1:-}" = "--events" ]; then
     shift
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    configure
     cmake --build "$build" --target bench_events -j "$(nproc 2>/dev/null || echo 2)"
     mkdir -p "$results"
-    "$build/bench/bench_events" --csv "$results/events.csv" "$@" | tee "$results/events.txt"
+    "$build/bench/bench_events" --csv "$results/events$suffix.csv" "$@" | tee "$results/events$suffix.txt"
     exit 0
 fi
 
@@ -103,33 +121,21 @@ if [ "${1:-}" = "--sparse" ]; then
     sparse_only=1
     shift
 fi
-if [ "${1:-}" = "--sparse-O3" ]; then
-    shift
-    prefix="$(bash "$root/bench/sundials_O3.sh")"
-    build="$root/build-bench-sunO3"
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON \
-        -DCMAKE_PREFIX_PATH="$prefix"
-    cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
-    mkdir -p "$root/bench/results"
-    "$build/bench/bench_sparse" --csv "$root/bench/results/sparse_sundials_O3.csv" "$@" \
-        | tee "$root/bench/results/sparse_sundials_O3.txt"
-    exit 0
-fi
 
 
 if [ "$mech_only" = 1 ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    configure
     cmake --build "$build" --target bench_mech -j "$(nproc 2>/dev/null || echo 2)"
     mkdir -p "$results"
-    "$build/bench/bench_mech" --csv "$results/mech.csv" "$@" | tee "$results/mech.txt"
+    "$build/bench/bench_mech" --csv "$results/mech$suffix.csv" "$@" | tee "$results/mech$suffix.txt"
     exit 0
 fi
 
 if [ "$sparse_only" = 1 ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+    configure
     cmake --build "$build" --target bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
     mkdir -p "$results"
-    "$build/bench/bench_sparse" --csv "$results/sparse.csv" "$@" | tee "$results/sparse.txt"
+    "$build/bench/bench_sparse" --csv "$results/sparse$suffix.csv" "$@" | tee "$results/sparse$suffix.txt"
     exit 0
 fi
 
@@ -142,22 +148,22 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     fi
 done
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDAE_BENCH=ON
+configure
 cmake --build "$build" --target bench_suite bench_dstiff_ida bench_mech bench_events \
     bench_lang bench_sparse -j "$(nproc 2>/dev/null || echo 2)"
 
 mkdir -p "$results"
-"$build/bench/bench_suite" --csv "$results/suite.csv" \
-    --svg "$results/work_precision.svg" "$@" | tee "$results/suite.txt"
+"$build/bench/bench_suite" --csv "$results/suite$suffix.csv" \
+    --svg "$results/work_precision$suffix.svg" "$@" | tee "$results/suite$suffix.txt"
 echo
-"$build/bench/bench_dstiff_ida" --csv "$results/dstiff_ida.csv" \
-    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/dstiff_ida.txt"
+"$build/bench/bench_dstiff_ida" --csv "$results/dstiff_ida$suffix.csv" \
+    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/dstiff_ida$suffix.txt"
 echo
-"$build/bench/bench_mech" --csv "$results/mech.csv" \
-    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/mech.txt"
+"$build/bench/bench_mech" --csv "$results/mech$suffix.csv" \
+    ${dstiff_ida_options[@]+"${dstiff_ida_options[@]}"} | tee "$results/mech$suffix.txt"
 echo
-"$build/bench/bench_events" --csv "$results/events.csv" | tee "$results/events.txt"
+"$build/bench/bench_events" --csv "$results/events$suffix.csv" | tee "$results/events$suffix.txt"
 echo
-"$build/bench/bench_lang" | tee "$results/lang.txt"
+"$build/bench/bench_lang" | tee "$results/lang$suffix.txt"
 echo
-"$build/bench/bench_sparse" --csv "$results/sparse.csv" | tee "$results/sparse.txt"
+"$build/bench/bench_sparse" --csv "$results/sparse$suffix.csv" | tee "$results/sparse$suffix.txt"

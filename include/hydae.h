@@ -72,13 +72,16 @@ const char *hydae_status_string(int status);
 const char *hydae_version(void);
 
 /* The allocator every allocation of the library goes through, like
-** lua_Alloc: alloc(ud, NULL, n) allocates n > 0 bytes, alloc(ud, ptr, n)
-** resizes (n > 0) or frees (n == 0, returning NULL). NULL on failure (the
-** call then fails with HYDAE_ERR_NOMEM and leaks nothing). Process-wide:
-** set it before creating any model or sim, and do not change it while one
-** lives; it must be thread-safe if runs share threads. fn == NULL restores
-** the C library's malloc/realloc/free. Memory allocated inside optional
-** libraries (KLU, LAPACK) goes through it too where the library allows. */
+** lua_Alloc: alloc(ud, NULL, n) allocates n > 0 bytes (aligned as malloc's),
+** alloc(ud, ptr, n) resizes (n > 0; like realloc, ptr stays valid when it
+** fails) or frees (n == 0, returning NULL). NULL on failure (the call then
+** fails with HYDAE_ERR_NOMEM, "out of memory" in its message, and leaks
+** nothing). Process-wide: set it before creating any model or sim, and do
+** not change it while one lives; it must be thread-safe if runs share
+** threads. fn == NULL restores the C library's malloc/realloc/free. KLU
+** (through SuiteSparse's process-wide allocation functions, set at the
+** first sparse solver) and expat allocate through it too; LAPACK does not
+** allocate. docs/engine.md, "Memory". */
 typedef void *(*hydae_alloc_fn)(void *ud, void *ptr, size_t new_size);
 void hydae_set_allocator(hydae_alloc_fn fn, void *ud);
 void hydae_get_allocator(hydae_alloc_fn *fn, void **ud);

@@ -40,7 +40,7 @@
 ** recomputed in full every step instead of SG's incremental updates of
 ** V and W (the same values, k <= 12, O(k^2) work).
 */
-#include "integrators/common.h"
+#include "integrators/stepctl.h"
 #include "core/core.h"
 
 #include <math.h>
@@ -79,11 +79,8 @@ static const double abam_gamma_star[ABAM_MAX_ORDER + 2] = {
 };
 
 typedef struct abam_mem {
-    hy_mem_head head;           /* first: statistics, worst component */
-    int n;
-    int initialized;
-
-    hy_dae dae;
+    hy_explicit e;              /* first: the shared state (y = y_n at x_n;
+                                ** f(x_n, y_n) is phi_1 once e.have_f) */
     double *rtol;
     double *atol;
     double h_user;              /* opt->h0, 0 = automatic */
@@ -92,18 +89,14 @@ typedef struct abam_mem {
     double h_max;               /* +inf = none */
     int max_order;
 
-    /* Integration state ([SG] notation; arrays indexed from 1). */
-    double t;                   /* x_n */
-    double t_prev;              /* x_{n-1} */
+    /* Integration state ([SG] notation; arrays indexed from 1; e.t = x_n,
+    ** e.t_prev = x_{n-1}). */
     double h;                   /* step to try next; 0 = not chosen yet */
     double h_old;               /* last accepted step */
     int order;                  /* k to try next */
     int order_old;              /* k of the last accepted step */
     int n_const;                /* ns: steps taken with the same h */
     int phase1;                 /* initial phase: raise order, double h */
-    int have_f;                 /* phi_1 = f(x_n, y_n) is set */
-    long n_steps_since_init;
-    int last_step_trivial;      /* last "step" only moved t by roundoff */
     double psi[ABAM_N_PHI];     /* psi_i(n) = x_n - x_{n-i} */
 
     /* Coefficients of the step being attempted. */
@@ -114,7 +107,6 @@ typedef struct abam_mem {
     double g[ABAM_N_PHI];
 
     double *phi;                /* phi_1..phi_{k+2}, n each */
-    double *y;                  /* y_n */
     double *y_comp;             /* rounding lost when y_n was formed */
     double *p;                  /* predicted solution */
     double *p_comp;             /* rounding lost when p was formed */
@@ -124,10 +116,9 @@ typedef struct abam_mem {
     double *y_new_comp;
     double *f_new;
     double *weight;             /* 1 / (rtol |y_n| + atol) */
-    double *yp_init;
 } abam_mem;
 
-#define PHI(d, i) ((d)->phi + (size_t)((i) - 1) * (size_t)(d)->n)
+#define PHI(d, i) ((d)->phi + (size_t)((i) - 1) * (size_t)(d)->e.n)
 
 /* ------------------------------------------------------------------------
 ** Helpers
@@ -145,15 +136,15 @@ typedef struct abam_mem {
 ** place of sqrt, which may change the last bit of h. */
 static int initial_step(abam_mem *d, double t_stop, double *h_out)
 {
-    int n = d->n;
+    int n = d->e.n;
     const double *f0 = PHI(d, 1);
-    double d0 = hy_wrms_norm(n, d->y, d->weight);
+    double d0 = hy_wrms_norm(n, d->e.y, d->weight);
     double d1 = hy_wrms_norm(n, f0, d->weight);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    h0 = fmin(fmin(h0, t_stop - d->t), d->h_max);
+    h0 = fmin(fmin(h0, t_stop - d->e.t), d->h_max);
     for (int i = 0; i < n; i++)
-        d->p[i] = d->y[i] + h0 * f0[i];
-    int status = hy_eval_rhs(&d->dae, &d->head, d->t + h0, d->p, d->fp);
+        d->p[i] = d->e.y[i] + h0 * f0[i];
+    int status = hy_eval_rhs(&d->e.dae, &d->e.head, d->e.t + h0, d->p, d->fp);
     if (status == HY_EVAL_RES_FATAL)
         return HY_EVAL_RES_FATAL;
     if (status == HY_EVAL_RES_FAIL) {
@@ -202,7 +193,22 @@ static void set_coefficients(abam_mem *d, int k, double h)
 ** The descriptor's functions
 */
 
-static void abam_destroy(void *mem);
+#define ABAM_VECTORS(d)                                                      \
+    { &(d)->rtol, &(d)->atol, &(d)->y_comp, &(d)->p, &(d)->p_comp, &(d)->fp, \
+      &(d)->f_ext, &(d)->y_new, &(d)->y_new_comp, &(d)->f_new, &(d)->weight }
+#define ABAM_N_VECTORS 11
+
+static void abam_destroy(void *mem)
+{
+    abam_mem *d = mem;
+    if (d == NULL)
+        return;
+    double **const slots[ABAM_N_VECTORS] = ABAM_VECTORS(d);
+    hy_free_vectors(slots, ABAM_N_VECTORS);
+    hy_free(d->phi);
+    hy_explicit_free(&d->e);
+    hy_free(d);
+}
 
 static void *abam_create(int n)
 {
@@ -211,47 +217,14 @@ static void *abam_create(int n)
     abam_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    size_t len = (size_t)n;
-    d->n = n;
-    d->rtol = hy_malloc(len * sizeof(double));
-    d->atol = hy_malloc(len * sizeof(double));
-    d->phi = hy_calloc(ABAM_N_PHI * len, sizeof(double));
-    double **vectors[] = { &d->y, &d->y_comp, &d->p, &d->p_comp, &d->fp,
-                           &d->f_ext, &d->y_new, &d->y_new_comp, &d->f_new,
-                           &d->weight, &d->yp_init };
-    int ok = d->rtol && d->atol && d->phi;
-    for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++) {
-        *vectors[v] = hy_calloc(len, sizeof(double));
-        ok = ok && *vectors[v];
-    }
-    if (!ok) {
+    double **const slots[ABAM_N_VECTORS] = ABAM_VECTORS(d);
+    d->phi = hy_calloc(ABAM_N_PHI * (size_t)n, sizeof(double));
+    if (d->phi == NULL || hy_explicit_alloc(&d->e, n) != 0
+        || hy_alloc_vectors(n, slots, ABAM_N_VECTORS) != 0) {
         abam_destroy(d);
         return NULL;
     }
-    d->head.worst = -1;
     return d;
-}
-
-static void abam_destroy(void *mem)
-{
-    abam_mem *d = mem;
-    if (d == NULL)
-        return;
-    hy_free(d->rtol);
-    hy_free(d->atol);
-    hy_free(d->phi);
-    hy_free(d->y);
-    hy_free(d->y_comp);
-    hy_free(d->p);
-    hy_free(d->p_comp);
-    hy_free(d->fp);
-    hy_free(d->f_ext);
-    hy_free(d->y_new);
-    hy_free(d->y_new_comp);
-    hy_free(d->f_new);
-    hy_free(d->weight);
-    hy_free(d->yp_init);
-    hy_free(d);
 }
 
 static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
@@ -260,15 +233,17 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     abam_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
         return HYDAE_ERR_ARG;
-    d->initialized = 0;
-    int n = d->n;
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
+    d->e.initialized = 0;
+    int n = d->e.n;
+    if (dae->n != n || opt->max_order < 0
         || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
         || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
-        || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0)
+        || !hy_all_finite(n, y0)
         || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->weight) != 0)
         return HYDAE_ERR_ARG;
-    d->dae = *dae;
+    int status = hy_explicit_init(&d->e, dae, t0, y0, yp0);
+    if (status != HYDAE_OK)
+        return status;
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->max_order = opt->max_order > 0 && opt->max_order < ABAM_MAX_ORDER
@@ -276,29 +251,15 @@ static int abam_init(void *mem, const hy_dae *dae, double t0, const double *y0,
                        : ABAM_MAX_ORDER;
 
     /* Order 1, nothing accepted yet, phi_2 = 0 ([SG], start of STEP). */
-    d->t = t0;
-    d->t_prev = t0;
     d->h = 0.0;
     d->h_old = 0.0;
     d->order = 1;
     d->order_old = 0;
     d->n_const = 0;
     d->phase1 = 1;
-    d->have_f = 0;
-    d->n_steps_since_init = 0;
-    d->last_step_trivial = 0;
-    d->head.worst = -1;
     memset(d->psi, 0, sizeof d->psi);
     memset(PHI(d, 2), 0, (size_t)n * sizeof(double));
-    memcpy(d->y, y0, (size_t)n * sizeof(double));
     memset(d->y_comp, 0, (size_t)n * sizeof(double));
-    if (yp0 != NULL)
-        memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
-    else
-        memset(d->yp_init, 0, (size_t)n * sizeof(double));
-    d->head.stats.h_last = 0.0;
-    d->head.stats.order_last = 0;
-    d->initialized = 1;
     return HYDAE_OK;
 }
 
@@ -316,7 +277,7 @@ typedef struct err_estimates {
 static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
                             err_estimates *e)
 {
-    int n = d->n;
+    int n = d->e.n;
     for (int l = 0; l < n; l++) {
         double f_sum = 0.0, incr = 0.0;
         for (int i = k; i >= 1; i--) {
@@ -327,10 +288,10 @@ static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
         d->f_ext[l] = f_sum;
         /* Compensated y_n + h incr ([SG] roundoff control). */
         double tau = h * incr - d->y_comp[l];
-        d->p[l] = d->y[l] + tau;
-        d->p_comp[l] = (d->p[l] - d->y[l]) - tau;
+        d->p[l] = d->e.y[l] + tau;
+        d->p_comp[l] = (d->p[l] - d->e.y[l]) - tau;
     }
-    int status = hy_eval_rhs(&d->dae, &d->head, t_try, d->p, d->fp);
+    int status = hy_eval_rhs(&d->e.dae, &d->e.head, t_try, d->p, d->fp);
     if (status != HY_EVAL_OK)
         return status;
     double sum_k = 0.0, sum_km1 = 0.0, sum_km2 = 0.0;
@@ -371,7 +332,7 @@ static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
     else if (k == 2 && e->erkm1 <= 0.5 * e->erk)
         e->order_new = 1;
     if (!(e->err <= 1.0))
-        d->head.worst = worst;
+        d->e.head.worst = worst;
     return HY_EVAL_OK;
 }
 
@@ -383,7 +344,7 @@ static int predict_evaluate(abam_mem *d, int k, double h, double t_try,
 static void accept_step(abam_mem *d, int k, double h, double h_step,
                         double t_new, const err_estimates *e)
 {
-    int n = d->n;
+    int n = d->e.n;
     for (int l = 0; l < n; l++) {
         double diff_kp1 = d->f_new[l] - d->f_ext[l];
         PHI(d, k + 2)[l] = diff_kp1 - PHI(d, k + 1)[l];
@@ -391,23 +352,17 @@ static void accept_step(abam_mem *d, int k, double h, double h_step,
         for (int i = k; i >= 1; i--)
             PHI(d, i)[l] = d->beta[i] * PHI(d, i)[l] + PHI(d, i + 1)[l];
     }
-    double *swap = d->y;
-    d->y = d->y_new;
+    double *swap = d->e.y;
+    d->e.y = d->y_new;
     d->y_new = swap;
     swap = d->y_comp;
     d->y_comp = d->y_new_comp;
     d->y_new_comp = swap;
     for (int i = 1; i <= k; i++)
         d->psi[i] = d->psi_new[i];
-    d->t_prev = d->t;
-    d->t = t_new;
+    hy_explicit_advance(&d->e, t_new, h_step, k, 0);
     d->h_old = h;
     d->order_old = k;
-    d->last_step_trivial = 0;
-    d->n_steps_since_init++;
-    d->head.stats.n_steps++;
-    d->head.stats.h_last = h_step;
-    d->head.stats.order_last = k;
 
     /* Order: the estimate at k+1 needs k+1 steps of constant h. */
     int k_max = d->max_order;
@@ -456,28 +411,16 @@ static void accept_step(abam_mem *d, int k, double h, double h_step,
 static int abam_step(void *mem, double t_stop, double *t_new)
 {
     abam_mem *d = mem;
-    if (d == NULL || t_new == NULL || !d->initialized)
-        return HYDAE_ERR_ARG;
-    *t_new = d->t;
-    if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
-    if (!d->have_f) {
-        if (hy_eval_rhs(&d->dae, &d->head, d->t, d->y, PHI(d, 1)) != HY_EVAL_OK)
-            return HYDAE_ERR_RESIDUAL;
-        d->have_f = 1;
-    }
-    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
+    int status = hy_explicit_begin(d ? &d->e : NULL, t_stop, t_new,
+                                   d ? PHI(d, 1) : NULL);
+    if (status != HYDAE_OK)
+        return status;
+    int n = d->e.n;
+    if (hy_explicit_at_stop(&d->e, t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step, moving y
         ** by (t_stop - t) f ([SG]'s DE extrapolates likewise). */
-        double dt = t_stop - d->t;
-        const double *f_cur = PHI(d, 1);
-        for (int i = 0; i < n; i++)
-            d->y[i] += dt * f_cur[i];
+        hy_explicit_arrive(&d->e, t_stop, PHI(d, 1));
         memset(d->y_comp, 0, (size_t)n * sizeof(double));
-        d->t_prev = d->t;
-        d->t = t_stop;
-        d->last_step_trivial = 1;
         *t_new = t_stop;
         return HY_TSTOP;
     }
@@ -488,28 +431,24 @@ static int abam_step(void *mem, double t_stop, double *t_new)
                 return HYDAE_ERR_RESIDUAL;
             h = fmin(h, d->h0_max);
         }
-        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
+        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->e.t));
     }
-    hy_set_weights(n, d->rtol, d->atol, d->y, 1, d->weight);
+    hy_set_weights(n, d->rtol, d->atol, d->e.y, 1, d->weight);
 
     int n_fails = 0, n_rhs_fails = 0;
     for (;;) {
         int k = d->order;
-        double h = fmin(d->h, d->h_max);
-        double dist = t_stop - d->t;
-        int lands = dist <= h || (dist <= 1.01 * h && dist <= d->h_max);
         /* The controller's (nominal) step decides ns and the next step;
         ** the formulas use the step actually taken, t_try - t, which may
         ** differ from it by an ulp of t (so that y' = 1 gives y = t
         ** without drift), and which is kept within h_max. */
-        double h_nominal = lands ? dist : h;
-        double t_try = lands ? t_stop : d->t + h;
-        if (!lands && t_try - d->t > d->h_max)
-            t_try = nextafter(t_try, d->t);
-        double h_step = t_try - d->t;
-        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
-        if (!lands && (h_step < h_floor || t_try == d->t))
+        hy_explicit_try plan;
+        if (hy_explicit_plan(&d->e, d->h, d->h_min, d->h_max, t_stop, &plan)
+            != HYDAE_OK)
             return HYDAE_ERR_HMIN;
+        double h_nominal = plan.h_nominal, t_try = plan.t_try;
+        double h_step = plan.h_step, h_floor = plan.h_floor;
+        int lands = plan.lands;
         /* ns: steps taken with this h, counting this one, at most
         ** k_old + 1 ([SG] block 1). */
         if (h_nominal != d->h_old)
@@ -519,7 +458,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         set_coefficients(d, k, h_step);
 
         err_estimates est = { 0.0, 0.0, 0.0, 0.0, k };
-        int status = predict_evaluate(d, k, h_step, t_try, &est);
+        status = predict_evaluate(d, k, h_step, t_try, &est);
         if (status == HY_EVAL_OK && est.err <= 1.0) {
             /* Correct (compensated) and evaluate. */
             double h_g = h_step * d->g[k + 1];
@@ -528,7 +467,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
                 d->y_new[l] = d->p[l] + rho;
                 d->y_new_comp[l] = (d->y_new[l] - d->p[l]) - rho;
             }
-            status = hy_eval_rhs(&d->dae, &d->head, t_try, d->y_new, d->f_new);
+            status = hy_eval_rhs(&d->e.dae, &d->e.head, t_try, d->y_new, d->f_new);
             if (status == HY_EVAL_OK) {
                 accept_step(d, k, h_nominal, h_step, t_try, &est);
                 *t_new = t_try;
@@ -537,14 +476,14 @@ static int abam_step(void *mem, double t_stop, double *t_new)
         }
         if (status == HY_EVAL_RES_FATAL)
             return HYDAE_ERR_RESIDUAL;
-        d->head.stats.n_err_fails++;
+        d->e.head.stats.n_err_fails++;
         d->phase1 = 0;
         d->n_const = 0;
         if (status == HY_EVAL_RES_FAIL) {
             n_rhs_fails++;
             d->h = ABAM_RHS_FAIL_FACTOR * h_nominal;
             if (n_rhs_fails >= ABAM_MAX_RHS_FAILS || d->h < h_floor
-                || d->t + d->h == d->t)
+                || d->e.t + d->h == d->e.t)
                 return HYDAE_ERR_RESIDUAL;
             continue;
         }
@@ -560,7 +499,7 @@ static int abam_step(void *mem, double t_stop, double *t_new)
             factor = sqrt(ABAM_HALF_TOL / est.erk);
         d->h = factor * h_nominal;
         d->order = k_retry;
-        if (d->h < h_floor || d->t + d->h == d->t)
+        if (d->h < h_floor || d->e.t + d->h == d->e.t)
             return HYDAE_ERR_HMIN;
         if (n_fails >= ABAM_MAX_ERR_FAILS)
             return HYDAE_ERR_ERRTEST;
@@ -576,20 +515,14 @@ static int abam_step(void *mem, double t_stop, double *t_new)
 static int abam_dense(void *mem, double t, double *y, double *yp)
 {
     abam_mem *d = mem;
-    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
-    if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
-        if (y)
-            memcpy(y, d->y, (size_t)n * sizeof(double));
-        if (yp)
-            memcpy(yp, d->have_f ? PHI(d, 1) : d->yp_init,
-                   (size_t)n * sizeof(double));
-        return HYDAE_OK;
-    }
+    int point = hy_explicit_dense_point(d ? &d->e : NULL, t,
+                                        d ? PHI(d, 1) : NULL, y, yp);
+    if (point != 0)
+        return point < 0 ? point : HYDAE_OK;
+    int n = d->e.n;
     int n_terms = d->order_old + 1;
     double h = d->psi[1];
-    double u = (t - d->t) / h;
+    double u = (t - d->e.t) / h;
     /* poly[m]: coefficient of u^m in rho_i. */
     double poly[ABAM_N_PHI + 1];
     double rho[ABAM_N_PHI + 1], integral[ABAM_N_PHI + 1];
@@ -622,7 +555,7 @@ static int abam_dense(void *mem, double t, double *y, double *yp)
             deriv += rho[i] * phi_i;
         }
         if (y)
-            y[l] = d->y[l] + y_incr;
+            y[l] = d->e.y[l] + y_incr;
         if (yp)
             yp[l] = deriv;
     }

@@ -153,8 +153,9 @@ static int form_jacobian(alg_mem *d, double t, double *y, const double *yp, cons
     }
     if (status != HY_EVAL_OK)
         return status;
-    if (hy_itmat_factor(&d->iter, &d->head) != HY_EVAL_OK)
-        return HY_EVAL_SINGULAR; /* head.worst names the column */
+    status = hy_itmat_factor(&d->iter, &d->head);
+    if (status != HY_EVAL_OK)
+        return status; /* singular: head.worst names the column */
     d->jac_valid = 1;
     return HY_EVAL_OK;
 }
@@ -390,7 +391,7 @@ static int alg_step(void *mem, double t_stop, double *t_new)
         if (status == HY_EVAL_OK)
             est = sampling_error(d, t_try, &status);
         if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL
-            || status == HY_EVAL_SINGULAR)
+            || status == HY_EVAL_SINGULAR || status == HY_EVAL_NOMEM)
             return hy_eval_error(status, 0);
         if (status != HY_EVAL_OK || est > 1.0) {
             /* Not solved (a nonlinear F from a far guess), or not resolved;

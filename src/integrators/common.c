@@ -65,6 +65,18 @@ double hy_wrms_norm(int n, const double *v, const double *w)
 int hy_set_weights(int n, const double *rtol, const double *atol,
                    const double *y, int keep_old, double *w)
 {
+    if (keep_old) {
+        /* No exit from the loop: 1/tol_i is computed for every component
+        ** and kept where tol_i is positive and finite (0 < tol_i < inf,
+        ** which NaN fails). GCC still does not vectorise it: under the
+        ** default -ftrapping-math the ordered comparisons may trap. */
+        for (int i = 0; i < n; i++) {
+            double tol_i = rtol[i] * fabs(y[i]) + atol[i];
+            double inv_i = 1.0 / tol_i;
+            w[i] = tol_i > 0.0 && tol_i < INFINITY ? inv_i : w[i];
+        }
+        return 0;
+    }
     for (int i = 0; i < n; i++) {
         double tol_i = rtol[i] * fabs(y[i]) + atol[i];
         if (tol_i > 0.0 && isfinite(tol_i))
@@ -194,6 +206,8 @@ int hy_eval_error(int status, int too_small)
         return HYDAE_ERR_JACOBIAN;
     case HY_EVAL_SINGULAR:
         return HYDAE_ERR_SINGULAR;
+    case HY_EVAL_NOMEM:
+        return HYDAE_ERR_NOMEM;
     default:
         return too_small ? HYDAE_ERR_HMIN : HYDAE_ERR_CONV;
     }

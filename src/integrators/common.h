@@ -36,7 +36,8 @@ enum {
     HY_EVAL_JAC_FAIL,       /* Jacobian returned > 0, or a value not finite */
     HY_EVAL_JAC_FATAL,      /* Jacobian returned < 0 */
     HY_EVAL_SINGULAR,       /* iteration matrix exactly singular */
-    HY_EVAL_NO_CONV         /* corrector: no convergence with a fresh J */
+    HY_EVAL_NO_CONV,        /* corrector: no convergence with a fresh J */
+    HY_EVAL_NOMEM           /* out of memory (factoring P): fatal */
 };
 
 /* The first member of every integrator's memory: what the descriptor

@@ -400,9 +400,10 @@ static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
         d->jac_state = JAC_NEEDED;
         return jac_status;
     }
-    if (hy_itmat_factor(&d->iter, &d->head) != HY_EVAL_OK) {
-        d->jac_state = JAC_NEEDED; /* head.worst names the column */
-        return HY_EVAL_SINGULAR;
+    int factor_status = hy_itmat_factor(&d->iter, &d->head);
+    if (factor_status != HY_EVAL_OK) {
+        d->jac_state = JAC_NEEDED; /* singular: head.worst names the column */
+        return factor_status;
     }
     return HY_EVAL_OK;
 }
@@ -818,7 +819,8 @@ static int automatic_initial_step(dstiff_mem *d, double t_stop, double *h_out)
         int status = trial_with_retries(d, &h0, &d2);
         memcpy(d->y, PHI(d, 0), (size_t)d->n * sizeof(double));
         memcpy(d->yp, d->yp_init, (size_t)d->n * sizeof(double));
-        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL
+            || status == HY_EVAL_NOMEM)
             return status;
         if (status != HY_EVAL_OK) {
             h = fmin(h0, h_bound);
@@ -1085,7 +1087,8 @@ static int dstiff_step(void *mem, double t_stop, double *t_new)
         }
         /* Corrector failure ([BCP] 5.2.2): restore, then h *= 0.25. */
         restore_history(d);
-        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
+        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL
+            || status == HY_EVAL_NOMEM)
             return hy_eval_error(status, 0);
         d->head.stats.n_conv_fails++;
         d->initial_phase = 0;

@@ -158,8 +158,9 @@ int hy_itmat_factor(hy_itmat *m, hy_mem_head *head)
     int zero_pivot_column = hy_linsol_factor(m->ls);
     if (zero_pivot_column == 0)
         return HY_EVAL_OK;
-    if (zero_pivot_column > 0)
-        head->worst = zero_pivot_column - 1;
+    if (zero_pivot_column < 0) /* KLU out of memory */
+        return HY_EVAL_NOMEM;
+    head->worst = zero_pivot_column - 1;
     return HY_EVAL_SINGULAR;
 }
 

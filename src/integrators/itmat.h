@@ -39,8 +39,9 @@ void hy_itmat_free(hy_itmat *m);
 ** ([BBH89], see vstiff.c). f_pert is scratch of length n. */
 int hy_itmat_dfdy(hy_itmat *m, const hy_dae *dae, hy_mem_head *head, double t, double h,
                   double *y, const double *f, const double *w, double *f_pert);
-/* P = I - gamma J from m->jac, factored, counted in *n_lu: HY_EVAL_OK or
-** HY_EVAL_SINGULAR (then head->worst names the column, when known). */
+/* P = I - gamma J from m->jac, factored, counted in *n_lu: HY_EVAL_OK,
+** HY_EVAL_SINGULAR (then head->worst names the column, when known) or
+** HY_EVAL_NOMEM (KLU ran out of memory). */
 int hy_itmat_form(hy_itmat *m, hy_mem_head *head, double gamma);
 
 /* DAE methods: the analytic dF/dy + cj dF/dy' at (t, y, yp) into the
@@ -56,8 +57,9 @@ size_t hy_itmat_n_groups(const hy_itmat *m);
 const int64_t *hy_itmat_group(const hy_itmat *m, size_t g, size_t *count);
 void hy_itmat_store_column(hy_itmat *m, size_t j, const double *f_pert, const double *f0,
                            double scale);
-/* Factor the matrix as filled: HY_EVAL_OK or HY_EVAL_SINGULAR (head->worst
-** set to the column without a pivot). Counted in head's n_lu. */
+/* Factor the matrix as filled: HY_EVAL_OK, HY_EVAL_SINGULAR (head->worst
+** set to the column without a pivot) or HY_EVAL_NOMEM. Counted in head's
+** n_lu. */
 int hy_itmat_factor(hy_itmat *m, hy_mem_head *head);
 /* x = P^-1 b in place. */
 void hy_itmat_solve(hy_itmat *m, double *b);

@@ -59,12 +59,9 @@
 ** [CC92] (NQ): the results are of order k+1. The second stage evaluates f
 ** at t_{n+1} + h, beyond the end of the step (and possibly beyond t_stop).
 */
-#include "integrators/common.h"
-#include "integrators/itmat.h"
+#include "integrators/stepctl.h"
 #include "core/core.h"
 
-
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,105 +135,43 @@ static const double mebdf_error_const[MSTIFF_MAX_ORDER] = {
 };
 
 /* Strategy constants, as in VSTIFF ([BBH89]) except the corrector
-** iterations per stage, 4 as in [CC92]. */
+** iterations per stage, 4 as in [CC92]; the failure strategy and the
+** matrix reuse rules are stepctl.c's. */
 #define MSTIFF_MAX_CORR_ITERS 4
 #define MSTIFF_CRATE_DOWN 0.3
 #define MSTIFF_DIVERGE_RATIO 2.0
-#define MSTIFF_GAMMA_CHANGE_MAX 0.3
-#define MSTIFF_STEPS_PER_MATRIX 20
-#define MSTIFF_STEPS_PER_JAC 50
 #define MSTIFF_BIAS_DOWN 6.0
 #define MSTIFF_BIAS_SAME 6.0
 #define MSTIFF_BIAS_UP 10.0
-#define MSTIFF_ETA_ADDON 1e-6
 #define MSTIFF_ETA_THRESH 1.5
 #define MSTIFF_ETA_MAX_FIRST 1e4
 #define MSTIFF_ETA_MAX 10.0
-#define MSTIFF_ETA_MIN 0.1
-#define MSTIFF_ETA_MAX_ERRFAIL 0.2
-#define MSTIFF_ETA_CONVFAIL 0.25
-#define MSTIFF_ERRFAILS_TO_ORDER1 3
-#define MSTIFF_MAX_ERR_FAILS 7
-#define MSTIFF_MAX_CONV_FAILS 10
 
 typedef struct mstiff_mem {
-    hy_mem_head head;           /* first: statistics, worst component */
-    int n;
-    int initialized;
-
-    hy_dae dae;
-    double *rtol, *atol;
-    double h_user, h_min, h_max;
-    double h0_max;              /* cap on the automatic first step, 0 = none */
-    int max_order;
-
-    /* History: z_j = h^j P^(j)(t_n)/j!, j = 0..order+1. */
-    double t, t_prev, h;
-    int order;                  /* k */
-    int started;
-    long n_steps_since_init;
-
-    /* Decisions for the next step, applied at its start. */
-    double h_next;
-    int order_next;
+    hy_nsk c;                   /* first: step control, history (degree
+                                ** k+1), Newton */
     int steps_to_wait;          /* before the next step/order change */
     int first_decision;         /* 1 until the first increase */
     int e_last_valid;           /* e_last from the previous step, same k, h */
+    int prev_same;              /* the accepted step had e_{n-1}: c.f_pert
+                                ** holds e_n - e_{n-1} */
 
-    /* Newton iteration matrix and the saved J = df/dy. */
-    hy_itmat iter;              /* J = df/dy, P = I - gamma J and its factors */
-    int have_jac, have_matrix, jac_fresh;
-    double gamma_matrix;
-    long steps_since_matrix, steps_since_jac;
-    double conv_rate;
-
-    double *z, *z_backup;
-    double *y, *f, *delta, *ewt, *f_pert;
     double *psi;                /* right-hand side of a stage */
     double *y_bar1, *f_bar1, *f_bar2;
-    double *corr;               /* e = y_{n+1} - P(0) */
     double *e_last;             /* e of the previous step */
 } mstiff_mem;
 
-#define ZCOL(d, j) ((d)->z + (size_t)(j) * (size_t)(d)->n)
+#define ZCOL(d, j) hy_nsk_col(&(d)->c, (j))
 
 /* ------------------------------------------------------------------------
 ** History
 */
 
-/* The same polynomial in the scaling of h_new: z_j *= (h_new/h)^j. */
-static void rescale_history(mstiff_mem *d, double h_new)
-{
-    int n = d->n;
-    double ratio = h_new / d->h;
-    double factor = 1.0;
-    for (int j = 1; j <= d->order + 1; j++) {
-        factor *= ratio;
-        double *col = ZCOL(d, j);
-        for (int i = 0; i < n; i++)
-            col[i] *= factor;
-    }
-    d->h = h_new;
-}
-
-/* z <- A z (Pascal triangle, [BH75]) for the degree-(k+1) history. */
-static void predict(mstiff_mem *d)
-{
-    int n = d->n, deg = d->order + 1;
-    for (int k = 1; k <= deg; k++)
-        for (int j = deg; j >= k; j--) {
-            double *lower = ZCOL(d, j - 1);
-            const double *upper = ZCOL(d, j);
-            for (int i = 0; i < n; i++)
-                lower[i] += upper[i];
-        }
-}
-
 /* out += weight * P(x), P the history polynomial of degree k+1. */
 static void add_history_value(const mstiff_mem *d, double x, double weight,
                               double *out)
 {
-    int n = d->n, deg = d->order + 1;
+    int n = d->c.n, deg = d->c.order + 1;
     double power = weight;
     for (int j = 0; j <= deg; j++) {
         const double *col = ZCOL(d, j);
@@ -265,9 +200,10 @@ static void grid_poly(int deg, double *w)
 ** e comes from a step of the same size and order). Order k -> k-1:
 ** subtract z_{k+1} w(x) of degree k+1, which drops the oldest point. Both
 ** keep the interpolation of the remaining points. */
-static void apply_order_change(mstiff_mem *d, int order_new)
+static void change_order(void *mem, int order_new)
 {
-    int n = d->n, k = d->order;
+    mstiff_mem *d = mem;
+    int n = d->c.n, k = d->c.order;
     double w[MSTIFF_N_COLS];
     if (order_new == k + 1) {
         int deg = k + 2;
@@ -294,7 +230,7 @@ static void apply_order_change(mstiff_mem *d, int order_new)
         }
         memset(top, 0, (size_t)n * sizeof(double));
     }
-    d->order = order_new;
+    d->c.order = order_new;
     d->e_last_valid = 0;
 }
 
@@ -303,37 +239,38 @@ static void apply_order_change(mstiff_mem *d, int order_new)
 */
 
 /* Modified Newton for G(y) = y - gamma f(t, y) - psi = 0 from the start
-** value in d->y (with f there in d->f when f_known, else evaluated):
+** value in c.y (with f there in c.f when f_known, else evaluated):
 ** P delta = psi + gamma f - y ([CC92]; convergence test as in VSTIFF,
-** [BBH89]). On HY_EVAL_OK d->y holds the solution. */
+** [BBH89]). On HY_EVAL_OK c.y holds the solution. */
 static int solve_stage(mstiff_mem *d, double t_stage, double gamma,
                        int f_known)
 {
-    int n = d->n;
-    double err_const = mebdf_error_const[d->order - 1];
-    double conv_const = 0.5 / (d->order + 3);
+    hy_nsk *c = &d->c;
+    int n = c->n;
+    double err_const = mebdf_error_const[c->order - 1];
+    double conv_const = 0.5 / (c->order + 3);
     double del_prev = 0.0;
     for (int iter = 0;; iter++) {
         if (!(iter == 0 && f_known)) {
-            int status = hy_eval_rhs(&d->dae, &d->head, t_stage, d->y, d->f);
+            int status = hy_eval_rhs(&c->dae, &c->head, t_stage, c->y, c->f);
             if (status != HY_EVAL_OK)
                 return status;
         }
-        double gamma_ratio = gamma / d->gamma_matrix;
+        double gamma_ratio = gamma / c->gamma_matrix;
         double rhs_scale = gamma_ratio == 1.0 ? 1.0 : 2.0 / (1.0 + gamma_ratio);
         for (int i = 0; i < n; i++)
-            d->delta[i] = rhs_scale * (d->psi[i] + gamma * d->f[i] - d->y[i]);
-        hy_itmat_solve(&d->iter, d->delta);
-        d->head.stats.n_newton_iters++;
+            c->delta[i] = rhs_scale * (d->psi[i] + gamma * c->f[i] - c->y[i]);
+        hy_itmat_solve(&c->iter, c->delta);
+        c->head.stats.n_newton_iters++;
         for (int i = 0; i < n; i++)
-            d->y[i] += d->delta[i];
-        double del = hy_wrms_norm(n, d->delta, d->ewt);
+            c->y[i] += c->delta[i];
+        double del = hy_wrms_norm(n, c->delta, c->ewt);
         if (!isfinite(del))
             break;
         if (iter > 0)
-            d->conv_rate = fmax(MSTIFF_CRATE_DOWN * d->conv_rate,
+            c->conv_rate = fmax(MSTIFF_CRATE_DOWN * c->conv_rate,
                                 del / del_prev);
-        double dcon = del * fmin(1.0, 1.5 * d->conv_rate) * err_const
+        double dcon = del * fmin(1.0, 1.5 * c->conv_rate) * err_const
                     / conv_const;
         if (dcon <= 1.0)
             return HY_EVAL_OK;
@@ -342,80 +279,57 @@ static int solve_stage(mstiff_mem *d, double t_stage, double gamma,
             break;
         del_prev = del;
     }
-    d->head.worst = hy_argmax_weighted(n, d->delta, d->ewt);
+    c->head.worst = hy_argmax_weighted(n, c->delta, c->ewt);
     return HY_EVAL_NO_CONV;
 }
 
 /* The three stages of one step from the predicted history (z = A z).
-** On HY_EVAL_OK, d->y is y_{n+1} and d->corr = y_{n+1} - P(0). */
+** On HY_EVAL_OK, c.y is y_{n+1} and c.corr = y_{n+1} - P(0). */
 static int solve_step(mstiff_mem *d, double t_new, double h)
 {
-    int n = d->n, k = d->order;
+    hy_nsk *c = &d->c;
+    int n = c->n, k = c->order;
     const bdf_coefs *bdf = &bdf_table[k - 1];
     const ebdf_coefs *ebdf = &ebdf_table[k - 1];
     double gamma = h * bdf->b;
     int force_jac = 0;
     for (;;) {
-        int need_matrix = !d->have_matrix || force_jac
-            || fabs(gamma / d->gamma_matrix - 1.0) > MSTIFF_GAMMA_CHANGE_MAX
-            || d->steps_since_matrix >= MSTIFF_STEPS_PER_MATRIX;
-        int need_jac = !d->have_jac || force_jac
-            || d->steps_since_jac >= MSTIFF_STEPS_PER_JAC;
         /* Stage 1: BDF_k at t_{n+1}, from P(0). */
         memset(d->psi, 0, (size_t)n * sizeof(double));
         for (int j = 1; j <= k; j++)
             add_history_value(d, -j, -bdf->a[j - 1], d->psi);
-        memcpy(d->y, ZCOL(d, 0), (size_t)n * sizeof(double));
-        int status = hy_eval_rhs(&d->dae, &d->head, t_new, d->y, d->f);
+        memcpy(c->y, ZCOL(d, 0), (size_t)n * sizeof(double));
+        int status = hy_eval_rhs(&c->dae, &c->head, t_new, c->y, c->f);
         if (status != HY_EVAL_OK)
             return status;
-        if (need_matrix) {
-            if (need_jac) {
-                status = hy_itmat_dfdy(&d->iter, &d->dae, &d->head, t_new, h, d->y, d->f, d->ewt, d->f_pert);
-                if (status != HY_EVAL_OK) {
-                    d->have_jac = 0;
-                    d->have_matrix = 0;
-                    return status;
-                }
-                d->have_jac = 1;
-                d->jac_fresh = 1;
-                d->steps_since_jac = 0;
-            }
-            /* P = I - gamma J, factored. */
-            d->gamma_matrix = gamma;
-            d->steps_since_matrix = 0;
-            d->conv_rate = 0.7;
-            status = hy_itmat_form(&d->iter, &d->head, gamma);
-            d->have_matrix = status == HY_EVAL_OK;
-            if (status != HY_EVAL_OK)
-                return status;
-        }
+        status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac);
+        if (status != HY_EVAL_OK)
+            return status;
         status = solve_stage(d, t_new, gamma, 1);
         if (status == HY_EVAL_OK) {
             /* y_bar1, the implied f_bar1 = (y_bar1 - psi)/gamma, and
             ** e1 = y_bar1 - P(0) in corr. */
             const double *y_pred = ZCOL(d, 0);
             for (int i = 0; i < n; i++) {
-                d->y_bar1[i] = d->y[i];
-                d->f_bar1[i] = (d->y[i] - d->psi[i]) / gamma;
-                d->corr[i] = d->y[i] - y_pred[i];
+                d->y_bar1[i] = c->y[i];
+                d->f_bar1[i] = (c->y[i] - d->psi[i]) / gamma;
+                c->corr[i] = c->y[i] - y_pred[i];
             }
             /* Stage 2: BDF_k at t_{n+2}, from the interpolant through
             ** y_bar1 and the history: P(1) + (k+2) e1. */
-            memset(d->psi, 0, (size_t)n * sizeof(double));
             for (int i = 0; i < n; i++)
                 d->psi[i] = -bdf->a[0] * d->y_bar1[i];
             for (int j = 2; j <= k; j++)
                 add_history_value(d, 1 - j, -bdf->a[j - 1], d->psi);
-            memset(d->y, 0, (size_t)n * sizeof(double));
-            add_history_value(d, 1.0, 1.0, d->y);
+            memset(c->y, 0, (size_t)n * sizeof(double));
+            add_history_value(d, 1.0, 1.0, c->y);
             for (int i = 0; i < n; i++)
-                d->y[i] += (k + 2) * d->corr[i];
+                c->y[i] += (k + 2) * c->corr[i];
             status = solve_stage(d, t_new + h, gamma, 0);
         }
         if (status == HY_EVAL_OK) {
             for (int i = 0; i < n; i++)
-                d->f_bar2[i] = (d->y[i] - d->psi[i]) / gamma;
+                d->f_bar2[i] = (c->y[i] - d->psi[i]) / gamma;
             /* Stage 3: the MEBDF corrector, from y_bar1 with f_bar1. */
             memset(d->psi, 0, (size_t)n * sizeof(double));
             for (int j = 1; j <= k; j++)
@@ -423,18 +337,18 @@ static int solve_step(mstiff_mem *d, double t_new, double h)
             for (int i = 0; i < n; i++) {
                 d->psi[i] += h * ((ebdf->c0 - bdf->b) * d->f_bar1[i]
                                   + ebdf->c1 * d->f_bar2[i]);
-                d->y[i] = d->y_bar1[i];
-                d->f[i] = d->f_bar1[i];
+                c->y[i] = d->y_bar1[i];
+                c->f[i] = d->f_bar1[i];
             }
             status = solve_stage(d, t_new, gamma, 1);
         }
         if (status == HY_EVAL_OK) {
             const double *y_pred = ZCOL(d, 0);
             for (int i = 0; i < n; i++)
-                d->corr[i] = d->y[i] - y_pred[i];
+                c->corr[i] = c->y[i] - y_pred[i];
             return HY_EVAL_OK;
         }
-        if (status != HY_EVAL_NO_CONV || d->jac_fresh)
+        if (status != HY_EVAL_NO_CONV || c->jac_fresh)
             return status;
         /* The Jacobian was old: redo the step with a new one. */
         force_jac = 1;
@@ -442,7 +356,119 @@ static int solve_step(mstiff_mem *d, double t_new, double h)
 }
 
 /* ------------------------------------------------------------------------
-** Creation, initialisation
+** The method's part of a step (hooks of stepctl.h)
+*/
+
+/* The stages, the error estimate E_k = |C_k| ||e|| and, for an accepted
+** step, l from prod_{i=1}^{k+1} (1 + x/i). */
+static int attempt(void *mem, double t_try, double h, double *err)
+{
+    mstiff_mem *d = mem;
+    hy_nsk *c = &d->c;
+    int k = c->order;
+    int status = solve_step(d, t_try, h);
+    if (status != HY_EVAL_OK)
+        return status;
+    *err = mebdf_error_const[k - 1] * hy_wrms_norm(c->n, c->corr, c->ewt);
+    double *l = c->l;
+    for (int j = 0; j <= k + 1; j++)
+        l[j] = 0.0;
+    l[0] = 1.0;
+    for (int i = 1; i <= k + 1; i++)
+        for (int j = i; j >= 1; j--)
+            l[j] += l[j - 1] / i;
+    return HY_EVAL_OK;
+}
+
+/* c.f_pert <- e_n - e_{n-1} for the order-raising estimate. */
+static void accept(void *mem, double h)
+{
+    mstiff_mem *d = mem;
+    hy_nsk *c = &d->c;
+    (void)h;
+    d->prev_same = d->e_last_valid;
+    for (int i = 0; i < c->n; i++) {
+        c->f_pert[i] = c->corr[i] - d->e_last[i];
+        d->e_last[i] = c->corr[i];
+    }
+    d->e_last_valid = 1;
+}
+
+/* Every k+2 steps of constant h and k ([CC92]'s waiting, so that the
+** history and e_n - e_{n-1} belong to the current grid): ratios for orders
+** k-1, k, k+1 with the biases of [BBH89]; h increases by 1.5 at least
+** (at most 1e4 at the first decision, 10 later); decreases happen after
+** failures only. */
+static void choose_next(void *mem, double err_k)
+{
+    mstiff_mem *d = mem;
+    hy_nsk *c = &d->c;
+    int n = c->n, k = c->order;
+    c->order_next = k;
+    c->h_next = c->h;
+    if (--d->steps_to_wait > 0)
+        return;
+    d->steps_to_wait = 1;   /* look again after the next step */
+    double eta = hy_nsk_eta(MSTIFF_BIAS_SAME, err_k, k + 2);
+    int order_next = k;
+    if (k > 1) {
+        double factorial = 1.0;
+        for (int j = 2; j <= k + 1; j++)
+            factorial *= j;
+        double err_down = mebdf_error_const[k - 2] * factorial
+                        * hy_wrms_norm(n, ZCOL(d, k + 1), c->ewt);
+        double eta_down = hy_nsk_eta(MSTIFF_BIAS_DOWN, err_down, k + 1);
+        if (eta_down > eta) {
+            eta = eta_down;
+            order_next = k - 1;
+        }
+    }
+    if (k < c->max_order && d->prev_same) {
+        /* f_pert holds e_n - e_{n-1} (set by accept). */
+        double err_up = mebdf_error_const[k]
+                      * hy_wrms_norm(n, c->f_pert, c->ewt);
+        double eta_up = hy_nsk_eta(MSTIFF_BIAS_UP, err_up, k + 3);
+        if (eta_up > eta) {
+            eta = eta_up;
+            order_next = k + 1;
+        }
+    }
+    if (eta < MSTIFF_ETA_THRESH)
+        return;
+    eta = fmin(eta, d->first_decision ? MSTIFF_ETA_MAX_FIRST : MSTIFF_ETA_MAX);
+    d->first_decision = 0;
+    c->order_next = order_next;
+    c->h_next = c->h * eta;
+    d->steps_to_wait = order_next + 2;
+}
+
+/* A new h leaves the grid of e_last and restarts the waiting. */
+static void on_new_h(void *mem)
+{
+    mstiff_mem *d = mem;
+    d->e_last_valid = 0;
+    if (d->steps_to_wait < d->c.order + 2)
+        d->steps_to_wait = d->c.order + 2;
+}
+
+static void on_reject(void *mem, int restarted)
+{
+    mstiff_mem *d = mem;
+    (void)restarted;
+    d->steps_to_wait = d->c.order + 2;
+}
+
+static const hy_nsk_method mstiff_method = {
+    .attempt = attempt,
+    .accept = accept,
+    .choose_next = choose_next,
+    .on_new_h = on_new_h,
+    .on_reject = on_reject,
+    .change_order = change_order,
+};
+
+/* ------------------------------------------------------------------------
+** The descriptor's functions
 */
 
 static void mstiff_destroy(void *mem)
@@ -450,22 +476,10 @@ static void mstiff_destroy(void *mem)
     mstiff_mem *d = mem;
     if (d == NULL)
         return;
-    hy_free(d->rtol);
-    hy_free(d->atol);
-    hy_itmat_free(&d->iter);
-    hy_free(d->z);
-    hy_free(d->z_backup);
-    hy_free(d->y);
-    hy_free(d->f);
-    hy_free(d->delta);
-    hy_free(d->ewt);
-    hy_free(d->f_pert);
-    hy_free(d->psi);
-    hy_free(d->y_bar1);
-    hy_free(d->f_bar1);
-    hy_free(d->f_bar2);
-    hy_free(d->corr);
-    hy_free(d->e_last);
+    hy_nsk_free(&d->c);
+    double **const slots[] = { &d->psi, &d->y_bar1, &d->f_bar1, &d->f_bar2,
+                               &d->e_last };
+    hy_free_vectors(slots, sizeof slots / sizeof slots[0]);
     hy_free(d);
 }
 
@@ -476,30 +490,13 @@ static void *mstiff_create(int n)
     mstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    size_t len = (size_t)n;
-    d->n = n;
-    d->rtol = hy_malloc(len * sizeof(double));
-    d->atol = hy_malloc(len * sizeof(double));
-    d->z = hy_calloc(MSTIFF_N_COLS * len, sizeof(double));
-    d->z_backup = hy_calloc(MSTIFF_N_COLS * len, sizeof(double));
-    d->y = hy_malloc(len * sizeof(double));
-    d->f = hy_malloc(len * sizeof(double));
-    d->delta = hy_malloc(len * sizeof(double));
-    d->ewt = hy_malloc(len * sizeof(double));
-    d->f_pert = hy_malloc(len * sizeof(double));
-    d->psi = hy_malloc(len * sizeof(double));
-    d->y_bar1 = hy_malloc(len * sizeof(double));
-    d->f_bar1 = hy_malloc(len * sizeof(double));
-    d->f_bar2 = hy_malloc(len * sizeof(double));
-    d->corr = hy_malloc(len * sizeof(double));
-    d->e_last = hy_calloc(len, sizeof(double));
-    if (!d->rtol || !d->atol || !d->z || !d->z_backup || !d->y || !d->f || !d->delta || !d->ewt
-        || !d->f_pert || !d->psi || !d->y_bar1 || !d->f_bar1 || !d->f_bar2
-        || !d->corr || !d->e_last) {
+    double **const slots[] = { &d->psi, &d->y_bar1, &d->f_bar1, &d->f_bar2,
+                               &d->e_last };
+    if (hy_nsk_alloc(&d->c, n, MSTIFF_N_COLS, 1) != 0
+        || hy_alloc_vectors(n, slots, sizeof slots / sizeof slots[0]) != 0) {
         mstiff_destroy(d);
         return NULL;
     }
-    d->head.worst = -1;
     return d;
 }
 
@@ -509,303 +506,28 @@ static int mstiff_init(void *mem, const hy_dae *dae, double t0,
 {
     mstiff_mem *d = mem;
     (void)yp0;  /* y'(t0) = f(t0, y0) is evaluated by the first step */
-    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+    if (d == NULL)
         return HYDAE_ERR_ARG;
-    d->initialized = 0;
-    int n = d->n;
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0) || opt->max_order < 0
-        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
-        || hy_copy_tolerances(n, opt, 1, d->rtol, d->atol) != 0
-        || !hy_all_finite(n, y0)
-        || hy_set_weights(n, d->rtol, d->atol, y0, 0, d->ewt) != 0)
-        return HYDAE_ERR_ARG;
-    d->dae = *dae;
-    d->h_user = opt->h0;
-    int ls_status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
-    if (ls_status != 0)
-        return ls_status;
-    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
-    d->max_order = opt->max_order > 0 && opt->max_order < MSTIFF_MAX_ORDER
-                       ? opt->max_order
-                       : MSTIFF_MAX_ORDER;
-
-    d->t = t0;
-    d->t_prev = t0;
-    d->h = 0.0;
-    d->order = 1;
-    d->order_next = 1;
-    d->started = 0;
-    d->n_steps_since_init = 0;
+    int status = hy_nsk_init(&d->c, dae, t0, y0, opt, MSTIFF_MAX_ORDER);
+    if (status != HYDAE_OK)
+        return status;
     d->steps_to_wait = 3;
     d->first_decision = 1;
     d->e_last_valid = 0;
-    d->have_jac = 0;
-    d->have_matrix = 0;
-    d->jac_fresh = 0;
-    d->gamma_matrix = 1.0;
-    d->steps_since_matrix = 0;
-    d->steps_since_jac = 0;
-    d->conv_rate = 0.7;
-    d->head.worst = -1;
-    memset(d->z, 0, MSTIFF_N_COLS * (size_t)n * sizeof(double));
-    memcpy(ZCOL(d, 0), y0, (size_t)n * sizeof(double));
-    d->head.stats.h_last = 0.0;
-    d->head.stats.order_last = 0;
-    d->initialized = 1;
+    d->prev_same = 0;
     return HYDAE_OK;
-}
-
-/* ------------------------------------------------------------------------
-** Step
-*/
-
-/* Every k+2 steps of constant h and k ([CC92]'s waiting, so that the
-** history and e_n - e_{n-1} belong to the current grid): ratios for orders
-** k-1, k, k+1 with the biases of [BBH89]; h increases by 1.5 at least
-** (at most 1e4 at the first decision, 10 later); decreases happen after
-** failures only. */
-static void choose_next(mstiff_mem *d, double err_k, int prev_same)
-{
-    int n = d->n, k = d->order;
-    d->order_next = k;
-    d->h_next = d->h;
-    if (--d->steps_to_wait > 0)
-        return;
-    d->steps_to_wait = 1;   /* look again after the next step */
-    double eta = 1.0 / (pow(MSTIFF_BIAS_SAME * err_k, 1.0 / (k + 2))
-                        + MSTIFF_ETA_ADDON);
-    int order_next = k;
-    if (k > 1) {
-        double factorial = 1.0;
-        for (int j = 2; j <= k + 1; j++)
-            factorial *= j;
-        double err_down = mebdf_error_const[k - 2] * factorial
-                        * hy_wrms_norm(n, ZCOL(d, k + 1), d->ewt);
-        double eta_down = 1.0 / (pow(MSTIFF_BIAS_DOWN * err_down,
-                                     1.0 / (k + 1)) + MSTIFF_ETA_ADDON);
-        if (eta_down > eta) {
-            eta = eta_down;
-            order_next = k - 1;
-        }
-    }
-    if (k < d->max_order && prev_same) {
-        /* f_pert holds e_n - e_{n-1} (set by the caller). */
-        double err_up = mebdf_error_const[k]
-                      * hy_wrms_norm(n, d->f_pert, d->ewt);
-        double eta_up = 1.0 / (pow(MSTIFF_BIAS_UP * err_up, 1.0 / (k + 3))
-                               + MSTIFF_ETA_ADDON);
-        if (eta_up > eta) {
-            eta = eta_up;
-            order_next = k + 1;
-        }
-    }
-    if (eta < MSTIFF_ETA_THRESH)
-        return;
-    eta = fmin(eta, d->first_decision ? MSTIFF_ETA_MAX_FIRST : MSTIFF_ETA_MAX);
-    d->first_decision = 0;
-    d->order_next = order_next;
-    d->h_next = d->h * eta;
-    d->steps_to_wait = order_next + 2;
 }
 
 static int mstiff_step(void *mem, double t_stop, double *t_new)
 {
-    mstiff_mem *d = mem;
-    if (d == NULL || t_new == NULL || !d->initialized)
-        return HYDAE_ERR_ARG;
-    *t_new = d->t;
-    if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
-    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
-        d->t = t_stop;
-        *t_new = t_stop;
-        return HY_TSTOP;
-    }
-    if (!d->started) {
-        int status = hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), d->f);
-        if (status != HY_EVAL_OK)
-            return HYDAE_ERR_RESIDUAL;
-        double h0 = d->h_user;
-        if (h0 == 0.0) {
-            status = hy_ode_initial_step(
-                &d->dae, &d->head, d->t, t_stop, d->h_max, ZCOL(d, 0), d->f,
-                d->atol, d->ewt, d->y, d->f_pert, d->delta, &h0);
-            if (status != HY_EVAL_OK)
-                return HYDAE_ERR_RESIDUAL;
-            h0 = fmin(h0, d->h0_max);
-        }
-        if (h0 > d->h_max)
-            h0 = d->h_max;
-        if (h0 < d->h_min)
-            h0 = d->h_min;
-        d->h = h0;
-        d->h_next = h0;
-        double *col1 = ZCOL(d, 1);
-        for (int i = 0; i < n; i++)
-            col1[i] = h0 * d->f[i];
-        d->order = 1;
-        d->order_next = 1;
-        d->started = 1;
-    }
-    if (d->order_next != d->order)
-        apply_order_change(d, d->order_next);
-
-    int n_err_fails = 0, n_conv_fails = 0;
-    double h_try = d->h_next;
-    for (;;) {
-        if (h_try > d->h_max)
-            h_try = d->h_max;
-        double dist = t_stop - d->t;
-        double margin = fmax(100.0 * DBL_EPSILON * fabs(t_stop),
-                             1e-3 * h_try);
-        int lands = h_try >= dist - margin;
-        if (lands)
-            h_try = dist;
-        if (h_try != d->h) {
-            rescale_history(d, h_try);
-            d->e_last_valid = 0;
-            if (d->steps_to_wait < d->order + 2)
-                d->steps_to_wait = d->order + 2;
-        }
-        double h = d->h;
-        double t_try = lands ? t_stop : d->t + h;
-        int k = d->order;
-        size_t hist_len = (size_t)(k + 2) * (size_t)n;
-        memcpy(d->z_backup, d->z, hist_len * sizeof(double));
-        predict(d);
-        d->jac_fresh = 0;
-        int status = solve_step(d, t_try, h);
-        if (status == HY_EVAL_OK) {
-            double err = mebdf_error_const[k - 1]
-                       * hy_wrms_norm(n, d->corr, d->ewt);
-            if (err <= 1.0) {
-                /* z <- z + e l, l from prod_{i=1}^{k+1} (1 + x/i). */
-                double l[MSTIFF_N_COLS];
-                for (int j = 0; j <= k + 1; j++)
-                    l[j] = 0.0;
-                l[0] = 1.0;
-                for (int i = 1; i <= k + 1; i++)
-                    for (int j = i; j >= 1; j--)
-                        l[j] += l[j - 1] / i;
-                for (int j = 0; j <= k + 1; j++) {
-                    double *col = ZCOL(d, j);
-                    for (int i = 0; i < n; i++)
-                        col[i] += l[j] * d->corr[i];
-                }
-                int prev_same = d->e_last_valid;
-                for (int i = 0; i < n; i++) {
-                    d->f_pert[i] = d->corr[i] - d->e_last[i];
-                    d->e_last[i] = d->corr[i];
-                }
-                d->e_last_valid = 1;
-                d->t_prev = d->t;
-                d->t = t_try;
-                d->head.stats.n_steps++;
-                d->n_steps_since_init++;
-                d->steps_since_matrix++;
-                d->steps_since_jac++;
-                d->head.stats.h_last = h;
-                d->head.stats.order_last = k;
-                hy_set_weights(n, d->rtol, d->atol, ZCOL(d, 0), 1, d->ewt);
-                choose_next(d, err, prev_same);
-                if (d->h_next < d->h_min)
-                    d->h_next = d->h_min;
-                *t_new = d->t;
-                return lands ? HY_TSTOP : HYDAE_OK;
-            }
-            /* Error test failure. */
-            memcpy(d->z, d->z_backup, hist_len * sizeof(double));
-            d->head.worst = hy_argmax_weighted(n, d->corr, d->ewt);
-            d->head.stats.n_err_fails++;
-            n_err_fails++;
-            if (n_err_fails >= MSTIFF_MAX_ERR_FAILS)
-                return HYDAE_ERR_ERRTEST;
-            double eta = 1.0 / (pow(MSTIFF_BIAS_SAME * err, 1.0 / (k + 2))
-                                + MSTIFF_ETA_ADDON);
-            eta = fmax(MSTIFF_ETA_MIN, fmin(eta, 0.9));
-            if (n_err_fails >= 2)
-                eta = fmin(eta, MSTIFF_ETA_MAX_ERRFAIL);
-            if (n_err_fails >= MSTIFF_ERRFAILS_TO_ORDER1) {
-                eta = MSTIFF_ETA_MIN;
-                if (k > 1) {
-                    status = hy_eval_rhs(&d->dae, &d->head, d->t,
-                                         ZCOL(d, 0), d->f);
-                    if (status != HY_EVAL_OK)
-                        return HYDAE_ERR_RESIDUAL;
-                    for (int j = 2; j <= k + 1; j++)
-                        memset(ZCOL(d, j), 0, (size_t)n * sizeof(double));
-                    double *col1 = ZCOL(d, 1);
-                    for (int i = 0; i < n; i++)
-                        col1[i] = h * d->f[i];
-                    d->order = 1;
-                }
-            }
-            d->steps_to_wait = d->order + 2;
-            h_try = h * eta;
-            if (h_try < d->h_min && d->h_min > 0.0) {
-                if (h <= d->h_min * (1.0 + 1e-12))
-                    return HYDAE_ERR_HMIN;
-                h_try = d->h_min;
-            }
-            if (d->t + h_try == d->t || h_try < hy_roundoff_floor(d->t))
-                return HYDAE_ERR_HMIN;
-            continue;
-        }
-        memcpy(d->z, d->z_backup, hist_len * sizeof(double));
-        if (status == HY_EVAL_RES_FATAL || status == HY_EVAL_JAC_FATAL)
-            return hy_eval_error(status, 0);
-        d->head.stats.n_conv_fails++;
-        n_conv_fails++;
-        if (status == HY_EVAL_SINGULAR) {
-            d->have_matrix = 0;
-            d->head.worst = -1; /* no column known: name none (sim.c) */
-        }
-        d->steps_to_wait = d->order + 2;
-        h_try = h * MSTIFF_ETA_CONVFAIL;
-        int too_small = (d->h_min > 0.0 && h_try < d->h_min
-                         && h <= d->h_min * (1.0 + 1e-12))
-                      || d->t + h_try == d->t
-                      || h_try < hy_roundoff_floor(d->t);
-        if (h_try < d->h_min)
-            h_try = d->h_min;
-        if (n_conv_fails >= MSTIFF_MAX_CONV_FAILS || too_small)
-            return hy_eval_error(status, too_small);
-    }
+    return hy_nsk_step(mem, &mstiff_method, t_stop, t_new);
 }
 
 /* y and y' at t in [t_prev, t_n] from the history polynomial of the last
 ** step (degree k+1, the interpolant of y_{n+1}, ..., y_{n-k}). */
 static int mstiff_dense(void *mem, double t, double *y, double *yp)
 {
-    mstiff_mem *d = mem;
-    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
-    if (!d->started) {
-        if (y)
-            memcpy(y, ZCOL(d, 0), (size_t)n * sizeof(double));
-        if (yp && hy_eval_rhs(&d->dae, &d->head, d->t, ZCOL(d, 0), yp)
-                      != HY_EVAL_OK)
-            return HYDAE_ERR_RESIDUAL;
-        return HYDAE_OK;
-    }
-    int deg = d->order + 1;
-    double x = (t - d->t) / d->h;
-    for (int i = 0; i < n; i++) {
-        double value = 0.0, slope = 0.0;
-        for (int j = deg; j >= 0; j--) {
-            double zj = ZCOL(d, j)[i];
-            if (j >= 1)
-                slope = slope * x + j * zj;
-            value = value * x + zj;
-        }
-        if (y)
-            y[i] = value;
-        if (yp)
-            yp[i] = slope / d->h;
-    }
-    return HYDAE_OK;
+    return hy_nsk_dense(mem, t, y, yp);
 }
 
 const hy_integrator_ops hy_mstiff = {

@@ -22,7 +22,7 @@
 ** with h / 4; it counts as a rejected step (n_err_fails). There is no
 ** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
 */
-#include "integrators/common.h"
+#include "integrators/stepctl.h"
 #include "core/core.h"
 
 #include <math.h>
@@ -106,32 +106,21 @@ typedef struct rk45_bank {
 } rk45_bank;
 
 typedef struct rk45_mem {
-    hy_mem_head head;           /* first: statistics, worst component */
-    int n;
-    int initialized;
-
-    hy_dae dae;
+    hy_explicit e;              /* first: the shared state (y at t) */
     double *rtol;               /* per component */
     double *atol;
     double h_user;              /* opt->h0, 0 = automatic */
     double h0_max;              /* cap on the automatic first step, 0 = none */
     double h_min;               /* 0 = none */
     double h_max;               /* +inf = none */
-
-    double t;                   /* time of the current solution */
-    double t_prev;              /* start of the last accepted step */
     double h;                   /* step to try next; 0 = not chosen yet */
-    int have_f;                 /* f(t, y) is in banks[cur].k[6] */
-    long n_steps_since_init;
-    int last_step_trivial;      /* last "step" only moved t by roundoff */
 
-    double *y;                  /* solution at t */
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's 5th-order solution */
     double *y_stage;            /* argument of the stage being evaluated */
-    double *yp_init;            /* y'(t0) given to init() */
     rk45_bank banks[2];
-    int cur;                    /* bank of the last accepted step */
+    int cur;                    /* bank of the last accepted step; its
+                                ** k[6] is f(t, y) once e.have_f */
 } rk45_mem;
 
 /* ------------------------------------------------------------------------
@@ -145,12 +134,12 @@ typedef struct rk45_mem {
 static double norm_at(const rk45_mem *d, const double *v, const double *y)
 {
     double sum = 0.0;
-    for (int i = 0; i < d->n; i++) {
+    for (int i = 0; i < d->e.n; i++) {
         double scale = d->atol[i] + d->rtol[i] * fabs(y[i]);
         double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
         sum += ratio * ratio;
     }
-    return sqrt(sum / d->n);
+    return sqrt(sum / d->e.n);
 }
 
 /* Starting step size ([HNW] II.4, "Starting Step Size", steps a-f) for a
@@ -165,17 +154,17 @@ static double norm_at(const rk45_mem *d, const double *v, const double *y)
 static int initial_step(rk45_mem *d, const double *f0, double t_stop,
                         double *h_out)
 {
-    int n = d->n;
-    double d0 = norm_at(d, d->y, d->y);
-    double d1 = norm_at(d, f0, d->y);
+    int n = d->e.n;
+    double d0 = norm_at(d, d->e.y, d->e.y);
+    double d1 = norm_at(d, f0, d->e.y);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    h0 = fmin(h0, t_stop - d->t);
+    h0 = fmin(h0, t_stop - d->e.t);
     h0 = fmin(h0, d->h_max);
     double *y_euler = d->y_stage;
     double *f_euler = d->banks[1 - d->cur].k[1];
     for (int i = 0; i < n; i++)
-        y_euler[i] = d->y[i] + h0 * f0[i];
-    int status = hy_eval_rhs(&d->dae, &d->head, d->t + h0, y_euler, f_euler);
+        y_euler[i] = d->e.y[i] + h0 * f0[i];
+    int status = hy_eval_rhs(&d->e.dae, &d->e.head, d->e.t + h0, y_euler, f_euler);
     if (status == HY_EVAL_RES_FATAL)
         return HY_EVAL_RES_FATAL;
     if (status == HY_EVAL_RES_FAIL) {
@@ -184,7 +173,7 @@ static int initial_step(rk45_mem *d, const double *f0, double t_stop,
     }
     for (int i = 0; i < n; i++)
         f_euler[i] -= f0[i];
-    double d2 = norm_at(d, f_euler, d->y) / h0;
+    double d2 = norm_at(d, f_euler, d->e.y) / h0;
     double d_max = fmax(d1, d2);
     double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
                                : pow(0.01 / d_max, RK45_ERR_EXPONENT);
@@ -196,7 +185,27 @@ static int initial_step(rk45_mem *d, const double *f0, double t_stop,
 ** The descriptor's functions
 */
 
-static void rk45_destroy(void *mem);
+#define RK45_VECTORS(d)                                                      \
+    { &(d)->rtol, &(d)->atol, &(d)->y_prev, &(d)->y_new, &(d)->y_stage }
+#define RK45_N_VECTORS 5
+
+static void rk45_destroy(void *mem)
+{
+    rk45_mem *d = mem;
+    if (d == NULL)
+        return;
+    double **const slots[RK45_N_VECTORS] = RK45_VECTORS(d);
+    hy_free_vectors(slots, RK45_N_VECTORS);
+    for (int b = 0; b < 2; b++) {
+        double **const bank[RK45_N_STAGES] = {
+            &d->banks[b].k[0], &d->banks[b].k[1], &d->banks[b].k[2],
+            &d->banks[b].k[3], &d->banks[b].k[4], &d->banks[b].k[5],
+            &d->banks[b].k[6] };
+        hy_free_vectors(bank, RK45_N_STAGES);
+    }
+    hy_explicit_free(&d->e);
+    hy_free(d);
+}
 
 static void *rk45_create(int n)
 {
@@ -205,46 +214,21 @@ static void *rk45_create(int n)
     rk45_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    size_t len = (size_t)n;
-    d->n = n;
-    d->rtol = hy_malloc(len * sizeof(double));
-    d->atol = hy_malloc(len * sizeof(double));
-    d->y = hy_malloc(len * sizeof(double));
-    d->y_prev = hy_malloc(len * sizeof(double));
-    d->y_new = hy_malloc(len * sizeof(double));
-    d->y_stage = hy_malloc(len * sizeof(double));
-    d->yp_init = hy_malloc(len * sizeof(double));
-    int ok = d->rtol && d->atol && d->y && d->y_prev && d->y_new && d->y_stage
-             && d->yp_init;
-    for (int b = 0; b < 2; b++)
-        for (int s = 0; s < RK45_N_STAGES; s++) {
-            d->banks[b].k[s] = hy_calloc(len, sizeof(double));
-            ok = ok && d->banks[b].k[s];
-        }
+    double **const slots[RK45_N_VECTORS] = RK45_VECTORS(d);
+    int ok = hy_explicit_alloc(&d->e, n) == 0
+             && hy_alloc_vectors(n, slots, RK45_N_VECTORS) == 0;
+    for (int b = 0; ok && b < 2; b++) {
+        double **const bank[RK45_N_STAGES] = {
+            &d->banks[b].k[0], &d->banks[b].k[1], &d->banks[b].k[2],
+            &d->banks[b].k[3], &d->banks[b].k[4], &d->banks[b].k[5],
+            &d->banks[b].k[6] };
+        ok = hy_alloc_vectors(n, bank, RK45_N_STAGES) == 0;
+    }
     if (!ok) {
         rk45_destroy(d);
         return NULL;
     }
-    d->head.worst = -1;
     return d;
-}
-
-static void rk45_destroy(void *mem)
-{
-    rk45_mem *d = mem;
-    if (d == NULL)
-        return;
-    hy_free(d->rtol);
-    hy_free(d->atol);
-    hy_free(d->y);
-    hy_free(d->y_prev);
-    hy_free(d->y_new);
-    hy_free(d->y_stage);
-    hy_free(d->yp_init);
-    for (int b = 0; b < 2; b++)
-        for (int s = 0; s < RK45_N_STAGES; s++)
-            hy_free(d->banks[b].k[s]);
-    hy_free(d);
 }
 
 static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
@@ -253,36 +237,21 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     rk45_mem *d = mem;
     if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
         return HYDAE_ERR_ARG;
-    d->initialized = 0;
-    int n = d->n;
+    d->e.initialized = 0;
     /* rtol_i = atol_i = 0 is refused here (a zero scale sc_i); max_order
     ** is not checked, the order being fixed. */
-    if (dae->n != n || dae->rhs == NULL || !isfinite(t0)
+    if (dae->n != d->e.n
         || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
-        || hy_copy_tolerances(n, opt, 0, d->rtol, d->atol) != 0
-        || !hy_all_finite(n, y0) || !hy_all_finite(n, yp0))
+        || hy_copy_tolerances(d->e.n, opt, 0, d->rtol, d->atol) != 0)
         return HYDAE_ERR_ARG;
-    d->dae = *dae;
+    int status = hy_explicit_init(&d->e, dae, t0, y0, yp0);
+    if (status != HYDAE_OK)
+        return status;
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
-
-    d->t = t0;
-    d->t_prev = t0;
     d->h = 0.0;
-    d->have_f = 0;
-    d->n_steps_since_init = 0;
-    d->last_step_trivial = 0;
     d->cur = 0;
-    d->head.worst = -1;
-    memcpy(d->y, y0, (size_t)n * sizeof(double));
-    memcpy(d->y_prev, y0, (size_t)n * sizeof(double));
-    if (yp0 != NULL)
-        memcpy(d->yp_init, yp0, (size_t)n * sizeof(double));
-    else
-        memset(d->yp_init, 0, (size_t)n * sizeof(double));
-    d->head.stats.h_last = 0.0;
-    d->head.stats.order_last = 0;
-    d->initialized = 1;
+    memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
     return HYDAE_OK;
 }
 
@@ -291,7 +260,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 ** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
 static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
 {
-    int n = d->n;
+    int n = d->e.n;
     const rk45_bank *acc = &d->banks[d->cur];
     rk45_bank *work = &d->banks[1 - d->cur];
     memcpy(work->k[0], acc->k[RK45_N_STAGES - 1], (size_t)n * sizeof(double));
@@ -306,18 +275,18 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
             double incr = rk45_c[s] * k_1;
             for (int j = 1; j < s; j++)
                 incr += rk45_a[s][j] * (work->k[j][i] - k_1);
-            arg[i] = d->y[i] + h * incr;
+            arg[i] = d->e.y[i] + h * incr;
         }
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
-        double t_stage = rk45_c[s] == 1.0 ? t_try : d->t + rk45_c[s] * h;
-        int status = hy_eval_rhs(&d->dae, &d->head, t_stage, arg, work->k[s]);
+        double t_stage = rk45_c[s] == 1.0 ? t_try : d->e.t + rk45_c[s] * h;
+        int status = hy_eval_rhs(&d->e.dae, &d->e.head, t_stage, arg, work->k[s]);
         if (status != HY_EVAL_OK)
             return status;
     }
     for (int i = 0; i < n; i++)
         if (!isfinite(d->y_new[i])) {
-            d->head.worst = i;
+            d->e.head.worst = i;
             return HY_EVAL_RES_FAIL;
         }
     double sum = 0.0, worst_ratio = -1.0;
@@ -328,7 +297,7 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
             err_i += rk45_e[s] * (work->k[s][i] - k_1);
         err_i *= h;
         double scale = d->atol[i]
-                       + d->rtol[i] * fmax(fabs(d->y[i]), fabs(d->y_new[i]));
+                       + d->rtol[i] * fmax(fabs(d->e.y[i]), fabs(d->y_new[i]));
         double ratio = err_i == 0.0 ? 0.0 : fabs(err_i) / scale;
         if (!(ratio <= worst_ratio)) {
             worst_ratio = ratio;
@@ -338,81 +307,61 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
     }
     *err_norm = sqrt(sum / n);
     if (!(*err_norm <= 1.0))
-        d->head.worst = worst;
+        d->e.head.worst = worst;
     return HY_EVAL_OK;
 }
 
 static int rk45_step(void *mem, double t_stop, double *t_new)
 {
     rk45_mem *d = mem;
-    if (d == NULL || t_new == NULL || !d->initialized)
-        return HYDAE_ERR_ARG;
-    *t_new = d->t;
-    if (!(t_stop >= d->t) || !isfinite(t_stop))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
-    if (!d->have_f) {
-        int status = hy_eval_rhs(&d->dae, &d->head, d->t, d->y,
-                                 d->banks[d->cur].k[RK45_N_STAGES - 1]);
-        if (status != HY_EVAL_OK)
-            return HYDAE_ERR_RESIDUAL;
-        d->have_f = 1;
-    }
-    if (t_stop - d->t <= hy_roundoff_floor(t_stop)) {
+    int status = hy_explicit_begin(
+        d ? &d->e : NULL, t_stop, t_new,
+        d ? d->banks[d->cur].k[RK45_N_STAGES - 1] : NULL);
+    if (status != HYDAE_OK)
+        return status;
+    int n = d->e.n;
+    if (hy_explicit_at_stop(&d->e, t_stop)) {
         /* t_stop equals t up to roundoff: arrive without a step (a step
         ** of a few ulps carries no information). The solution moves by
         ** (t_stop - t) f, which is below roundoff. */
-        const double *f_cur = d->banks[d->cur].k[RK45_N_STAGES - 1];
-        double dt = t_stop - d->t;
-        memcpy(d->y_prev, d->y, (size_t)n * sizeof(double));
-        for (int i = 0; i < n; i++)
-            d->y[i] += dt * f_cur[i];
-        d->t_prev = d->t;
-        d->t = t_stop;
-        d->last_step_trivial = 1;
+        memcpy(d->y_prev, d->e.y, (size_t)n * sizeof(double));
+        hy_explicit_arrive(&d->e, t_stop, d->banks[d->cur].k[RK45_N_STAGES - 1]);
         *t_new = t_stop;
         return HY_TSTOP;
     }
     if (d->h == 0.0) {
         double h = d->h_user;
         if (h == 0.0) {
-            int status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
-                                      t_stop, &h);
+            status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
+                            t_stop, &h);
             if (status == HY_EVAL_RES_FATAL)
                 return HYDAE_ERR_RESIDUAL;
             h = fmin(h, d->h0_max);
         }
-        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->t));
+        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->e.t));
     }
 
     int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
     for (;;) {
-        /* Bound h by h_max; land on t_stop when the step would reach it
-        ** or stop within 1% of a step of it (without exceeding h_max). */
-        double h = fmin(d->h, d->h_max);
-        double dist = t_stop - d->t;
-        int lands = dist <= h || (dist <= 1.01 * h && dist <= d->h_max);
-        double t_try = lands ? t_stop : d->t + h;
-        /* The step actually taken is t_try - t, which rounding may make
-        ** differ from h by an ulp of t: keep it within h_max. */
-        if (!lands && t_try - d->t > d->h_max)
-            t_try = nextafter(t_try, d->t);
-        double h_step = t_try - d->t;
-        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
-        if (!lands && (h_step < h_floor || t_try == d->t))
+        hy_explicit_try plan;
+        if (hy_explicit_plan(&d->e, d->h, d->h_min, d->h_max, t_stop, &plan)
+            != HYDAE_OK)
             return HYDAE_ERR_HMIN;
+        double h = plan.h, t_try = plan.t_try, h_step = plan.h_step;
+        double h_floor = plan.h_floor;
+        int lands = plan.lands;
 
         double err_norm = 0.0;
-        int status = attempt(d, h_step, t_try, &err_norm);
+        status = attempt(d, h_step, t_try, &err_norm);
         if (status == HY_EVAL_RES_FATAL)
             return HYDAE_ERR_RESIDUAL;
         if (status == HY_EVAL_RES_FAIL) {
-            d->head.stats.n_err_fails++;
+            d->e.head.stats.n_err_fails++;
             n_rhs_fails++;
             rejected = 1;
             d->h = RK45_RHS_FAIL_FACTOR * h_step;
             if (n_rhs_fails >= RK45_MAX_RHS_FAILS || d->h < h_floor
-                || d->t + d->h == d->t)
+                || d->e.t + d->h == d->e.t)
                 return HYDAE_ERR_RESIDUAL;
             continue;
         }
@@ -430,26 +379,20 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
                 h_next = fmax(h_next, h);
             d->h = fmax(h_next, d->h_min);
             double *old_prev = d->y_prev;
-            d->y_prev = d->y;
-            d->y = d->y_new;
+            d->y_prev = d->e.y;
+            d->e.y = d->y_new;
             d->y_new = old_prev;
             d->cur = 1 - d->cur;
-            d->t_prev = d->t;
-            d->t = t_try;
-            d->last_step_trivial = 0;
-            d->n_steps_since_init++;
-            d->head.stats.n_steps++;
-            d->head.stats.h_last = h_step;
-            d->head.stats.order_last = RK45_ORDER;
+            hy_explicit_advance(&d->e, t_try, h_step, RK45_ORDER, 0);
             *t_new = t_try;
             return lands ? HY_TSTOP : HYDAE_OK;
         }
         /* Error test failure (err_norm > 1 or NaN). */
-        d->head.stats.n_err_fails++;
+        d->e.head.stats.n_err_fails++;
         n_err_fails++;
         rejected = 1;
         d->h = h_step * (isnan(err_norm) ? RK45_RHS_FAIL_FACTOR : fac);
-        if (d->h < h_floor || d->t + d->h == d->t)
+        if (d->h < h_floor || d->e.t + d->h == d->e.t)
             return HYDAE_ERR_HMIN;
         if (n_err_fails >= RK45_MAX_ERR_FAILS)
             return HYDAE_ERR_ERRTEST;
@@ -460,20 +403,15 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
 static int rk45_dense(void *mem, double t, double *y, double *yp)
 {
     rk45_mem *d = mem;
-    if (d == NULL || !d->initialized || !hy_dense_covers(t, d->t_prev, d->t))
-        return HYDAE_ERR_ARG;
-    int n = d->n;
+    int point = hy_explicit_dense_point(
+        d ? &d->e : NULL, t, d ? d->banks[d->cur].k[RK45_N_STAGES - 1] : NULL,
+        y, yp);
+    if (point != 0)
+        return point < 0 ? point : HYDAE_OK;
+    int n = d->e.n;
     const rk45_bank *acc = &d->banks[d->cur];
-    if (d->n_steps_since_init == 0 || d->last_step_trivial || t == d->t) {
-        if (y)
-            memcpy(y, d->y, (size_t)n * sizeof(double));
-        if (yp)
-            memcpy(yp, d->have_f ? acc->k[RK45_N_STAGES - 1] : d->yp_init,
-                   (size_t)n * sizeof(double));
-        return HYDAE_OK;
-    }
-    double h = d->t - d->t_prev;
-    double theta = (t - d->t_prev) / h;
+    double h = d->e.t - d->e.t_prev;
+    double theta = (t - d->e.t_prev) / h;
     double theta_1 = theta - 1.0;
     /* P = theta^2 (3 - 2 theta), Q = theta^2 (theta - 1)^2 and their
     ** derivatives in theta. */

@@ -32,7 +32,7 @@ void hy_columns_free(hy_columns *cols)
 
 static const hydae_model *model_of(const hy_columns *cols)
 {
-    return cols->sim->model;
+    return hy_sim_model(cols->sim);
 }
 
 /* Indices a kind has: result columns, parameters, charts. */
@@ -213,8 +213,8 @@ static double current_value(const hy_columns *cols, const hy_column *column)
 {
     const hydae_sim *s = cols->sim;
     if (column->kind == HY_COLUMN_PARAM)
-        return s->store[column->index];
-    const hydae_mode *active = s->active[column->index];
+        return hy_sim_values(s)[column->index];
+    const hydae_mode *active = hy_sim_active_mode(s, column->index);
     return active ? (double)active->index : NAN;
 }
 
@@ -314,5 +314,12 @@ int hydae_sim_check_vars(hydae_sim *s, const char *vars)
     hy_columns_init(&cols, s);
     int status = hy_columns_add_list(&cols, s, vars);
     hy_columns_free(&cols);
+    return hy_sink_status(s, status, "the list of names");
+}
+
+int hy_sink_status(hydae_sim *s, int status, const char *what)
+{
+    if (status == HYDAE_ERR_NOMEM)
+        hy_sim_fail(s, "out of memory adding %s", what);
     return status;
 }

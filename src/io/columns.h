@@ -12,7 +12,8 @@
 #ifndef HY_COLUMNS_H
 #define HY_COLUMNS_H
 
-#include "sim/sim.h"
+#include "sinks.h"
+#include "model/model.h"
 
 #include <stddef.h>
 
@@ -56,6 +57,10 @@ int hy_columns_add_list(hy_columns *cols, hydae_sim *s, const char *list);
 int hy_columns_add_results(hy_columns *cols);
 int hy_columns_add_params(hy_columns *cols);
 int hy_columns_add_modes(hy_columns *cols);
+
+/* A writer's hydae_sim_add_* returning status: out of memory puts "out of
+** memory adding <what>" on the sim (the message the API promises). */
+int hy_sink_status(hydae_sim *s, int status, const char *what);
 
 /* At the start of a run (from a sink's begin): parameters' and modes'
 ** starting values become the left limit of a first event at t0. */

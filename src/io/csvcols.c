@@ -97,7 +97,7 @@ int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_m
         return HYDAE_ERR_ARG;
     csv_cols *csv = hy_calloc(1, sizeof *csv);
     if (!csv)
-        return HYDAE_ERR_NOMEM;
+        return hy_sink_status(s, HYDAE_ERR_NOMEM, "the CSV output");
     csv->out = out;
     hy_columns_init(&csv->cols, s);
     int status = vars ? hy_columns_add_list(&csv->cols, s, vars)
@@ -114,5 +114,5 @@ int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_m
         status = hy_sim_add_sink(s, &sink);
     if (status)
         csv_release(csv);
-    return status;
+    return hy_sink_status(s, status, "the CSV output");
 }

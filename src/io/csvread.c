@@ -126,7 +126,8 @@ static int read_stop_note(hy_results *r, const char *line)
         reason++;
     if (reason[0] == ' ')
         reason++;
-    return hy_results_set_stop(r, t, reason);
+    hy_results_set_stop(r, t, reason);
+    return 0;
 }
 
 /* Left and right limits from repeated times. */
@@ -211,7 +212,8 @@ static int drop_cut_row(hy_results *r, const record *rec, const char *name, char
               "cut while being written); it is left out", name, rec->line);
     if (r->stopped_early || r->n_rows == 0)
         return 0;
-    return hy_results_set_stop(r, r->t[r->n_rows - 1], "the file ends in an incomplete row");
+    hy_results_set_stop(r, r->t[r->n_rows - 1], "the file ends in an incomplete row");
+    return 0;
 }
 
 int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err_size)

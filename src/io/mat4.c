@@ -76,7 +76,7 @@ static void time_description(const hy_results *r, char *buf, size_t size)
 {
     if (r->stopped_early)
         hy_format(buf, size, "simulation time; the run stopped early at t = %.17g: %s",
-                  r->t_stopped, r->stop_message ? r->stop_message : "");
+                  r->t_stopped, r->stop_message);
     else
         hy_format(buf, size, "simulation time");
 }
@@ -127,7 +127,7 @@ static void write_status(FILE *out, const hy_results *r)
 {
     char text[1400];
     hy_format(text, sizeof text, "stopped early at t = %.17g: %s", r->t_stopped,
-              r->stop_message ? r->stop_message : "");
+              r->stop_message);
     size_t len = strlen(text);
     write_header(out, MAT_TEXT_UINT8, 1, (long)len, "hydae_status");
     for (size_t i = 0; i < len; i++) {
@@ -213,7 +213,8 @@ static int mat_begin(void *user, const hydae_model *m)
 {
     (void)m;
     mat_sink *sink = user;
-    sink->t0 = sink->rec.cols.sim->t0;
+    double t_end;
+    hy_sim_span(sink->rec.cols.sim, &sink->t0, &t_end);
     return hy_recorder_begin(&sink->rec);
 }
 
@@ -246,7 +247,7 @@ int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars, int with_modes)
         return HYDAE_ERR_ARG;
     mat_sink *sink = hy_calloc(1, sizeof *sink);
     if (!sink)
-        return HYDAE_ERR_NOMEM;
+        return hy_sink_status(s, HYDAE_ERR_NOMEM, "the MAT output");
     sink->out = out;
     hy_recorder_init(&sink->rec, s);
     int status = vars ? hy_columns_add_list(&sink->rec.cols, s, vars)
@@ -262,5 +263,5 @@ int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars, int with_modes)
         status = hy_sim_add_sink(s, &desc);
     if (status)
         mat_release(sink);
-    return status;
+    return hy_sink_status(s, status, "the MAT output");
 }

@@ -4,10 +4,12 @@
 ** file goes through hydae_sim_set_option, so the names, ranges and messages
 ** are those of the one settings table. Other elements are ignored (the
 ** element may sit inside a larger model file). Built only when expat is
-** present; otherwise loading reports that clearly.
+** present; otherwise loading reports that clearly. expat allocates
+** through the library's allocator hook (XML_ParserCreate_MM).
 */
 #include "param_xml.h"
-#include "sim/sim.h"
+#include "sinks.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +51,8 @@ int hy_settings_read_xml(hydae_sim *s, FILE *in, const char *path)
 {
     if (!s || !in || !path)
         return HYDAE_ERR_ARG;
-    XML_Parser parser = XML_ParserCreate(NULL);
+    static const XML_Memory_Handling_Suite memory = { hy_malloc, hy_realloc, hy_free };
+    XML_Parser parser = XML_ParserCreate_MM(NULL, &memory, NULL);
     if (!parser) {
         hy_sim_fail(s, "%s: out of memory", path);
         return HYDAE_ERR_NOMEM;
@@ -63,11 +66,17 @@ int hy_settings_read_xml(hydae_sim *s, FILE *in, const char *path)
         size_t got = fread(buffer, 1, sizeof buffer, in);
         done = got < sizeof buffer;
         if (XML_Parse(parser, buffer, (int)got, done) == XML_STATUS_ERROR && reader.status == 0) {
-            hy_sim_fail(s, "%s:%lu:%lu: %s", path,
-                        (unsigned long)XML_GetCurrentLineNumber(parser),
-                        (unsigned long)XML_GetCurrentColumnNumber(parser) + 1,
-                        XML_ErrorString(XML_GetErrorCode(parser)));
-            reader.status = HYDAE_ERR_ARG;
+            enum XML_Error code = XML_GetErrorCode(parser);
+            if (code == XML_ERROR_NO_MEMORY) {
+                hy_sim_fail(s, "%s: out of memory", path);
+                reader.status = HYDAE_ERR_NOMEM;
+            } else {
+                hy_sim_fail(s, "%s:%lu:%lu: %s", path,
+                            (unsigned long)XML_GetCurrentLineNumber(parser),
+                            (unsigned long)XML_GetCurrentColumnNumber(parser) + 1,
+                            XML_ErrorString(code));
+                reader.status = HYDAE_ERR_ARG;
+            }
         }
     }
     if (reader.status == 0 && ferror(in)) {

@@ -96,7 +96,7 @@ int hydae_sim_add_plot(hydae_sim *s, FILE *out, const hydae_plot_options *opt)
     }
     plot_sink *sink = hy_calloc(1, sizeof *sink);
     if (!sink)
-        return HYDAE_ERR_NOMEM;
+        return hy_sink_status(s, HYDAE_ERR_NOMEM, "the plot");
     sink->out = out;
     sink->phase_x = sink->phase_y = -1;
     hy_recorder_init(&sink->rec, s);
@@ -110,7 +110,7 @@ int hydae_sim_add_plot(hydae_sim *s, FILE *out, const hydae_plot_options *opt)
         status = hy_sim_add_sink(s, &desc);
     if (status)
         plot_release(sink);
-    return status;
+    return hy_sink_status(s, status, "the plot");
 }
 
 /* ---- the plot of a CSV file ---- */

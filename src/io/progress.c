@@ -7,6 +7,7 @@
 */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "columns.h"
 #include "sinks.h"
 #include "core/core.h"
 
@@ -44,7 +45,9 @@ static int progress_begin(void *user, const hydae_model *m)
 static void draw(progress *p, double t, double elapsed)
 {
     const hydae_sim *s = p->sim;
-    double fraction = (t - s->t0) / (s->t_end - s->t0);
+    double t0, t_end;
+    hy_sim_span(s, &t0, &t_end);
+    double fraction = (t - t0) / (t_end - t0);
     if (!(fraction >= 0.0))
         fraction = 0.0;
     if (fraction > 1.0)
@@ -58,7 +61,7 @@ static void draw(progress *p, double t, double elapsed)
     hydae_sim_get_stats(s, &st);
     char line[160];
     int length = snprintf(line, sizeof line, "t = %9.4g / %.4g  [%s] %3.0f%%  events %ld  %.1f s",
-                          t, s->t_end, bar, 100.0 * fraction, st.n_events, elapsed);
+                          t, t_end, bar, 100.0 * fraction, st.n_events, elapsed);
     if (length < 0)
         return;
     if (length >= (int)sizeof line)
@@ -102,12 +105,12 @@ int hydae_sim_add_progress(hydae_sim *s, FILE *out)
         return HYDAE_ERR_ARG;
     progress *p = hy_calloc(1, sizeof *p);
     if (!p)
-        return HYDAE_ERR_NOMEM;
+        return hy_sink_status(s, HYDAE_ERR_NOMEM, "the progress bar");
     p->sim = s;
     p->out = out;
-    hy_sink sink = { progress_begin, progress_row, progress_finish, free, p, 0 };
+    hy_sink sink = { progress_begin, progress_row, progress_finish, hy_free, p, 0 };
     int status = hy_sim_add_sink(s, &sink);
     if (status)
         hy_free(p);
-    return status;
+    return hy_sink_status(s, status, "the progress bar");
 }

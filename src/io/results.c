@@ -32,7 +32,6 @@ void hy_results_free(hy_results *r)
     hy_free(r->t);
     hy_free(r->kind);
     hy_free(r->values);
-    hy_free(r->stop_message);
     memset(r, 0, sizeof *r);
 }
 
@@ -43,8 +42,7 @@ void hy_results_clear_rows(hy_results *r)
         r->vars[i].varies = 0;
     r->stopped_early = 0;
     r->t_stopped = NAN;
-    hy_free(r->stop_message);
-    r->stop_message = NULL;
+    r->stop_message[0] = '\0';
 }
 
 int hy_results_set_title(hy_results *r, const char *title)
@@ -139,16 +137,11 @@ int hy_results_append(hy_results *r, hydae_row_kind kind, double t, const double
     return 0;
 }
 
-int hy_results_set_stop(hy_results *r, double t, const char *message)
+void hy_results_set_stop(hy_results *r, double t, const char *message)
 {
-    char *copy = hy_strdup(message ? message : "");
-    if (!copy)
-        return HYDAE_ERR_NOMEM;
-    hy_free(r->stop_message);
-    r->stop_message = copy;
+    hy_format(r->stop_message, sizeof r->stop_message, "%s", message ? message : "");
     r->stopped_early = 1;
     r->t_stopped = t;
-    return 0;
 }
 
 int hy_results_find(const hy_results *r, const char *name)
@@ -179,7 +172,7 @@ void hy_recorder_free(hy_recorder *rec)
 int hy_recorder_prepare(hy_recorder *rec)
 {
     const hy_columns *cols = &rec->cols;
-    if (hy_results_set_title(&rec->res, cols->sim->model->name))
+    if (hy_results_set_title(&rec->res, hy_sim_model(cols->sim)->name))
         return HYDAE_ERR_NOMEM;
     rec->row = hy_malloc(sizeof(double) * (size_t)(cols->n > 0 ? cols->n : 1));
     if (!rec->row)
@@ -210,11 +203,11 @@ int hy_recorder_begin(hy_recorder *rec)
 int hy_recorder_row(hy_recorder *rec, hydae_row_kind kind, double t, const double *values)
 {
     hy_columns_extract(&rec->cols, kind, values, rec->row);
-    return hy_results_append(&rec->res, kind, t, rec->row) ? -1 : 0;
+    return hy_results_append(&rec->res, kind, t, rec->row) ? HYDAE_ERR_NOMEM : 0;
 }
 
 void hy_recorder_finish(hy_recorder *rec, int status, double t, const char *message)
 {
     if (status != 0)
-        (void)hy_results_set_stop(&rec->res, t, message); /* the note is lost if out of memory */
+        hy_results_set_stop(&rec->res, t, message);
 }

@@ -32,7 +32,9 @@ typedef struct hy_results {
     double *values;      /* n_rows x n_vars, row after row */
     int stopped_early;   /* the run failed at t_stopped */
     double t_stopped;
-    char *stop_message;
+    char stop_message[1024]; /* why (a copy of the sim's message): kept
+                             ** without allocating, so that a run that ran out
+                             ** of memory is still marked as stopped early */
 } hy_results;
 
 void hy_results_init(hy_results *r);
@@ -49,8 +51,8 @@ int hy_results_add_var(hy_results *r, const char *name, const char *description,
 int hy_results_label(hy_results *r, int var, const char *label);
 /* One row (values: n_vars of them). 0 or HYDAE_ERR_NOMEM. */
 int hy_results_append(hy_results *r, hydae_row_kind kind, double t, const double *values);
-/* Record that the run stopped early. 0 or HYDAE_ERR_NOMEM. */
-int hy_results_set_stop(hy_results *r, double t, const char *message);
+/* Record that the run stopped early (the message truncated to fit). */
+void hy_results_set_stop(hy_results *r, double t, const char *message);
 /* The column called name, or -1. */
 int hy_results_find(const hy_results *r, const char *name);
 
@@ -72,7 +74,7 @@ void hy_recorder_free(hy_recorder *rec);
 /* The table's columns from the chosen ones (names, descriptions, mode
 ** names). 0 or HYDAE_ERR_NOMEM. */
 int hy_recorder_prepare(hy_recorder *rec);
-/* Sink steps: begin clears the rows; row appends one (-1 if out of
+/* Sink steps: begin clears the rows; row appends one (HYDAE_ERR_NOMEM if out of
 ** memory); finish notes a failure. */
 int hy_recorder_begin(hy_recorder *rec);
 int hy_recorder_row(hy_recorder *rec, hydae_row_kind kind, double t, const double *values);

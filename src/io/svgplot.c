@@ -409,7 +409,7 @@ static void put_title(FILE *out, const hy_results *r, const hy_plot_spec *spec, 
         return;
     char note[200];
     hy_format(note, sizeof note, "the run stopped early at t = %.6g: %.120s", r->t_stopped,
-              r->stop_message ? r->stop_message : "");
+              r->stop_message);
     put_text(out, width / 2.0, 46, "middle", 12, "fill=\"#b00000\"", note);
 }
 

@@ -152,6 +152,13 @@ static int fail(hydae_model *m, hy_diag *diag, const char *what)
     return -1;
 }
 
+/* An allocation of the build itself failed (the model has no message). */
+static int fail_nomem(hy_diag *diag)
+{
+    hy_diag_nomem(diag);
+    return -1;
+}
+
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag)
 {
     hydae_model *m = hydae_model_create(NAME(ir, ir->model_name));
@@ -173,7 +180,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
     }
     unit->global_values = hy_calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
     if (!unit->global_values)
-        return fail(m, diag, "memory");
+        return fail_nomem(diag);
     unit->n_globals = ir->n_globals;
     for (int g = 0; g < ir->n_globals; g++)
         unit->global_values[g] = ir->globals[g].value;
@@ -183,7 +190,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
     hydae_chart **charts = hy_calloc((size_t)ir->n_charts + 1, sizeof *charts);
     int status = -1;
     if (!unit->modes || !unit->transitions || !modes || !charts) {
-        fail(m, diag, "memory");
+        fail_nomem(diag);
         goto done;
     }
     for (int c = 0; c < ir->n_charts; c++) {
@@ -208,7 +215,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         b->is_explicit = mode->is_explicit;
         unit->n_modes = i + 1;
         if (!b->code) {
-            fail(m, diag, "mode code");
+            fail_nomem(diag);
             goto done;
         }
         int ok = 1;
@@ -266,7 +273,11 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         b->ops = ops;
         b->code = ht ? ops->compile_transition(ir, tr) : NULL;
         unit->n_transitions = t + 1;
-        int ok = ht && b->code;
+        if (ht && !b->code) {
+            fail_nomem(diag);
+            goto done;
+        }
+        int ok = ht != NULL;
         if (ok) {
             switch (tr->trigger) {
             case HY_IR_GUARD:
@@ -299,8 +310,11 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
     if (ir->initial.n_stmts > 0) {
         unit->initial.ops = ops;
         unit->initial.code = ops->compile_transition(ir, &ir->initial);
-        if (!unit->initial.code
-            || hydae_model_set_initial_action(m, action_trampoline, &unit->initial) != 0) {
+        if (!unit->initial.code) {
+            fail_nomem(diag);
+            goto done;
+        }
+        if (hydae_model_set_initial_action(m, action_trampoline, &unit->initial) != 0) {
             fail(m, diag, "initial action");
             goto done;
         }

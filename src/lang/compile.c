@@ -7,6 +7,10 @@
 
 #include "lang/build.h"
 #include "lang/parse.h"
+#include "lang/alias.h"
+#include "lang/flatten.h"
+#include "lang/imports.h"
+#include "lang/unroll.h"
 #include "core/core.h"
 
 #include <errno.h>
@@ -68,7 +72,16 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     }
     hy_strtab_init(&unit->strings);
     hy_syntax syntax;
-    hy_parse(source, length, &diag, &unit->strings, &syntax);
+    hy_lang_imports imports;
+    hy_lang_imports_init(&imports, display_name);
+    hy_import_loader loader = hy_lang_imports_loader(&imports);
+    hy_parse_with_imports(source, length, &diag, &unit->strings, &loader, &syntax);
+    if (diag.n_errors == 0)
+        hy_flatten(&syntax, &unit->strings, &diag);
+    if (diag.n_errors == 0)
+        hy_unroll(&syntax, &unit->strings, &diag);
+    if (diag.n_errors == 0 && syntax.flattened)
+        hy_alias_eliminate(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);
@@ -81,6 +94,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         hy_ir_free(&ir);
     }
     hy_syntax_free(&syntax);
+    hy_lang_imports_free(&imports);
+    hy_diag_free(&diag);
     if (n_errors)
         *n_errors = diag.n_errors;
     if (diag.n_errors > 0) {

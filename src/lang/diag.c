@@ -20,33 +20,88 @@ void hy_diag_init(hy_diag *d, FILE *out, const char *file_name, const char *sour
     d->file_name = file_name ? file_name : "<input>";
     d->source = source;
     d->source_len = source_len;
+    d->next_line_base = 1 << 24; /* imported files number their lines from here */
+}
+
+int hy_diag_add_source(hy_diag *d, const char *file_name, const char *text, size_t len)
+{
+    int lines = 1;
+    for (size_t i = 0; i < len && lines < INT_MAX / 2;) {
+        int brk = hy_line_break(text + i, text + len);
+        i += brk ? (size_t)brk : 1;
+        lines += brk != 0;
+    }
+    if (d->next_line_base > INT_MAX - lines - 2
+        || hy_grow((void **)&d->more, &d->cap_more, d->n_more + 1, sizeof *d->more))
+        return -1;
+    char *name = hy_strdup(file_name);
+    if (!name)
+        return -1;
+    hy_diag_source *s = &d->more[d->n_more++];
+    s->file_name = name;
+    s->text = text;
+    s->len = len;
+    s->line_base = d->next_line_base;
+    d->next_line_base += lines + 1;
+    return s->line_base + 1;
+}
+
+void hy_diag_free(hy_diag *d)
+{
+    for (int i = 0; i < d->n_more; i++)
+        hy_free(d->more[i].file_name);
+    hy_free(d->more);
+    d->more = NULL;
+    d->n_more = d->cap_more = 0;
+}
+
+/* The file of a line: its name, text and the line within it. */
+static void locate(const hy_diag *d, int line, const char **name, const char **text,
+                   size_t *len, int *local)
+{
+    *name = d->file_name;
+    *text = d->source;
+    *len = d->source_len;
+    *local = line;
+    for (int i = d->n_more - 1; i >= 0; i--)
+        if (line > d->more[i].line_base) {
+            *name = d->more[i].file_name;
+            *text = d->more[i].text;
+            *len = d->more[i].len;
+            *local = line - d->more[i].line_base;
+            return;
+        }
 }
 
 /* Print the source line `line` and a caret under `column`. */
 static void quote_line(const hy_diag *d, int line, int column)
 {
-    if (!d->source || line <= 0)
+    const char *name, *text;
+    size_t len;
+    int local;
+    locate(d, line, &name, &text, &len, &local);
+    if (!text || local <= 0)
         return;
-    const char *src = d->source, *src_end = d->source + d->source_len;
+    const char *src_end = text + len;
     size_t i = 0;
-    for (int l = 1; l < line && i < d->source_len;) {
-        int brk = hy_line_break(src + i, src_end);
+    for (int l = 1; l < local && i < len;) {
+        int brk = hy_line_break(text + i, src_end);
         i += brk ? (size_t)brk : 1;
         l += brk != 0;
     }
     size_t end = i;
-    while (end < d->source_len && d->source[end] != '\n' && d->source[end] != '\r')
+    while (end < len && text[end] != '\n' && text[end] != '\r')
         end++;
     if (end - i > 400)
         end = i + 400; /* very long lines are cut in the quote */
     fputs(" ", d->out);
     for (size_t k = i; k < end; k++) {
-        unsigned char c = (unsigned char)d->source[k];
+        unsigned char c = (unsigned char)text[k];
         fputc(c == '\t' || c >= 32 ? (int)c : '?', d->out);
     }
     fputs("\n ", d->out);
     for (int k = 1; k < column && (size_t)(k - 1) < end - i; k++)
-        fputc(d->source[i + (size_t)k - 1] == '\t' ? '\t' : ' ', d->out);
+        fputc(text[i + (size_t)k - 1] == '\t' ? '\t' : ' ', d->out);
     fputs("^\n", d->out);
 }
 
@@ -55,8 +110,12 @@ static void emit(hy_diag *d, const char *kind, int line, int column, int quote, 
 {
     if (!d->out)
         return;
+    const char *name, *text;
+    size_t len;
+    int local;
+    locate(d, line, &name, &text, &len, &local);
     if (line > 0)
-        fprintf(d->out, "%s:%d:%d: %s: ", d->file_name, line, column, kind);
+        fprintf(d->out, "%s:%d:%d: %s: ", name, local, column, kind);
     else
         fprintf(d->out, "%s: %s: ", d->file_name, kind);
     vfprintf(d->out, fmt, ap);

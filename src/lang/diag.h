@@ -30,11 +30,23 @@ static inline int hy_line_break(const char *p, const char *end)
     return p + 1 < end && p[1] == '\n' ? 2 : 1;
 }
 
+/* A file read besides the main one (an imported library): its lines are
+** numbered on from line_base + 1, so one int says file and line. */
+typedef struct hy_diag_source {
+    char *file_name;        /* owned */
+    const char *text;       /* borrowed: must outlive the diagnostics */
+    size_t len;
+    int line_base;
+} hy_diag_source;
+
 typedef struct hy_diag {
     FILE *out;              /* NULL: count only */
     const char *file_name;  /* shown before line:column */
     const char *source;     /* the text, for quoting lines */
     size_t source_len;
+    hy_diag_source *more;   /* imported files, by ascending line_base */
+    int n_more, cap_more;
+    int next_line_base;     /* where the next added file starts */
     int n_errors, n_warnings;
     int out_of_memory;      /* set once; the compile then fails */
     unsigned long long last_hash; /* of the last error printed: a repeat of it */
@@ -48,6 +60,10 @@ void hy_diag_error(hy_diag *d, int line, int column, const char *fmt, ...) HY_PR
 void hy_diag_warning(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
 /* A note that belongs to the previous message (no caret line). */
 void hy_diag_note(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+/* Another file's text (an import): the line its first line gets (lex it
+** from there), or -1 when out of memory or past the line range. */
+int hy_diag_add_source(hy_diag *d, const char *file_name, const char *text, size_t len);
+void hy_diag_free(hy_diag *d);
 /* Record an allocation failure (reported once as an error). */
 void hy_diag_nomem(hy_diag *d);
 /* Past HY_DIAG_MAX_ERRORS errors: the input is not worth reading on (the

@@ -256,7 +256,9 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
         char c = *p;
         if (is_name_start(c)) {
             const char *q = p;
-            while (q < lx->end && (is_name_start(*q) || is_digit(*q)))
+            /* a.b.c is one name: a component's element */
+            while (q < lx->end && (is_name_start(*q) || is_digit(*q)
+                                   || (*q == '.' && q + 1 < lx->end && is_name_start(q[1]))))
                 q++;
             tk->text_len = (int)(q - p);
             tk->kind = keyword_or_name(p, tk->text_len);
@@ -288,14 +290,13 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
         case ')': tk->kind = TK_RPAREN; break;
         case ',': tk->kind = TK_COMMA; break;
         case ';': tk->kind = TK_SEMI; break;
+        case '[': tk->kind = TK_LBRACKET; break;
+        case ']': tk->kind = TK_RBRACKET; break;
+        case '{': tk->kind = TK_LBRACE; break;
+        case '}': tk->kind = TK_RBRACE; break;
         case ':':
-            if (next != '=') {
-                hy_diag_error(lx->diag, tk->line, tk->column, "unexpected ':' (assignment is ':=')");
-                lx->pos = p + 1;
-                continue;
-            }
-            tk->kind = TK_ASSIGN;
-            len = 2;
+            tk->kind = next == '=' ? TK_ASSIGN : TK_COLON;
+            len = next == '=' ? 2 : 1;
             break;
         case '=':
             tk->kind = next == '=' ? TK_EQEQ : TK_EQUAL;

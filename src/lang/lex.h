@@ -11,11 +11,13 @@
 
 /* X(token, spelling): keywords first (their spelling is the word). */
 #define HY_KEYWORD_LIST(X)                                                   \
-    X(TK_AND, "and") X(TK_CHART, "chart") X(TK_CONSTANT, "constant")         \
+    X(TK_AND, "and") X(TK_BLOCK, "block") X(TK_CHART, "chart")                \
+    X(TK_CONNECTOR, "connector") X(TK_CONSTANT, "constant")                  \
     X(TK_DISCRETE, "discrete") X(TK_DO, "do") X(TK_ELSE, "else")             \
     X(TK_END, "end") X(TK_ENTRY, "entry") X(TK_EQUATION, "equation")         \
     X(TK_EVENT, "event") X(TK_EXIT, "exit") X(TK_EXPERIMENT, "experiment")   \
-    X(TK_FALSE, "false") X(TK_FROM, "from") X(TK_IF, "if")                   \
+    X(TK_FALSE, "false") X(TK_FLOW, "flow") X(TK_FOR, "for") X(TK_FROM, "from") \
+    X(TK_IF, "if") X(TK_IMPORT, "import")                                    \
     X(TK_INITIAL, "initial") X(TK_MODE, "mode") X(TK_MODEL, "model")         \
     X(TK_NOT, "not") X(TK_OR, "or") X(TK_OUTPUT, "output")                   \
     X(TK_PARAMETER, "parameter") X(TK_RAISE, "raise") X(TK_REAL, "Real")     \
@@ -27,7 +29,8 @@
     X(TK_CARET, "^") X(TK_LPAREN, "(") X(TK_RPAREN, ")") X(TK_COMMA, ",")    \
     X(TK_SEMI, ";") X(TK_ASSIGN, ":=") X(TK_EQUAL, "=") X(TK_LT, "<")        \
     X(TK_LE, "<=") X(TK_GT, ">") X(TK_GE, ">=") X(TK_EQEQ, "==")             \
-    X(TK_NE, "<>")
+    X(TK_NE, "<>") X(TK_LBRACKET, "[") X(TK_RBRACKET, "]")                  \
+    X(TK_LBRACE, "{") X(TK_RBRACE, "}") X(TK_COLON, ":")
 
 typedef enum hy_token_kind {
     TK_EOF,

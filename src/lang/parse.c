@@ -34,6 +34,8 @@ typedef struct hy_parser {
     int n_errors;
     int mode;             /* mode being parsed, -1 at model level */
     int chart;            /* chart being parsed, -1 outside */
+    int loop;             /* innermost for-loop being parsed, -1 outside */
+    int cls;              /* class being parsed */
     long n_tokens;        /* tokens consumed so far */
 } hy_parser;
 
@@ -46,6 +48,22 @@ static void next(hy_parser *ps)
     } else {
         hy_lex_next(&ps->lex, &ps->tk);
     }
+}
+
+/* The token after the current one (read once, kept in ahead). */
+static const hy_token *peek(hy_parser *ps)
+{
+    if (!ps->has_ahead) {
+        hy_lex_next(&ps->lex, &ps->ahead);
+        ps->has_ahead = 1;
+    }
+    return &ps->ahead;
+}
+
+/* TYPE NAME: a component declaration starts here. */
+static int at_component(hy_parser *ps)
+{
+    return ps->tk.kind == TK_NAME && peek(ps)->kind == TK_NAME;
 }
 
 /* How the current token is shown: "'x'", "'12.5'", "'end'", "end of file". */
@@ -96,10 +114,25 @@ static int expect_name(hy_parser *ps, const char *what)
     return id;
 }
 
+/* A word that is a keyword only where the grammar expects it (`in`, `loop`
+** of a for-loop; elsewhere they are names, e.g. a chart called loop). */
+static int expect_word(hy_parser *ps, const char *word)
+{
+    if (ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), word) == 0) {
+        next(ps);
+        return 1;
+    }
+    char expected[32];
+    snprintf(expected, sizeof expected, "'%s'", word);
+    syntax_error(ps, expected);
+    return 0;
+}
+
 static int starts_element(hy_token_kind kind)
 {
     switch (kind) {
     case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_EQUATION:
+    case TK_FLOW: case TK_MODEL: case TK_BLOCK: case TK_CONNECTOR: case TK_IMPORT:
     case TK_MODE: case TK_INITIAL: case TK_CHART: case TK_TRANSITION: case TK_EXPERIMENT:
     case TK_ENTRY: case TK_EXIT: case TK_OUTPUT: case TK_END: case TK_EOF:
         return 1;
@@ -163,22 +196,12 @@ static void turn_end(hy_parser *ps, turn t)
 
 static int add_node(hy_parser *ps, hy_syn_op op, int line, int column, int a, int b, int c)
 {
-    hy_syntax *s = ps->syn;
-    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)) {
+    int node = hy_syntax_add_node(ps->syn, op, line, column, a, b, c);
+    if (node < 0) {
         hy_diag_nomem(ps->diag);
         ps->panic = 1;
-        return -1;
     }
-    hy_syn *n = &s->nodes[s->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = (unsigned char)op;
-    n->line = line;
-    n->column = column;
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    n->name = -1;
-    return s->n_nodes++;
+    return node;
 }
 
 static int parse_expr(hy_parser *ps);
@@ -200,6 +223,31 @@ static int enter(hy_parser *ps)
     return 1;
 }
 
+/* `for NAME in from:to` of a reduction or comprehension whose body is
+** node body (its range starting at first): the node op with name, var,
+** a = body, b = from, c = to. */
+static int parse_for_clause(hy_parser *ps, hy_syn_op op, int name, int first, int body,
+                            int line, int column)
+{
+    next(ps); /* for */
+    int var = expect_name(ps, "the loop variable");
+    if (var < 0 || !expect_word(ps, "in"))
+        return -1;
+    int from = parse_expr(ps);
+    if (ps->panic || !expect(ps, TK_COLON))
+        return -1;
+    int to = parse_expr(ps);
+    if (ps->panic)
+        return -1;
+    int node = add_node(ps, op, line, column, body, from, to);
+    if (node >= 0) {
+        ps->syn->nodes[node].name = name;
+        ps->syn->nodes[node].var = var;
+        ps->syn->nodes[node].first = first;
+    }
+    return node;
+}
+
 static int parse_call(hy_parser *ps, int name, int line, int column)
 {
     int args[HY_SYN_MAX_ARGS] = { -1, -1, -1 };
@@ -207,9 +255,16 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
     next(ps); /* ( */
     if (ps->tk.kind != TK_RPAREN) {
         do {
+            int first = ps->syn->n_nodes;
             int arg = parse_expr(ps);
             if (ps->panic)
                 return -1;
+            if (n_args == 0 && ps->tk.kind == TK_FOR) { /* sum(x[i] for i in 1:n) */
+                int node = parse_for_clause(ps, SYN_REDUCE, name, first, arg, line, column);
+                if (node < 0 || !expect(ps, TK_RPAREN))
+                    return -1;
+                return node;
+            }
             if (n_args < HY_SYN_MAX_ARGS)
                 args[n_args] = arg;
             if (n_args < 255)
@@ -224,6 +279,71 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
         ps->syn->nodes[node].n_args = (unsigned char)n_args;
     }
     return node;
+}
+
+/* name '[' expr ']' */
+static int parse_index(hy_parser *ps, int name, int line, int column)
+{
+    next(ps); /* [ */
+    int first = ps->syn->n_nodes;
+    int index = parse_expr(ps);
+    if (ps->panic || !expect(ps, TK_RBRACKET))
+        return -1;
+    int node = add_node(ps, SYN_INDEX, line, column, index, -1, -1);
+    if (node >= 0) {
+        ps->syn->nodes[node].name = name;
+        ps->syn->nodes[node].first = first;
+    }
+    return node;
+}
+
+/* '{' expr {',' expr} '}' | '{' expr for NAME in expr ':' expr '}'. The
+** constructor's links are added after all elements, last element first,
+** so that every link's operands come before it. */
+static int parse_braces(hy_parser *ps)
+{
+    int line = ps->tk.line, column = ps->tk.column;
+    next(ps); /* { */
+    int first = ps->syn->n_nodes;
+    int element = parse_expr(ps);
+    if (ps->panic)
+        return -1;
+    if (ps->tk.kind == TK_FOR) {
+        int node = parse_for_clause(ps, SYN_COMPREH, -1, first, element, line, column);
+        if (node < 0 || !expect(ps, TK_RBRACE))
+            return -1;
+        return node;
+    }
+    int n = 0, cap = 0, *elements = NULL, *firsts = NULL, cap_firsts = 0;
+    int link = -1;
+    for (;;) {
+        if (hy_grow((void **)&elements, &cap, n + 1, sizeof *elements)
+            || hy_grow((void **)&firsts, &cap_firsts, n + 1, sizeof *firsts)) {
+            hy_diag_nomem(ps->diag);
+            ps->panic = 1;
+            goto done;
+        }
+        elements[n] = element;
+        firsts[n++] = first;
+        if (!accept(ps, TK_COMMA))
+            break;
+        first = ps->syn->n_nodes;
+        element = parse_expr(ps);
+        if (ps->panic)
+            goto done;
+    }
+    if (!expect(ps, TK_RBRACE))
+        goto done;
+    for (int k = n - 1; k >= 0; k--) {
+        link = add_node(ps, SYN_ARRAY, line, column, elements[k], link, -1);
+        if (link < 0)
+            break;
+        ps->syn->nodes[link].first = firsts[k];
+    }
+done:
+    hy_free(elements);
+    hy_free(firsts);
+    return ps->panic ? -1 : link;
 }
 
 static int parse_primary(hy_parser *ps)
@@ -263,9 +383,18 @@ static int parse_primary(hy_parser *ps)
             ps->depth--;
             return node;
         }
+        if (ps->tk.kind == TK_LBRACKET)
+            return parse_index(ps, name, line, column);
         int node = add_node(ps, SYN_NAME, line, column, -1, -1, -1);
         if (node >= 0)
             ps->syn->nodes[node].name = name;
+        return node;
+    }
+    case TK_LBRACE: {
+        if (!enter(ps))
+            return -1;
+        int node = parse_braces(ps);
+        ps->depth--;
         return node;
     }
     case TK_LPAREN: {
@@ -516,29 +645,122 @@ static void parse_modifiers(hy_parser *ps, hy_decl *decl_copy)
 
 /* declaration := [parameter | constant | discrete] Real item {',' item} ';'
 ** item := NAME [modifiers] ['=' expr] [STRING] */
+/* [STRING] after a declared item, then the item into the list; 0 when out
+** of memory. */
+static int push_decl(hy_parser *ps, hy_decl *decl)
+{
+    if (ps->tk.kind == TK_STRING) {
+        decl->description = ps->tk.id;
+        next(ps);
+    }
+    int i = PUSH(ps, decls, n_decls, cap_decls);
+    if (i < 0)
+        return 0;
+    ps->syn->decls[i] = *decl;
+    return 1;
+}
+
+/* component-modifiers := '(' NAME '=' expr {',' NAME '=' expr} ')' */
+static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
+{
+    next(ps); /* ( */
+    decl->mod_first = ps->syn->n_mods;
+    do {
+        hy_mod_syn mod;
+        memset(&mod, 0, sizeof mod);
+        mod.line = ps->tk.line;
+        mod.column = ps->tk.column;
+        mod.name = expect_name(ps, "the name of a parameter or variable of the component");
+        if (mod.name < 0 || !expect(ps, TK_EQUAL))
+            return;
+        mod.value = parse_expr_ref(ps);
+        if (ps->panic)
+            return;
+        int i = PUSH(ps, mods, n_mods, cap_mods);
+        if (i < 0)
+            return;
+        ps->syn->mods[i] = mod;
+        decl->mod_count++;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_RPAREN);
+}
+
+/* TYPE item {',' item} ';' with item := NAME [component-modifiers] [STRING] */
+static void parse_components(hy_parser *ps)
+{
+    int type_name = ps->tk.id;
+    next(ps);
+    do {
+        hy_decl decl;
+        memset(&decl, 0, sizeof decl);
+        decl.kind = DECL_COMPONENT;
+        decl.line = ps->tk.line;
+        decl.column = ps->tk.column;
+        decl.value.root = decl.rtol.root = decl.atol.root = decl.size.root = -1;
+        decl.unit = decl.description = -1;
+        decl.mode = ps->mode;
+        decl.cls = ps->cls;
+        decl.type_name = type_name;
+        decl.name = expect_name(ps, "the component's name");
+        if (decl.name < 0)
+            return;
+        if (ps->tk.kind == TK_LBRACKET) {
+            ps->n_errors++;
+            ps->panic = 1;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
+                          "arrays of components are not supported yet: declare them one by one");
+            return;
+        }
+        if (ps->tk.kind == TK_LPAREN) {
+            parse_component_modifiers(ps, &decl);
+            if (ps->panic)
+                return;
+        }
+        if (!push_decl(ps, &decl))
+            return;
+    } while (accept(ps, TK_COMMA));
+    expect(ps, TK_SEMI);
+}
+
 static void parse_declaration(hy_parser *ps)
 {
+    if (ps->tk.kind == TK_NAME) {
+        parse_components(ps);
+        return;
+    }
     hy_decl_kind kind = DECL_VARIABLE;
+    int is_flow = 0;
     if (accept(ps, TK_PARAMETER))
         kind = DECL_PARAMETER;
     else if (accept(ps, TK_CONSTANT))
         kind = DECL_CONSTANT;
     else if (accept(ps, TK_DISCRETE))
         kind = DECL_DISCRETE;
+    else if (accept(ps, TK_FLOW))
+        is_flow = 1;
     if (!expect(ps, TK_REAL))
         return;
     do {
         hy_decl decl;
         memset(&decl, 0, sizeof decl);
         decl.kind = kind;
+        decl.is_flow = is_flow;
+        decl.cls = ps->cls;
+        decl.type_name = -1;
         decl.line = ps->tk.line;
         decl.column = ps->tk.column;
         decl.value.root = decl.rtol.root = decl.atol.root = -1;
         decl.unit = decl.description = -1;
         decl.mode = ps->mode;
+        decl.size.root = -1;
         decl.name = expect_name(ps, "a name");
         if (decl.name < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            decl.size = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         if (ps->tk.kind == TK_LPAREN) {
             parse_modifiers(ps, &decl);
             if (ps->panic)
@@ -560,31 +782,60 @@ static void parse_declaration(hy_parser *ps)
             if (ps->panic)
                 return;
         }
-        if (ps->tk.kind == TK_STRING) {
-            decl.description = ps->tk.id;
-            next(ps);
-        }
-        int i = PUSH(ps, decls, n_decls, cap_decls);
-        if (i < 0)
+        if (!push_decl(ps, &decl))
             return;
-        ps->syn->decls[i] = decl;
     } while (accept(ps, TK_COMMA));
     expect(ps, TK_SEMI);
 }
 
-/* equation := expr '=' expr ';' | output NAME '=' expr ';' */
+/* `connect(a, b)` parsed as the expression eq->lhs: fills connect_a/b. */
+static int is_connect(hy_parser *ps, hy_equation_syn *eq)
+{
+    const hy_syn *call = &ps->syn->nodes[eq->lhs.root];
+    if (call->op != SYN_CALL || strcmp(hy_strtab_get(ps->strings, call->name), "connect") != 0)
+        return 0;
+    eq->line = call->line;
+    eq->column = call->column;
+    const hy_syn *a = call->a >= 0 ? &ps->syn->nodes[call->a] : NULL;
+    const hy_syn *b = call->b >= 0 ? &ps->syn->nodes[call->b] : NULL;
+    if (call->n_args != 2 || a->op != SYN_NAME || b->op != SYN_NAME) {
+        ps->n_errors++;
+        ps->panic = 1;
+        hy_diag_error(ps->diag, call->line, call->column,
+                      "connect() takes two connectors: connect(a.p, b.n)");
+        return 1;
+    }
+    eq->connect_a = a->name;
+    eq->connect_b = b->name;
+    eq->line = a->line;
+    eq->column = a->column;
+    eq->b_line = b->line;
+    eq->b_column = b->column;
+    return 1;
+}
+
+/* equation := expr '=' expr ';' | output NAME '=' expr ';' | connect(a, b) ';' */
 static void parse_equation(hy_parser *ps)
 {
     hy_equation_syn eq;
     memset(&eq, 0, sizeof eq);
     eq.mode = ps->mode;
     eq.output_name = -1;
+    eq.output_index.root = -1;
+    eq.loop = ps->loop;
+    eq.cls = ps->cls;
+    eq.connect_a = eq.connect_b = -1;
     if (accept(ps, TK_OUTPUT)) {
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;
         eq.output_name = expect_name(ps, "the output's name");
         if (eq.output_name < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            eq.output_index = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         eq.lhs.root = -1;
         eq.lhs.first = ps->syn->n_nodes;
         if (!expect(ps, TK_EQUAL))
@@ -594,6 +845,13 @@ static void parse_equation(hy_parser *ps)
         eq.lhs = parse_expr_ref(ps);
         if (ps->panic)
             return;
+        if (ps->tk.kind == TK_SEMI && is_connect(ps, &eq)) {
+            next(ps);
+            int i = PUSH(ps, equations, n_equations, cap_equations);
+            if (i >= 0)
+                ps->syn->equations[i] = eq;
+            return;
+        }
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;
         if (ps->tk.kind == TK_ASSIGN) {
@@ -619,6 +877,8 @@ static void parse_statement(hy_parser *ps)
     st.line = ps->tk.line;
     st.column = ps->tk.column;
     st.value.root = -1;
+    st.target_index.root = -1;
+    st.loop = ps->loop;
     if (accept(ps, TK_RAISE)) {
         st.is_raise = 1;
         st.target = expect_name(ps, "an event name");
@@ -628,6 +888,11 @@ static void parse_statement(hy_parser *ps)
         st.target = expect_name(ps, "an assignment 'name := value;' or 'raise EVENT;'");
         if (st.target < 0)
             return;
+        if (accept(ps, TK_LBRACKET)) {
+            st.target_index = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
+        }
         if (ps->tk.kind == TK_EQUAL) {
             syntax_error(ps, "':=' (actions assign with ':=')");
             return;
@@ -657,19 +922,71 @@ static void refuse_output_statement(hy_parser *ps)
     next(ps);
 }
 
-/* Statements up to a token that starts an element or a section. */
-static void parse_statements(hy_parser *ps, hy_stmt_range *range)
+static void parse_statement_list(hy_parser *ps);
+static void parse_equations(hy_parser *ps);
+
+/* for NAME in expr ':' expr loop BODY end for ';' around equations
+** (is_equation) or statements. */
+static void parse_for(hy_parser *ps, int is_equation)
 {
-    range->first = ps->syn->n_stmts;
+    hy_loop_syn loop;
+    memset(&loop, 0, sizeof loop);
+    loop.line = ps->tk.line;
+    loop.column = ps->tk.column;
+    loop.parent = ps->loop;
+    loop.depth = ps->loop >= 0 ? ps->syn->loops[ps->loop].depth + 1 : 0;
+    next(ps); /* for */
+    loop.var = expect_name(ps, "the loop variable");
+    if (loop.var < 0 || !expect_word(ps, "in"))
+        return;
+    loop.from = parse_expr_ref(ps);
+    if (ps->panic || !expect(ps, TK_COLON))
+        return;
+    loop.to = parse_expr_ref(ps);
+    if (ps->panic || !expect_word(ps, "loop"))
+        return;
+    if (loop.depth >= HY_PARSE_MAX_DEPTH) {
+        ps->n_errors++;
+        ps->panic = 1;
+        hy_diag_error(ps->diag, loop.line, loop.column, "for-loops nested too deeply "
+                      "(more than %d levels)", HY_PARSE_MAX_DEPTH);
+        return;
+    }
+    int index = PUSH(ps, loops, n_loops, cap_loops);
+    if (index < 0)
+        return;
+    ps->syn->loops[index] = loop;
+    int outer = ps->loop;
+    ps->loop = index;
+    if (is_equation)
+        parse_equations(ps);
+    else
+        parse_statement_list(ps);
+    ps->loop = outer;
+    if (expect(ps, TK_END) && expect(ps, TK_FOR))
+        expect(ps, TK_SEMI);
+}
+
+/* Statements up to a token that starts an element or a section. */
+static void parse_statement_list(hy_parser *ps)
+{
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
         turn t = turn_begin(ps);
         if (ps->tk.kind == TK_OUTPUT)
             refuse_output_statement(ps);
+        else if (ps->tk.kind == TK_FOR)
+            parse_for(ps, 0);
         else
             parse_statement(ps);
         synchronize(ps);
         turn_end(ps, t);
     }
+}
+
+static void parse_statements(hy_parser *ps, hy_stmt_range *range)
+{
+    range->first = ps->syn->n_stmts;
+    parse_statement_list(ps);
     range->count = ps->syn->n_stmts - range->first;
 }
 
@@ -700,8 +1017,13 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 static void parse_equations(hy_parser *ps)
 {
     while (!starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+        if (at_component(ps))
+            break; /* TYPE NAME: a declaration after the equations */
         turn t = turn_begin(ps);
-        parse_equation(ps);
+        if (ps->tk.kind == TK_FOR)
+            parse_for(ps, 1);
+        else
+            parse_equation(ps);
         synchronize(ps);
         turn_end(ps, t);
     }
@@ -764,7 +1086,7 @@ static void parse_mode(hy_parser *ps)
                           hy_lex_kind_name(kind), hy_strtab_get(ps->strings, name));
             parse_declaration(ps); /* consumed; sema ignores it */
             synchronize(ps);
-        } else if (kind == TK_REAL) {
+        } else if (kind == TK_REAL || at_component(ps)) {
             parse_declaration(ps);
             synchronize(ps);
         } else if (kind == TK_OUTPUT) {
@@ -923,8 +1245,22 @@ static void parse_chart(hy_parser *ps)
     parse_end(ps, "chart", name, 1);
 }
 
+/* A mode, chart, transition or experiment in the class being parsed:
+** only the simulated model may have them (checked by flatten.c). */
+static void note_element(hy_parser *ps)
+{
+    hy_class_syn *c = &ps->syn->classes[ps->cls];
+    if (c->n_elements++ == 0) {
+        c->first_line = ps->tk.line;
+        c->first_column = ps->tk.column;
+    }
+}
+
 static void parse_model_body(hy_parser *ps, int model_name)
 {
+    const char *what = ps->syn->classes[ps->cls].kind == CLASS_CONNECTOR ? "connector"
+                       : ps->syn->classes[ps->cls].kind == CLASS_BLOCK   ? "block"
+                                                                         : "model";
     for (;;) {
         turn t = turn_begin(ps);
         switch (ps->tk.kind) {
@@ -932,10 +1268,19 @@ static void parse_model_body(hy_parser *ps, int model_name)
             syntax_error(ps, "'end' closing the model");
             return;
         case TK_END:
-            parse_end(ps, "model", model_name, 1);
+            parse_end(ps, what, model_name, 1);
             return;
-        case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL:
+        case TK_PARAMETER: case TK_CONSTANT: case TK_DISCRETE: case TK_REAL: case TK_FLOW:
             parse_declaration(ps);
+            break;
+        case TK_NAME:
+            if (at_component(ps)) {
+                parse_declaration(ps);
+                break;
+            }
+            syntax_error(ps, "a declaration, 'equation', 'mode', 'chart', 'transition', "
+                             "'experiment' or 'end'");
+            next(ps);
             break;
         case TK_EQUATION:
             next(ps);
@@ -945,15 +1290,19 @@ static void parse_model_body(hy_parser *ps, int model_name)
             parse_equation(ps);
             break;
         case TK_MODE: case TK_INITIAL:
+            note_element(ps);
             parse_mode(ps);
             break;
         case TK_CHART:
+            note_element(ps);
             parse_chart(ps);
             break;
         case TK_TRANSITION:
+            note_element(ps);
             parse_transition(ps);
             break;
         case TK_EXPERIMENT:
+            note_element(ps);
             parse_experiment(ps);
             break;
         case TK_ENTRY: case TK_EXIT:
@@ -975,26 +1324,164 @@ static void parse_model_body(hy_parser *ps, int model_name)
     }
 }
 
-int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
-             hy_syntax *syntax)
+/* The libraries imported so far, shared by the parsers of one compile. */
+typedef struct import_state {
+    const hy_import_loader *loader;
+    int *done;               /* library name ids */
+    int n_done, cap_done;
+    int depth;
+} import_state;
+
+static void parse_classes(hy_parser *ps, int package, import_state *imports);
+
+/* import NAME ';' : parse the library's classes into the same syntax. */
+static void parse_import(hy_parser *ps, import_state *imports)
+{
+    int line = ps->tk.line, column = ps->tk.column;
+    next(ps); /* import */
+    int name = expect_name(ps, "a library name");
+    if (name < 0 || !expect(ps, TK_SEMI))
+        return;
+    for (int i = 0; i < imports->n_done; i++)
+        if (imports->done[i] == name)
+            return; /* imported already */
+    if (!imports->loader) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "import needs a model file (libraries are "
+                      "found next to it, in HYDAE_PATH and in hydae's lib/)");
+        return;
+    }
+    if (imports->depth >= 16) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "libraries import each other more than 16 deep");
+        return;
+    }
+    if (hy_grow((void **)&imports->done, &imports->cap_done, imports->n_done + 1, sizeof(int))) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    imports->done[imports->n_done++] = name;
+    const char *text = NULL, *file_name = NULL;
+    size_t len = 0;
+    int found = imports->loader->load(imports->loader->user, hy_strtab_get(ps->strings, name),
+                                      &text, &len, &file_name);
+    if (found == -2) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    if (found != 0) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "cannot find library '%s' (%s)",
+                      hy_strtab_get(ps->strings, name), file_name ? file_name : "not found");
+        return;
+    }
+    int first_line = hy_diag_add_source(ps->diag, file_name, text, len);
+    if (first_line < 0) {
+        hy_diag_nomem(ps->diag);
+        return;
+    }
+    hy_parser sub;
+    memset(&sub, 0, sizeof sub);
+    sub.diag = ps->diag;
+    sub.strings = ps->strings;
+    sub.syn = ps->syn;
+    sub.mode = sub.chart = sub.loop = -1;
+    hy_lex_init(&sub.lex, text, len, ps->diag, ps->strings);
+    sub.lex.line = first_line;
+    next(&sub);
+    imports->depth++;
+    parse_classes(&sub, name, imports);
+    imports->depth--;
+    if (!sub.panic && sub.tk.kind != TK_EOF)
+        syntax_error(&sub, "end of file after the library's last class");
+    hy_lex_free(&sub.lex);
+    ps->n_errors += sub.n_errors;
+}
+
+/* A qualified class name: "Library.Class". */
+static int qualified_name(hy_parser *ps, int package, int name)
+{
+    int id = hy_strtab_intern_join(ps->strings, hy_strtab_get(ps->strings, package), ".",
+                                   hy_strtab_get(ps->strings, name));
+    if (id < 0)
+        hy_diag_nomem(ps->diag);
+    return id;
+}
+
+/* { import | class } of one file; package -1 for the model file itself. */
+static void parse_classes(hy_parser *ps, int package, import_state *imports)
+{
+    hy_syntax *syntax = ps->syn;
+    int n_parsed = 0;
+    for (;;) {
+        if (ps->tk.kind == TK_IMPORT) {
+            parse_import(ps, imports);
+            synchronize(ps);
+            continue;
+        }
+        if (ps->tk.kind != TK_MODEL && ps->tk.kind != TK_BLOCK && ps->tk.kind != TK_CONNECTOR) {
+            if (n_parsed == 0)
+                expect(ps, TK_MODEL);
+            return;
+        }
+        hy_class_kind kind = ps->tk.kind == TK_CONNECTOR ? CLASS_CONNECTOR
+                             : ps->tk.kind == TK_BLOCK   ? CLASS_BLOCK
+                                                         : CLASS_MODEL;
+        next(ps);
+        int index = PUSH(ps, classes, n_classes, cap_classes);
+        if (index < 0)
+            return;
+        n_parsed++;
+        hy_class_syn *c = &syntax->classes[index];
+        c->kind = kind;
+        c->line = ps->tk.line;
+        c->column = ps->tk.column;
+        c->package = package;
+        c->short_name = c->name = expect_name(ps, "the class's name");
+        if (c->name < 0)
+            return;
+        ps->cls = index;
+        parse_model_body(ps, c->short_name);
+        c = &syntax->classes[index];
+        if (package >= 0)
+            c->name = qualified_name(ps, package, c->short_name);
+        else if (kind == CLASS_MODEL)
+            syntax->top = index; /* the file's last model is simulated */
+        if (ps->panic)
+            return;
+    }
+}
+
+int hy_parse_with_imports(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+                          const hy_import_loader *loader, hy_syntax *syntax)
 {
     hy_parser ps;
     memset(&ps, 0, sizeof ps);
     memset(syntax, 0, sizeof *syntax);
     syntax->model_name = -1;
+    syntax->top = -1;
     ps.diag = diag;
     ps.strings = strings;
     ps.syn = syntax;
-    ps.mode = ps.chart = -1;
+    ps.mode = ps.chart = ps.loop = -1;
     int lex_errors_before = diag->n_errors;
     hy_lex_init(&ps.lex, source, len, diag, strings);
     next(&ps);
-    if (expect(&ps, TK_MODEL)) {
-        syntax->line = ps.tk.line;
-        syntax->column = ps.tk.column;
-        syntax->model_name = expect_name(&ps, "the model's name");
-        if (syntax->model_name >= 0)
-            parse_model_body(&ps, syntax->model_name);
+    import_state imports = { loader, NULL, 0, 0, 0 };
+    parse_classes(&ps, -1, &imports);
+    hy_free(imports.done);
+    if (syntax->top >= 0) {
+        const hy_class_syn *top = &syntax->classes[syntax->top];
+        syntax->model_name = top->name;
+        syntax->line = top->line;
+        syntax->column = top->column;
+    } else if (syntax->n_classes > 0 && ps.n_errors == 0) {
+        int own = 0;
+        while (own < syntax->n_classes - 1 && syntax->classes[own].package >= 0)
+            own++;
+        ps.n_errors++;
+        hy_diag_error(diag, syntax->classes[own].line, syntax->classes[own].column,
+                      "no model to simulate in the file (only blocks and connectors)");
     }
     if (!ps.panic && ps.tk.kind != TK_EOF)
         syntax_error(&ps, "end of file after the model's 'end'");
@@ -1002,6 +1489,28 @@ int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
     /* Lexical errors are counted by diag; count them here too. */
     int n_lex = diag->n_errors - lex_errors_before - ps.n_errors;
     return ps.n_errors + (n_lex > 0 ? n_lex : 0);
+}
+
+int hy_parse(const char *source, size_t len, hy_diag *diag, hy_strtab *strings,
+             hy_syntax *syntax)
+{
+    return hy_parse_with_imports(source, len, diag, strings, NULL, syntax);
+}
+
+int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c)
+{
+    if (hy_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes))
+        return -1;
+    hy_syn *n = &s->nodes[s->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->op = (unsigned char)op;
+    n->line = line;
+    n->column = column;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    n->name = n->first = n->var = -1;
+    return s->n_nodes++;
 }
 
 void hy_syntax_free(hy_syntax *s)
@@ -1014,5 +1523,8 @@ void hy_syntax_free(hy_syntax *s)
     hy_free(s->charts);
     hy_free(s->transitions);
     hy_free(s->settings);
+    hy_free(s->loops);
+    hy_free(s->classes);
+    hy_free(s->mods);
     memset(s, 0, sizeof *s);
 }

@@ -7,6 +7,10 @@
 ** mechanical one its positions, velocities, multipliers and the roles of
 ** its equations.
 */
+#include "lang/alias.h"
+#include "lang/flatten.h"
+#include "lang/imports.h"
+#include "lang/unroll.h"
 #include "lang/build.h"
 #include "lang/parse.h"
 #include "core/core.h"
@@ -195,7 +199,16 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_strtab strings;
     hy_strtab_init(&strings);
     hy_syntax syntax;
-    hy_parse(source, length, &diag, &strings, &syntax);
+    hy_lang_imports imports;
+    hy_lang_imports_init(&imports, display_name);
+    hy_import_loader loader = hy_lang_imports_loader(&imports);
+    hy_parse_with_imports(source, length, &diag, &strings, &loader, &syntax);
+    if (diag.n_errors == 0)
+        hy_flatten(&syntax, &strings, &diag);
+    if (diag.n_errors == 0)
+        hy_unroll(&syntax, &strings, &diag);
+    if (diag.n_errors == 0 && syntax.flattened)
+        hy_alias_eliminate(&syntax, &strings, &diag);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);
@@ -209,6 +222,9 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_diag_nomem(&diag);
         else
             print_report(&ir, &text, out);
+        if (syntax.n_aliases > 0)
+            fprintf(out, "alias elimination: %d equations x = y or x = -y removed with one of "
+                    "their variables (shown as outputs)\n", syntax.n_aliases);
         hy_free(text.line_starts);
         hy_ir_free(&ir);
     }
@@ -216,6 +232,8 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_strtab_free(&strings);
     fprintf(out, "%d error%s, %d warning%s\n", diag.n_errors, diag.n_errors == 1 ? "" : "s",
             diag.n_warnings, diag.n_warnings == 1 ? "" : "s");
+    hy_lang_imports_free(&imports);
+    hy_diag_free(&diag);
     return diag.n_errors;
 }
 

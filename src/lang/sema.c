@@ -433,6 +433,8 @@ static int lower(sema *s, ctx *c, int first, int root)
         case SYN_CALL:
             r = check_folded(s, c, node, lower_call(s, c, node, first, val), a, b);
             break;
+        case SYN_INDEX: case SYN_REDUCE: case SYN_ARRAY: case SYN_COMPREH:
+            break; /* expanded by hy_unroll before the checker runs */
         }
         val[i - first] = r;
     }
@@ -895,6 +897,8 @@ static void build_charts(sema *s)
             break;
     }
     hy_free(chart_of_syntax);
+    if (s->diag->out_of_memory) /* a chart or mode missing: modes may have chart -1 */
+        return;
     /* Where the model-level variables and equations go. */
     int n_charts_with_modes = 0, only_chart = -1;
     for (int c = 0; c < ir->n_charts; c++) {
@@ -1302,12 +1306,16 @@ static int der_of_unknown(const sema *s, hy_expr_ref side)
     return arg->op == SYN_NAME && valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
 }
 
-/* Does node (a DAG node) use any y'? -1 when out of memory. */
+/* Does node (a DAG node) use any y'? -1 when out of memory (reported). */
 static int uses_derivative(sema *s, int node)
 {
     int *list = NULL;
     int n = hy_x_reachable(&s->ir->dag, &node, 1, &list);
     int found = n < 0 ? -1 : 0;
+    if (n < 0) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
     for (int k = 0; k < n && !found; k++)
         found = hy_x_node(&s->ir->dag, list[k]).op == X_YP;
     hy_free(list);
@@ -1315,14 +1323,17 @@ static int uses_derivative(sema *s, int node)
 }
 
 /* An explicit ODE: one der(x_k) = f_k per unknown, every f_k free of der(). */
-static void find_explicit_form(hy_ir_mode *mode)
+static void find_explicit_form(sema *s, hy_ir_mode *mode)
 {
     mode->is_explicit = 0;
     if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
         return;
     int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
-    if (!rhs)
+    if (!rhs) { /* not "no explicit form": that would refuse VSTIFF ... */
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
+    }
     for (int k = 0; k < mode->n_vars; k++)
         rhs[k] = -1;
     int ok = 1;
@@ -1408,7 +1419,7 @@ static void compile_mode(sema *s, int m)
                  mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
     }
     if (!equation_errors)
-        find_explicit_form(mode);
+        find_explicit_form(s, mode);
     /* Outputs, in order; each may use the ones before it. */
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
@@ -1528,8 +1539,11 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
     if (mode->n_relations == 0)
         return;
     int *subst = hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
-    if (!subst)
+    if (!subst) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
+    }
     for (int r = 0; r < mode->n_relations; r++) {
         int live = mode->relations[r].relation_node;
         int *leaves = NULL;
@@ -1554,10 +1568,15 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
             subst[leaf.a] = assigned;
         }
         hy_free(leaves);
-        if (has_derivative || n < 0)
+        if (has_derivative && n >= 0)
             continue; /* keeps its value; see docs/language.md */
-        int value = hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
-        if (value < 0 || GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
+        int value = n < 0 ? -1 : hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
+        if (value < 0) { /* out of memory: not a relation left as it was */
+            hy_diag_nomem(s->diag);
+            s->n_errors++;
+            break;
+        }
+        if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
             break;
         hy_ir_stmt *st = &tr->stmts[tr->n_stmts++];
         st->is_raise = 0;
@@ -1773,9 +1792,11 @@ static void check_reachability(sema *s)
     hy_ir *ir = s->ir;
     unsigned char *reached = hy_calloc((size_t)ir->n_modes + 1, 1);
     int *queue = hy_malloc(sizeof *queue * (size_t)(ir->n_modes + 1));
-    if (!reached || !queue) {
+    if (!reached || !queue) { /* not a silent pass of the check */
         hy_free(reached);
         hy_free(queue);
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
         return;
     }
     for (int ch = 0; ch < ir->n_charts; ch++) {
@@ -1839,6 +1860,22 @@ static void check_events(sema *s)
 
 /* ---------------------------------------------------------------- */
 
+/* Has an allocation failed (a failed expression node included)? */
+static int out_of_memory(sema *s)
+{
+    if (s->ir->dag.failed && !s->diag->out_of_memory) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
+    return s->diag->out_of_memory;
+}
+
+static void compile_modes(sema *s)
+{
+    for (int m = 0; m < s->ir->n_modes && !out_of_memory(s); m++)
+        compile_mode(s, m);
+}
+
 int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *ir,
             hy_lang_experiment *experiment)
 {
@@ -1874,6 +1911,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     declare_globals(&s);
     read_experiment(&s, experiment);
     build_charts(&s);
+    if (out_of_memory(&s))
+        goto done;
     s.entry_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
     s.exit_checked = hy_calloc((size_t)ir->n_modes + 1, 1);
     if (!s.entry_checked || !s.exit_checked) {
@@ -1881,16 +1920,16 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
         s.n_errors++;
         goto done;
     }
-    declare_variables(&s);
-    resolve_transitions(&s);
-    for (int m = 0; m < ir->n_modes; m++)
-        compile_mode(&s, m);
-    check_reachability(&s);
-    compile_actions(&s);
-    build_initial_action(&s);
-    check_unused_actions(&s);
-    add_relation_transitions(&s);
-    check_events(&s);
+    /* The phases go on after a model error, to report more of them; after
+    ** running out of memory they stop: what a phase left half built is no
+    ** ground for the next one. */
+    static void (*const phases[])(sema *) = {
+        declare_variables, resolve_transitions, compile_modes, check_reachability,
+        compile_actions, build_initial_action, check_unused_actions,
+        add_relation_transitions, check_events,
+    };
+    for (size_t p = 0; p < sizeof phases / sizeof phases[0] && !out_of_memory(&s); p++)
+        phases[p](&s);
 done:
     hy_free(s.gkind);
     hy_free(s.gref);

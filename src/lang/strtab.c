@@ -122,3 +122,19 @@ const char *hy_strtab_get(const hy_strtab *t, int id)
 {
     return id >= 0 && id < t->n_strings ? t->strings[id] : "?";
 }
+
+int hy_strtab_intern_join(hy_strtab *t, const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c), len;
+    if (hy_add_size(la, lb, &len) || hy_add_size(len, lc, &len) || len == SIZE_MAX)
+        return -1;
+    char *text = hy_malloc(len + 1);
+    if (!text)
+        return -1;
+    memcpy(text, a, la);
+    memcpy(text + la, b, lb);
+    memcpy(text + la + lb, c, lc + 1);
+    int id = hy_strtab_intern(t, text, len);
+    hy_free(text);
+    return id;
+}

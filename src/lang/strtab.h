@@ -25,6 +25,9 @@ int hy_strtab_intern(hy_strtab *t, const char *text, size_t len);
 /* The id of a NUL-terminated text if present, else -1 (never adds). */
 int hy_strtab_find(const hy_strtab *t, const char *text);
 const char *hy_strtab_get(const hy_strtab *t, int id);
+/* The id of the text a b c (NUL-terminated parts), added if new; -1 when
+** out of memory. */
+int hy_strtab_intern_join(hy_strtab *t, const char *a, const char *b, const char *c);
 
 /* Grow *array (of elem_size-byte elements, capacity *cap) to hold at least
 ** `need` elements. 0 on success, -1 when out of memory or too large. */

@@ -328,10 +328,14 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
         return 1;
     }
     matched = maximum_matching(&g, n, row_match, col_match);
-    if (matched >= 0 && matched < n) {
-        st->index_ok = 0;
+    if (matched >= 0 && matched < n)
         st->index_eqs = hy_malloc(sizeof *st->index_eqs * (size_t)n);
-        for (int i = 0; i < n && st->index_eqs; i++)
+    if (matched < 0 || (matched < n && !st->index_eqs)) {
+        hy_diag_nomem(diag); /* a failed matching was taken for index 1 */
+        n_errors++;
+    } else if (matched < n) {
+        st->index_ok = 0;
+        for (int i = 0; i < n; i++)
             if (row_match[i] < 0)
                 st->index_eqs[st->n_index_eqs++] = i;
         /* Which equations to differentiate; a mechanical system is then

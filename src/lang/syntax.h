@@ -21,7 +21,12 @@ typedef enum hy_syn_op {
     SYN_LT, SYN_LE, SYN_GT, SYN_GE, SYN_EQ, SYN_NE,
     SYN_AND, SYN_OR,                         /* a, b */
     SYN_IF,                                  /* if a then b else c */
-    SYN_CALL                                 /* name(a, b, c): n_args given */
+    SYN_CALL,                                /* name(a, b, c): n_args given */
+    /* Array constructs, gone after hy_unroll (unroll.c): */
+    SYN_INDEX,                               /* name[a] */
+    SYN_REDUCE,                              /* name(a for var in b:c), name sum/min/max/product */
+    SYN_ARRAY,                               /* {a, ...}: a is one element, b the next link or -1 */
+    SYN_COMPREH                              /* {a for var in b:c} */
 } hy_syn_op;
 
 enum { HY_SYN_MAX_ARGS = 3 };
@@ -33,6 +38,9 @@ typedef struct hy_syn {
     int a, b, c;             /* operand node indices, -1 if none */
     int name;                /* SYN_NAME, SYN_CALL, SYN_EVENT */
     double value;            /* SYN_NUM */
+    int first;               /* array constructs: first node of a's range (b's
+                                starts at a + 1, c's at b + 1) */
+    int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable */
 } hy_syn;
 
 /* An expression: nodes [first, root]; root -1 if absent. */
@@ -41,8 +49,17 @@ typedef struct hy_expr_ref {
 } hy_expr_ref;
 
 typedef enum hy_decl_kind {
-    DECL_PARAMETER, DECL_CONSTANT, DECL_DISCRETE, DECL_VARIABLE
+    DECL_PARAMETER, DECL_CONSTANT, DECL_DISCRETE, DECL_VARIABLE,
+    DECL_COMPONENT           /* TYPE NAME(modifiers): an instance of a class */
 } hy_decl_kind;
+
+/* `name = expr` in a component's modifiers: name (dotted to reach into
+** its sub-components) is a parameter or constant (its value) or a
+** variable (its start) of the instance. */
+typedef struct hy_mod_syn {
+    int name, line, column;
+    hy_expr_ref value;
+} hy_mod_syn;
 
 typedef struct hy_decl {
     hy_decl_kind kind;
@@ -52,6 +69,11 @@ typedef struct hy_decl {
     int unit, description;   /* string ids or -1 */
     hy_expr_ref rtol, atol;  /* variable tolerances, root -1 if not given */
     int mode;                /* -1: model level */
+    hy_expr_ref size;        /* `NAME[size]`: an array; root -1: a scalar */
+    int cls;                 /* the class it belongs to */
+    int is_flow;             /* `flow Real i;` in a connector */
+    int type_name;           /* DECL_COMPONENT: the class instantiated */
+    int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
 } hy_decl;
 
 typedef struct hy_equation_syn {
@@ -59,6 +81,11 @@ typedef struct hy_equation_syn {
     int line, column;        /* of the '=' */
     int mode;                /* -1: model level */
     int output_name;         /* `output NAME = expr;`: the name, else -1 */
+    hy_expr_ref output_index; /* `output NAME[index] = ...`; root -1 if none */
+    int loop;                /* innermost enclosing for-loop, -1 if none */
+    int cls;                 /* the class it belongs to */
+    int connect_a, connect_b; /* `connect(a, b);`: the connectors; else -1 */
+    int b_line, b_column;    /* of connect's second argument */
 } hy_equation_syn;
 
 typedef struct hy_stmt_syn {
@@ -66,7 +93,17 @@ typedef struct hy_stmt_syn {
     int target;              /* the assigned name or the raised event */
     int line, column;
     hy_expr_ref value;       /* assignment */
+    hy_expr_ref target_index; /* `NAME[index] := ...`; root -1 if none */
+    int loop;                /* innermost enclosing for-loop, -1 if none */
 } hy_stmt_syn;
+
+/* `for var in from:to loop ... end for;` around equations or statements;
+** the loops of one section nest through parent (depth 0: outermost). */
+typedef struct hy_loop_syn {
+    int var, line, column;
+    hy_expr_ref from, to;
+    int parent, depth;
+} hy_loop_syn;
 
 /* A range of statements in the statement list. */
 typedef struct hy_stmt_range {
@@ -98,6 +135,22 @@ typedef struct hy_transition_syn {
     int initial_line, initial_column;
 } hy_transition_syn;
 
+typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
+
+/* `model | block | connector NAME ... end NAME;`: a file holds one or more;
+** the last model is the one simulated, the others are instantiated as
+** components (flatten.c). */
+typedef struct hy_class_syn {
+    int name, line, column;  /* name: "Library.Class" for an imported one */
+    int short_name;          /* "Class" */
+    int package;             /* the library it was imported from, -1: the file's own */
+    hy_class_kind kind;
+    int n_elements;          /* modes, charts, transitions, settings: only the
+                                simulated model may have them (line of the
+                                first in first_line) */
+    int first_line, first_column;
+} hy_class_syn;
+
 typedef struct hy_setting_syn {
     int name, line, column;
     hy_expr_ref value;       /* a number */
@@ -122,8 +175,20 @@ typedef struct hy_syntax {
     hy_transition_syn *transitions;
     int n_settings, cap_settings;
     hy_setting_syn *settings;
+    int n_loops, cap_loops;
+    hy_loop_syn *loops;
+    int n_classes, cap_classes;
+    hy_class_syn *classes;   /* model_name is the simulated one's name */
+    int top;                 /* its index */
+    int n_mods, cap_mods;
+    hy_mod_syn *mods;
+    int flattened;           /* components were expanded (flatten.c) */
+    int n_aliases;           /* alias equations removed (alias.c) */
 } hy_syntax;
 
+/* Append a node (name, first, var -1; the rest zero): its index, or -1
+** when out of memory (parse.c). */
+int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
 
 #endif

@@ -8,10 +8,10 @@
 #include "linsol.h"
 
 /* Band LU with partial pivoting on the band storage of linsol.h (ld =
-** 2 ml + mu + 1; the top ml rows are fill-in space). LAPACK's dgbtrf /
-** dgbtrs when the build has LAPACK (HYDAE_HAVE_LAPACK), else our own
-** (band.c). pivot has n entries. 0, or k > 0: zero pivot in column k
-** (1-based). */
+** 2 ml + mu + 1; the top ml rows are fill-in space), U's diagonal left as
+** its reciprocals: our own or LAPACK's dgbtrf (band.c chooses), the solve
+** always our own. pivot has n entries. 0, or k > 0: zero pivot in column
+** k (1-based). */
 int hy_band_factor(hy_matrix *m, int64_t *pivot);
 void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b);
 

@@ -12,8 +12,11 @@
 ** of the storage); L keeps its ml multipliers per column below the
 ** diagonal, not permuted by later interchanges, so the solve applies the
 ** interchanges and the eliminations of L alternately, as the
-** factorisation did. LAPACK's dgbtrf leaves exactly this storage and
-** convention (its pivots 1-based), so one solve serves both.
+** factorisation did. U's diagonal is left as its reciprocal (1/U_kk is
+** computed for the multipliers anyway; the solve then multiplies where it
+** would divide). LAPACK's dgbtrf leaves the same storage and convention
+** (its pivots 1-based) but U_kk itself: hy_band_factor_lapack inverts the
+** diagonal after it, so one solve serves both.
 **
 ** When LAPACK is built in (HYDAE_HAVE_LAPACK), dgbtrf factors the shapes
 ** where it is faster; see hy_band_uses_lapack for the measurement: with
@@ -62,8 +65,11 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
         pivot[k] = (int64_t)(k + p);
         if (max_abs == 0.0)
             return k + 1 <= INT_MAX ? (int)(k + 1) : INT_MAX;
-        if (km == 0)
-            continue; /* nothing below the diagonal: no swap, no update */
+        if (km == 0) {
+            /* Nothing below the diagonal: no swap, no update. */
+            col_k[0] = 1.0 / col_k[0];
+            continue;
+        }
         /* Row k + p reaches column k + p + mu (kept rows and earlier pivot
         ** rows reach no further than ju). */
         size_t reach = k + p + mu < n - 1 ? k + p + mu : n - 1;
@@ -80,6 +86,7 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
             }
         }
         double inv_pivot = 1.0 / col_k[0];
+        col_k[0] = inv_pivot; /* U_kk is not needed again: its reciprocal */
         for (size_t i = 1; i <= km; i++)
             col_k[i] *= inv_pivot;
         for (size_t j = k + 1; j <= ju; j++) {
@@ -94,43 +101,134 @@ int hy_band_factor_own(hy_matrix *m, int64_t *pivot)
     return 0;
 }
 
+/* L y = P b, columns k0 .. k1 - 1 (k1 < n) with ml_k >= 1 multipliers
+** each (see hy_band_solve). Inlined with ml_k a constant for narrow bands,
+** so that the loop over the multipliers unrolls. b[k + 1], which the next
+** column reads first, is carried in a register (it is stored when the
+** next column is done with it); its update from column k is the last of
+** the column's, the others go to memory: the same operations as column by
+** column. */
+static inline void forward_columns(const double *ab, size_t ld, size_t kv,
+                                   const int64_t *pivot, double *b, size_t k0,
+                                   size_t k1, size_t ml_k)
+{
+    if (k0 >= k1)
+        return;
+    double carry = b[k0]; /* b[k], up to date */
+    for (size_t k = k0; k < k1; k++) {
+        size_t p = (size_t)pivot[k];
+        double y_k = carry;
+        if (p != k) {
+            y_k = b[p];
+            b[p] = carry;
+        }
+        b[k] = y_k;
+        double *below = b + k;
+        carry = below[1];
+        if (y_k == 0.0)
+            continue;
+        const double *col_k = ab + k * ld + kv;
+        for (size_t i = 2; i <= ml_k; i++)
+            below[i] -= col_k[i] * y_k;
+        carry -= col_k[1] * y_k;
+    }
+    b[k1] = carry;
+}
+
+/* U x = y, columns j1 - 1 down to j0, each with the n_above rows above its
+** diagonal (see hy_band_solve). */
+static void backward_columns(const double *ab, size_t ld, size_t kv,
+                             double *b, size_t j0, size_t j1, size_t n_above)
+{
+    for (size_t j = j1; j-- > j0;) {
+        const double *col_j = ab + j * ld + kv;
+        double x_j = b[j] * col_j[0];
+        b[j] = x_j;
+        if (x_j == 0.0)
+            continue;
+        double *above = b + j;
+        for (size_t d = 1; d <= n_above; d++)
+            above[-(ptrdiff_t)d] -= col_j[-(ptrdiff_t)d] * x_j;
+    }
+}
+
+/* U x = y for the rows j1 - 1 down to j0, each with its n_right entries
+** right of the diagonal (see hy_band_solve); n_right a constant for
+** narrow bands. Row j subtracts U(j, j + d) x_{j+d} for d = n_right .. 1
+** in that order, as the columns j + n_right .. j + 1 of a column-oriented
+** substitution would: the same sums. x_{j+1}, the only term that waits on
+** the row before, is carried in a register and subtracted last. */
+static inline void backward_rows(const double *ab, size_t ld, size_t kv,
+                                 double *b, size_t j0, size_t j1,
+                                 size_t n_right)
+{
+    /* x_{j1}, solved already when row j1 - 1 has entries right of it. */
+    double x_next = n_right > 0 && j1 > j0 ? b[j1] : 0.0;
+    for (size_t j = j1; j-- > j0;) {
+        /* U(j, j + d) is at row kv - d of column j + d. */
+        const double *row_j = ab + j * ld + kv;
+        const size_t step = ld - 1;
+        double sum = b[j];
+        for (size_t d = n_right; d >= 2; d--)
+            sum -= row_j[d * step] * b[j + d];
+        if (n_right >= 1)
+            sum -= row_j[step] * x_next;
+        x_next = sum * row_j[0];
+        b[j] = x_next;
+    }
+}
+
+/* call(w) with w a constant equal to width for widths 1 .. 8, else
+** call(width). */
+#define BAND_BY_WIDTH(width, call)                                           \
+    switch (width) {                                                         \
+    case 1: call(1); break;                                                  \
+    case 2: call(2); break;                                                  \
+    case 3: call(3); break;                                                  \
+    case 4: call(4); break;                                                  \
+    case 5: call(5); break;                                                  \
+    case 6: call(6); break;                                                  \
+    case 7: call(7); break;                                                  \
+    case 8: call(8); break;                                                  \
+    default: call(width); break;                                             \
+    }
+
 void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
 {
     const size_t n = m->n, ml = m->ml, ld = m->ld;
     const size_t kv = ml + m->mu;
     const double *ab = m->values;
 
-    /* L y = P b: interchange k, then eliminate with column k of L. */
-    if (ml > 0) {
-        for (size_t k = 0; k + 1 < n; k++) {
-            size_t p = (size_t)pivot[k];
-            if (p != k) {
-                double swap = b[k];
-                b[k] = b[p];
-                b[p] = swap;
-            }
-            double y_k = b[k];
-            if (y_k == 0.0)
-                continue;
-            const double *col_k = ab + k * ld + kv;
-            const size_t km = ml < n - 1 - k ? ml : n - 1 - k;
-            for (size_t i = 1; i <= km; i++)
-                b[k + i] -= col_k[i] * y_k;
-        }
+    /* L y = P b: interchange k, then eliminate with column k of L: ml
+    ** multipliers in columns 0 .. n - 1 - ml, then one fewer per column. */
+    if (ml > 0 && n > 1) {
+        size_t k_full = n > ml ? n - ml : 0; /* columns with ml multipliers */
+#define BAND_FORWARD(w) forward_columns(ab, ld, kv, pivot, b, 0, k_full, (w))
+        BAND_BY_WIDTH(ml, BAND_FORWARD)
+#undef BAND_FORWARD
+        for (size_t k = k_full; k + 1 < n; k++)
+            forward_columns(ab, ld, kv, pivot, b, k, k + 1, n - 1 - k);
     }
-    /* U x = y, backward by columns; U(i, j) at offset kv + i - j. The rows
-    ** go upwards from j - 1: b[j - 1], which the next column divides
-    ** first, is then ready while the rest of the update runs (upwards
-    ** order took 2 - 4 times as long for mu >= 64). */
-    for (size_t j = n; j-- > 0;) {
-        const double *col_j = ab + j * ld + kv;
-        b[j] /= col_j[0];
-        double x_j = b[j];
-        if (x_j == 0.0)
-            continue;
-        const size_t n_above = j < kv ? j : kv; /* rows j - n_above .. j - 1 */
-        for (size_t d = 1; d <= n_above; d++)
-            b[j - d] -= col_j[-(ptrdiff_t)d] * x_j;
+    /* U x = y, backward; U(i, j) at offset kv + i - j, the diagonal
+    ** stored as its reciprocal (a multiplication where a division would
+    ** hold up the next row). Narrow bands by rows (the last n - kv rows
+    ** have kv entries right of the diagonal, the first ones n - 1 - j),
+    ** wide ones by columns, the rows going upwards from j - 1: b[j - 1],
+    ** which the next column scales first, is then ready while the rest of
+    ** the update runs (upwards order took 2 - 4 times as long for mu >=
+    ** 64). */
+    if (kv <= 8) {
+        size_t j_full = n > kv ? n - kv : 0; /* rows with kv entries */
+        for (size_t j = n; j-- > j_full;)
+            backward_rows(ab, ld, kv, b, j, j + 1, n - 1 - j);
+#define BAND_BACKWARD(w) backward_rows(ab, ld, kv, b, 0, j_full, (w))
+        BAND_BY_WIDTH(kv, BAND_BACKWARD)
+#undef BAND_BACKWARD
+    } else {
+        size_t j_full = kv < n ? kv : n;
+        backward_columns(ab, ld, kv, b, j_full, n, kv);
+        for (size_t j = j_full; j-- > 0;)
+            backward_columns(ab, ld, kv, b, j, j + 1, j);
     }
 }
 
@@ -189,6 +287,12 @@ int hy_band_factor_lapack(hy_matrix *m, int64_t *pivot)
     for (int k = 0; k < n; k++)
         pivot[k] = (int64_t)ipiv[k] - 1;
     hy_free(ipiv);
+    /* U's diagonal as its reciprocal, as hy_band_factor_own leaves it. */
+    if (info == 0)
+        for (size_t j = 0; j < m->n; j++) {
+            double *diag = m->values + j * m->ld + (m->ml + m->mu);
+            *diag = 1.0 / *diag;
+        }
     /* info < 0 would be a bad argument, impossible with the checks above. */
     return info > 0 ? info : 0;
 }

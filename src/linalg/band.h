@@ -3,7 +3,8 @@
 ** own and LAPACK's dgbtrf. hy_band_factor chooses between them by size;
 ** these are exposed so the tests can check both and bench_linsol can time
 ** both. Both leave the same storage (the factors in the band storage of
-** linsol.h, pivots 0-based), so hy_band_solve solves with either.
+** linsol.h, U's diagonal as its reciprocals 1/U_kk, pivots 0-based), so
+** hy_band_solve solves with either.
 */
 #ifndef HY_LINALG_BAND_H
 #define HY_LINALG_BAND_H

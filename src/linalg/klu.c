@@ -28,6 +28,14 @@
 ** residuals up to 3e-12 (1e4 eps) on random sparse matrices with n = 100 ..
 ** 1000; tol = 0.1 keeps them below 1e2 eps, and an iteration matrix whose
 ** diagonal dominates still pivots on its diagonal.
+**
+** Memory: KLU (with AMD, COLAMD, BTF) allocates through SuiteSparse's
+** process-wide configuration; the first hy_klu_create points it at
+** hy_malloc / hy_calloc / hy_realloc / hy_free, so KLU's memory goes
+** through the allocator hook too (hydae_set_allocator) and its failures
+** reach the caller as out of memory. This changes SuiteSparse for the whole
+** process: other code using SuiteSparse then allocates through the hook
+** as well (see docs/engine.md, "Memory").
 */
 #ifdef HYDAE_HAVE_KLU
 
@@ -40,6 +48,9 @@
 #include <stdlib.h>
 
 #include <klu.h>
+#ifndef __STDC_NO_THREADS__
+#include <threads.h>
+#endif
 
 /* hy_pattern's indices are handed to KLU as they are. */
 _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t),
@@ -85,8 +96,41 @@ static int analyze(hy_klu *k, const hy_pattern *pattern)
     return k->symbolic != NULL ? 0 : -1;
 }
 
+/* SuiteSparse's allocation functions become the library's (see above). */
+static void route_allocations(void)
+{
+#if SUITESPARSE_MAIN_VERSION >= 7
+    SuiteSparse_config_malloc_func_set(hy_malloc);
+    SuiteSparse_config_calloc_func_set(hy_calloc);
+    SuiteSparse_config_realloc_func_set(hy_realloc);
+    SuiteSparse_config_free_func_set(hy_free);
+#else
+    SuiteSparse_config.malloc_func = hy_malloc;
+    SuiteSparse_config.calloc_func = hy_calloc;
+    SuiteSparse_config.realloc_func = hy_realloc;
+    SuiteSparse_config.free_func = hy_free;
+#endif
+}
+
+/* Once, before KLU allocates anything for hydae: a block allocated by
+** malloc must never reach hy_free. */
+static void route_allocations_once(void)
+{
+#ifndef __STDC_NO_THREADS__
+    static once_flag routed = ONCE_FLAG_INIT;
+    call_once(&routed, route_allocations);
+#else
+    static volatile int routed; /* without C11 threads: first use on one thread */
+    if (!routed) {
+        route_allocations();
+        routed = 1;
+    }
+#endif
+}
+
 hy_klu *hy_klu_create(const hy_pattern *pattern)
 {
+    route_allocations_once();
     hy_klu *k = hy_calloc(1, sizeof *k);
     if (k == NULL)
         return NULL;

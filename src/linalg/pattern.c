@@ -88,8 +88,11 @@ hy_pattern *hy_pattern_create(size_t n, const int64_t *col_start, const int64_t 
     p->nnz = nnz;
     if (nnz < nnz_max) { /* room for a diagonal in each column, mostly unused */
         int64_t *fitted = hy_realloc(p->row, (nnz > 0 ? nnz : 1) * sizeof(int64_t));
-        if (fitted)
-            p->row = fitted;
+        if (!fitted) { /* out of memory, as any failed allocation */
+            hy_pattern_unref(p);
+            return NULL;
+        }
+        p->row = fitted;
     }
     find_bandwidths(p);
     return p;

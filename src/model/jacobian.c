@@ -33,7 +33,7 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
     if (n == 0)
         return HY_ARG_ERROR(m, "mode '%s': add the variables before the Jacobian pattern",
                             mode->name);
-    size_t bad = 0;
+    size_t bad = SIZE_MAX - 1; /* left so when out of memory */
     hy_pattern *pattern = hy_pattern_create(n, col_start, row, &bad);
     if (!pattern) {
         if (bad == SIZE_MAX)

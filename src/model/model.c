@@ -127,7 +127,7 @@ static int add_global(hydae_model *m, const char *name, double value,
     if (!copy || hy_reserve((void **)&m->globals, &m->cap_globals, m->n_globals + 1,
                             sizeof(hy_global))) {
         hy_free(copy);
-        return HYDAE_ERR_NOMEM;
+        return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
     m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
     return m->n_globals++;
@@ -600,7 +600,8 @@ int hydae_transition_on_event(hydae_transition *tr, const char *event)
     if (status)
         return status;
     if (!(tr->event_name = hy_strdup(event)))
-        return HYDAE_ERR_NOMEM;
+        return hy_model_fail(TRANSITION_MODEL(tr), HYDAE_ERR_NOMEM,
+                             "transition '%s': out of memory", tr->name);
     return 0;
 }
 
@@ -815,17 +816,27 @@ static int check_slot_owners(hydae_model *m)
     return 0;
 }
 
-/* Reallocate an array of cap items to its n (> 0) items; kept as it is when
-** that fails. */
-static void shrink_to_fit(void **items, int *cap, int n, size_t item_size)
+/* Reallocate an array of cap items to its n (> 0) items. 0, or -1 when
+** that fails (the array is kept: an allocator that fails is out of memory,
+** and every failed allocation says so). */
+static int shrink_to_fit(void **items, int *cap, int n, size_t item_size)
 {
     if (n <= 0 || n >= *cap)
-        return;
+        return 0;
     void *fitted = hy_realloc(*items, (size_t)n * item_size);
-    if (fitted) {
-        *items = fitted;
-        *cap = n;
-    }
+    if (!fitted)
+        return -1;
+    *items = fitted;
+    *cap = n;
+    return 0;
+}
+
+/* Out of memory while checking: a message, but not a construction error
+** (hy_model_fail's is sticky), so that a later check may succeed. */
+static int check_nomem(hydae_model *m)
+{
+    hy_format(m->errmsg, sizeof m->errmsg, "model '%s': out of memory checking it", m->name);
+    return HYDAE_ERR_NOMEM;
 }
 
 int hydae_model_check(hydae_model *m)
@@ -857,7 +868,7 @@ int hydae_model_check(hydae_model *m)
                 return status;
         }
         if (build_fire_order(chart))
-            return HYDAE_ERR_NOMEM;
+            return check_nomem(m);
     }
     int status = check_slot_owners(m);
     if (status)
@@ -867,9 +878,11 @@ int hydae_model_check(hydae_model *m)
     for (int c = 0; c < m->n_charts; c++)
         for (int i = 0; i < m->charts[c]->n_modes; i++) {
             hydae_mode *mode = m->charts[c]->modes[i];
-            shrink_to_fit((void **)&mode->vars, &mode->cap_vars, mode->n_vars, sizeof(hy_var));
-            shrink_to_fit((void **)&mode->out_vars, &mode->cap_outputs, mode->n_outputs,
-                          sizeof(hy_var));
+            if (shrink_to_fit((void **)&mode->vars, &mode->cap_vars, mode->n_vars,
+                              sizeof(hy_var))
+                || shrink_to_fit((void **)&mode->out_vars, &mode->cap_outputs,
+                                 mode->n_outputs, sizeof(hy_var)))
+                return check_nomem(m);
         }
 
     /* Slots: globals first, then every mode name in order of declaration. */
@@ -878,7 +891,7 @@ int hydae_model_check(hydae_model *m)
     hy_name_index_free(&m->slot_map);
     for (int i = 0; i < m->n_globals; i++)
         if (intern_slot(m, m->globals[i].name, &cap_slots) < 0)
-            return HYDAE_ERR_NOMEM;
+            return check_nomem(m);
     for (int c = 0; c < m->n_charts; c++)
         for (int i = 0; i < m->charts[c]->n_modes; i++) {
             hydae_mode *mode = m->charts[c]->modes[i];
@@ -886,16 +899,18 @@ int hydae_model_check(hydae_model *m)
                 mode->n_equations = mode->n_vars;
             for (int v = 0; v < mode->n_vars; v++)
                 if ((mode->vars[v].slot = intern_slot(m, mode->vars[v].name, &cap_slots)) < 0)
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
             for (int o = 0; o < mode->n_outputs; o++)
                 if ((mode->out_vars[o].slot = intern_slot(m, mode->out_vars[o].name, &cap_slots)) < 0)
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
         }
-    shrink_to_fit((void **)&m->slot_names, &cap_slots, m->n_slots, sizeof(char *));
+    if (shrink_to_fit((void **)&m->slot_names, &cap_slots, m->n_slots, sizeof(char *)))
+        return check_nomem(m);
     /* Columns: discrete variables, then all mode names. */
+    hy_free(m->column_slot); /* from a check that ran out of memory */
     m->column_slot = hy_malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));
     if (!m->column_slot)
-        return HYDAE_ERR_NOMEM;
+        return check_nomem(m);
     m->n_columns = 0;
     for (int i = 0; i < m->n_slots; i++)
         if (i >= m->n_globals || m->globals[i].is_discrete)
@@ -911,7 +926,7 @@ int hydae_model_check(hydae_model *m)
             if (tr->event_id < 0) {
                 if (hy_reserve((void **)&m->event_names, &cap_events, m->n_events + 1,
                                sizeof(char *)))
-                    return HYDAE_ERR_NOMEM;
+                    return check_nomem(m);
                 m->event_names[m->n_events] = tr->event_name;
                 tr->event_id = m->n_events++;
             }

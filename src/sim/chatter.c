@@ -31,7 +31,7 @@ void hy_chatter_reset(hy_chatter *c)
 
 static double window_width(const hydae_sim *s)
 {
-    return s->zeno_window > 0.0 ? s->zeno_window : 1e-9 * fmax(1.0, fabs(s->t));
+    return s->set.zeno_window > 0.0 ? s->set.zeno_window : 1e-9 * fmax(1.0, fabs(s->t));
 }
 
 hy_chatter_kind hy_chatter_note(hydae_sim *s, int from_band, const hydae_transition *tr)
@@ -41,7 +41,7 @@ hy_chatter_kind hy_chatter_note(hydae_sim *s, int from_band, const hydae_transit
     c->recent[c->n_recent++ % HY_CHATTER_RECENT] = tr;
     /* 3. ping-pong */
     c->n_band_chain = from_band ? c->n_band_chain + 1 : 0;
-    if (c->n_band_chain > s->zeno_events)
+    if (c->n_band_chain > s->set.zeno_events)
         return HY_CHATTER_PINGPONG;
     /* 2. geometric accumulation */
     double gap = s->t - c->t_last;
@@ -62,7 +62,7 @@ hy_chatter_kind hy_chatter_note(hydae_sim *s, int from_band, const hydae_transit
         c->n_in_window = 0;
         return HY_CHATTER_NONE;
     }
-    if (++c->n_in_window > s->zeno_events)
+    if (++c->n_in_window > s->set.zeno_events)
         return HY_CHATTER_ACCUMULATE;
     return HY_CHATTER_NONE;
 }

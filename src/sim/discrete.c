@@ -117,7 +117,7 @@ static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, 
     case HY_TRIGGER_GUARD: {
         if (round > 0)
             return 0;
-        int dir = s->g_crossed[s->guard_offset[tr->chart->index] + tr->guard];
+        int dir = s->guards.g_crossed[s->guard_offset[tr->chart->index] + tr->guard];
         return dir != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == dir);
     }
     case HY_TRIGGER_TIME:
@@ -170,7 +170,7 @@ static int cascade_failure(hydae_sim *s, double t)
     char cycle[640];
     hy_describe_transitions(cycle, sizeof cycle, s->fired_log + first, s->n_fired_log - first);
     hy_sim_fail(s, "event cascade limit (%d updates) reached at t = %.17g: the transitions "
-                "%s keep raising events for each other", s->cascade_limit, t, cycle);
+                "%s keep raising events for each other", s->set.cascade_limit, t, cycle);
     return HYDAE_ERR_CASCADE;
 }
 
@@ -244,7 +244,7 @@ static int update_chart(hydae_sim *s, int c, int round, double t, int *n_fired)
         if (!fired)
             continue;
         (*n_fired)++;
-        s->chart_fired[c] = 1;
+        s->guards.chart_fired[c] = 1;
         if (tr->to != mode) {
             s->active[c] = tr->to;
             left = 1;
@@ -269,7 +269,7 @@ static long count_round0_events(const hydae_sim *s, double t, long *n_time)
     }
     *n_time = n;
     for (int k = 0; k < s->n_guards; k++)
-        n += s->g_crossed[k] != 0;
+        n += s->guards.g_crossed[k] != 0;
     return n;
 }
 
@@ -304,7 +304,7 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
         }
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, t);
-        if (round + 1 >= s->cascade_limit)
+        if (round + 1 >= s->set.cascade_limit)
             return cascade_failure(s, t);
     }
 }

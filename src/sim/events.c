@@ -30,8 +30,87 @@
 */
 #include "sim.h"
 
+#include "core/core.h"
+
 #include <math.h>
 #include <string.h>
+
+/* ---- the guard set ---- */
+
+int hy_guard_set_create(hy_guard_set *gs, int n_charts)
+{
+    gs->prev_active = hy_calloc((size_t)n_charts + 1, sizeof(hydae_mode *));
+    gs->prev_guard_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    gs->prev_var_offset = hy_calloc((size_t)n_charts + 1, sizeof(int));
+    gs->chart_fired = hy_calloc((size_t)n_charts + 1, 1);
+    if (!gs->prev_active || !gs->prev_guard_offset || !gs->prev_var_offset || !gs->chart_fired)
+        return HYDAE_ERR_NOMEM;
+    return 0;
+}
+
+/* *p resized to count elements of elem_size (at least one). */
+static int resize(void **p, size_t count, size_t elem_size)
+{
+    size_t bytes;
+    if (hy_mul_size(count > 0 ? count : 1, elem_size, &bytes))
+        return -1;
+    void *grown = hy_realloc(*p, bytes);
+    if (!grown)
+        return -1;
+    *p = grown;
+    return 0;
+}
+
+int hy_guard_set_reserve(hy_guard_set *gs, int n_guards, int n)
+{
+    if (n > gs->cap_prev_y || !gs->prev_y) {
+        if (resize((void **)&gs->prev_y, (size_t)n, sizeof(double)))
+            return HYDAE_ERR_NOMEM;
+        gs->cap_prev_y = n;
+    }
+    if (n_guards <= gs->cap && gs->g_sign)
+        return 0;
+    size_t ng = (size_t)n_guards;
+    double **values[] = { &gs->g_start, &gs->g_end, &gs->g_work, &gs->g_root,
+                          &gs->g_slope_start, &gs->g_slope_end, &gs->g_probe };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        if (resize((void **)values[i], ng, sizeof(double)))
+            return HYDAE_ERR_NOMEM;
+    signed char **flags[] = { &gs->g_sign, &gs->g_crossed, &gs->prev_sign, &gs->prev_crossed };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (resize((void **)flags[i], ng, 1))
+            return HYDAE_ERR_NOMEM;
+    gs->cap = n_guards;
+    return 0;
+}
+
+void hy_guard_set_free(hy_guard_set *gs)
+{
+    void *arrays[] = { gs->g_start, gs->g_end, gs->g_work, gs->g_root, gs->g_slope_start,
+                       gs->g_slope_end, gs->g_probe, gs->g_sign, gs->g_crossed,
+                       gs->prev_active, gs->prev_guard_offset, gs->prev_var_offset,
+                       gs->prev_y, gs->prev_sign, gs->prev_crossed, gs->chart_fired };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        hy_free(arrays[i]);
+    memset(gs, 0, sizeof *gs);
+}
+
+void hy_guards_snapshot(hydae_sim *s)
+{
+    hy_guard_set *gs = &s->guards;
+    size_t n_charts = (size_t)s->model->n_charts;
+    memcpy(gs->prev_active, s->active, sizeof(hydae_mode *) * n_charts);
+    memcpy(gs->prev_guard_offset, s->guard_offset, sizeof(int) * (n_charts + 1));
+    memcpy(gs->prev_var_offset, s->var_offset, sizeof(int) * (n_charts + 1));
+    if (s->n > 0)
+        memcpy(gs->prev_y, s->y, sizeof(double) * (size_t)s->n);
+    memcpy(gs->prev_sign, gs->g_sign, (size_t)s->n_guards);
+    memcpy(gs->prev_crossed, gs->g_crossed, (size_t)s->n_guards);
+    gs->have_prev = gs->armed;
+    memset(gs->chart_fired, 0, n_charts);
+}
+
+/* ---- guards ---- */
 
 int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
 {
@@ -46,8 +125,14 @@ int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
     }
     int code = s->integ_method->dense(s->integ, t, y, yp);
     if (code) {
-        hy_sim_fail(s, "dense output failed at t = %.17g (status %d)", t, code);
-        return HYDAE_ERR_ARG;
+        /* Its own category: a configuration without states solves F(t, y)
+        ** = 0 here, and that may meet a residual that fails. */
+        char detail[512] = "";
+        if (s->bad_chart >= 0)
+            hy_format(detail, sizeof detail, " in mode '%s'", s->active[s->bad_chart]->name);
+        hy_sim_fail(s, "dense output failed at t = %.17g%s: %s", t, detail,
+                    hydae_status_string(code));
+        return code < 0 ? code : HYDAE_ERR_ARG;
     }
     return 0;
 }
@@ -59,18 +144,10 @@ int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, do
         if (mode->n_guards == 0)
             continue;
         int off = s->var_offset[c], goff = s->guard_offset[c];
-        const double *y_mode = y + off, *yp_mode = yp + off;
-        if (s->mech_blocks[c]) {
-            int status = hy_mech_expand(s, c, t, y + off, yp + off, &y_mode, &yp_mode);
-            if (status)
-                return status;
-        }
-        int status = mode->guards(t, y_mode, yp_mode, s->store, g + goff, mode->user);
-        if (status != 0) {
-            hy_sim_fail(s, "the guard function of mode '%s' returned %d at t = %.17g",
-                        mode->name, status, t);
-            return HYDAE_ERR_GUARD;
-        }
+        hy_block *b = &s->blocks[c];
+        int status = b->ops->guards(b, t, y + off, yp + off, g + goff);
+        if (status)
+            return status;
         for (int k = 0; k < mode->n_guards; k++)
             if (isnan(g[goff + k])) {
                 hy_sim_fail(s, "guard %d of mode '%s' is NaN at t = %.17g", k, mode->name, t);
@@ -100,9 +177,9 @@ static int look_ahead(hydae_sim *s, double t);
 ** is no change. */
 static int chart_state_changed(const hydae_sim *s, int c)
 {
-    int off = s->var_offset[c], prev_off = s->prev_var_offset[c];
+    int off = s->var_offset[c], prev_off = s->guards.prev_var_offset[c];
     for (int v = 0; v < s->var_offset[c + 1] - off; v++) {
-        double before = s->prev_y[prev_off + v], after = s->y[off + v];
+        double before = s->guards.prev_y[prev_off + v], after = s->y[off + v];
         if (!s->is_algebraic[off + v]) {
             if (after != before)
                 return 1;
@@ -121,13 +198,13 @@ static int chart_state_changed(const hydae_sim *s, int c)
 ** now and g_ahead its value a moment later along y + delta y'. */
 static int sign_after_event(const hydae_sim *s, int c, int j, double g, double g_ahead)
 {
-    int prev_k = s->prev_guard_offset[c] + j;
-    int same_mode = s->prev_active[c] == s->active[c];
-    if (same_mode && !s->chart_fired[c])
-        return s->prev_sign[prev_k];
+    int prev_k = s->guards.prev_guard_offset[c] + j;
+    int same_mode = s->guards.prev_active[c] == s->active[c];
+    if (same_mode && !s->guards.chart_fired[c])
+        return s->guards.prev_sign[prev_k];
     if (fabs(g) > arming_band(s))
         return sign_of(g);
-    int crossed_dir = s->prev_crossed[prev_k];
+    int crossed_dir = s->guards.prev_crossed[prev_k];
     if (!same_mode || crossed_dir == 0)
         return 0;
     /* It crossed at this instant. On the crossed side and turned back by
@@ -149,14 +226,14 @@ static int sign_after_event(const hydae_sim *s, int c, int j, double g, double g
 
 int hy_guards_arm(hydae_sim *s)
 {
-    s->guards_armed = 1;
-    s->slopes_valid = 0;
+    s->guards.armed = 1;
+    s->guards.slopes_valid = 0;
     if (s->n_guards == 0)
         return 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_start);
     if (status)
         return status;
-    if (s->have_prev) {
+    if (s->guards.have_prev) {
         status = look_ahead(s, s->t);
         if (status)
             return status;
@@ -164,10 +241,10 @@ int hy_guards_arm(hydae_sim *s)
     for (int c = 0; c < s->model->n_charts; c++)
         for (int j = 0; j < s->active[c]->n_guards; j++) {
             int k = s->guard_offset[c] + j;
-            double g = s->g_start[k];
-            int sign = s->have_prev ? sign_after_event(s, c, j, g, s->g_work[k])
+            double g = s->guards.g_start[k];
+            int sign = s->guards.have_prev ? sign_after_event(s, c, j, g, s->guards.g_work[k])
                                     : (fabs(g) > arming_band(s) ? sign_of(g) : 0);
-            s->g_sign[k] = (signed char)sign;
+            s->guards.g_sign[k] = (signed char)sign;
         }
     return 0;
 }
@@ -203,13 +280,13 @@ static int listens(const hydae_sim *s, int k, int dir, int directional_only)
 static int crossing(const hydae_sim *s, int k, double g)
 {
     int dir = 0;
-    if (s->g_sign[k] < 0 && g > 0.0)
+    if (s->guards.g_sign[k] < 0 && g > 0.0)
         dir = 1;
-    else if (s->g_sign[k] > 0 && g < 0.0)
+    else if (s->guards.g_sign[k] > 0 && g < 0.0)
         dir = -1;
     if (dir != 0)
         return listens(s, k, dir, 0) ? dir : 0;
-    if (s->g_sign[k] == 0 && fabs(g) > arming_band(s)) {
+    if (s->guards.g_sign[k] == 0 && fabs(g) > arming_band(s)) {
         dir = g > 0.0 ? 1 : -1;
         return listens(s, k, dir, 1) ? dir : 0;
     }
@@ -228,7 +305,7 @@ static int look_ahead(hydae_sim *s, double t)
     double delta = 1e-8 * fmax(1.0, fabs(t));
     for (int i = 0; i < s->n; i++)
         s->y_work[i] += delta * s->yp_work[i];
-    return hy_guards_eval(s, t + delta, s->y_work, s->yp_work, s->g_work);
+    return hy_guards_eval(s, t + delta, s->y_work, s->yp_work, s->guards.g_work);
 }
 
 /* Guard k keeps its sign at both ends of [t_a, t_b]: does it dip across
@@ -239,19 +316,19 @@ static int look_ahead(hydae_sim *s, double t)
 static int dip_crossing(hydae_sim *s, int k, double t_a, double t_b, int *dir, double *t_lo,
                         double *g_lo, double *t_hi, double *g_hi)
 {
-    int sign = s->g_sign[k];
-    double g_a = s->g_start[k], g_b = s->g_end[k];
+    int sign = s->guards.g_sign[k];
+    double g_a = s->guards.g_start[k], g_b = s->guards.g_end[k];
     if (sign == 0 || sign_of(g_a) != sign || sign_of(g_b) != sign)
         return 0;
     /* Moving towards zero at t_a and away from it at t_b. */
-    if (!(sign * s->g_slope_start[k] < 0.0 && sign * s->g_slope_end[k] > 0.0))
+    if (!(sign * s->guards.g_slope_start[k] < 0.0 && sign * s->guards.g_slope_end[k] > 0.0))
         return 0;
     int down = listens(s, k, -sign, 0), back = listens(s, k, sign, 0);
     if (!down && !back)
         return 0;
     double t_past, g_past;
-    int found = hy_guard_dip(s, k, sign, t_a, g_a, s->g_slope_start[k], t_b, g_b,
-                             s->g_slope_end[k], hy_dip_floor(g_a, g_b), &t_past, &g_past);
+    int found = hy_guard_dip(s, k, sign, t_a, g_a, s->guards.g_slope_start[k], t_b, g_b,
+                             s->guards.g_slope_end[k], hy_dip_floor(g_a, g_b), &t_past, &g_past);
     if (found <= 0)
         return found;
     if (down) {
@@ -269,11 +346,11 @@ static int dip_crossing(hydae_sim *s, int k, double t_a, double t_b, int *dir, d
 static int guard_root(hydae_sim *s, int k, double t_a, double t_b, int at_step_end,
                       int *looked_ahead)
 {
-    double *roots = s->g_root;
-    int dir = crossing(s, k, s->g_end[k]);
+    double *roots = s->guards.g_root;
+    int dir = crossing(s, k, s->guards.g_end[k]);
     roots[k] = INFINITY;
-    s->g_crossed[k] = 0;
-    if (dir == 0 && at_step_end && s->g_end[k] == 0.0 && s->g_sign[k] != 0) {
+    s->guards.g_crossed[k] = 0;
+    if (dir == 0 && at_step_end && s->guards.g_end[k] == 0.0 && s->guards.g_sign[k] != 0) {
         /* Exactly zero at the step's end: crossing here if it goes on to
         ** the other side, touching if it turns back. */
         if (!*looked_ahead) {
@@ -282,16 +359,16 @@ static int guard_root(hydae_sim *s, int k, double t_a, double t_b, int at_step_e
                 return status;
             *looked_ahead = 1;
         }
-        int ahead = sign_of(s->g_work[k]);
-        if (ahead == -s->g_sign[k] && listens(s, k, ahead, 0)) {
+        int ahead = sign_of(s->guards.g_work[k]);
+        if (ahead == -s->guards.g_sign[k] && listens(s, k, ahead, 0)) {
             roots[k] = t_b;
-            s->g_crossed[k] = (signed char)ahead;
+            s->guards.g_crossed[k] = (signed char)ahead;
         }
         return 0;
     }
     double t_lo = t_a, t_hi = t_b, g_lo, g_hi, level = 0.0;
     if (dir == 0) {
-        if (s->g_end[k] == 0.0)
+        if (s->guards.g_end[k] == 0.0)
             return 0;
         int found = dip_crossing(s, k, t_a, t_b, &dir, &t_lo, &g_lo, &t_hi, &g_hi);
         if (found <= 0)
@@ -299,15 +376,15 @@ static int guard_root(hydae_sim *s, int k, double t_a, double t_b, int at_step_e
     } else {
         /* The zero crossing; for an unarmed guard that started inside the
         ** band on the crossed side, the band's edge. */
-        if (s->g_sign[k] == 0 && dir * s->g_start[k] >= 0.0)
+        if (s->guards.g_sign[k] == 0 && dir * s->guards.g_start[k] >= 0.0)
             level = dir * arming_band(s);
-        g_lo = s->g_start[k] - level;
-        g_hi = s->g_end[k] - level;
+        g_lo = s->guards.g_start[k] - level;
+        g_hi = s->guards.g_end[k] - level;
     }
     int status = hy_root_bracket(s, k, dir, level, t_lo, g_lo, t_hi, g_hi, &roots[k]);
     if (status)
         return status;
-    s->g_crossed[k] = (signed char)dir;
+    s->guards.g_crossed[k] = (signed char)dir;
     return 0;
 }
 
@@ -321,7 +398,7 @@ static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, doub
         int status = guard_root(s, k, t_a, t_b, at_step_end, &looked_ahead);
         if (status)
             return status;
-        t_first = fmin(t_first, s->g_root[k]);
+        t_first = fmin(t_first, s->guards.g_root[k]);
     }
     if (t_first == INFINITY)
         return 0;
@@ -329,10 +406,10 @@ static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, doub
     ** to its instant. */
     double tol = hy_event_group_tol(t_first);
     for (int k = 0; k < s->n_guards; k++) {
-        if (s->g_root[k] > t_first + tol)
-            s->g_crossed[k] = 0;
-        else if (s->g_crossed[k] != 0 && s->g_sign[k] == 0)
-            s->event_from_band = 1;
+        if (s->guards.g_root[k] > t_first + tol)
+            s->guards.g_crossed[k] = 0;
+        else if (s->guards.g_crossed[k] != 0 && s->guards.g_sign[k] == 0)
+            s->guards.event_from_band = 1;
     }
     *t_event = t_first;
     return 1;
@@ -348,29 +425,29 @@ int hy_guards_locate(hydae_sim *s, double t_new, double *t_event)
 {
     if (s->n_guards == 0)
         return 0;
-    s->event_from_band = 0;
-    int n_parts = s->guard_samples + 1;
+    s->guards.event_from_band = 0;
+    int n_parts = s->set.guard_samples + 1;
     double t_a = s->t, width = t_new - s->t, part = width / n_parts;
     int status;
-    if (!s->slopes_valid) {
-        status = hy_guards_at_with_slopes(s, t_a, part, s->g_work, s->g_slope_start);
+    if (!s->guards.slopes_valid) {
+        status = hy_guards_at_with_slopes(s, t_a, part, s->guards.g_work, s->guards.g_slope_start);
         if (status)
             return status;
     }
     for (int j = 1; j <= n_parts; j++) {
         double t_b = j == n_parts ? t_new : s->t + width * j / n_parts;
-        status = hy_guards_at_with_slopes(s, t_b, part, s->g_end, s->g_slope_end);
+        status = hy_guards_at_with_slopes(s, t_b, part, s->guards.g_end, s->guards.g_slope_end);
         if (status)
             return status;
         int found = locate_in(s, t_a, t_b, j == n_parts, t_event);
         if (found) {
-            s->slopes_valid = 0;
+            s->guards.slopes_valid = 0;
             return found;
         }
         if (j < n_parts) {
-            follow_signs(s, s->g_end);
-            memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
-            memcpy(s->g_slope_start, s->g_slope_end, sizeof(double) * (size_t)s->n_guards);
+            follow_signs(s, s->guards.g_end);
+            memcpy(s->guards.g_start, s->guards.g_end, sizeof(double) * (size_t)s->n_guards);
+            memcpy(s->guards.g_slope_start, s->guards.g_slope_end, sizeof(double) * (size_t)s->n_guards);
             t_a = t_b;
         }
     }
@@ -385,10 +462,10 @@ static void follow_signs(hydae_sim *s, const double *g)
     double band = arming_band(s);
     for (int k = 0; k < s->n_guards; k++) {
         signed char sg = sign_of(g[k]);
-        if (s->g_crossed[k] != 0)
-            s->g_sign[k] = s->g_crossed[k];
-        else if (sg != 0 && (s->g_sign[k] != 0 || fabs(g[k]) > band))
-            s->g_sign[k] = sg;
+        if (s->guards.g_crossed[k] != 0)
+            s->guards.g_sign[k] = s->guards.g_crossed[k];
+        else if (sg != 0 && (s->guards.g_sign[k] != 0 || fabs(g[k]) > band))
+            s->guards.g_sign[k] = sg;
     }
 }
 
@@ -396,8 +473,8 @@ int hy_guards_mark_crossings(hydae_sim *s, const double *g)
 {
     int n_marked = 0;
     for (int k = 0; k < s->n_guards; k++) {
-        s->g_crossed[k] = (signed char)crossing(s, k, g[k]);
-        n_marked += s->g_crossed[k] != 0;
+        s->guards.g_crossed[k] = (signed char)crossing(s, k, g[k]);
+        n_marked += s->guards.g_crossed[k] != 0;
     }
     return n_marked;
 }
@@ -406,29 +483,29 @@ int hy_guards_join_instant(hydae_sim *s)
 {
     if (s->n_guards == 0)
         return 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_end);
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_end);
     if (!status)
         status = look_ahead(s, s->t);
     if (status)
         return status;
     double delta = 1e-8 * fmax(1.0, fabs(s->t)), tol = hy_time_tol(s->t);
     for (int k = 0; k < s->n_guards; k++) {
-        double g = s->g_end[k], slope = (s->g_work[k] - g) / delta;
-        int dir = -s->g_sign[k];
-        if (s->g_crossed[k] != 0 || dir == 0 || sign_of(g) == dir || sign_of(slope) != dir)
+        double g = s->guards.g_end[k], slope = (s->guards.g_work[k] - g) / delta;
+        int dir = -s->guards.g_sign[k];
+        if (s->guards.g_crossed[k] != 0 || dir == 0 || sign_of(g) == dir || sign_of(slope) != dir)
             continue;
         if (fabs(g) <= fabs(slope) * tol && listens(s, k, dir, 0))
-            s->g_crossed[k] = (signed char)dir;
+            s->guards.g_crossed[k] = (signed char)dir;
     }
     return 0;
 }
 
 int hy_guards_mark_at_start(hydae_sim *s)
 {
-    memset(s->g_crossed, 0, (size_t)s->n_guards);
+    memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
     if (s->n_guards == 0)
         return 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_work);
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_work);
     if (status)
         return status;
     for (int c = 0; c < s->model->n_charts; c++) {
@@ -439,9 +516,9 @@ int hy_guards_mark_at_start(hydae_sim *s)
                 || !tr->fires_at_start)
                 continue;
             int k = s->guard_offset[c] + tr->guard;
-            int side = sign_of(s->g_work[k]);
+            int side = sign_of(s->guards.g_work[k]);
             if (side != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == side))
-                s->g_crossed[k] = (signed char)side;
+                s->guards.g_crossed[k] = (signed char)side;
         }
     }
     return 0;
@@ -449,21 +526,21 @@ int hy_guards_mark_at_start(hydae_sim *s)
 
 void hy_guards_advance(hydae_sim *s)
 {
-    follow_signs(s, s->g_end);
-    memcpy(s->g_start, s->g_end, sizeof(double) * (size_t)s->n_guards);
-    memcpy(s->g_slope_start, s->g_slope_end, sizeof(double) * (size_t)s->n_guards);
-    s->slopes_valid = 1;
+    follow_signs(s, s->guards.g_end);
+    memcpy(s->guards.g_start, s->guards.g_end, sizeof(double) * (size_t)s->n_guards);
+    memcpy(s->guards.g_slope_start, s->guards.g_slope_end, sizeof(double) * (size_t)s->n_guards);
+    s->guards.slopes_valid = 1;
 }
 
 int hy_guards_restart_scan(hydae_sim *s)
 {
     if (s->n_guards == 0)
         return 0;
-    s->slopes_valid = 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->g_start);
+    s->guards.slopes_valid = 0;
+    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_start);
     if (status)
         return status;
-    follow_signs(s, s->g_start);
+    follow_signs(s, s->guards.g_start);
     return 0;
 }
 
@@ -471,7 +548,7 @@ int hy_guards_restart_scan(hydae_sim *s)
 
 int hy_check_sample_periods(hydae_sim *s)
 {
-    double t_far = fmax(fabs(s->t0), fabs(s->t_end));
+    double t_far = fmax(fabs(s->set.t0), fabs(s->set.t_end));
     double resolution = 2.0 * hy_time_tol(t_far);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_chart *chart = s->model->charts[c];
@@ -481,7 +558,7 @@ int hy_check_sample_periods(hydae_sim *s)
                 hy_sim_fail(s, "transition '%s' (%s -> %s): the sample period %g is below the "
                             "time resolution of event times over [%g, %g] (%g): its ticks "
                             "cannot be told apart", tr->name, tr->from->name, tr->to->name,
-                            tr->period, s->t0, s->t_end, resolution);
+                            tr->period, s->set.t0, s->set.t_end, resolution);
                 return HYDAE_ERR_ARG;
             }
         }
@@ -531,7 +608,7 @@ int hy_time_event_pending(const hydae_sim *s, double t)
 
 double hy_next_time_event(const hydae_sim *s, double t)
 {
-    double t_next = s->t_end;
+    double t_next = s->set.t_end;
     double tol = hy_time_tol(t);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];

@@ -23,7 +23,7 @@
 /* Unknown number i of the initialisation. */
 static double *unknown(hydae_sim *s, int i)
 {
-    return s->init_unknowns[i];
+    return s->init.unknowns[i];
 }
 
 /* Choose the n unknowns. After events: y'_i of differential components,
@@ -36,8 +36,8 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
     int n_unknowns = 0;
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
-        if (s->mech_blocks[c])
-            continue; /* consistent by construction (mechanics.c) */
+        if (s->blocks[c].ops->owns_state)
+            continue; /* consistent by construction (block.h) */
         for (int v = 0; v < mode->n_vars; v++) {
             const hy_var *var = &mode->vars[v];
             int i = s->var_offset[c] + v;
@@ -52,20 +52,20 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
                 }
             }
             if (!value_held) {
-                s->init_unknowns[n_unknowns] = &s->y[i];
-                s->init_component[n_unknowns++] = i;
+                s->init.unknowns[n_unknowns] = &s->y[i];
+                s->init.component[n_unknowns++] = i;
             }
             if (!algebraic && !derivative_held) {
-                s->init_unknowns[n_unknowns] = &s->yp[i];
-                s->init_component[n_unknowns++] = i;
+                s->init.unknowns[n_unknowns] = &s->yp[i];
+                s->init.component[n_unknowns++] = i;
             }
         }
     }
-    if (n_unknowns != s->n_init) {
+    if (n_unknowns != s->init.n) {
         hy_sim_fail(s, "consistent initial values at t = %.17g: the held start values and "
                     "derivatives leave %d unknowns for %d equations (free as many start "
                     "values as you hold; see hydae_mode_set_start_fixed)", t, n_unknowns,
-                    s->n_init);
+                    s->init.n);
         return HYDAE_ERR_INIT;
     }
     return 0;
@@ -83,23 +83,24 @@ static double norm2(const double *v, int n)
 static double weighted_norm(hydae_sim *s, const double *change)
 {
     double sum = 0.0;
-    for (int i = 0; i < s->n_init; i++) {
-        int comp = s->init_component[i];
+    for (int i = 0; i < s->init.n; i++) {
+        int comp = s->init.component[i];
         double ratio = change[i] / (hy_component_rtol(s, comp) * fabs(*unknown(s, i))
                                     + hy_component_atol(s, comp));
         sum += ratio * ratio;
     }
-    return sqrt(sum / s->n_init);
+    return sqrt(sum / s->init.n);
 }
 
-/* The residual's rows of the components outside mechanical blocks. */
+/* The residual's rows of the components of blocks that do not own their
+** state. */
 static int residual(hydae_sim *s, double t, double *res)
 {
-    if (s->n_init == s->n)
+    if (s->init.n == s->n)
         return hy_config_residual(t, s->y, s->yp, res, s);
     int status = hy_config_residual(t, s->y, s->yp, s->res_work, s);
-    for (int i = 0; i < s->n_init; i++)
-        res[i] = s->res_work[s->init_rows[i]];
+    for (int i = 0; i < s->init.n; i++)
+        res[i] = s->res_work[s->init.rows[i]];
     return status;
 }
 
@@ -140,10 +141,10 @@ static int residual_failure(hydae_sim *s, double t)
 ** it. Names it. */
 static int singular_failure(hydae_sim *s, double t, int column)
 {
-    int component = s->init_component[column];
+    int component = s->init.component[column];
     const hydae_mode *mode = NULL;
     const char *name = hy_component_name(s, component, &mode);
-    int is_value = s->init_unknowns[column] == &s->y[component];
+    int is_value = s->init.unknowns[column] == &s->y[component];
     hy_sim_fail(s, "no consistent initial values at t = %.17g in mode '%s': singular Jacobian: "
                 "the equations do not determine %s%s%s (its column of the Jacobian with "
                 "respect to the algebraic variables and the derivatives depends linearly on "
@@ -167,9 +168,9 @@ struct hy_init_matrix {
     double *saved;                  /* the group's unperturbed unknowns */
 };
 
-void hy_init_free(hydae_sim *s)
+static void init_matrix_free(hy_init_work *w)
 {
-    struct hy_init_matrix *im = s->init_matrix;
+    struct hy_init_matrix *im = w->matrix;
     if (!im)
         return;
     hy_linsol_free(im->ls);
@@ -179,13 +180,51 @@ void hy_init_free(hydae_sim *s)
     hy_free(im->del);
     hy_free(im->saved);
     hy_free(im);
-    s->init_matrix = NULL;
+    w->matrix = NULL;
+}
+
+int hy_init_reserve(hy_init_work *w, int n)
+{
+    if (n <= w->cap && w->rows)
+        return 0;
+    size_t n_alloc = (size_t)(n > 0 ? n : 1), work_bytes;
+    if (hy_mul3_size(n_alloc, 6, sizeof(double), &work_bytes))
+        return HYDAE_ERR_NOMEM;
+    double *work = hy_realloc(w->work, work_bytes);
+    if (work)
+        w->work = work;
+    double **unknowns = hy_realloc(w->unknowns, sizeof(double *) * 2 * n_alloc);
+    if (unknowns)
+        w->unknowns = unknowns;
+    int *component = hy_realloc(w->component, sizeof(int) * 2 * n_alloc);
+    if (component)
+        w->component = component;
+    int *rows = hy_realloc(w->rows, sizeof(int) * n_alloc);
+    if (rows)
+        w->rows = rows;
+    if (!work || !unknowns || !component || !rows)
+        return HYDAE_ERR_NOMEM;
+    w->cap = n;
+    return 0;
+}
+
+void hy_init_work_free(hy_init_work *w)
+{
+    init_matrix_free(w);
+    hy_free(w->rows);
+    hy_free(w->unknowns);
+    hy_free(w->component);
+    hy_free(w->work);
+    w->rows = w->component = NULL;
+    w->unknowns = NULL;
+    w->work = NULL;
+    w->cap = w->n = 0;
 }
 
 static int64_t unknown_code(hydae_sim *s, int k)
 {
-    int comp = s->init_component[k];
-    return 2 * (int64_t)comp + (s->init_unknowns[k] == &s->y[comp]);
+    int comp = s->init.component[k];
+    return 2 * (int64_t)comp + (s->init.unknowns[k] == &s->y[comp]);
 }
 
 /* The matrix for the unknowns chosen now: kept when they and the
@@ -193,33 +232,33 @@ static int64_t unknown_code(hydae_sim *s, int k)
 ** or HYDAE_ERR_ARG with the message (a solver that cannot serve). */
 static int init_matrix_setup(hydae_sim *s, double t)
 {
-    size_t n = (size_t)s->n_init;
-    struct hy_init_matrix *im = s->init_matrix;
-    if (im && im->n == n && im->from == s->config_pattern) {
+    size_t n = (size_t)s->init.n;
+    struct hy_init_matrix *im = s->init.matrix;
+    if (im && im->n == n && im->from == s->jac.pattern) {
         size_t k = 0;
         while (k < n && im->unknown_of[k] == unknown_code(s, (int)k))
             k++;
         if (k == n)
             return 0;
     }
-    hy_init_free(s);
-    im = s->init_matrix = hy_calloc(1, sizeof *im);
+    init_matrix_free(&s->init);
+    im = s->init.matrix = hy_calloc(1, sizeof *im);
     if (!im)
         return HYDAE_ERR_NOMEM;
     im->n = n;
-    im->from = s->config_pattern;
+    im->from = s->jac.pattern;
     size_t len = n > 0 ? n : 1;
     im->unknown_of = hy_malloc(len * sizeof(int64_t));
     im->del = hy_malloc(len * sizeof(double));
     im->saved = hy_malloc(len * sizeof(double));
-    if (!im->unknown_of || !im->del || !im->saved || (s->config_pattern && !(im->pattern = hy_init_pattern(s))))
+    if (!im->unknown_of || !im->del || !im->saved || (s->jac.pattern && !(im->pattern = hy_init_pattern(s))))
         goto nomem;
     for (size_t k = 0; k < n; k++)
         im->unknown_of[k] = unknown_code(s, (int)k);
     hy_ls_kind kind;
     char why[256];
-    if (hy_linsol_choose((hy_ls_kind)s->linear_solver, n, im->pattern, &kind, why, sizeof why)) {
-        hy_init_free(s);
+    if (hy_linsol_choose((hy_ls_kind)s->set.linear_solver, n, im->pattern, &kind, why, sizeof why)) {
+        init_matrix_free(&s->init);
         hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
         return HYDAE_ERR_ARG;
     }
@@ -230,7 +269,7 @@ static int init_matrix_setup(hydae_sim *s, double t)
         goto nomem;
     return 0;
 nomem:
-    hy_init_free(s);
+    init_matrix_free(&s->init);
     return HYDAE_ERR_NOMEM;
 }
 
@@ -241,7 +280,7 @@ enum { INIT_RESIDUAL_FAILED = -1, INIT_NOMEM = -2 };
 static int init_jacobian(hydae_sim *s, double t, const double *offset, const double *res,
                          double *res_trial)
 {
-    struct hy_init_matrix *im = s->init_matrix;
+    struct hy_init_matrix *im = s->init.matrix;
     double sqrt_eps = sqrt(DBL_EPSILON);
     hy_matrix_zero(hy_linsol_matrix(im->ls));
     for (size_t g = 0; g < im->groups.n_colors; g++) {
@@ -251,7 +290,7 @@ static int init_jacobian(hydae_sim *s, double t, const double *offset, const dou
             double *z = unknown(s, (int)cols[c]);
             double saved = *z;
             double del = sqrt_eps
-                * fmax(fabs(saved), fmax(fabs(s->y[s->init_component[cols[c]]]), 1.0));
+                * fmax(fabs(saved), fmax(fabs(s->y[s->init.component[cols[c]]]), 1.0));
             im->saved[c] = saved;
             *z = saved + del;
             im->del[c] = *z - saved;
@@ -262,7 +301,7 @@ static int init_jacobian(hydae_sim *s, double t, const double *offset, const dou
         if (status)
             return INIT_RESIDUAL_FAILED;
         if (offset)
-            for (int i = 0; i < s->n_init; i++)
+            for (int i = 0; i < s->init.n; i++)
                 res_trial[i] -= offset[i];
         for (size_t c = 0; c < count; c++)
             hy_matrix_set_column_diff(hy_linsol_matrix(im->ls), im->pattern, (size_t)cols[c],
@@ -281,8 +320,8 @@ enum { NEWTON_CONVERGED = 0, NEWTON_STALLED = 1 };
 static int damped_newton(hydae_sim *s, double t, const double *offset, int max_iter,
                          double *res)
 {
-    int n = s->n_init;
-    double *step = s->init_work + n, *res_trial = s->init_work + 2 * n;
+    int n = s->init.n;
+    double *step = s->init.work + n, *res_trial = s->init.work + 2 * n;
     int setup = init_matrix_setup(s, t);
     if (setup)
         return setup;
@@ -304,7 +343,7 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
             return singular_failure(s, t, factored - 1);
         for (int i = 0; i < n; i++)
             step[i] = -res[i];
-        hy_linsol_solve(s->init_matrix->ls, step);
+        hy_linsol_solve(s->init.matrix->ls, step);
         /* Converged when the full Newton step is small in the error weights
         ** (then the error after taking it is of the order of its square). */
         if (weighted_norm(s, step) <= 1e-3) {
@@ -347,20 +386,20 @@ static int damped_newton(hydae_sim *s, double t, const double *offset, int max_i
 
 static void save_unknowns(hydae_sim *s, double *z)
 {
-    for (int i = 0; i < s->n_init; i++)
+    for (int i = 0; i < s->init.n; i++)
         z[i] = *unknown(s, i);
 }
 
 static void load_unknowns(hydae_sim *s, const double *z)
 {
-    for (int i = 0; i < s->n_init; i++)
+    for (int i = 0; i < s->init.n; i++)
         *unknown(s, i) = z[i];
 }
 
 /* The equations still unsatisfied, largest residuals first (up to 3). */
 static int report_unsatisfied(hydae_sim *s, double t, const double *res, double lambda)
 {
-    int n = s->n_init, shown[3] = { -1, -1, -1 };
+    int n = s->init.n, shown[3] = { -1, -1, -1 };
     for (int k = 0; k < 3 && k < n; k++) {
         int best = -1;
         for (int i = 0; i < n; i++) {
@@ -376,7 +415,7 @@ static int report_unsatisfied(hydae_sim *s, double t, const double *res, double 
     size_t used = 0;
     for (int k = 0; k < 3 && shown[k] >= 0 && used < sizeof list; k++) {
         const hydae_mode *mode = NULL;
-        int component = s->init_rows[shown[k]];
+        int component = s->init.rows[shown[k]];
         const char *name = hy_component_name(s, component, &mode);
         int eq = component - (mode ? s->var_offset[mode->chart->index] : 0);
         used += (size_t)snprintf(list + used, sizeof list - used,
@@ -397,9 +436,9 @@ static int report_unsatisfied(hydae_sim *s, double t, const double *res, double 
 ** after a failure it halves and the step is retried, down to 1e-4. */
 static int homotopy(hydae_sim *s, double t, double *res)
 {
-    int n = s->n_init;
-    double *offset = s->init_work + 3 * n, *z_last = s->init_work + 4 * n;
-    double *h_start = s->init_work + 5 * n;
+    int n = s->init.n;
+    double *offset = s->init.work + 3 * n, *z_last = s->init.work + 4 * n;
+    double *h_start = s->init.work + 5 * n;
     if (residual(s, t, h_start))
         return residual_failure(s, t);
     save_unknowns(s, z_last);
@@ -432,8 +471,8 @@ static int homotopy(hydae_sim *s, double t, double *res)
 ** action set) cannot start Newton's method or an integrator: name it. */
 static int check_finite_values(hydae_sim *s, double t, int at_start)
 {
-    for (int k = 0; k < s->n_init; k++) {
-        int i = s->init_rows[k];
+    for (int k = 0; k < s->init.n; k++) {
+        int i = s->init.rows[k];
         if (isfinite(s->y[i]) && isfinite(s->yp[i]))
             continue;
         const hydae_mode *mode = NULL;
@@ -459,23 +498,23 @@ static int check_finite_values(hydae_sim *s, double t, int at_start)
 static int explicit_init(hydae_sim *s, double t, double *res)
 {
     for (int c = 0; c < s->model->n_charts; c++)
-        if (s->active[c]->n_vars > 0 && (!s->active[c]->rhs || s->mech_blocks[c]))
+        if (s->active[c]->n_vars > 0 && (!s->blocks[c].is_explicit || s->blocks[c].ops->owns_state))
             return 1;
-    for (int k = 0; k < s->n_init; k++)
-        if (s->init_unknowns[k] != &s->yp[s->init_component[k]])
+    for (int k = 0; k < s->init.n; k++)
+        if (s->init.unknowns[k] != &s->yp[s->init.component[k]])
             return 1;
-    for (int k = 0; k < s->n_init; k++)
-        *s->init_unknowns[k] = 0.0;
+    for (int k = 0; k < s->init.n; k++)
+        *s->init.unknowns[k] = 0.0;
     if (residual(s, t, res))
         return residual_failure(s, t);
-    for (int k = 0; k < s->n_init; k++)
-        *s->init_unknowns[k] = -res[s->init_component[k]];
+    for (int k = 0; k < s->init.n; k++)
+        *s->init.unknowns[k] = -res[s->init.component[k]];
     return 0;
 }
 
 int hy_consistent_init(hydae_sim *s, double t, int at_start)
 {
-    int n = s->n_init;
+    int n = s->init.n;
     if (n == 0)
         return 0;
     int selected = select_unknowns(s, t, at_start);
@@ -484,14 +523,14 @@ int hy_consistent_init(hydae_sim *s, double t, int at_start)
     int not_finite = check_finite_values(s, t, at_start);
     if (not_finite)
         return not_finite;
-    double *res = s->init_work;
+    double *res = s->init.work;
     s->bad_chart = -1;
-    if (s->n_init == s->n) {
+    if (s->init.n == s->n) {
         int explicit_status = explicit_init(s, t, res);
         if (explicit_status <= 0)
             return explicit_status;
     }
-    double *z_start = s->init_work + 4 * n;
+    double *z_start = s->init.work + 4 * n;
     save_unknowns(s, z_start);
     int status = damped_newton(s, t, NULL, 50, res);
     if (status == NEWTON_CONVERGED)

@@ -17,7 +17,10 @@
 ** velocities M-orthogonally onto Phi_q u + Phi_t = 0 (mech_project: a
 ** perfectly plastic impact); u' and lambda follow from the index-1 system.
 */
+#include "block.h"
 #include "sim.h"
+
+#include "linalg/linsol.h"
 
 #include "mech/mech.h"
 #include "core/core.h"
@@ -34,7 +37,7 @@
 
 enum { HY_FORM_I3, HY_FORM_SI1, HY_FORM_ODE };
 
-struct hy_mech_block {
+typedef struct hy_mech_block {
     hydae_sim *sim;
     const hydae_mode *mode;
     int form;
@@ -46,7 +49,7 @@ struct hy_mech_block {
     double *work;               /* mech_accel_work_len */
     int *iwork;                 /* n_q + n_c */
     char **mu_names;            /* SI1: names of the mu components */
-};
+} hy_mech_block;
 
 /* ---- the mode's callbacks as a mech_system ---- */
 
@@ -104,7 +107,7 @@ static int choose_form(const hydae_sim *s, const hy_integrator_ops *method)
 {
     if (method->needs_rhs)
         return HY_FORM_ODE;
-    return s->dae_index == 3 ? HY_FORM_I3 : HY_FORM_SI1;
+    return s->set.dae_index == 3 ? HY_FORM_I3 : HY_FORM_SI1;
 }
 
 static const char *form_name(int form)
@@ -125,14 +128,9 @@ static int form_size(const hydae_mode *mode, int form)
     }
 }
 
-int hy_mech_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method)
+static double constr_tol(const hydae_sim *s)
 {
-    return form_size(mode, choose_form(s, method));
-}
-
-double hy_mech_constr_tol(const hydae_sim *s)
-{
-    return s->constr_tol > 0.0 ? s->constr_tol : HY_MECH_CONSTR_TOL_DEFAULT;
+    return s->set.constr_tol > 0.0 ? s->set.constr_tol : HY_MECH_CONSTR_TOL_DEFAULT;
 }
 
 static void block_free(hy_mech_block *b)
@@ -152,12 +150,10 @@ static void block_free(hy_mech_block *b)
     hy_free(b);
 }
 
-void hy_mech_leave(hydae_sim *s, int c)
+static void op_free(hy_block *block)
 {
-    if (s->mech_blocks && s->mech_blocks[c]) {
-        block_free(s->mech_blocks[c]);
-        s->mech_blocks[c] = NULL;
-    }
+    block_free(block->data);
+    block->data = NULL;
 }
 
 static hy_mech_block *block_new(hydae_sim *s, const hydae_mode *mode, int form)
@@ -186,7 +182,7 @@ static hy_mech_block *block_new(hydae_sim *s, const hydae_mode *mode, int form)
     b->iwork = hy_malloc(sizeof(int) * (size_t)(n_q + n_c));
     int status = !b->decl || !b->decl_p || !b->work || !b->iwork;
     if (!status && form == HY_FORM_ODE)
-        status = mech_ode_init(&b->mo, &b->sys, hy_mech_constr_tol(s));
+        status = mech_ode_init(&b->mo, &b->sys, constr_tol(s));
     else if (!status)
         status = mech_dae_init(&b->md, &b->sys, form == HY_FORM_I3 ? 3 : 1);
     if (!status && form == HY_FORM_SI1) {
@@ -221,9 +217,9 @@ static int declared_var(const hy_mech_block *b, int i)
     return i < 2 * n_q + n_c ? i : i - n_c; /* SI1: mu_k stands with lambda_k */
 }
 
-const char *hy_mech_component_name(const hydae_sim *s, int c, int i)
+static const char *op_component_name(const hy_block *block, int i)
 {
-    const hy_mech_block *b = s->mech_blocks[c];
+    const hy_mech_block *b = block->data;
     int n_q = b->mode->mech.n_q, n_c = b->mode->mech.n_c;
     if (b->form == HY_FORM_SI1 && i >= 2 * n_q + n_c)
         return b->mu_names[i - 2 * n_q - n_c];
@@ -261,7 +257,7 @@ static void set_block_flags(hydae_sim *s, hy_mech_block *b, int off)
         else if (b->form == HY_FORM_I3)
             in_test = is_position;
         else
-            in_test = is_position || (is_velocity && s->vel_ctrl);
+            in_test = is_position || (is_velocity && s->set.vel_ctrl);
         s->err_exclude[off + i] = (unsigned char)!in_test;
         s->is_algebraic[off + i] = b->form == HY_FORM_ODE ? 0 : b->md.is_algebraic[i];
         if (b->form == HY_FORM_ODE)
@@ -269,23 +265,32 @@ static void set_block_flags(hydae_sim *s, hy_mech_block *b, int off)
     }
 }
 
-int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
+static int op_size(const hy_block *block, const hy_integrator_ops *method)
 {
-    hy_mech_leave(s, c);
-    const hydae_mode *mode = s->active[c];
+    return form_size(block->mode, choose_form(block->sim, method));
+}
+
+static int op_enter(hy_block *block, int off, const hy_integrator_ops *method)
+{
+    hydae_sim *s = block->sim;
+    const hydae_mode *mode = block->mode;
     const hydae_mechanics *mech = &mode->mech;
-    int n_q = mech->n_q, off = s->var_offset[c];
+    int n_q = mech->n_q;
     hy_mech_block *b = block_new(s, mode, choose_form(s, method));
     if (!b)
         return HYDAE_ERR_NOMEM;
-    s->mech_blocks[c] = b;
+    block->data = b;
+    block->is_explicit = b->form == HY_FORM_ODE;
+    block->uses_var_index = b->form != HY_FORM_ODE;
     double t = s->t;
     double *q = b->decl, *u = b->decl + n_q;
     for (int i = 0; i < 2 * n_q; i++) {
         double v = s->store[mode->vars[i].slot];
         b->decl[i] = isnan(v) ? mode->vars[i].start : v;
     }
-    int status = mech_project(&b->sys, t, hy_mech_constr_tol(s), q, u, b->work, b->iwork);
+    int status = mech_project(&b->sys, t, constr_tol(s), q, u, b->work, b->iwork);
+    if (status == HYDAE_ERR_NOMEM)
+        return status;
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: %s (dae_constr_tol %g)", mode->name,
                     t, status == HYDAE_ERR_SINGULAR ? "the constraints' Jacobian Phi_q, or the "
@@ -293,7 +298,7 @@ int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
                        : status == HYDAE_ERR_CONV ? "the positions could not be brought onto the "
                                                  "constraints Phi = 0 by Newton's method"
                                                : "a mechanics callback failed",
-                    hy_mech_constr_tol(s));
+                    constr_tol(s));
         return HYDAE_ERR_INIT;
     }
     if (b->form == HY_FORM_ODE) {
@@ -303,6 +308,10 @@ int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
         s->stats.n_partitions++;
     } else {
         status = mech_consistent_start(&b->md, t, q, u, s->y + off, s->yp + off);
+    }
+    if (status == HYDAE_ERR_NOMEM) {
+        hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: out of memory", mode->name, t);
+        return HYDAE_ERR_NOMEM;
     }
     if (status) {
         hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no consistent start in the %s form "
@@ -317,28 +326,36 @@ int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method)
     return 0;
 }
 
-int hy_mech_is_explicit(const hydae_sim *s, int c)
+static int op_residual(hy_block *block, double t, const double *y, const double *yp, double *res)
 {
-    return s->mech_blocks[c] && s->mech_blocks[c]->form == HY_FORM_ODE;
-}
-
-int hy_mech_residual(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                     double *res)
-{
-    hy_mech_block *b = s->mech_blocks[c];
+    hy_mech_block *b = block->data;
     return b->form == HY_FORM_ODE ? mech_ode_residual(t, y, yp, res, &b->mo)
                                   : mech_residual(t, y, yp, res, &b->md);
 }
 
-int hy_mech_rhs(hydae_sim *s, int c, double t, const double *y, double *ydot)
+static int op_rhs(hy_block *block, double t, const double *y, double *ydot)
 {
-    return mech_ode_rhs(t, y, ydot, &s->mech_blocks[c]->mo);
+    hy_mech_block *b = block->data;
+    return mech_ode_rhs(t, y, ydot, &b->mo);
 }
 
-int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                   const double **y_decl, const double **yp_decl)
+static const hy_pattern *op_pattern(const hy_block *block)
 {
-    hy_mech_block *b = s->mech_blocks[c];
+    (void)block;
+    return NULL; /* dense (mech/ has no pattern yet) */
+}
+
+static int op_has_jacobian(const hy_block *block)
+{
+    (void)block;
+    return 0; /* finite differences */
+}
+
+static int op_expand(hy_block *block, double t, const double *y, const double *yp,
+                       const double **y_decl, const double **yp_decl)
+{
+    hy_mech_block *b = block->data;
+    hydae_sim *s = block->sim;
     int n_q = b->mode->mech.n_q, n_c = b->mode->mech.n_c;
     if (b->form == HY_FORM_ODE) {
         int status = mech_ode_complete(&b->mo, t, y, b->decl, b->decl + n_q, b->decl_p + n_q,
@@ -346,7 +363,7 @@ int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double 
         if (status) {
             hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the dependent coordinates "
                         "could not be solved from the constraints (dae_constr_tol %g)",
-                        b->mode->name, t, hy_mech_constr_tol(s));
+                        b->mode->name, t, constr_tol(s));
             return HYDAE_ERR_CONV;
         }
         memcpy(b->decl_p, b->decl + n_q, sizeof(double) * (size_t)n_q);
@@ -377,54 +394,66 @@ int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double 
     return 0;
 }
 
-int hy_mech_after_step(hydae_sim *s)
+/* Constraint drift into the statistics; the ODE form's re-partition,
+** which restarts the integrator. */
+static int op_after_step(hy_block *block, double t, double *y, double *yp)
 {
+    hydae_sim *s = block->sim;
+    hy_mech_block *b = block->data;
+    if (b->mode->mech.n_c == 0)
+        return 0;
     int restart = 0;
-    for (int c = 0; c < s->model->n_charts; c++) {
-        hy_mech_block *b = s->mech_blocks ? s->mech_blocks[c] : NULL;
-        if (!b || b->mode->mech.n_c == 0)
-            continue;
-        double *y = s->y + s->var_offset[c], *yp = s->yp + s->var_offset[c];
-        double violation;
-        if (b->form != HY_FORM_ODE) {
-            violation = mech_track_drift(&b->md, s->t, y);
-        } else {
-            long partitions = b->mo.n_partitions;
-            int changed = mech_ode_check_partition(&b->mo, s->t, y);
-            if (changed < 0) {
-                hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the coordinates could not "
-                            "be partitioned again (Phi_q rank deficient?)", b->mode->name, s->t);
-                return HYDAE_ERR_SINGULAR;
-            }
-            s->stats.n_partitions += b->mo.n_partitions - partitions;
-            if (changed == 1) {
-                if (mech_ode_rhs(s->t, y, yp, &b->mo) != 0) {
-                    hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no derivative after a "
-                                "new partition of the coordinates", b->mode->name, s->t);
-                    return HYDAE_ERR_RESIDUAL;
-                }
-                restart = 1;
-            }
-            /* check_partition left the converged q in mo.q: no second
-            ** Newton solve for the violation. */
-            violation = b->sys.constraint(s->t, b->mo.q, b->work, b) == 0
-                            ? max_abs(b->work, b->mode->mech.n_c)
-                            : -1.0;
+    double violation;
+    if (b->form != HY_FORM_ODE) {
+        violation = mech_track_drift(&b->md, t, y);
+    } else {
+        long partitions = b->mo.n_partitions;
+        int changed = mech_ode_check_partition(&b->mo, t, y);
+        if (changed == HYDAE_ERR_NOMEM)
+            return changed;
+        if (changed < 0) {
+            hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the coordinates could not "
+                        "be partitioned again (Phi_q rank deficient?)", b->mode->name, t);
+            return HYDAE_ERR_SINGULAR;
         }
-        if (violation < 0.0) {
-            hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the constraints could not be "
-                        "evaluated", b->mode->name, s->t);
-            return HYDAE_ERR_RESIDUAL;
+        s->stats.n_partitions += b->mo.n_partitions - partitions;
+        if (changed == 1) {
+            if (mech_ode_rhs(t, y, yp, &b->mo) != 0) {
+                hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: no derivative after a "
+                            "new partition of the coordinates", b->mode->name, t);
+                return HYDAE_ERR_RESIDUAL;
+            }
+            restart = 1;
         }
-        update_violation(s, violation);
+        /* check_partition left the converged q in mo.q: no second
+        ** Newton solve for the violation. */
+        violation = b->sys.constraint(t, b->mo.q, b->work, b) == 0
+                        ? max_abs(b->work, b->mode->mech.n_c)
+                        : -1.0;
     }
+    if (violation < 0.0) {
+        hy_sim_fail(s, "mechanical mode '%s' at t = %.17g: the constraints could not be "
+                    "evaluated", b->mode->name, t);
+        return HYDAE_ERR_RESIDUAL;
+    }
+    update_violation(s, violation);
     return restart;
 }
 
-void hy_mech_free_all(hydae_sim *s)
-{
-    if (!s->mech_blocks)
-        return;
-    for (int c = 0; c < s->model->n_charts; c++)
-        hy_mech_leave(s, c);
-}
+const hy_block_ops hy_block_mechanical = {
+    "mechanical",
+    1,
+    op_size,
+    op_enter,
+    op_residual,
+    op_rhs,
+    op_pattern,
+    op_has_jacobian,
+    NULL,
+    op_expand,
+    hy_block_mode_guards,
+    hy_block_mode_store,
+    op_component_name,
+    op_after_step,
+    op_free,
+};

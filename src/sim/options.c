@@ -89,7 +89,7 @@ static int parse_bool(hydae_sim *s, const char *name, const char *text, int *out
         double v;                                                              \
         int status = parse_real(s, name, text, lo, lo_open, allow_inf, &v);    \
         if (!status)                                                           \
-            s->field = v;                                                      \
+            s->set.field = v;                                                      \
         return status;                                                         \
     }
 
@@ -99,7 +99,7 @@ static int parse_bool(hydae_sim *s, const char *name, const char *text, int *out
         long v;                                                                \
         int status = parse_int(s, name, text, lo, hi, &v);                     \
         if (!status)                                                           \
-            s->field = (int)v;                                                 \
+            s->set.field = (int)v;                                                 \
         return status;                                                         \
     }
 
@@ -109,7 +109,7 @@ static int parse_bool(hydae_sim *s, const char *name, const char *text, int *out
         int v;                                                                 \
         int status = parse_bool(s, name, text, &v);                            \
         if (!status)                                                           \
-            s->field = v;                                                      \
+            s->set.field = v;                                                      \
         return status;                                                         \
     }
 
@@ -132,9 +132,9 @@ INT_SETTER(set_guard_samples, guard_samples, 0, 100)
 static int set_zeno_policy(hydae_sim *s, const char *name, const char *text)
 {
     if (strcmp(text, "stop") == 0)
-        s->zeno_rest = 0;
+        s->set.zeno_rest = 0;
     else if (strcmp(text, "rest") == 0)
-        s->zeno_rest = 1;
+        s->set.zeno_rest = 1;
     else
         return bad_value(s, name, text, "stop or rest");
     return 0;
@@ -161,14 +161,14 @@ static int set_tolerance(hydae_sim *s, const char *name, const char *text, doubl
 
 static int set_integr_tol(hydae_sim *s, const char *name, const char *text)
 {
-    return set_tolerance(s, name, text, &s->integr_tol);
+    return set_tolerance(s, name, text, &s->set.integr_tol);
 }
 
 static int set_rtol(hydae_sim *s, const char *name, const char *text)
 {
-    int status = set_tolerance(s, name, text, &s->rtol);
+    int status = set_tolerance(s, name, text, &s->set.rtol);
     if (!status)
-        s->integr_tol = 0.0; /* explicit rtol/atol replace integr_tol */
+        s->set.integr_tol = 0.0; /* explicit rtol/atol replace integr_tol */
     return status;
 }
 
@@ -177,8 +177,8 @@ static int set_atol(hydae_sim *s, const char *name, const char *text)
     double v;
     int status = parse_real(s, name, text, 0.0, 1, 0, &v);
     if (!status) {
-        s->atol = v;
-        s->integr_tol = 0.0;
+        s->set.atol = v;
+        s->set.integr_tol = 0.0;
     }
     return status;
 }
@@ -190,7 +190,7 @@ static int set_dae_index(hydae_sim *s, const char *name, const char *text)
     if (!status && v == 2)
         status = bad_value(s, name, text, "1 (SI1) or 3 (I3)");
     if (!status)
-        s->dae_index = (int)v;
+        s->set.dae_index = (int)v;
     return status;
 }
 
@@ -199,7 +199,7 @@ static int set_eval_expiry(hydae_sim *s, const char *name, const char *text)
     long v;
     int status = parse_int(s, name, text, 0, 1000000000L, &v);
     if (!status)
-        s->eval_expiry = v;
+        s->set.eval_expiry = v;
     return status;
 }
 
@@ -208,7 +208,7 @@ static int set_max_steps(hydae_sim *s, const char *name, const char *text)
     long v;
     int status = parse_int(s, name, text, 1, 1000000000000L, &v);
     if (!status)
-        s->max_steps = v;
+        s->set.max_steps = v;
     return status;
 }
 
@@ -221,9 +221,9 @@ static int set_integrator_type(hydae_sim *s, const char *name, const char *text)
 static int set_output(hydae_sim *s, const char *name, const char *text)
 {
     if (strcmp(text, "grid") == 0)
-        s->output_steps = 0;
+        s->set.output_steps = 0;
     else if (strcmp(text, "steps") == 0)
-        s->output_steps = 1;
+        s->set.output_steps = 1;
     else
         return bad_value(s, name, text, "grid or steps");
     return 0;
@@ -239,7 +239,7 @@ static int set_linear_solver(hydae_sim *s, const char *name, const char *text)
                             "(install libsuitesparse-dev and rebuild)", name);
                 return HYDAE_ERR_ARG;
             }
-            s->linear_solver = (int)kinds[k];
+            s->set.linear_solver = (int)kinds[k];
             return 0;
         }
     return bad_value(s, name, text, "auto, dense, band or klu");
@@ -364,4 +364,200 @@ const char *hydae_option_default(int i)
 const char *hydae_option_meaning(int i)
 {
     return i >= 0 && i < N_OPTIONS ? options[i].meaning : NULL;
+}
+
+/* ---- defaults and the setters of include/hydae.h ---- */
+
+void hy_settings_default(hy_settings *set)
+{
+    memset(set, 0, sizeof *set);
+    set->method = &hy_dstiff;
+    set->t0 = 0.0;
+    set->t_end = 10.0;
+    set->dt_out = 0.0;
+    set->rtol = 1e-6;
+    set->atol = 1e-8;
+    set->h_max = INFINITY;
+    set->max_order = 0; /* the method's largest */
+    set->cascade_limit = 100;
+    set->rel_abs_tol_ratio = 1.0;
+    set->vel_tol_factor = 1000.0;     /* seed 002, Table 1 */
+    set->dae_alg_tol_factor = 1000.0; /* seed 002, Table 1 */
+    set->vel_ctrl = 1;
+    set->interpolation = 1;
+    set->dae_index = 3;
+    set->zeno_events = 100;
+    set->guard_samples = 3;
+    set->max_steps = 50000000;
+}
+
+#define HY_SETTING_ERROR(s, ...) (hy_sim_fail((s), __VA_ARGS__), HYDAE_ERR_ARG)
+
+int hydae_sim_set_time(hydae_sim *s, double t0, double t_end)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!isfinite(t0) || !isfinite(t_end) || !(t_end > t0))
+        return HY_SETTING_ERROR(s, "t_end (%g) must be finite and greater than t0 (%g)",
+                                t_end, t0);
+    s->set.t0 = t0;
+    s->set.t_end = t_end;
+    return 0;
+}
+
+int hydae_sim_set_output_interval(hydae_sim *s, double dt)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(dt > 0.0) || !isfinite(dt))
+        return HY_SETTING_ERROR(s, "output interval (%g) must be positive and finite", dt);
+    s->set.dt_out = dt;
+    return 0;
+}
+
+int hydae_sim_set_tolerances(hydae_sim *s, double rtol, double atol)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(rtol > 0.0) || !(rtol < 1.0))
+        return HY_SETTING_ERROR(s, "rtol (%g) must be in (0, 1)", rtol);
+    if (!(atol > 0.0) || !isfinite(atol))
+        return HY_SETTING_ERROR(s, "atol (%g) must be positive and finite", atol);
+    s->set.rtol = rtol;
+    s->set.atol = atol;
+    s->set.integr_tol = 0.0;
+    return 0;
+}
+
+int hydae_sim_set_step_limits(hydae_sim *s, double h_min, double h_max, double h0)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (!(h_min >= 0.0) || !isfinite(h_min))
+        return HY_SETTING_ERROR(s, "h_min (%g) must be >= 0 and finite", h_min);
+    if (!(h_max > 0.0))
+        return HY_SETTING_ERROR(s, "h_max (%g) must be positive", h_max);
+    if (!(h_max >= h_min))
+        return HY_SETTING_ERROR(s, "h_min (%g) is greater than h_max (%g): no step size "
+                                "satisfies both", h_min, h_max);
+    if (!(h0 >= 0.0) || !isfinite(h0))
+        return HY_SETTING_ERROR(s, "h0 (%g) must be >= 0 (0: automatic)", h0);
+    s->set.h_min = h_min;
+    s->set.h_max = h_max;
+    s->set.h0 = h0;
+    return 0;
+}
+
+int hydae_sim_set_max_order(hydae_sim *s, int max_order)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (max_order < 1 || max_order > 12)
+        return HY_SETTING_ERROR(s, "max_order (%d) must be 1 to 12 (BDF methods use at most 5)",
+                                max_order);
+    s->set.max_order = max_order;
+    return 0;
+}
+
+int hydae_sim_set_integrator(hydae_sim *s, const char *name)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    const hy_integrator_ops *method = hy_integrator_find(name);
+    if (!method) {
+        char known[256] = "";
+        size_t used = 0;
+        for (int i = 0; hy_integrators[i] && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     hy_integrators[i]->name);
+        return HY_SETTING_ERROR(s, "no integrator '%s' (available: %s)", name ? name : "(null)",
+                                known);
+    }
+    if (s->integ && method != s->integ_method) {
+        s->integ_method->destroy(s->integ);
+        s->integ = NULL;
+    }
+    s->set.method = method;
+    return 0;
+}
+
+int hydae_sim_set_cascade_limit(hydae_sim *s, int limit)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (limit < 1)
+        return HY_SETTING_ERROR(s, "cascade limit (%d) must be at least 1", limit);
+    s->set.cascade_limit = limit;
+    return 0;
+}
+
+int hydae_sim_set_output_steps(hydae_sim *s, int every_step)
+{
+    if (!s || (every_step != 0 && every_step != 1))
+        return HYDAE_ERR_ARG;
+    s->set.output_steps = every_step;
+    return 0;
+}
+
+int hydae_sim_set_max_steps(hydae_sim *s, long max_steps)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    if (max_steps < 1)
+        return HY_SETTING_ERROR(s, "max_steps (%ld) must be at least 1", max_steps);
+    s->set.max_steps = max_steps;
+    return 0;
+}
+
+int hydae_sim_set_debug_newton(hydae_sim *s, FILE *out)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    s->set.newton_debug = out;
+    return 0;
+}
+
+double hy_base_atol(const hydae_sim *s)
+{
+    return s->set.integr_tol > 0.0 ? s->set.integr_tol : s->set.atol;
+}
+
+/* Tolerances of component i: the variable's own if set; else rtol/atol; or,
+** when integr_tol is set, RTOL = rel_abs_tol_ratio integr_tol scale and
+** ATOL = integr_tol scale with scale 1 for positions and differential
+** states, vel_tol_factor for velocities, dae_alg_tol_factor for algebraic
+** states and multipliers (seed 002, Table 1). */
+void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
+{
+    double rtol = s->set.rtol, atol = s->set.atol;
+    if (s->set.integr_tol > 0.0) {
+        double scale = var->kind == HYDAE_VELOCITY       ? s->set.vel_tol_factor
+                       : hy_var_is_algebraic(var->kind) ? s->set.dae_alg_tol_factor
+                                                        : 1.0;
+        rtol = s->set.rel_abs_tol_ratio * s->set.integr_tol * scale;
+        atol = s->set.integr_tol * scale;
+    }
+    double var_rtol = hy_var_rtol(s->model, var), var_atol = hy_var_atol(s->model, var);
+    rtol = var_rtol > 0.0 ? var_rtol : rtol;
+    atol = var_atol > 0.0 ? var_atol : atol;
+    /* The first component's pair stands for all while the others have it
+    ** too (bit for bit); the vectors are written from the first that
+    ** differs (build_config starts with tol_uniform = -1). */
+    if (s->tol_uniform < 0) {
+        s->uniform_rtol = rtol;
+        s->uniform_atol = atol;
+        s->tol_uniform = 1;
+    } else if (s->tol_uniform == 1 && (memcmp(&rtol, &s->uniform_rtol, sizeof rtol) != 0
+                                       || memcmp(&atol, &s->uniform_atol, sizeof atol) != 0)) {
+        for (int k = 0; k < s->n; k++) {
+            s->rtol_vec[k] = s->uniform_rtol;
+            s->atol_vec[k] = s->uniform_atol;
+        }
+        s->tol_uniform = 0;
+    }
+    if (s->tol_uniform == 0) {
+        s->rtol_vec[i] = rtol;
+        s->atol_vec[i] = atol;
+    }
+    s->err_exclude[i] = (unsigned char)(var->kind == HYDAE_VELOCITY && !s->set.vel_ctrl);
 }

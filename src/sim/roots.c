@@ -77,10 +77,10 @@ int hy_root_bracket(hydae_sim *s, int k, int dir, double level, double t_lo, dou
             t_mid = t_lo + 0.5 * width;     /* bisection */
             n_slow = 0;
         }
-        int status = hy_guards_at(s, t_mid, s->g_work);
+        int status = hy_guards_at(s, t_mid, s->guards.g_work);
         if (status)
             return status;
-        double g_mid = s->g_work[k] - level;
+        double g_mid = s->guards.g_work[k] - level;
         int crossed = dir > 0 ? g_mid > 0.0 : g_mid < 0.0;
         if (crossed) {
             if (side == -1) {
@@ -128,16 +128,16 @@ int hy_guard_dip(hydae_sim *s, int k, int sign, double a, double g_a, double slo
         double t_mid = lo - f_lo * width / (f_hi - f_lo);
         if (!(t_mid > lo && t_mid < hi))
             t_mid = lo + 0.5 * width;
-        int status = hy_guards_at_with_slopes(s, t_mid, b - a, s->g_work, s->g_probe);
+        int status = hy_guards_at_with_slopes(s, t_mid, b - a, s->guards.g_work, s->guards.g_probe);
         if (status)
             return status;
-        double v_mid = sign * s->g_work[k];
+        double v_mid = sign * s->guards.g_work[k];
         if (v_mid < -floor_value) {
             *t_past = t_mid;
-            *g_past = s->g_work[k];
+            *g_past = s->guards.g_work[k];
             return 1;
         }
-        double f_mid = sign * s->g_probe[k];
+        double f_mid = sign * s->guards.g_probe[k];
         if (f_mid < 0.0) {
             lo = t_mid, f_lo = f_mid, v_lo = v_mid;
             if (side == 1)

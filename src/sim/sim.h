@@ -1,26 +1,24 @@
 /*
-** The simulator's state, shared by the files of sim/: the hybrid loop
-** (sim.c), guards and event location (events.c), the discrete phase
-** (discrete.c) and consistent initial values (init.c).
+** The simulator: its parts, each a struct with its own reserve / free in
+** the file that owns it (settings: options.c, settings.h; output sinks
+** and rows: output.c, output.h; guard set: events.c, guards.h; init
+** workspace: init.c, init.h; Jacobian work: jacobian.c), the blocks of the
+** active configuration (block.h), and the run's state, owned by the hybrid
+** loop (sim.c). Shared by the files of sim/ only; io/ sees io/sinks.h.
 */
 #ifndef HY_SIM_H
 #define HY_SIM_H
 
+#include "block.h"
+#include "guards.h"
+#include "init.h"
+#include "output.h"
+#include "settings.h"
 #include "core/core.h"
 #include "integrators/integrator.h"
 #include "model/model.h"
 
 #include <signal.h>
-
-typedef struct hy_sink {
-    int (*begin)(void *user, const hydae_model *m);
-    hydae_row_fn row;
-    /* 0, or non-zero when writing what the sink holds failed. */
-    int (*finish)(void *user, int status, double t, const char *message);
-    void (*release)(void *user);
-    void *user;
-    int writes_file;            /* a failure is an I/O error, not a user stop */
-} hy_sink;
 
 struct hydae_action {
     hydae_sim *sim;
@@ -45,49 +43,49 @@ typedef enum hy_chatter_kind {
     HY_CHATTER_PINGPONG         /* guards firing each other within their band */
 } hy_chatter_kind;
 
+/* jacobian.c: the configuration's Jacobian pattern (NULL: dense) and the
+** scratch a block's Jacobian is written to before it is placed. */
+typedef struct hy_jac_work {
+    struct hy_pattern *pattern;
+    double *block;              /* the largest dense Jacobian block of a mode */
+    size_t cap_block;
+    double *values;             /* a mode's sparse Jacobian values */
+    size_t cap_values;
+} hy_jac_work;
+
+/* Room for a dense block of max_block x max_block and for a mode's sparse
+** Jacobian values (max_sparse_values): 0 or HYDAE_ERR_NOMEM. */
+int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block, size_t max_sparse_values);
+void hy_jac_work_free(hy_jac_work *jw);
+
+/* The simulator: its parts, each owned by the file named, and the run's
+** state, owned by sim.c (the hybrid loop). */
 struct hydae_sim {
     hydae_model *model;
-    const hy_integrator_ops *method;        /* the run's choice */
-    const hy_integrator_ops *integ_method;  /* the method of integ */
-    /* Settings. */
-    double t0, t_end, dt_out;
-    double rtol, atol, h_min, h_max, h0;
-    int max_order, cascade_limit;
-    long max_steps;
-    double dt_grid;             /* output interval in effect for a run */
-    /* Param_Transient settings (seed 002), see options.c. */
-    double integr_tol;          /* > 0: tolerances from it, scaled by class */
-    double rel_abs_tol_ratio, vel_tol_factor, dae_alg_tol_factor;
-    double h0_max, constr_tol;
-    int corrector_maxit, corrector_minit, jacob_eval, jacob_init;
-    long eval_expiry;
-    int vel_ctrl, interpolation, dae_index;
-    double dt_min;              /* > 0: restart past jumps (seed 000, 4.3) */
-    int zeno_events;            /* events in the window that mean Zeno */
-    double zeno_window;         /* its width; 0: 1e-9 max(1, |t|) */
-    int zeno_rest;              /* 1: enter the chart's resting mode */
-    int guard_samples;          /* interior guard samples per step */
-    FILE *newton_debug;         /* --debug-newton output, or NULL */
-    int output_steps;           /* rows at every step instead of the grid */
+    hy_settings set;            /* settings (options.c) */
+    hy_output out;              /* sinks, result rows, the grid (output.c) */
+    hy_guard_set guards;        /* guards, and the snapshot for re-arming (events.c) */
+    hy_init_work init;          /* consistent initialisation (init.c) */
+    hy_jac_work jac;            /* the configuration's Jacobian (jacobian.c) */
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
-    /* Sinks. */
-    int n_sinks, cap_sinks;
-    hy_sink *sinks;
     char errmsg[1024];
     hydae_stats stats;
 
-    /* ---- run state ---- */
+    /* ---- the run (sim.c) ---- */
     double t;                   /* time of the current state */
     double *store;              /* one value per slot of the model */
     hydae_mode **active;        /* active mode per chart */
+    /* The configuration's layout. */
+    hy_block *blocks;           /* per chart: its active mode's continuous part */
     int *var_offset;            /* per chart: first index in y */
     int *guard_offset;          /* per chart: first index in g */
     int n;                      /* unknowns of the configuration */
     int n_guards;
-    int cap_n, cap_guards;
+    int cap_n;
     double *y, *yp;             /* current state at t */
     double *y_work, *yp_work;   /* interpolated states */
+    double *res_work;           /* n */
     unsigned char *is_algebraic;
     double *rtol_vec, *atol_vec;  /* per component, from the variables; unset while */
     int tol_uniform;              /* 1: every component has uniform_rtol/atol (the usual */
@@ -95,75 +93,82 @@ struct hydae_sim {
     unsigned char *err_exclude;   /* per component: out of the error test */
     unsigned char *var_index;     /* per component: its index (DSTIFF's scaling) */
     int has_var_index;            /* a block of the configuration uses var_index */
-    struct hy_mech_block **mech_blocks; /* per chart: a mechanical mode's block, or NULL */
-    int *init_rows;               /* rows of consistent initialisation (init.c) */
-    int n_init;                   /* its unknowns: the components outside mech blocks */
-    double *res_work;           /* n */
-    double *jac_block;          /* the largest dense Jacobian block of a mode */
-    size_t cap_jac_block;
-    /* jacobian.c: the configuration's Jacobian pattern (NULL: dense), a
-    ** mode's sparse Jacobian values (scratch), the linear solver asked. */
-    struct hy_pattern *config_pattern;
-    double *jac_values;
-    size_t cap_jac_values;
-    int linear_solver;          /* hy_ls_kind, setting linear_solver */
-    /* init.c: the Newton matrix of consistent initialisation, kept while
-    ** the unknowns and the configuration's pattern stay the same. */
-    struct hy_init_matrix *init_matrix;
-    double **init_unknowns;     /* the n unknowns of consistent initialisation */
-    int *init_component;        /* the component each belongs to */
-    double *init_work;          /* 3 n */
-    /* Guards of the configuration. */
-    double *g_start, *g_end, *g_work;
-    double *g_root;             /* located crossing time per guard */
-    signed char *g_sign;        /* last non-zero sign; 0 = not armed */
-    signed char *g_crossed;     /* crossing direction at the event */
-    double *g_slope_start, *g_slope_end;  /* dG/dt along the dense output */
-    double *g_probe;            /* guards at a probe point (roots.c) */
-    int slopes_valid;           /* g_slope_start belongs to g_start */
-    int event_from_band;        /* the located crossing was an unarmed guard's */
-    hy_chatter chatter;
-    double t_time_instant;      /* last instant whose time events fired */
     double *out_work;           /* largest output count */
     int cap_out_work;
-    /* Result rows. */
-    double *row;
-    double *row_left;
-    long k_out, n_out;          /* next grid index, index of t_end */
     /* The integrator. */
     void *integ;
+    const hy_integrator_ops *integ_method;  /* the method of integ */
     int integ_n;
     int integ_started;          /* a step has been taken since init */
     hy_stats integ_base;        /* statistics of destroyed integrators */
-    /* The configuration before the current discrete phase, for re-arming
-    ** the guards after it (see events.c). */
-    int guards_armed;           /* g_sign is meaningful */
-    int have_prev;              /* the prev_* arrays describe the last layout */
-    hydae_mode **prev_active;
-    int *prev_guard_offset;
-    int *prev_var_offset;
-    double *prev_y;             /* the state before the discrete phase */
-    signed char *prev_sign, *prev_crossed;
-    unsigned char *chart_fired; /* per chart: a transition fired this instant */
-    /* Named events. */
-    unsigned char *event_active, *event_waiting;
+    /* The discrete phase (discrete.c, chatter.c). */
+    hy_chatter chatter;
+    double t_time_instant;      /* last instant whose time events fired */
+    unsigned char *event_active, *event_waiting;  /* named events */
+    const hydae_transition **fired_log;           /* for cascade reports */
+    int n_fired_log, cap_fired_log;
     /* Last bad residual seen (for failure messages). */
     int bad_chart, bad_equation;
     double bad_t;
     int bad_is_nan;
-    /* Discrete-phase log for cascade reports. */
-    const hydae_transition **fired_log;
-    int n_fired_log, cap_fired_log;
 };
 
 /* sim.c */
-/* The absolute tolerance in force for variables of scale 1. */
-double hy_base_atol(const hydae_sim *s);
-void hy_sim_fail(hydae_sim *s, const char *fmt, ...) HY_PRINTF(2, 3);
+/* F(t, y, y') of the configuration: every block's at its offset; a failure
+** or a value that is not finite is recorded in bad_* for the messages. */
+/* A block's residual or right-hand side of chart c at t came back with
+** status and values[0..n): status, or 1 when a value is not finite; the
+** failure is noted (bad_chart, bad_equation, bad_t) for the message. */
+int hy_block_outcome(hydae_sim *s, int c, double t, int status, const double *values, int n);
+int hy_config_residual(double t, const double *y, const double *yp,
+                       double *res, void *ctx);
+/* Values of the active configuration at (t, y, yp) into the store
+** (variables and outputs). */
+int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
+/* Name of component i of y in the configuration. */
+const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
+/* hy_sim_fail: io/sinks.h. */
 /* Crossings located within this of the first belong to its instant. */
 double hy_event_group_tol(double t);
 /* The run stops on hydae_sim_interrupt: the message, HYDAE_INTERRUPTED. */
 int hy_sim_interrupted(hydae_sim *s, double t);
+/* options.c */
+/* The absolute tolerance in force for variables of scale 1. */
+double hy_base_atol(const hydae_sim *s);
+/* Tolerances of component i from the variable it stands for (seed 002,
+** Table 1 with integr_tol). */
+void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
+/* integration.c */
+/* The method for the active configuration: the one its modes prefer
+** (hydae_mode_set_integrator), if they agree, else the run's. */
+const hy_integrator_ops *hy_configuration_method(const hydae_sim *s);
+/* (Re)start the integrator at s->t from (s->y, s->yp): 0 or a status with
+** the message (HYDAE_ERR_ARG: a method or solver that cannot serve). */
+int hy_restart_integrator(hydae_sim *s);
+/* The message for a failed step (code < 0), and the status to return. */
+int hy_integrator_failure(hydae_sim *s, int code);
+/* The integrators' statistics of the run so far. */
+void hy_integ_stats(const hydae_sim *s, hy_stats *out);
+/* output.c */
+/* The output grid of a run: 0 or HYDAE_ERR_ARG. */
+int hy_output_start(hydae_sim *s);
+/* Every sink's begin / finish, with the message; finish turns a successful
+** run whose output failed into HYDAE_ERR_IO. */
+int hy_output_begin(hydae_sim *s);
+int hy_output_finish(hydae_sim *s, int status);
+/* The store's values by result column. */
+void hy_gather_row(const hydae_sim *s, double *row);
+/* A row to the sinks: 0, HYDAE_ERR_IO or HYDAE_ERR_CALLBACK (message set). */
+int hy_send_row(hydae_sim *s, hydae_row_kind kind, double t, const double *row);
+/* The configuration's values at (t, y, yp) as a row. */
+int hy_emit_state_row(hydae_sim *s, hydae_row_kind kind, double t, const double *y,
+                      const double *yp);
+double hy_grid_time(const hydae_sim *s, long k);
+/* Grid rows with t_grid < t_limit (or <= t_limit when inclusive) from the
+** last step's dense output. */
+int hy_emit_grid_until(hydae_sim *s, double t_limit, int inclusive);
+/* Grid rows that fall on the current time, from the current state. */
+int hy_emit_grid_at_current(hydae_sim *s);
 /* jacobian.c */
 struct hy_matrix;
 int hy_config_build_pattern(hydae_sim *s);
@@ -174,27 +179,6 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp,
 ** unknowns, rows: its equations) from the configuration's; NULL on out of
 ** memory. */
 struct hy_pattern *hy_init_pattern(hydae_sim *s);
-/* init.c */
-void hy_init_free(hydae_sim *s);
-
-int hy_config_residual(double t, const double *y, const double *yp,
-                       double *res, void *ctx);
-/* Values of the active configuration at (t, y, yp) into the store
-** (variables and outputs). */
-int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp);
-/* Name of component i of y in the configuration. */
-const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode);
-
-/* Tolerances of component i from the variable it stands for (seed 002,
-** Table 1 with integr_tol). */
-void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
-
-/* mechanics.c: mechanical modes (hydae_mode_set_mechanics). A chart whose
-** active mode is mechanical has a block in s->mech_blocks[c]; its part of
-** y is the formulation's (I3, SI1 or ODE), not the mode's variables. */
-typedef struct hy_mech_block hy_mech_block;
-/* Components of y the mode takes under the run's settings and method. */
-int hy_mech_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method);
 
 /* A configuration is solved with dense n x n matrices (iteration matrices,
 ** Jacobians, consistent initialisation), so n is limited: 2 GiB per
@@ -205,33 +189,16 @@ enum { HY_DENSE_MAX_N = 16384 };
 ** HYDAE_ERR_ARG with a message naming the mode, its size and the memory
 ** it would need (validate.c). */
 int hy_check_dense_size(hydae_sim *s, const hy_integrator_ops *method);
-/* The block of chart c from the store (positions and velocities projected
-** onto the constraints): y, yp, tolerances and flags at s->var_offset[c]. */
-int hy_mech_enter(hydae_sim *s, int c, const hy_integrator_ops *method);
-void hy_mech_leave(hydae_sim *s, int c);
-void hy_mech_free_all(hydae_sim *s);
-/* 1 if chart c's block is in the ODE form (an explicit y' = f). */
-int hy_mech_is_explicit(const hydae_sim *s, int c);
-int hy_mech_residual(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                     double *res);
-int hy_mech_rhs(hydae_sim *s, int c, double t, const double *y, double *ydot);
-/* The mode's own (q, u, lambda) and (u, u', 0) at the block's (y, yp). */
-int hy_mech_expand(hydae_sim *s, int c, double t, const double *y, const double *yp,
-                   const double **y_decl, const double **yp_decl);
-const char *hy_mech_component_name(const hydae_sim *s, int c, int i);
-/* At an accepted point s->t: the constraint violation into the statistics
-** and the ODE form's re-partition. 1 if the integrator must restart (y,
-** yp of the block changed meaning), 0, or < 0. */
-int hy_mech_after_step(hydae_sim *s);
-double hy_mech_constr_tol(const hydae_sim *s);
-
 /* events.c */
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp,
                    double *g);
+/* Keep the configuration and the guards' signs before a discrete phase
+** (the left limit at s->t) for re-arming after it. */
+void hy_guards_snapshot(hydae_sim *s);
 /* Reference signs of the guards after a (re)start at s->t; see events.c. */
 int hy_guards_arm(hydae_sim *s);
 /* After a step from s->t to t_new (integrator dense output valid): find
-** the first relevant crossing. Returns 1 with *t_event and s->g_crossed
+** the first relevant crossing. Returns 1 with *t_event and s->guards.g_crossed
 ** set, 0 if none, < 0 on error. */
 int hy_guards_locate(hydae_sim *s, double t_new, double *t_event);
 /* The scan moves to the end of the located interval (s->t): guards that

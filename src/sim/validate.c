@@ -16,42 +16,42 @@
 
 static int check_times(hydae_sim *s)
 {
-    if (!isfinite(s->t0) || !isfinite(s->t_end))
-        return HY_CONFLICT(s, "t0 (%g) and t_end (%g) must be finite", s->t0, s->t_end);
-    if (!(s->t_end > s->t0))
-        return HY_CONFLICT(s, "t_end (%.17g) must be greater than t0 (%.17g)", s->t_end, s->t0);
+    if (!isfinite(s->set.t0) || !isfinite(s->set.t_end))
+        return HY_CONFLICT(s, "t0 (%g) and t_end (%g) must be finite", s->set.t0, s->set.t_end);
+    if (!(s->set.t_end > s->set.t0))
+        return HY_CONFLICT(s, "t_end (%.17g) must be greater than t0 (%.17g)", s->set.t_end, s->set.t0);
     return 0;
 }
 
 static int check_steps(hydae_sim *s)
 {
-    if (s->h_min > s->h_max)
+    if (s->set.h_min > s->set.h_max)
         return HY_CONFLICT(s, "h_min (%g) is greater than h_max (%g): no step size satisfies "
-                           "both", s->h_min, s->h_max);
-    if (s->h0 > 0.0 && s->h0 > s->h_max)
-        return HY_CONFLICT(s, "h0 (%g), the first step, is greater than h_max (%g)", s->h0,
-                           s->h_max);
-    if (s->h0 > 0.0 && s->h0 < s->h_min)
-        return HY_CONFLICT(s, "h0 (%g), the first step, is smaller than h_min (%g)", s->h0,
-                           s->h_min);
-    if (s->corrector_minit > 0 && s->corrector_maxit > 0
-        && s->corrector_minit > s->corrector_maxit)
+                           "both", s->set.h_min, s->set.h_max);
+    if (s->set.h0 > 0.0 && s->set.h0 > s->set.h_max)
+        return HY_CONFLICT(s, "h0 (%g), the first step, is greater than h_max (%g)", s->set.h0,
+                           s->set.h_max);
+    if (s->set.h0 > 0.0 && s->set.h0 < s->set.h_min)
+        return HY_CONFLICT(s, "h0 (%g), the first step, is smaller than h_min (%g)", s->set.h0,
+                           s->set.h_min);
+    if (s->set.corrector_minit > 0 && s->set.corrector_maxit > 0
+        && s->set.corrector_minit > s->set.corrector_maxit)
         return HY_CONFLICT(s, "dae_corrector_minit (%d) is greater than dae_corrector_maxit "
-                           "(%d)", s->corrector_minit, s->corrector_maxit);
+                           "(%d)", s->set.corrector_minit, s->set.corrector_maxit);
     return 0;
 }
 
 /* max_order and h_max against what the integrator can do. */
 static int check_method(hydae_sim *s)
 {
-    const hy_integrator_ops *method = s->method;
-    if (s->max_order > 0 && method->max_order == 0)
+    const hy_integrator_ops *method = s->set.method;
+    if (s->set.max_order > 0 && method->max_order == 0)
         return HY_CONFLICT(s, "max_order (%d) does not apply to %s, a method of fixed order; "
-                           "leave max_order out", s->max_order, method->name);
-    if (s->max_order > method->max_order && method->max_order > 0)
-        return HY_CONFLICT(s, "max_order (%d) is out of range for %s: 1 to %d", s->max_order,
+                           "leave max_order out", s->set.max_order, method->name);
+    if (s->set.max_order > method->max_order && method->max_order > 0)
+        return HY_CONFLICT(s, "max_order (%d) is out of range for %s: 1 to %d", s->set.max_order,
                            method->name, method->max_order);
-    if (method->fixed_step && !isfinite(s->h_max))
+    if (method->fixed_step && !isfinite(s->set.h_max))
         return HY_CONFLICT(s, "%s takes fixed steps of length h_max: set h_max", method->name);
     return 0;
 }
@@ -62,9 +62,10 @@ static int check_method(hydae_sim *s)
 ** refuses at run time only what no solver can hold). */
 static int mode_size(const hydae_sim *s, const hydae_mode *mode, const hy_integrator_ops *method)
 {
-    if (!mode->is_mechanical && mode->pattern)
+    hy_block probe = hy_block_probe((hydae_sim *)s, mode);
+    if (probe.ops->pattern(&probe))
         return 0;
-    return mode->is_mechanical ? hy_mech_size(s, mode, method) : mode->n_vars;
+    return probe.ops->size(&probe, method);
 }
 
 /* "80 GB", "2.1 GB", "512 MB": bytes of an n x n matrix of doubles. */
@@ -142,14 +143,14 @@ static int check_sizes(hydae_sim *s)
     for (int c = 0; c < m->n_charts; c++)
         for (int k = 0; k < m->charts[c]->n_modes; k++) {
             const hydae_mode *mode = m->charts[c]->modes[k];
-            int n = mode_size(s, mode, mode->integrator ? mode->integrator : s->method);
+            int n = mode_size(s, mode, mode->integrator ? mode->integrator : s->set.method);
             if (n > HY_DENSE_MAX_N) {
                 char what[300];
                 snprintf(what, sizeof what, "mode '%s' has", mode->name);
                 return too_large(s, what, "its", n);
             }
         }
-    return check_configuration(s, initial_mode, s->method, "at the start");
+    return check_configuration(s, initial_mode, s->set.method, "at the start");
 }
 
 int hydae_sim_validate(hydae_sim *s)

@@ -71,16 +71,16 @@ static inline void fuzz_clamp_settings(hydae_sim *s, long max_steps, double max_
 {
     if (max_steps > FUZZ_MAX_STEPS)
         max_steps = FUZZ_MAX_STEPS;
-    if (s->max_steps > max_steps)
-        s->max_steps = max_steps;
-    if (s->cascade_limit > FUZZ_MAX_CASCADE)
-        s->cascade_limit = FUZZ_MAX_CASCADE;
-    if (s->zeno_events > FUZZ_MAX_ZENO_EVENTS)
-        s->zeno_events = FUZZ_MAX_ZENO_EVENTS;
+    if (s->set.max_steps > max_steps)
+        s->set.max_steps = max_steps;
+    if (s->set.cascade_limit > FUZZ_MAX_CASCADE)
+        s->set.cascade_limit = FUZZ_MAX_CASCADE;
+    if (s->set.zeno_events > FUZZ_MAX_ZENO_EVENTS)
+        s->set.zeno_events = FUZZ_MAX_ZENO_EVENTS;
     /* Only a finite span is shortened; NaN, infinite or reversed times are
     ** the validation's to refuse. */
-    if (s->t_end - s->t0 > max_span && s->t0 + max_span > s->t0)
-        s->t_end = s->t0 + max_span;
+    if (s->set.t_end - s->set.t0 > max_span && s->set.t0 + max_span > s->set.t0)
+        s->set.t_end = s->set.t0 + max_span;
 }
 
 /* Validate and run s with the bounds, the row counter as its last sink
@@ -107,7 +107,7 @@ static inline int fuzz_bounded_run(hydae_sim *s, long max_steps, double max_span
         hydae_stats stats;
         hydae_sim_get_stats(s, &stats);
         fprintf(stderr, "fuzz: run: status %d, t = %g of [%g, %g], %ld steps, %ld events, "
-                "%ld rows: %s\n", status, hydae_sim_time(s), s->t0, s->t_end, stats.n_steps,
+                "%ld rows: %s\n", status, hydae_sim_time(s), s->set.t0, s->set.t_end, stats.n_steps,
                 stats.n_events, budget.n_rows, status ? hydae_sim_errmsg(s) : "");
     }
     return status;

@@ -1,0 +1,360 @@
+/*
+** Alias elimination for flattened models (alias.h): the equations that
+** only say two model-level variables are equal or opposite (x = y,
+** x = -y, x + y = 0, x - y = 0, the bulk of what connections and two-pin
+** components produce) are removed with one of the two variables. The
+** classes of aliases are found by union-find with signs (x = s r for the
+** class's representative r); the representative is a state if the class
+** has one (a class with two states keeps its equation: that is a
+** constraint, not an alias), else a variable an action assigns, else the
+** first declared. Every other expression has the eliminated names replaced
+** by +-r (der(x) by +-der(r)), and each eliminated name becomes an output
+** x = s r, so the results, guards and actions still see it.
+*/
+#include "lang/alias.h"
+
+#include "core/core.h"
+
+#include <string.h>
+
+typedef struct aliases {
+    hy_syntax *syn;
+    hy_diag *diag;
+    int der;                 /* the name id of der, or -1 */
+    int n_names;
+    int *decl_of;            /* by name: model-level scalar variable's decl + 1 */
+    unsigned char *pinned;   /* by name: a state or an assigned variable */
+    int *parent;             /* by name: union-find parent (itself: a root) */
+    signed char *sign;       /* by name: x = sign * parent */
+    int failed;
+} aliases;
+
+static int nomem(aliases *a)
+{
+    if (!a->failed)
+        hy_diag_nomem(a->diag);
+    a->failed = 1;
+    return -1;
+}
+
+/* The root of x and the sign with x = *s root. */
+static int find(const aliases *a, int x, int *s)
+{
+    *s = 1;
+    while (a->parent[x] != x) {
+        *s *= a->sign[x];
+        x = a->parent[x];
+    }
+    return x;
+}
+
+static int variable(const aliases *a, const hy_syn *n)
+{
+    return n->op == SYN_NAME && n->name >= 0 && n->name < a->n_names && a->decl_of[n->name]
+               ? n->name
+               : -1;
+}
+
+/* A side that is a variable or its negation: the name, *s its sign. */
+static int signed_variable(const aliases *a, int node, int *s)
+{
+    const hy_syn *n = &a->syn->nodes[node];
+    *s = 1;
+    if (n->op == SYN_NEG) {
+        *s = -1;
+        n = &a->syn->nodes[n->a];
+    }
+    return variable(a, n);
+}
+
+static int is_zero(const aliases *a, int node)
+{
+    const hy_syn *n = &a->syn->nodes[node];
+    return n->op == SYN_NUM && n->value == 0.0;
+}
+
+/* An equation x = s y: 0 with *x, *y, *s set, or -1. */
+static int alias_form(const aliases *a, const hy_equation_syn *eq, int *x, int *y, int *s)
+{
+    if (eq->mode >= 0 || eq->output_name >= 0 || eq->lhs.root < 0 || eq->rhs.root < 0)
+        return -1;
+    int lhs = eq->lhs.root, rhs = eq->rhs.root;
+    if (is_zero(a, lhs)) {
+        lhs = eq->rhs.root;
+        rhs = eq->lhs.root;
+    }
+    int sx, sy;
+    if (is_zero(a, rhs)) { /* x + y = 0 or x - y = 0, either one negated */
+        const hy_syn *n = &a->syn->nodes[lhs];
+        if (n->op != SYN_ADD && n->op != SYN_SUB)
+            return -1;
+        *x = signed_variable(a, n->a, &sx);
+        *y = signed_variable(a, n->b, &sy);
+        if (n->op == SYN_SUB)
+            sy = -sy;
+        *s = -sx * sy; /* sx x + sy y = 0 */
+    } else {
+        *x = signed_variable(a, lhs, &sx);
+        *y = signed_variable(a, rhs, &sy);
+        *s = sx * sy;
+    }
+    return *x >= 0 && *y >= 0 && *x != *y ? 0 : -1;
+}
+
+/* Join the classes of x and y by x = s y; 0, or -1 when the equation must
+** stay (same class already, or two pinned roots). */
+static int join(aliases *a, int x, int y, int s)
+{
+    int sx, sy;
+    int rx = find(a, x, &sx), ry = find(a, y, &sy);
+    if (rx == ry || (a->pinned[rx] && a->pinned[ry]))
+        return -1;
+    /* rx = k ry with k = s sy / sx = s sy sx (signs are +-1) */
+    int k = s * sy * sx;
+    int keep_x = a->pinned[rx] || (!a->pinned[ry] && a->decl_of[rx] < a->decl_of[ry]);
+    if (keep_x) {
+        a->parent[ry] = rx;
+        a->sign[ry] = (signed char)k;
+    } else {
+        a->parent[rx] = ry;
+        a->sign[rx] = (signed char)k;
+    }
+    return 0;
+}
+
+static void mark_pinned(aliases *a)
+{
+    const hy_syntax *syn = a->syn;
+    for (int i = 0; i < syn->n_nodes; i++) {
+        const hy_syn *n = &syn->nodes[i];
+        if (n->op == SYN_CALL && n->name == a->der && a->der >= 0 && n->a >= 0)
+            if (variable(a, &syn->nodes[n->a]) >= 0)
+                a->pinned[syn->nodes[n->a].name] = 1;
+    }
+    for (int i = 0; i < syn->n_stmts; i++)
+        if (!syn->stmts[i].is_raise && syn->stmts[i].target >= 0
+            && syn->stmts[i].target < a->n_names)
+            a->pinned[syn->stmts[i].target] = 1;
+}
+
+static int eliminated(const aliases *a, int name)
+{
+    return name >= 0 && name < a->n_names && a->decl_of[name] && a->parent[name] != name;
+}
+
+static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, int name)
+{
+    int node = hy_syntax_add_node(a->syn, op, like->line, like->column, operand, -1, -1);
+    if (node < 0)
+        return nomem(a);
+    a->syn->nodes[node].name = name;
+    return node;
+}
+
+/* e with eliminated names replaced by +-root, copied to the end of the
+** arena (unchanged when it has none). */
+static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
+{
+    if (e.root < 0 || a->failed)
+        return e;
+    int any = 0;
+    for (int j = e.first; j <= e.root && !any; j++)
+        any = a->syn->nodes[j].op == SYN_NAME && eliminated(a, a->syn->nodes[j].name);
+    if (!any)
+        return e;
+    size_t n = (size_t)(e.root - e.first + 1);
+    int *map = hy_alloc_array(n, sizeof *map);
+    unsigned char *negated = hy_calloc(n, 1);
+    hy_expr_ref out = { a->syn->n_nodes, -1 };
+    if (!map || !negated) {
+        nomem(a);
+        goto done;
+    }
+    for (int j = e.first; j <= e.root; j++) {
+        hy_syn node = a->syn->nodes[j]; /* a copy: the arena may move */
+        int k = j - e.first, made;
+        if (node.op == SYN_NAME && eliminated(a, node.name)) {
+            int s, root = find(a, node.name, &s);
+            made = add_node(a, &node, SYN_NAME, -1, root);
+            negated[k] = s < 0;
+        } else {
+            int operand[3] = { node.a, node.b, node.c };
+            int is_der = node.op == SYN_CALL && node.name == a->der;
+            for (int o = 0; o < 3; o++) {
+                if (operand[o] < e.first)
+                    continue;
+                int from = operand[o] - e.first;
+                operand[o] = map[from];
+                if (negated[from] && !is_der)
+                    operand[o] = add_node(a, &node, SYN_NEG, operand[o], -1);
+                if (operand[o] < 0)
+                    goto done;
+            }
+            made = add_node(a, &node, (hy_syn_op)node.op, operand[0], -1);
+            if (made >= 0) {
+                hy_syn *copy = &a->syn->nodes[made];
+                copy->b = operand[1];
+                copy->c = operand[2];
+                copy->name = node.name;
+                copy->value = node.value;
+                copy->n_args = node.n_args;
+                negated[k] = is_der && node.a >= e.first && negated[node.a - e.first];
+            }
+        }
+        if (made < 0)
+            goto done;
+        map[k] = made;
+    }
+    out.root = map[n - 1];
+    if (negated[n - 1])
+        out.root = add_node(a, &a->syn->nodes[out.root], SYN_NEG, out.root, -1);
+done:
+    hy_free(map);
+    hy_free(negated);
+    return out;
+}
+
+/* The output x = s r of an eliminated name, and r's start from x's when
+** r has none. */
+static int alias_output(aliases *a, int x, hy_equation_syn *eq)
+{
+    int s, root = find(a, x, &s);
+    const hy_decl *dx = &a->syn->decls[a->decl_of[x] - 1];
+    hy_decl *dr = &a->syn->decls[a->decl_of[root] - 1];
+    if (dr->value.root < 0 && dx->value.root >= 0) {
+        /* r = s x: copy x's start, negated when s = -1 */
+        hy_expr_ref start = { a->syn->n_nodes, -1 };
+        size_t n = (size_t)(dx->value.root - dx->value.first + 1);
+        int base = a->syn->n_nodes;
+        for (size_t k = 0; k < n; k++) {
+            hy_syn node = a->syn->nodes[dx->value.first + (int)k];
+            int shift = base - dx->value.first;
+            node.a = node.a >= dx->value.first ? node.a + shift : node.a;
+            node.b = node.b >= dx->value.first ? node.b + shift : node.b;
+            node.c = node.c >= dx->value.first ? node.c + shift : node.c;
+            if (hy_grow((void **)&a->syn->nodes, &a->syn->cap_nodes, a->syn->n_nodes + 1,
+                        sizeof *a->syn->nodes))
+                return nomem(a);
+            a->syn->nodes[a->syn->n_nodes++] = node;
+        }
+        start.root = a->syn->n_nodes - 1;
+        if (s < 0)
+            start.root = add_node(a, &a->syn->nodes[start.root], SYN_NEG, start.root, -1);
+        dr = &a->syn->decls[a->decl_of[root] - 1];
+        dx = &a->syn->decls[a->decl_of[x] - 1];
+        dr->value = start;
+        dr->value_line = dx->value_line;
+        dr->value_column = dx->value_column;
+    }
+    memset(eq, 0, sizeof *eq);
+    eq->line = dx->line;
+    eq->column = dx->column;
+    eq->mode = -1;
+    eq->loop = -1;
+    eq->connect_a = eq->connect_b = -1;
+    eq->output_index.root = -1;
+    eq->output_name = x;
+    eq->lhs.first = a->syn->n_nodes;
+    eq->lhs.root = -1;
+    hy_syn like = { 0 };
+    like.line = dx->line;
+    like.column = dx->column;
+    eq->rhs.first = a->syn->n_nodes;
+    eq->rhs.root = add_node(a, &like, SYN_NAME, -1, root);
+    if (s < 0 && eq->rhs.root >= 0)
+        eq->rhs.root = add_node(a, &like, SYN_NEG, eq->rhs.root, -1);
+    return eq->rhs.root < 0 ? -1 : 0;
+}
+
+static void apply(aliases *a, const unsigned char *removed, int n_removed)
+{
+    hy_syntax *syn = a->syn;
+    for (int i = 0; i < syn->n_equations; i++)
+        if (!removed[i]) {
+            syn->equations[i].lhs = rewrite(a, syn->equations[i].lhs);
+            syn->equations[i].rhs = rewrite(a, syn->equations[i].rhs);
+        }
+    for (int i = 0; i < syn->n_transitions; i++)
+        syn->transitions[i].when = rewrite(a, syn->transitions[i].when);
+    for (int i = 0; i < syn->n_stmts; i++)
+        syn->stmts[i].value = rewrite(a, syn->stmts[i].value);
+    int n_kept = syn->n_equations - n_removed;
+    hy_equation_syn *equations = hy_calloc((size_t)(n_kept + n_removed), sizeof *equations);
+    if (!equations || a->failed) {
+        hy_free(equations);
+        nomem(a);
+        return;
+    }
+    int n = 0;
+    for (int i = 0; i < syn->n_decls && !a->failed; i++) {
+        const hy_decl *d = &syn->decls[i];
+        if (d->kind == DECL_VARIABLE && eliminated(a, d->name) && a->decl_of[d->name] == i + 1)
+            alias_output(a, d->name, &equations[n++]);
+    }
+    for (int i = 0; i < syn->n_equations; i++)
+        if (!removed[i])
+            equations[n++] = syn->equations[i];
+    int kept = 0;
+    for (int i = 0; i < syn->n_decls; i++) {
+        const hy_decl *d = &syn->decls[i];
+        if (!(d->kind == DECL_VARIABLE && eliminated(a, d->name) && a->decl_of[d->name] == i + 1))
+            syn->decls[kept++] = *d;
+    }
+    if (a->failed) {
+        hy_free(equations);
+        return;
+    }
+    syn->n_decls = kept;
+    hy_free(syn->equations);
+    syn->equations = equations;
+    syn->n_equations = syn->cap_equations = n;
+}
+
+int hy_alias_eliminate(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
+{
+    aliases a;
+    memset(&a, 0, sizeof a);
+    a.syn = syn;
+    a.diag = diag;
+    a.n_names = strings->n_strings;
+    a.der = hy_strtab_find(strings, "der");
+    size_t n = (size_t)(a.n_names > 0 ? a.n_names : 1);
+    a.decl_of = hy_calloc(n, sizeof *a.decl_of);
+    a.pinned = hy_calloc(n, 1);
+    a.parent = hy_alloc_array(n, sizeof *a.parent);
+    a.sign = hy_alloc_array(n, 1);
+    unsigned char *removed = hy_calloc((size_t)(syn->n_equations > 0 ? syn->n_equations : 1), 1);
+    int n_removed = 0;
+    if (!a.decl_of || !a.pinned || !a.parent || !a.sign || !removed) {
+        nomem(&a);
+        goto done;
+    }
+    for (int i = 0; i < a.n_names; i++) {
+        a.parent[i] = i;
+        a.sign[i] = 1;
+    }
+    for (int i = 0; i < syn->n_decls; i++) {
+        const hy_decl *d = &syn->decls[i];
+        if (d->kind == DECL_VARIABLE && d->mode < 0 && d->size.root < 0 && d->name >= 0
+            && d->name < a.n_names && !a.decl_of[d->name])
+            a.decl_of[d->name] = i + 1;
+    }
+    mark_pinned(&a);
+    for (int i = 0; i < syn->n_equations; i++) {
+        int x, y, s;
+        if (alias_form(&a, &syn->equations[i], &x, &y, &s) == 0 && join(&a, x, y, s) == 0) {
+            removed[i] = 1;
+            n_removed++;
+        }
+    }
+    if (n_removed > 0)
+        apply(&a, removed, n_removed);
+    syn->n_aliases = a.failed ? 0 : n_removed;
+done:
+    hy_free(a.decl_of);
+    hy_free(a.pinned);
+    hy_free(a.parent);
+    hy_free(a.sign);
+    hy_free(removed);
+    return a.failed ? -1 : n_removed;
+}

@@ -1,0 +1,839 @@
+/*
+** Components and connections flattened into one model (flatten.h).
+**
+** instantiate() walks a class for one instance prefix ("" for the
+** simulated model, "R1." for its component R1, "R1.p." deeper): its
+** declarations are copied with the prefix (a component recurses), its
+** equations and for-loops are copied with every name prefixed except loop
+** variables, and its connect() equations are collected. Modifiers are a
+** stack: an instance looks up a name in the modifiers pushed for it, the
+** outer ones first, so `Circuit c(R1.R = 5)` wins over `Resistor R1(R = 1)`
+** inside Circuit. Connection sets are formed after the walk (union-find
+** over the connector ends), the Kirchhoff equations appended at model
+** level (Modelica 3.6, section 9.2: potentials equal, sum of inside flows
+** minus outside flows = 0; an unconnected flow = 0).
+*/
+#include "lang/flatten.h"
+
+#include "core/core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct modifier {
+    int name;                /* relative to the instance it is pushed for */
+    hy_expr_ref value;
+    int scope_prefix;        /* string id of the prefix its names take, -1: none */
+    int scope_cls;
+    int line, column;
+    int origin;              /* the modifier it was stripped from, or -1 */
+    int used;
+} modifier;
+
+typedef struct connect_end {
+    int name;                /* full name of the connector instance */
+    int cls;                 /* its connector class */
+    int inside;              /* reached through a component of the class */
+} connect_end;
+
+typedef struct connection {
+    connect_end a, b;
+    int line, column;
+} connection;
+
+typedef struct connector_inst {
+    int name, cls;
+} connector_inst;
+
+typedef struct flattener {
+    const hy_syntax *in;
+    hy_syntax *out;
+    hy_strtab *strings;
+    hy_diag *diag;
+    int failed;
+    int depth;
+    int **class_decls, *n_class_decls;    /* decl indices by class */
+    int **class_eqs, *n_class_eqs;        /* equation indices by class */
+    unsigned char *class_refused;         /* modes etc. in a component class: said */
+    modifier *mods;
+    int n_mods, cap_mods;
+    connection *connections;
+    int n_connections, cap_connections;
+    connector_inst *connectors;
+    int n_connectors, cap_connectors;
+    int *loop_map;                        /* input loop -> output loop, this instance */
+    int *bound;                           /* variables bound around the item copied */
+    int n_bound, cap_bound;
+} flattener;
+
+static void error_at(flattener *f, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+
+static void error_at(flattener *f, int line, int column, const char *fmt, ...)
+{
+    char message[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    hy_diag_error(f->diag, line, column, "%s", message);
+}
+
+static int nomem(flattener *f)
+{
+    if (!f->failed)
+        hy_diag_nomem(f->diag);
+    f->failed = 1;
+    return -1;
+}
+
+static const char *text(const flattener *f, int id)
+{
+    return hy_strtab_get(f->strings, id);
+}
+
+/* The id of prefix + name (prefix -1: name itself). */
+static int prefixed(flattener *f, int prefix, int name)
+{
+    if (prefix < 0 || name < 0)
+        return name;
+    int id = hy_strtab_intern_join(f->strings, text(f, prefix), text(f, name), "");
+    return id < 0 ? nomem(f) : id;
+}
+
+/* The id of "prefix" + "name" + "." : the prefix of a component's names. */
+static int instance_prefix(flattener *f, int prefix, int name)
+{
+    int id = hy_strtab_intern_join(f->strings, prefix < 0 ? "" : text(f, prefix), text(f, name),
+                                   ".");
+    return id < 0 ? nomem(f) : id;
+}
+
+/* The class a type name in class `context` means: the exact name
+** ("Electrical.Resistor", or a class of the model file), then a class of
+** the context's own library, then the one imported class of that short
+** name. -1: none; -2: several libraries have it (said at line, column). */
+static int find_class(flattener *f, int name, int context, int line, int column)
+{
+    const hy_syntax *in = f->in;
+    for (int c = in->n_classes - 1; c >= 0; c--)
+        if (in->classes[c].name == name && in->classes[c].package < 0)
+            return c;
+    for (int c = in->n_classes - 1; c >= 0; c--)
+        if (in->classes[c].name == name)
+            return c;
+    int package = context >= 0 ? in->classes[context].package : -1;
+    if (package >= 0)
+        for (int c = 0; c < in->n_classes; c++)
+            if (in->classes[c].package == package && in->classes[c].short_name == name)
+                return c;
+    int found = -1;
+    for (int c = 0; c < in->n_classes; c++) {
+        if (in->classes[c].package < 0 || in->classes[c].short_name != name)
+            continue;
+        if (found >= 0) {
+            error_at(f, line, column, "'%s' is ambiguous: both %s and %s (write the library's "
+                     "name before it)", text(f, name), text(f, in->classes[found].name),
+                     text(f, in->classes[c].name));
+            return -2;
+        }
+        found = c;
+    }
+    return found;
+}
+
+/* The declaration of class cls called name, or -1. */
+static int find_decl(const flattener *f, int cls, int name)
+{
+    for (int k = 0; k < f->n_class_decls[cls]; k++)
+        if (f->in->decls[f->class_decls[cls][k]].name == name)
+            return f->class_decls[cls][k];
+    return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Expressions                                                      */
+
+static int is_bound(const flattener *f, int name)
+{
+    for (int i = f->n_bound - 1; i >= 0; i--)
+        if (f->bound[i] == name)
+            return 1;
+    return 0;
+}
+
+static int bind(flattener *f, int var)
+{
+    if (hy_grow((void **)&f->bound, &f->cap_bound, f->n_bound + 1, sizeof *f->bound))
+        return nomem(f);
+    f->bound[f->n_bound++] = var;
+    return 0;
+}
+
+/* Copy nodes [first, root] with names prefixed (prefix -1: unchanged),
+** except the variables bound by enclosing loops and by the reductions
+** and comprehensions of the expression itself. */
+static hy_expr_ref copy_expr(flattener *f, hy_expr_ref e, int prefix)
+{
+    hy_syntax *out = f->out;
+    hy_expr_ref result = { out->n_nodes, -1 };
+    if (e.root < 0 || f->failed)
+        return result;
+    const hy_syn *nodes = f->in->nodes;
+    int base = out->n_nodes, first = e.first;
+    int has_local = 0; /* reductions or comprehensions with their own variable */
+    for (int j = first; j <= e.root && !has_local; j++)
+        has_local = nodes[j].op == SYN_REDUCE || nodes[j].op == SYN_COMPREH;
+    for (int j = first; j <= e.root; j++) {
+        if (hy_grow((void **)&out->nodes, &out->cap_nodes, out->n_nodes + 1, sizeof *out->nodes)) {
+            nomem(f);
+            return result;
+        }
+        hy_syn n = nodes[j];
+#define MAPPED(k) ((k) >= first ? base + (k) - first : (k))
+        n.a = n.a >= 0 ? MAPPED(n.a) : -1;
+        n.b = n.b >= 0 ? MAPPED(n.b) : -1;
+        n.c = n.c >= 0 ? MAPPED(n.c) : -1;
+        if (n.first >= 0)
+            n.first = MAPPED(n.first);
+#undef MAPPED
+        if ((n.op == SYN_NAME || n.op == SYN_INDEX) && prefix >= 0 && !is_bound(f, n.name)) {
+            int local = 0; /* a reduction's or comprehension's own variable */
+            for (int r = j + 1; has_local && r <= e.root && !local; r++) {
+                const hy_syn *c = &nodes[r];
+                local = (c->op == SYN_REDUCE || c->op == SYN_COMPREH) && c->var == n.name
+                        && c->first <= j && j <= c->a;
+            }
+            if (!local) {
+                n.name = prefixed(f, prefix, n.name);
+                if (n.name < 0)
+                    return result;
+            }
+        }
+        out->nodes[out->n_nodes++] = n;
+    }
+    result.root = base + e.root - first;
+    return result;
+}
+
+/* The output copy of input loop `loop` (and of its parents) for this
+** instance, its range copied with the prefix. */
+static int map_loop(flattener *f, int loop, int prefix)
+{
+    if (loop < 0)
+        return -1;
+    if (f->loop_map[loop] >= 0)
+        return f->loop_map[loop];
+    const hy_loop_syn *l = &f->in->loops[loop];
+    int parent = map_loop(f, l->parent, prefix);
+    hy_loop_syn copy = *l;
+    copy.parent = parent;
+    int n_bound = f->n_bound;
+    for (int p = l->parent; p >= 0; p = f->in->loops[p].parent)
+        if (bind(f, f->in->loops[p].var))
+            return -1;
+    copy.from = copy_expr(f, l->from, prefix);
+    copy.to = copy_expr(f, l->to, prefix);
+    f->n_bound = n_bound;
+    hy_syntax *out = f->out;
+    if (f->failed
+        || hy_grow((void **)&out->loops, &out->cap_loops, out->n_loops + 1, sizeof *out->loops))
+        return nomem(f);
+    out->loops[out->n_loops] = copy;
+    return f->loop_map[loop] = out->n_loops++;
+}
+
+/* Bind the variables of loop and its parents (for copying an item). */
+static int bind_loops(flattener *f, int loop)
+{
+    for (; loop >= 0; loop = f->in->loops[loop].parent)
+        if (bind(f, f->in->loops[loop].var))
+            return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Instances                                                        */
+
+static int push_mod(flattener *f, const modifier *m)
+{
+    if (hy_grow((void **)&f->mods, &f->cap_mods, f->n_mods + 1, sizeof *f->mods))
+        return nomem(f);
+    f->mods[f->n_mods++] = *m;
+    return 0;
+}
+
+/* The first modifier in [from, to) for name, or NULL. */
+static modifier *find_mod(flattener *f, int from, int to, int name)
+{
+    for (int i = from; i < to; i++)
+        if (f->mods[i].name == name)
+            return &f->mods[i];
+    return NULL;
+}
+
+static void mark_used(flattener *f, int index)
+{
+    while (index >= 0) {
+        f->mods[index].used = 1;
+        index = f->mods[index].origin;
+    }
+}
+
+static int push_decl(flattener *f, const hy_decl *d)
+{
+    hy_syntax *out = f->out;
+    if (hy_grow((void **)&out->decls, &out->cap_decls, out->n_decls + 1, sizeof *out->decls))
+        return nomem(f);
+    out->decls[out->n_decls++] = *d;
+    return 0;
+}
+
+static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mods_to);
+
+/* Component d of class cls: push the modifiers that reach into it (the
+** outer ones first, stripped of "d."), then its own, and instantiate. */
+static void instantiate_component(flattener *f, const hy_decl *d, int prefix, int mods_from,
+                                  int mods_to)
+{
+    int type = find_class(f, d->type_name, d->cls, d->line, d->column);
+    if (type < 0) {
+        if (type == -1)
+            error_at(f, d->line, d->column, "unknown class '%s' (of component '%s')",
+                     text(f, d->type_name), text(f, d->name));
+        return;
+    }
+    if (type == f->in->top) {
+        error_at(f, d->line, d->column, "'%s' is the model being simulated (the last in the "
+                 "file): it cannot also be a component", text(f, d->type_name));
+        return;
+    }
+    const hy_class_syn *c = &f->in->classes[type];
+    if (c->n_elements > 0 && !f->class_refused[type]) {
+        f->class_refused[type] = 1;
+        error_at(f, c->first_line, c->first_column, "class '%s' is used as a component: "
+                 "modes, charts, transitions and experiments belong to the simulated model "
+                 "(components with modes are not supported yet)", text(f, c->name));
+    }
+    if (d->mode >= 0) {
+        error_at(f, d->line, d->column, "component '%s' is declared in a mode: components that "
+                 "come and go with modes are not supported yet", text(f, d->name));
+        return;
+    }
+    int inner = instance_prefix(f, prefix, d->name);
+    if (inner < 0)
+        return;
+    int pushed_from = f->n_mods;
+    const char *own = text(f, d->name);
+    size_t own_len = strlen(own);
+    for (int i = mods_from; i < mods_to && !f->failed; i++) {
+        const char *target = text(f, f->mods[i].name);
+        if (strncmp(target, own, own_len) != 0 || target[own_len] != '.')
+            continue;
+        modifier m = f->mods[i];
+        m.name = hy_strtab_intern(f->strings, target + own_len + 1, strlen(target + own_len + 1));
+        m.origin = i;
+        m.used = 0;
+        if (m.name < 0)
+            nomem(f);
+        else
+            push_mod(f, &m);
+    }
+    for (int k = 0; k < d->mod_count && !f->failed; k++) {
+        const hy_mod_syn *ms = &f->in->mods[d->mod_first + k];
+        modifier m = { ms->name, ms->value, prefix, d->cls, ms->line, ms->column, -1, 0 };
+        push_mod(f, &m);
+    }
+    int pushed_to = f->n_mods;
+    if (c->kind == CLASS_CONNECTOR) {
+        connector_inst ci = { prefixed(f, prefix, d->name), type };
+        if (hy_grow((void **)&f->connectors, &f->cap_connectors, f->n_connectors + 1,
+                    sizeof *f->connectors))
+            nomem(f);
+        else
+            f->connectors[f->n_connectors++] = ci;
+    }
+    if (!f->failed)
+        instantiate(f, type, inner, pushed_from, pushed_to);
+    for (int i = pushed_from; i < pushed_to && !f->failed; i++)
+        if (!f->mods[i].used && f->mods[i].origin < 0)
+            error_at(f, f->mods[i].line, f->mods[i].column, "class '%s' has no parameter or "
+                     "variable '%s' (modifier of component '%s')", text(f, c->name),
+                     text(f, f->mods[i].name), text(f, d->name));
+    f->n_mods = pushed_from;
+}
+
+static void copy_decl(flattener *f, const hy_decl *d, int prefix, int mods_from, int mods_to)
+{
+    if (d->is_flow && f->in->classes[d->cls].kind != CLASS_CONNECTOR) {
+        error_at(f, d->line, d->column, "'flow' belongs in a connector ('%s' is in %s '%s')",
+                 text(f, d->name), f->in->classes[d->cls].kind == CLASS_BLOCK ? "block" : "model",
+                 text(f, f->in->classes[d->cls].name));
+        return;
+    }
+    hy_decl out = *d;
+    out.cls = 0;
+    out.name = prefixed(f, prefix, d->name);
+    modifier *m = find_mod(f, mods_from, mods_to, d->name);
+    if (m) {
+        for (int i = (int)(m - f->mods); i < mods_to; i++)
+            if (f->mods[i].name == d->name)
+                mark_used(f, i); /* the first wins; those it overrides are not errors */
+        out.value = copy_expr(f, m->value, m->scope_prefix);
+        out.value_line = m->line;
+        out.value_column = m->column;
+    } else {
+        out.value = copy_expr(f, d->value, prefix);
+    }
+    out.rtol = copy_expr(f, d->rtol, prefix);
+    out.atol = copy_expr(f, d->atol, prefix);
+    out.size = copy_expr(f, d->size, prefix);
+    if (!f->failed && out.name >= 0)
+        push_decl(f, &out);
+}
+
+/* Resolve connect()'s argument `name` in class cls at prefix. */
+static int connect_end_of(flattener *f, int cls, int prefix, int name, int line, int column,
+                          connect_end *end)
+{
+    const char *path = text(f, name);
+    int cur = cls, depth = 0;
+    for (;;) {
+        const char *dot = strchr(path, '.');
+        size_t len = dot ? (size_t)(dot - path) : strlen(path);
+        int segment = hy_strtab_intern(f->strings, path, len);
+        if (segment < 0)
+            return nomem(f);
+        int decl = find_decl(f, cur, segment);
+        const hy_decl *d = decl >= 0 ? &f->in->decls[decl] : NULL;
+        int type = d && d->kind == DECL_COMPONENT
+                       ? find_class(f, d->type_name, d->cls, line, column) : -1;
+        if (type < 0) {
+            error_at(f, line, column, "connect(): '%s' is not a connector (no component '%s' "
+                     "in class '%s')", text(f, name), text(f, segment),
+                     text(f, f->in->classes[cur].name));
+            return -1;
+        }
+        depth++;
+        if (f->in->classes[type].kind == CLASS_CONNECTOR) {
+            if (dot) {
+                error_at(f, line, column, "connect(): '%s' goes inside connector '%.*s'",
+                         text(f, name), (int)(dot - text(f, name)), text(f, name));
+                return -1;
+            }
+            end->name = prefixed(f, prefix, name);
+            end->cls = type;
+            end->inside = depth > 1;
+            return end->name < 0 ? -1 : 0;
+        }
+        if (!dot) {
+            error_at(f, line, column, "connect(): '%s' is a component of class '%s', not a "
+                     "connector", text(f, name), text(f, f->in->classes[type].name));
+            return -1;
+        }
+        cur = type;
+        path = dot + 1;
+    }
+}
+
+/* Two connector classes with the same variables (names, flow or not) in
+** the same order connect (a RealOutput to a RealInput). */
+static int same_variables(const flattener *f, int x, int y)
+{
+    if (f->n_class_decls[x] != f->n_class_decls[y])
+        return 0;
+    for (int k = 0; k < f->n_class_decls[x]; k++) {
+        const hy_decl *dx = &f->in->decls[f->class_decls[x][k]];
+        const hy_decl *dy = &f->in->decls[f->class_decls[y][k]];
+        if (dx->name != dy->name || dx->kind != dy->kind || dx->is_flow != dy->is_flow)
+            return 0;
+    }
+    return 1;
+}
+
+static void collect_connection(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
+{
+    if (eq->mode >= 0) {
+        error_at(f, eq->line, eq->column, "connect() in a mode: connections that come and go "
+                 "with modes are not supported yet");
+        return;
+    }
+    if (eq->loop >= 0) {
+        error_at(f, eq->line, eq->column, "connect() in a for-loop is not supported yet");
+        return;
+    }
+    connection c;
+    memset(&c, 0, sizeof c);
+    c.line = eq->line;
+    c.column = eq->column;
+    if (connect_end_of(f, cls, prefix, eq->connect_a, eq->line, eq->column, &c.a)
+        || connect_end_of(f, cls, prefix, eq->connect_b, eq->b_line, eq->b_column, &c.b))
+        return;
+    if (c.a.cls != c.b.cls && !same_variables(f, c.a.cls, c.b.cls)) {
+        error_at(f, eq->line, eq->column, "connect(%s, %s): a '%s' cannot be connected to a "
+                 "'%s'", text(f, eq->connect_a), text(f, eq->connect_b),
+                 text(f, f->in->classes[c.a.cls].name), text(f, f->in->classes[c.b.cls].name));
+        return;
+    }
+    if (hy_grow((void **)&f->connections, &f->cap_connections, f->n_connections + 1,
+                sizeof *f->connections))
+        nomem(f);
+    else
+        f->connections[f->n_connections++] = c;
+}
+
+static void copy_equation(flattener *f, const hy_equation_syn *eq, int prefix)
+{
+    hy_equation_syn out = *eq;
+    out.cls = 0;
+    int n_bound = f->n_bound;
+    if (bind_loops(f, eq->loop))
+        return;
+    out.loop = map_loop(f, eq->loop, prefix);
+    if (eq->output_name >= 0)
+        out.output_name = prefixed(f, prefix, eq->output_name);
+    out.output_index = copy_expr(f, eq->output_index, prefix);
+    out.lhs = copy_expr(f, eq->lhs, prefix);
+    out.rhs = copy_expr(f, eq->rhs, prefix);
+    f->n_bound = n_bound;
+    hy_syntax *o = f->out;
+    if (f->failed)
+        return;
+    if (hy_grow((void **)&o->equations, &o->cap_equations, o->n_equations + 1,
+                sizeof *o->equations)) {
+        nomem(f);
+        return;
+    }
+    o->equations[o->n_equations++] = out;
+}
+
+static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mods_to)
+{
+    if (f->depth >= HY_FLATTEN_MAX_DEPTH) {
+        const hy_class_syn *c = &f->in->classes[cls];
+        error_at(f, c->line, c->column, "components nested deeper than %d levels (does class "
+                 "'%s' contain itself?)", HY_FLATTEN_MAX_DEPTH, text(f, c->name));
+        f->failed = 1;
+        return -1;
+    }
+    f->depth++;
+    for (int k = 0; k < f->n_class_decls[cls] && !f->failed; k++) {
+        const hy_decl *d = &f->in->decls[f->class_decls[cls][k]];
+        if (d->kind == DECL_COMPONENT)
+            instantiate_component(f, d, prefix, mods_from, mods_to);
+        else
+            copy_decl(f, d, prefix, mods_from, mods_to);
+    }
+    for (int l = 0; l < f->in->n_loops; l++)
+        f->loop_map[l] = -1;
+    for (int k = 0; k < f->n_class_eqs[cls] && !f->failed; k++) {
+        const hy_equation_syn *eq = &f->in->equations[f->class_eqs[cls][k]];
+        if (eq->connect_a >= 0)
+            collect_connection(f, cls, prefix, eq);
+        else
+            copy_equation(f, eq, prefix);
+    }
+    f->depth--;
+    return f->failed ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Connection sets                                                  */
+
+/* Union-find root of element i. */
+static int set_root(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static int add_node(flattener *f, hy_syn_op op, int line, int column, int a, int b, int name)
+{
+    int node = hy_syntax_add_node(f->out, op, line, column, a, b, -1);
+    if (node < 0)
+        return nomem(f);
+    f->out->nodes[node].name = name;
+    return node;
+}
+
+/* The node of connector end's variable `var` (a name node). */
+static int end_var(flattener *f, const connect_end *end, int var, int line, int column)
+{
+    int id = hy_strtab_intern_join(f->strings, text(f, end->name), ".", text(f, var));
+    return id < 0 ? nomem(f) : add_node(f, SYN_NAME, line, column, -1, -1, id);
+}
+
+static void push_equation(flattener *f, int first, int lhs, int rhs, int line, int column)
+{
+    hy_syntax *o = f->out;
+    if (lhs < 0 || rhs < 0 || f->failed)
+        return;
+    if (hy_grow((void **)&o->equations, &o->cap_equations, o->n_equations + 1,
+                sizeof *o->equations)) {
+        nomem(f);
+        return;
+    }
+    hy_equation_syn eq;
+    memset(&eq, 0, sizeof eq);
+    eq.lhs.first = first;
+    eq.lhs.root = lhs;
+    eq.rhs.first = lhs + 1;
+    eq.rhs.root = rhs;
+    eq.line = line;
+    eq.column = column;
+    eq.mode = -1;
+    eq.output_name = eq.connect_a = eq.connect_b = -1;
+    eq.output_index.root = -1;
+    eq.loop = -1;
+    o->equations[o->n_equations++] = eq;
+}
+
+/* One set's equations: e[0].v = e[k].v for each potential v, and the sum
+** of the flows (inside +, outside -) = 0. */
+static void set_equations(flattener *f, const connect_end *ends, int n, int line, int column)
+{
+    int cls = ends[0].cls;
+    for (int k = 0; k < f->n_class_decls[cls]; k++) {
+        const hy_decl *d = &f->in->decls[f->class_decls[cls][k]];
+        if (d->kind != DECL_VARIABLE)
+            continue;
+        if (!d->is_flow) {
+            for (int i = 1; i < n; i++) {
+                int first = f->out->n_nodes;
+                int lhs = end_var(f, &ends[0], d->name, line, column);
+                int rhs = end_var(f, &ends[i], d->name, line, column);
+                push_equation(f, first, lhs, rhs, line, column);
+            }
+            continue;
+        }
+        int first = f->out->n_nodes, sum = -1;
+        for (int i = 0; i < n; i++) {
+            int term = end_var(f, &ends[i], d->name, line, column);
+            if (term < 0)
+                return;
+            if (sum < 0)
+                sum = ends[i].inside ? term : add_node(f, SYN_NEG, line, column, term, -1, -1);
+            else
+                sum = add_node(f, ends[i].inside ? SYN_ADD : SYN_SUB, line, column, sum, term, -1);
+            if (sum < 0)
+                return;
+        }
+        int zero = add_node(f, SYN_NUM, line, column, -1, -1, -1);
+        push_equation(f, first, sum, zero, line, column);
+    }
+}
+
+static int same_end(const connect_end *x, const connect_end *y)
+{
+    return x->name == y->name && x->inside == y->inside;
+}
+
+static void connection_sets(flattener *f)
+{
+    int n_ends = 2 * f->n_connections;
+    connect_end *ends = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *ends);
+    int *parent = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *parent);
+    int *line = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *line);
+    connect_end *members = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *members);
+    if (!ends || !parent || !line || !members) {
+        nomem(f);
+        goto done;
+    }
+    /* Distinct ends (the same connector, on the same side, is one element). */
+    int n = 0;
+    for (int c = 0; c < f->n_connections; c++) {
+        const connect_end *pair[2] = { &f->connections[c].a, &f->connections[c].b };
+        int index[2];
+        for (int s = 0; s < 2; s++) {
+            int found = -1;
+            for (int i = 0; i < n && found < 0; i++)
+                if (same_end(&ends[i], pair[s]))
+                    found = i;
+            if (found < 0) {
+                ends[n] = *pair[s];
+                parent[n] = n;
+                line[n] = c;
+                found = n++;
+            }
+            index[s] = found;
+        }
+        int ra = set_root(parent, index[0]), rb = set_root(parent, index[1]);
+        if (ra != rb)
+            parent[rb] = ra;
+    }
+    for (int r = 0; r < n && !f->failed; r++) {
+        if (set_root(parent, r) != r)
+            continue;
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (set_root(parent, i) == r)
+                members[m++] = ends[i];
+        const connection *at = &f->connections[line[r]];
+        set_equations(f, members, m, at->line, at->column);
+    }
+    /* A connector no connection reaches from outside: its flows are 0. */
+    for (int k = 0; k < f->n_connectors && !f->failed; k++) {
+        const connector_inst *ci = &f->connectors[k];
+        int reached = 0;
+        for (int i = 0; i < n && !reached; i++)
+            reached = ends[i].name == ci->name && ends[i].inside;
+        if (reached)
+            continue;
+        connect_end self = { ci->name, ci->cls, 1 };
+        for (int j = 0; j < f->n_class_decls[ci->cls]; j++) {
+            const hy_decl *d = &f->in->decls[f->class_decls[ci->cls][j]];
+            if (d->kind != DECL_VARIABLE || !d->is_flow)
+                continue;
+            int first = f->out->n_nodes;
+            int lhs = end_var(f, &self, d->name, d->line, d->column);
+            int zero = add_node(f, SYN_NUM, d->line, d->column, -1, -1, -1);
+            push_equation(f, first, lhs, zero, d->line, d->column);
+        }
+    }
+done:
+    hy_free(ends);
+    hy_free(parent);
+    hy_free(line);
+    hy_free(members);
+}
+
+/* ---------------------------------------------------------------- */
+
+static int needs_flattening(const hy_syntax *s)
+{
+    if (s->n_classes > 1)
+        return 1;
+    for (int i = 0; i < s->n_decls; i++)
+        if (s->decls[i].kind == DECL_COMPONENT || s->decls[i].is_flow)
+            return 1;
+    for (int i = 0; i < s->n_equations; i++)
+        if (s->equations[i].connect_a >= 0)
+            return 1;
+    return 0;
+}
+
+static int index_classes(flattener *f)
+{
+    const hy_syntax *in = f->in;
+    int n = in->n_classes;
+    f->class_decls = hy_calloc((size_t)n, sizeof *f->class_decls);
+    f->n_class_decls = hy_calloc((size_t)n, sizeof *f->n_class_decls);
+    f->class_eqs = hy_calloc((size_t)n, sizeof *f->class_eqs);
+    f->n_class_eqs = hy_calloc((size_t)n, sizeof *f->n_class_eqs);
+    f->class_refused = hy_calloc((size_t)n, 1);
+    f->loop_map = hy_calloc((size_t)(in->n_loops > 0 ? in->n_loops : 1), sizeof *f->loop_map);
+    if (!f->class_decls || !f->n_class_decls || !f->class_eqs || !f->n_class_eqs
+        || !f->class_refused || !f->loop_map)
+        return nomem(f);
+    int *caps_d = hy_calloc((size_t)n, sizeof *caps_d), *caps_e = hy_calloc((size_t)n, sizeof *caps_e);
+    int rc = caps_d && caps_e ? 0 : nomem(f);
+    for (int i = 0; i < in->n_decls && rc == 0; i++) {
+        int c = in->decls[i].cls;
+        if (hy_grow((void **)&f->class_decls[c], &caps_d[c], f->n_class_decls[c] + 1, sizeof(int)))
+            rc = nomem(f);
+        else
+            f->class_decls[c][f->n_class_decls[c]++] = i;
+    }
+    for (int i = 0; i < in->n_equations && rc == 0; i++) {
+        int c = in->equations[i].cls;
+        if (hy_grow((void **)&f->class_eqs[c], &caps_e[c], f->n_class_eqs[c] + 1, sizeof(int)))
+            rc = nomem(f);
+        else
+            f->class_eqs[c][f->n_class_eqs[c]++] = i;
+    }
+    hy_free(caps_d);
+    hy_free(caps_e);
+    return rc;
+}
+
+/* The simulated model's modes, charts, transitions, statements and
+** settings, their expressions copied unchanged into the new arena. */
+static void copy_top_elements(flattener *f)
+{
+    const hy_syntax *in = f->in;
+    hy_syntax *out = f->out;
+    size_t sizes[] = { sizeof *in->modes, sizeof *in->charts, sizeof *in->transitions,
+                       sizeof *in->settings, sizeof *in->stmts };
+    const void *from[] = { in->modes, in->charts, in->transitions, in->settings, in->stmts };
+    void **to[] = { (void **)&out->modes, (void **)&out->charts, (void **)&out->transitions,
+                    (void **)&out->settings, (void **)&out->stmts };
+    int counts[] = { in->n_modes, in->n_charts, in->n_transitions, in->n_settings, in->n_stmts };
+    int *caps[] = { &out->cap_modes, &out->cap_charts, &out->cap_transitions,
+                    &out->cap_settings, &out->cap_stmts };
+    int *ns[] = { &out->n_modes, &out->n_charts, &out->n_transitions, &out->n_settings,
+                  &out->n_stmts };
+    for (int k = 0; k < 5; k++) {
+        if (counts[k] == 0)
+            continue;
+        if (hy_grow(to[k], caps[k], counts[k], sizes[k])) {
+            nomem(f);
+            return;
+        }
+        memcpy(*to[k], from[k], (size_t)counts[k] * sizes[k]);
+        *ns[k] = counts[k];
+    }
+    for (int l = 0; l < in->n_loops; l++)
+        f->loop_map[l] = -1;
+    for (int i = 0; i < out->n_stmts; i++) {
+        hy_stmt_syn *st = &out->stmts[i];
+        st->loop = map_loop(f, st->loop, -1);
+        st->value = copy_expr(f, st->value, -1);
+        st->target_index = copy_expr(f, st->target_index, -1);
+    }
+    for (int i = 0; i < out->n_transitions; i++)
+        out->transitions[i].when = copy_expr(f, out->transitions[i].when, -1);
+    for (int i = 0; i < out->n_settings; i++)
+        out->settings[i].value = copy_expr(f, out->settings[i].value, -1);
+}
+
+int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
+{
+    if (!needs_flattening(syntax) || syntax->top < 0)
+        return 0;
+    hy_syntax out;
+    memset(&out, 0, sizeof out);
+    flattener f;
+    memset(&f, 0, sizeof f);
+    f.in = syntax;
+    f.out = &out;
+    f.strings = strings;
+    f.diag = diag;
+    int n_errors = diag->n_errors;
+    const hy_class_syn *top = &syntax->classes[syntax->top];
+    out.model_name = top->name;
+    out.line = top->line;
+    out.column = top->column;
+    if (index_classes(&f) == 0 && instantiate(&f, syntax->top, -1, 0, 0) == 0) {
+        connection_sets(&f);
+        copy_top_elements(&f);
+    }
+    hy_class_syn only = *top;
+    if (!f.failed && hy_grow((void **)&out.classes, &out.cap_classes, 1, sizeof only) == 0) {
+        out.classes[0] = only;
+        out.n_classes = 1;
+        out.top = 0;
+    }
+    for (int c = 0; f.class_decls && c < syntax->n_classes; c++) {
+        hy_free(f.class_decls[c]);
+        hy_free(f.class_eqs ? f.class_eqs[c] : NULL);
+    }
+    hy_free(f.class_decls);
+    hy_free(f.n_class_decls);
+    hy_free(f.class_eqs);
+    hy_free(f.n_class_eqs);
+    hy_free(f.class_refused);
+    hy_free(f.mods);
+    hy_free(f.connections);
+    hy_free(f.connectors);
+    hy_free(f.loop_map);
+    hy_free(f.bound);
+    if (f.failed && diag->n_errors == n_errors)
+        hy_diag_nomem(diag);
+    hy_syntax_free(syntax);
+    out.flattened = 1;
+    *syntax = out;
+    return diag->n_errors - n_errors;
+}

@@ -1,0 +1,230 @@
+/*
+** Arrays and for-loops in model files (src/lang/unroll.c), against closed
+** forms and against the same system written by hand in C:
+**  - the heat rod (examples/heat_rod.hym, method of lines) follows the
+**    exact solution of its semi-discrete system, T_i(t) = exp(-lambda t)
+**    sin(pi x_i), lambda = (4/dx^2) sin^2(pi dx / 2), at N = 100 and
+**    N = 10^4, and its output sum() is the mean of that solution;
+**  - the Brusselator with arrays (examples/brusselator.hym) equals the C
+**    model of examples/brusselator.c (analytic Jacobian, interleaved
+**    unknowns) at every output point;
+**  - for-loops in actions, nested loops, nested reductions and array
+**    constructors give the values they spell out.
+*/
+#include "check.h"
+#include "examples.h"
+#include "lang/lang.h"
+#include "lang/lang_test_util.h"
+#include "rows.h"
+
+#include <math.h>
+
+static char source_dir[1024];
+
+/* The example's text with its first `from` replaced by `to`. */
+static char *example_text(const char *name, const char *from, const char *to)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, name);
+    size_t length;
+    char *text = lang_test_read(path, &length);
+    CHECK(text != NULL, "cannot read %s", path);
+    if (!text || !from)
+        return text;
+    char *at = strstr(text, from);
+    CHECK(at != NULL, "%s: no '%s'", name, from);
+    if (!at)
+        return text;
+    size_t head = (size_t)(at - text), tail = strlen(at + strlen(from));
+    char *out = malloc(head + strlen(to) + tail + 1);
+    memcpy(out, text, head);
+    memcpy(out + head, to, strlen(to));
+    memcpy(out + head + strlen(to), at + strlen(from), tail + 1);
+    free(text);
+    return out;
+}
+
+static hy_lang_unit *compile(const char *text, const char *name)
+{
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), name, stderr, NULL, &n_errors);
+    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
+    return unit;
+}
+
+static int run(hydae_model *m, const char *solver, double t_end, double dt, double rtol,
+               double atol, test_rows *rows)
+{
+    int status;
+    test_rows_init(rows, m);
+    hydae_sim *s = hydae_sim_create(m, &status);
+    CHECK(s != NULL, "create: %s", hydae_model_errmsg(m));
+    if (!s)
+        return -1;
+    CHECK(hydae_sim_set_time(s, 0.0, t_end) == 0 && hydae_sim_set_output_interval(s, dt) == 0
+              && hydae_sim_set_tolerances(s, rtol, atol) == 0
+              && hydae_sim_set_integrator(s, solver) == 0
+              && hydae_sim_add_row_sink(s, test_rows_sink, rows) == 0,
+          "settings");
+    status = hydae_sim_run(s);
+    if (status != 0)
+        fprintf(stderr, "run: %s\n", hydae_sim_errmsg(s));
+    hydae_sim_free(s);
+    return status;
+}
+
+static void heat_rod(long n, double t_end, const char *solver)
+{
+    char size[64];
+    snprintf(size, sizeof size, "constant Real N = %ld;", n);
+    char *text = example_text("heat_rod", "constant Real N = 100;", size);
+    hy_lang_unit *unit = text ? compile(text, "heat_rod.hym") : NULL;
+    free(text);
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    int status = run(m, solver, t_end, t_end, 1e-8, 1e-10, &rows);
+    CHECK(status == 0, "heat rod N = %ld (%s): status %d", n, solver, status);
+    double dx = 1.0 / (double)(n + 1), pi = 3.141592653589793;
+    double lambda = 4.0 / (dx * dx) * pow(sin(pi * dx / 2.0), 2);
+    int last = rows.n_rows - 1;
+    CHECK(last > 0 && fabs(rows.t[last] - t_end) < 1e-12, "heat rod: ends at %g",
+          last >= 0 ? rows.t[last] : -1.0);
+    double worst = 0.0, mean = 0.0;
+    for (long i = 1; i <= n && last > 0; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "T[%ld]", i);
+        int c = test_column(m, name);
+        CHECK(c >= 0, "no column %s", name);
+        if (c < 0)
+            break;
+        double exact = exp(-lambda * t_end) * sin(pi * (double)i * dx);
+        worst = fmax(worst, fabs(test_value(&rows, last, c) - exact));
+        mean += exact / (double)n;
+    }
+    int c_mean = test_column(m, "T_mean");
+    CHECK(worst < 1e-6, "heat rod N = %ld (%s): max error %.3g", n, solver, worst);
+    CHECK(c_mean >= 0 && last > 0 && fabs(test_value(&rows, last, c_mean) - mean) < 1e-6,
+          "heat rod: T_mean %.12g, exact %.12g", c_mean >= 0 && last > 0
+              ? test_value(&rows, last, c_mean) : NAN, mean);
+    printf("heat rod N = %ld, %s: max |T_i - exact| = %.3g at t = %g\n", n, solver, worst, t_end);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+static void brusselator_as_c(long m_points)
+{
+    char size[64];
+    snprintf(size, sizeof size, "constant Real M = %ld;", m_points);
+    char *text = example_text("brusselator", "constant Real M = 100;", size);
+    hy_lang_unit *unit = text ? compile(text, "brusselator.hym") : NULL;
+    free(text);
+    hydae_model *from_c = example_brusselator_sized(m_points, 1);
+    CHECK(from_c != NULL, "C Brusselator");
+    if (!unit || !from_c) {
+        hy_lang_unit_free(unit);
+        hydae_model_free(from_c);
+        return;
+    }
+    hydae_model *from_file = hy_lang_unit_model(unit);
+    CHECK(hydae_model_check(from_c) == 0, "C Brusselator: %s", hydae_model_errmsg(from_c));
+    test_rows a, b;
+    CHECK(run(from_file, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &a) == 0, "Brusselator .hym run");
+    CHECK(run(from_c, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &b) == 0, "Brusselator C run");
+    CHECK(a.n_rows == b.n_rows && a.n_rows == 11, "rows %d and %d", a.n_rows, b.n_rows);
+    double worst = 0.0;
+    for (long i = 1; i <= m_points; i++)
+        for (int uv = 0; uv < 2; uv++) {
+            char file_name[32], c_name[32];
+            snprintf(file_name, sizeof file_name, "%c[%ld]", uv ? 'v' : 'u', i);
+            snprintf(c_name, sizeof c_name, "%c%ld", uv ? 'v' : 'u', i);
+            int ca = test_column(from_file, file_name), cb = test_column(from_c, c_name);
+            CHECK(ca >= 0 && cb >= 0, "columns %s / %s", file_name, c_name);
+            for (int r = 0; r < a.n_rows && r < b.n_rows && ca >= 0 && cb >= 0; r++) {
+                CHECK(a.t[r] == b.t[r], "row %d at t = %g and %g", r, a.t[r], b.t[r]);
+                worst = fmax(worst, fabs(test_value(&a, r, ca) - test_value(&b, r, cb)));
+            }
+        }
+    CHECK(worst < 1e-6, "Brusselator M = %ld: .hym and C differ by %.3g", m_points, worst);
+    printf("Brusselator M = %ld: .hym vs C, max difference %.3g\n", m_points, worst);
+    test_rows_free(&a);
+    test_rows_free(&b);
+    hy_lang_unit_free(unit);
+    hydae_model_free(from_c);
+}
+
+/* Loops in actions, nested loops and reductions, constructors. */
+static void spelled_out(void)
+{
+    static const char text[] =
+        "model spelled\n"
+        "  constant Real n = 3;\n"
+        "  Real x[n](start = {1, 2, 3});\n"
+        "  Real w[2 * n](start = {i^2 for i in 1:2 * n});\n"
+        "equation\n"
+        "  for i in 1:n loop\n"
+        "    der(x[i]) = 1;\n"
+        "  end for;\n"
+        "  for k in 1:2 loop\n"
+        "    for j in 1:n loop\n"
+        "      der(w[(k - 1) * n + j]) = k * j;\n"
+        "    end for;\n"
+        "  end for;\n"
+        "  output s = sum(sum(i * j for j in 1:n) for i in 1:2);\n"
+        "  output p = product(x[i] for i in 1:n);\n"
+        "  output top = max(w[i] for i in 1:2 * n);\n"
+        "  transition reset when time >= 1 do\n"
+        "    for i in 1:n loop\n"
+        "      x[i] := 10 * i;\n"
+        "    end for;\n"
+        "  end;\n"
+        "end spelled;\n";
+    hy_lang_unit *unit = compile(text, "spelled.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(run(m, "RK45", 2.0, 0.5, 1e-10, 1e-12, &rows) == 0, "spelled run");
+    int last = rows.n_rows - 1;
+    CHECK(last > 0 && rows.t[last] == 2.0, "ends at %g", last > 0 ? rows.t[last] : -1.0);
+    for (int i = 1; i <= 3 && last > 0; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x[%d]", i);
+        int c = test_column(m, name);
+        CHECK(c >= 0 && fabs(test_value(&rows, last, c) - (10.0 * i + 1.0)) < 1e-9,
+              "%s = %g after the reset, expected %g", name,
+              c >= 0 ? test_value(&rows, last, c) : NAN, 10.0 * i + 1.0);
+    }
+    for (int k = 1; k <= 2 && last > 0; k++)
+        for (int j = 1; j <= 3; j++) {
+            int i = (k - 1) * 3 + j;
+            char name[16];
+            snprintf(name, sizeof name, "w[%d]", i);
+            int c = test_column(m, name);
+            double expected = (double)(i * i) + 2.0 * k * j;
+            CHECK(c >= 0 && fabs(test_value(&rows, last, c) - expected) < 1e-9,
+                  "%s = %g, expected %g", name, c >= 0 ? test_value(&rows, last, c) : NAN,
+                  expected);
+        }
+    int cs = test_column(m, "s"), cp = test_column(m, "p"), ct = test_column(m, "top");
+    CHECK(cs >= 0 && test_value(&rows, 0, cs) == 18.0, "s = %g, expected 18",
+          cs >= 0 ? test_value(&rows, 0, cs) : NAN);
+    CHECK(cp >= 0 && test_value(&rows, 0, cp) == 6.0, "p = %g at t = 0, expected 6",
+          cp >= 0 ? test_value(&rows, 0, cp) : NAN);
+    CHECK(ct >= 0 && fabs(test_value(&rows, last, ct) - (36.0 + 12.0)) < 1e-9,
+          "top = %g, expected 48", ct >= 0 ? test_value(&rows, last, ct) : NAN);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+int main(void)
+{
+    lang_test_source_dir(source_dir, sizeof source_dir);
+    spelled_out();
+    heat_rod(100, 0.1, "DSTIFF");
+    heat_rod(100, 0.1, "VSTIFF");
+    heat_rod(10000, 1e-3, "DSTIFF");
+    brusselator_as_c(50);
+    return CHECK_DONE();
+}

@@ -1,0 +1,193 @@
+/*
+** hydae's component library (lib/NAME.hym, `import NAME;`), each domain
+** against a closed form:
+**  - Electrical: an RC circuit charging, v_C = V (1 - exp(-t / (R C)));
+**  - Rotational: an inertia on a spring to a fixed flange, with a damper,
+**    the underdamped free response of J phi'' + d phi' + c phi = 0;
+**  - Translational: the same for a mass, spring and damper, with the
+**    library's classes named by their library (Translational.Mass);
+**  - Thermal: a heat capacitor cooling through a conductor to a fixed
+**    temperature, T = T_amb + (T0 - T_amb) exp(-G t / C);
+**  - Blocks: a constant into an integrator (y = k c t), and a feedback
+**    loop y' = k (r - y) built from Feedback, Gain and Integrator;
+**  - an error inside a library found next to the model is reported at the
+**    library file's own line and column, with its line quoted.
+*/
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include "check.h"
+#include "lang/lang.h"
+#include "lang/lang_test_util.h"
+#include "rows.h"
+
+#include <math.h>
+
+static char source_dir[1024];
+
+typedef double (*exact_fn)(double t);
+
+/* Compile text as if it were a file in the source tree's tests/ (imports
+** are found in lib/), run it to t_end and compare `column` with exact. */
+static void check_model(const char *name, const char *text, const char *column, exact_fn exact,
+                        double t_end, double tol)
+{
+    char display[1200];
+    snprintf(display, sizeof display, "%s/tests/%s.hym", source_dir, name);
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), display, stderr, NULL,
+                                                &n_errors);
+    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    CHECK(s != NULL, "%s: create: %s", name, hydae_model_errmsg(m));
+    if (s) {
+        CHECK(hydae_sim_set_time(s, 0.0, t_end) == 0
+                  && hydae_sim_set_output_interval(s, t_end / 50) == 0
+                  && hydae_sim_set_tolerances(s, 1e-9, 1e-11) == 0
+                  && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0,
+              "%s: settings", name);
+        status = hydae_sim_run(s);
+        CHECK(status == 0, "%s: run: %s", name, hydae_sim_errmsg(s));
+        hydae_sim_free(s);
+    }
+    int c = test_column(m, column);
+    CHECK(c >= 0, "%s: no column %s", name, column);
+    double worst = 0.0;
+    for (int r = 0; r < rows.n_rows && c >= 0; r++)
+        worst = fmax(worst, fabs(test_value(&rows, r, c) - exact(rows.t[r])));
+    CHECK(rows.n_rows == 51 && worst < tol, "%s: %s off the closed form by %.3g (%d rows)",
+          name, column, worst, rows.n_rows);
+    printf("%-14s %-8s max |error| %.3g\n", name, column, worst);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+static double rc_exact(double t)
+{
+    return 5.0 * (1.0 - exp(-t / (1000.0 * 1e-3)));
+}
+
+/* J phi'' + d phi' + c phi = 0, phi(0) = 1, phi'(0) = 0 with J = 2, d = 0.4, c = 8. */
+static double damped_exact(double t)
+{
+    double omega0 = 2.0, zeta = 0.4 / (2.0 * sqrt(8.0 * 2.0));
+    double decay = zeta * omega0, omega_d = omega0 * sqrt(1 - zeta * zeta);
+    return exp(-decay * t) * (cos(omega_d * t) + decay / omega_d * sin(omega_d * t));
+}
+
+static double cooling_exact(double t)
+{
+    return 300.0 + 100.0 * exp(-2.0 * t / 10.0);
+}
+
+static double ramp_exact(double t)
+{
+    return 2.0 * 3.0 * t;
+}
+
+static double loop_exact(double t)
+{
+    return 4.0 * (1.0 - exp(-0.5 * t));
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void error_in_library(void)
+{
+    char dir[] = "/tmp/hydae_lib_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char lib[256], model[256];
+    snprintf(lib, sizeof lib, "%s/Broken.hym", dir);
+    snprintf(model, sizeof model, "%s/uses_broken.hym", dir);
+    write_file(lib, "// a library with a mistake\nmodel Leak\n  Real x(start = 1);\n"
+                    "equation\n  der(x) = -k * x;\nend Leak;\n");
+    write_file(model, "import Broken;\nmodel uses_broken\n  Leak a;\nend uses_broken;\n");
+    FILE *out = tmpfile();
+    int n_errors = 0;
+    hy_lang_unit *unit = out ? hy_lang_compile_file(model, out, NULL, &n_errors) : NULL;
+    CHECK(unit == NULL && n_errors == 1, "a broken library compiled (%d errors)", n_errors);
+    char *text = out ? lang_test_drain(out) : NULL;
+    char want[512];
+    snprintf(want, sizeof want, "%s:5:13: error: undefined name 'a.k'\n   der(x) = -k * x;\n", lib);
+    CHECK(text && strstr(text, want), "want:\n%sgot:\n%s", want, text ? text : "(none)");
+    free(text);
+    if (out)
+        fclose(out);
+    hy_lang_unit_free(unit);
+    remove(lib);
+    remove(model);
+    remove(dir);
+}
+
+int main(void)
+{
+    lang_test_source_dir(source_dir, sizeof source_dir);
+    check_model("rc", "import Electrical;\n"
+                      "model rc\n"
+                      "  ConstantVoltage src(V = 5);\n  Resistor R(R = 1000);\n"
+                      "  Capacitor C(C = 1e-3);\n  Ground g;\n"
+                      "equation\n"
+                      "  connect(src.p, R.p);\n  connect(R.n, C.p);\n"
+                      "  connect(C.n, src.n);\n  connect(src.n, g.p);\n"
+                      "end rc;\n",
+                "C.v", rc_exact, 5.0, 1e-6);
+    check_model("torsion", "import Rotational;\n"
+                           "model torsion\n"
+                           "  Fixed ground;\n  Spring k(c = 8);\n  Damper d(d = 0.4);\n"
+                           "  Inertia J(J = 2, phi0 = 1);\n"
+                           "equation\n"
+                           "  connect(ground.a, k.a);\n  connect(k.b, J.a);\n"
+                           "  connect(ground.a, d.a);\n  connect(d.b, J.a);\n"
+                           "end torsion;\n",
+                "J.phi", damped_exact, 10.0, 1e-6);
+    check_model("oscillator", "import Translational;\nimport Rotational;\n"
+                              "model oscillator\n"
+                              "  Translational.Fixed wall;\n"
+                              "  Translational.Spring k(c = 8);\n"
+                              "  Translational.Damper d(d = 0.4);\n"
+                              "  Translational.Mass m(m = 2, s0 = 1);\n"
+                              "equation\n"
+                              "  connect(wall.a, k.a);\n  connect(k.b, m.a);\n"
+                              "  connect(wall.a, d.a);\n  connect(d.b, m.a);\n"
+                              "end oscillator;\n",
+                "m.s", damped_exact, 10.0, 1e-6);
+    check_model("cooling", "import Thermal;\n"
+                           "model cooling\n"
+                           "  HeatCapacitor body(C = 10, T0 = 400);\n"
+                           "  ThermalConductor wall(G = 2);\n"
+                           "  FixedTemperature air(T = 300);\n"
+                           "equation\n"
+                           "  connect(body.port, wall.a);\n  connect(wall.b, air.port);\n"
+                           "end cooling;\n",
+                "body.T", cooling_exact, 20.0, 1e-6);
+    check_model("ramp", "import Blocks;\n"
+                        "model ramp\n"
+                        "  Constant c(k = 3);\n  Integrator I(k = 2);\n"
+                        "equation\n"
+                        "  connect(c.y, I.u);\n"
+                        "end ramp;\n",
+                "I.y.u", ramp_exact, 5.0, 1e-9);
+    check_model("loop", "import Blocks;\n"
+                        "model loop\n"
+                        "  Constant r(k = 4);\n  Feedback e;\n  Gain g(k = 0.5);\n"
+                        "  Integrator I;\n"
+                        "equation\n"
+                        "  connect(r.y, e.u1);\n  connect(I.y, e.u2);\n"
+                        "  connect(e.y, g.u);\n  connect(g.y, I.u);\n"
+                        "end loop;\n",
+                "I.y.u", loop_exact, 10.0, 1e-6);
+    error_in_library();
+    return CHECK_DONE();
+}
