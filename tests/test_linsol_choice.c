@@ -249,10 +249,12 @@ static hy_pattern *pattern_species(size_t n, size_t w, int all_diffuse)
 
 /* hy_linsol_choose's automatic choice on shapes whose faster solver
 ** bench/rule.sh measured (instruction counts of a factorisation and ten
-** solves, KLU / band): Medical Akzo's shape 0.78 and wider ones of its kind
-** 0.38 .. 0.65, and the 2-D 5-point grid, go to KLU; the Brusselator's
-** (1.05), tridiagonal (1.00), full bands (1.09 .. 1.83) and many species
-** (1.20 .. 1.61) to band; no pattern, small n, a dense pattern to dense. */
+** solves, KLU / band, bench/results/rule.csv): wider shapes of Medical
+** Akzo's kind (6 and 8 species, one diffusing: 0.55, 0.43) and the 2-D
+** 5-point grid go to KLU; Medical Akzo itself (1.54) and with 3 species
+** (1.15), the Brusselator's (2.04), tridiagonal (2.31), full bands (1.71 ..
+** 2.12) and many species (1.54 .. 1.93) to band; no pattern, small n, a
+** dense pattern to dense. */
 static void test_auto_choice(void)
 {
     struct {
@@ -260,9 +262,11 @@ static void test_auto_choice(void)
         hy_pattern *p;
         hy_ls_kind want;
     } cases[] = {
-        { "Medical Akzo (n 400, 2 species, one diffuses)", pattern_species(400, 2, 0), HY_LS_KLU },
-        { "4 species, one diffuses (n 1000)", pattern_species(1000, 4, 0), HY_LS_KLU },
+        { "6 species, one diffuses (n 1200)", pattern_species(1200, 6, 0), HY_LS_KLU },
+        { "8 species, one diffuses (n 800)", pattern_species(800, 8, 0), HY_LS_KLU },
         { "5-point 30 x 30", pattern_laplacian_2d(30, 30), HY_LS_KLU },
+        { "Medical Akzo (n 400, 2 species, one diffuses)", pattern_species(400, 2, 0), HY_LS_BAND },
+        { "3 species, one diffuses (n 900)", pattern_species(900, 3, 0), HY_LS_BAND },
         { "Brusselator (n 2000, 2 species)", pattern_species(2000, 2, 1), HY_LS_BAND },
         { "8 species (n 800)", pattern_species(800, 8, 1), HY_LS_BAND },
         { "tridiagonal (n 1000)", pattern_band(1000, 1, 1), HY_LS_BAND },

@@ -79,34 +79,39 @@ static int refuse_size(size_t n, size_t bytes, const char *what, char *why, size
 
 /* Band or KLU: the one with the smaller estimated cost of a factorisation
 ** and the solves that follow it, per unknown, in instructions. Measured
-** with callgrind (bench/rule.sh, bench/README.md "The automatic choice"),
-** own band LU (band.c) against KLU's refactorisation with hydae's guards
-** (klu.c), on banded shapes with ml = mu = w from n = 400 to 40,000 (per
-** unknown the counts did not depend on n):
+** with callgrind (bench/rule.sh, results in bench/results/rule.csv), band.c's
+** LU and solve (narrow widths as constants) against KLU's refactorisation
+** with hydae's guards (klu.c), on banded shapes with ml = mu = w from n =
+** 400 to 40,000 (per unknown the counts did not depend on n):
 **
-**   band  factor 60 + 25 (ml + mu) + 2 ml (ml + mu)   (w 1: 118, 2: 182,
-**                                    4: 301, 8: 632, 16: 1684, 32: 6424)
-**         solve  70 + 5 (2 ml + mu)  (w 1: 81, 2: 100, 4: 130, 8: 190,
-**                                    16: 309, 32: 548)
+**   band  factor 60 + 25 (ml + mu) + 2 ml (ml + mu)   (w 1: 123, 2: 187,
+**                                    4: 306, 8: 637, 16: 1689, 32: 6429)
+**         solve  14 + 7 (ml + mu) up to ml + mu = 8 (w 1: 28, 2: 42, 4:
+**                69), else 35 + 8 (ml + mu) (w 6: 129, 8: 161, 16: 296,
+**                32: 542)
 **   KLU   factor 110 e, solve 20 e, e = nnz / n  (e 3: 331 and 60; a
 **         sparse band, e 4: 441 and 80; dense blocks fill in: e 18,
 **         4080 and 359; a full band solves for 11 e)
 **
 ** with SOLVES_PER_FACTOR solves a factorisation (the Brusselator: 10 to
 ** 14, Medical Akzo 7 to 11). Measured totals, KLU / band: Medical Akzo's
-** shape (w 2, e 3) 0.78, the same with w 3 .. 8: 0.65 .. 0.38; the
-** Brusselator's (w species, each diffusing: e = w + 2) 1.00 (w 1), 1.05
-** (w 2), 1.20 (4), 1.39 (8), 1.61 (16); full bands 1.00 (w 1) .. 1.83 (w
-** 32); the estimates below put each of these on the same side. KLU is
-** taken only when it is estimated 10 % cheaper: at a tie the band solver
-** needs no analysis and less memory. The counts are for band.c's kernels
-** as of this measurement: re-run bench/rule.sh when they change. */
+** shape (2 species interleaved, one diffusing: w 2, e 3) 1.54, the same
+** kind with w 3, 4, 6, 8: 1.15, 0.96, 0.55, 0.43; the Brusselator's (w
+** species, each diffusing: e = w + 2) 2.04 (w 2), 1.93 (4), 1.57 (8), 1.65
+** (16); full bands 2.31 (w 1) .. 1.81 (w 32); the estimates below put each
+** of these on the same side (w 4 of Medical Akzo's kind, a tie, on band).
+** KLU is taken only when it is estimated 10 % cheaper: at a tie the band
+** solver needs no analysis and less memory. The counts are for band.c's
+** kernels as of this measurement: re-run bench/rule.sh when they change
+** (before its narrow-band solve, band solved 2-3 times slower for w <= 4
+** and Medical Akzo's shape went to KLU, 0.78). */
 #define SOLVES_PER_FACTOR 10.0
 
 static double band_cost(size_t ml, size_t mu)
 {
-    double l = (double)ml, u = (double)mu;
-    return 60.0 + 25.0 * (l + u) + 2.0 * l * (l + u) + SOLVES_PER_FACTOR * (70.0 + 5.0 * (2.0 * l + u));
+    double l = (double)ml, width = (double)(ml + mu);
+    double solve = ml + mu <= 8 ? 14.0 + 7.0 * width : 35.0 + 8.0 * width;
+    return 60.0 + 25.0 * width + 2.0 * l * width + SOLVES_PER_FACTOR * solve;
 }
 
 static double klu_cost(size_t n, size_t nnz)
