@@ -27,7 +27,13 @@ int hy_strtab_find(const hy_strtab *t, const char *text);
 const char *hy_strtab_get(const hy_strtab *t, int id);
 
 /* Grow *array (of elem_size-byte elements, capacity *cap) to hold at least
-** `need` elements. 0 on success, -1 when out of memory or too large. */
-int hy_grow(void **array, int *cap, int need, size_t elem_size);
+** `need` elements. 0 on success, -1 when out of memory or too large.
+** Inline where nothing is to be done: the compiler's loops call it once
+** per element appended. */
+int hy_grow_to(void **array, int *cap, int need, size_t elem_size);
+static inline int hy_grow(void **array, int *cap, int need, size_t elem_size)
+{
+    return need <= *cap ? 0 : hy_grow_to(array, cap, need, elem_size);
+}
 
 #endif
