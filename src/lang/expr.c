@@ -93,11 +93,10 @@ void hy_expr_free(hy_expr *e)
 ** indices land in unrelated slots (linear probing needs that). */
 static uint32_t hash_node(const hy_xnode *n)
 {
-    uint64_t bits;
-    memcpy(&bits, &n->value, sizeof bits);
+    uint64_t operands; /* b and c, or the value */
+    memcpy(&operands, &n->value, sizeof operands);
     uint64_t head = (uint64_t)n->op | (uint64_t)n->fn << 8 | (uint64_t)(uint32_t)n->a << 32;
-    uint64_t tail = (uint64_t)(uint32_t)n->b | (uint64_t)(uint32_t)n->c << 32;
-    uint64_t h = head * 0x9e3779b97f4a7c15ull ^ (tail + 0x632be59bd9b4e019ull) ^ bits;
+    uint64_t h = head * 0x9e3779b97f4a7c15ull ^ operands;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -108,17 +107,31 @@ static uint32_t hash_node(const hy_xnode *n)
 
 static int same_node(const hy_xnode *x, const hy_xnode *y)
 {
-    return x->op == y->op && x->fn == y->fn && x->a == y->a && x->b == y->b && x->c == y->c
+    return x->op == y->op && x->fn == y->fn && x->a == y->a
            && memcmp(&x->value, &y->value, sizeof x->value) == 0;
 }
 
-/* Double the table (or make its first one, sized for at least `need`
-** nodes at load 1/2); the stored hashes place every node again without
-** touching the node array. */
+/* Does a table of n_slots hold n_nodes at its highest load, 3/4? */
+static int table_holds(int n_slots, int n_nodes)
+{
+    return (long)n_nodes * 4 <= (long)n_slots * 3;
+}
+
+static void place(hy_xslot *slots, uint32_t mask, hy_xslot entry)
+{
+    uint32_t h = entry.hash & mask;
+    while (slots[h].node_plus1)
+        h = (h + 1) & mask;
+    slots[h] = entry;
+}
+
+/* Grow the table (or make it) to hold at least `need` nodes; the stored
+** hashes place every node again without touching the node array. A
+** dropped table (hy_expr_drop_table) is rebuilt from the nodes. */
 static int rehash(hy_expr *e, int need)
 {
     int n_slots = e->n_slots ? 2 * e->n_slots : 256;
-    while (n_slots / 2 < need) {
+    while (!table_holds(n_slots, need)) {
         if (n_slots > INT_MAX / 2)
             return -1;
         n_slots *= 2;
@@ -127,18 +140,27 @@ static int rehash(hy_expr *e, int need)
     if (!slots)
         return -1;
     uint32_t mask = (uint32_t)n_slots - 1;
-    for (int s = 0; s < e->n_slots; s++) {
-        if (!e->slots[s].node_plus1)
-            continue;
-        uint32_t h = e->slots[s].hash & mask;
-        while (slots[h].node_plus1)
-            h = (h + 1) & mask;
-        slots[h] = e->slots[s];
+    if (e->slots) {
+        for (int s = 0; s < e->n_slots; s++)
+            if (e->slots[s].node_plus1)
+                place(slots, mask, e->slots[s]);
+    } else {
+        for (int i = 0; i < e->n_nodes; i++) {
+            hy_xslot entry = { hash_node(&e->node_array[i]), i + 1 };
+            place(slots, mask, entry);
+        }
     }
     hy_free(e->slots);
     e->slots = slots;
     e->n_slots = n_slots;
     return 0;
+}
+
+void hy_expr_drop_table(hy_expr *e)
+{
+    hy_free(e->slots);
+    e->slots = NULL;
+    e->n_slots = 0;
 }
 
 /* Room for n_nodes nodes in all, so that interning that many allocates
@@ -167,7 +189,7 @@ int hy_expr_reserve(hy_expr *e, int n_nodes)
     if (e->failed)
         return -1;
     if (n_nodes < 0 || reserve_nodes(e, n_nodes) != 0
-        || (2 * n_nodes > e->n_slots && rehash(e, n_nodes) != 0)) {
+        || (!table_holds(e->n_slots, n_nodes) && rehash(e, n_nodes) != 0)) {
         e->failed = 1;
         return -1;
     }
@@ -191,7 +213,7 @@ static int intern(hy_expr *e, hy_xnode *proto)
         if (proto->c >= 0) proto->deps |= e->node_array[proto->c].deps;
         break;
     }
-    if (2 * (e->n_nodes + 1) > e->n_slots && rehash(e, e->n_nodes + 1) != 0) {
+    if (!table_holds(e->n_slots, e->n_nodes + 1) && rehash(e, e->n_nodes + 1) != 0) {
         e->failed = 1;
         return -1;
     }

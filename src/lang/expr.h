@@ -56,10 +56,18 @@ enum {
     HY_DEP_IN = 4      /* in[] */
 };
 
+/* 16 bytes: a number's value shares its bytes with the operands b and c,
+** which a leaf does not have (read b and c only of operations, value
+** only of X_NUM). */
 typedef struct hy_xnode {
     unsigned char op, fn, deps;
-    int a, b, c;
-    double value;      /* X_NUM */
+    int a;
+    union {
+        struct {
+            int b, c;
+        };
+        double value;  /* X_NUM */
+    };
 } hy_xnode;
 
 /* A node is named by its index (a handle): the node array moves whenever
@@ -75,7 +83,8 @@ typedef struct hy_xslot {
 typedef struct hy_expr {
     int n_nodes, cap_nodes;
     hy_xnode *node_array;  /* private to expr.c */
-    hy_xslot *slots;   /* open addressing, linear probing, load <= 1/2 */
+    hy_xslot *slots;   /* open addressing, linear probing, load <= 3/4;
+                          NULL: dropped, rebuilt by the next constructor */
     int n_slots;
     unsigned *stamp;   /* per node: visited in walk number `epoch` */
     int *scratch;      /* per node: a walk's result, valid where stamped */
@@ -91,6 +100,10 @@ void hy_expr_free(hy_expr *e);
 /* Room for n_nodes nodes in all (array and hash table), so that a caller
 ** that knows the input's size allocates once; 0, or -1 out of memory. */
 int hy_expr_reserve(hy_expr *e, int n_nodes);
+/* Free the hash table (the largest part of e after the nodes) while only
+** walks run, as when the programs are built; a constructor called later
+** rebuilds it. */
+void hy_expr_drop_table(hy_expr *e);
 
 /* Constructors: the node index, or -1 when out of memory (or an operand
 ** is -1). They fold constants and simplify (x + 0, x * 1, x * 0, --x,
