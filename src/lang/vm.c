@@ -80,23 +80,13 @@ static int compare_int(const void *x, const void *y)
 }
 
 /* An operation to schedule: by level, then order (opcode and function),
-** then DAG order, so the schedule is deterministic. The direct outputs
+** then DAG order, so the schedule is deterministic (schedule_ops). The direct outputs
 ** (level LEVEL_OUTPUTS) are sorted again by opcode, the regions of their
 ** operands (sig) and out index. */
 typedef struct sched {
     int level, order, pos, opfn;
     int sig[3];
 } sched;
-
-static int compare_sched(const void *x, const void *y)
-{
-    const sched *a = x, *b = y;
-    if (a->level != b->level)
-        return (a->level > b->level) - (a->level < b->level);
-    if (a->order != b->order)
-        return (a->order > b->order) - (a->order < b->order);
-    return (a->pos > b->pos) - (a->pos < b->pos);
-}
 
 static int compare_direct(const void *x, const void *y)
 {
@@ -145,15 +135,83 @@ enum { LEVEL_OUTPUTS = 1 << 30 };
 
 /* Per position of the reachable list, while building. */
 typedef struct slot {
-    int op;                  /* the opcode it runs as; -1: not an operation */
+    short op;                /* the opcode it runs as; -1: not an operation */
+    unsigned char absorbed;  /* a multiplication fused into its one user */
+    unsigned char written;   /* a direct output: written to out[] by its instruction */
     int uses;                /* operand uses by operations, and roots */
     int roots;               /* how often it is a root */
     int out;                 /* its out index (the last root naming it) */
     int level;
-    int absorbed;            /* a multiplication fused into its one user */
-    int written;             /* a direct output: written to out[] by its instruction */
     int operand[3];          /* positions (HY_OP_POWI: the exponent second) */
 } slot;
+
+/* Order ops[0..n_ops) as compare_sched does, in linear time and without
+** a copy of the records: the operations that are not direct outputs by
+** (level, opcode and function, position), the direct outputs after them
+** in position order (they are sorted again by compare_direct). Two
+** stable counting sorts of an index permutation (LSD radix sort, Knuth
+** TAOCP vol. 3, 5.2), then the permutation applied in place, cycle by
+** cycle. ops[] is in position order on entry. 0, or -1 out of memory. */
+static int schedule_ops(sched *ops, int n_ops)
+{
+    int *perm = hy_malloc(sizeof *perm * (size_t)(n_ops + 1));
+    int *tmp = hy_malloc(sizeof *tmp * (size_t)(n_ops + 1));
+    int max_level = 0, n_inner = 0;
+    for (int i = 0; i < n_ops; i++)
+        if (ops[i].level != LEVEL_OUTPUTS && ops[i].level > max_level)
+            max_level = ops[i].level;
+    int n_counts = 65536 > max_level + 1 ? 65536 : max_level + 1;
+    int *count = hy_malloc(sizeof *count * (size_t)(n_counts + 1));
+    if (!perm || !tmp || !count) {
+        hy_free(perm);
+        hy_free(tmp);
+        hy_free(count);
+        return -1;
+    }
+    for (int i = 0; i < n_ops; i++)
+        if (ops[i].level != LEVEL_OUTPUTS)
+            tmp[n_inner++] = i;
+    for (int pass = 0; pass < 2; pass++) {
+        const int *from = pass == 0 ? tmp : perm;
+        int *to = pass == 0 ? perm : tmp;
+        int range = pass == 0 ? 65536 : max_level + 1;
+        memset(count, 0, sizeof *count * (size_t)(range + 1));
+        for (int i = 0; i < n_inner; i++) {
+            const sched *o = &ops[from[i]];
+            count[(pass == 0 ? o->opfn : o->level) + 1]++;
+        }
+        for (int k = 0; k < range; k++)
+            count[k + 1] += count[k];
+        for (int i = 0; i < n_inner; i++) {
+            const sched *o = &ops[from[i]];
+            to[count[pass == 0 ? o->opfn : o->level]++] = from[i];
+        }
+    }
+    memcpy(perm, tmp, sizeof *perm * (size_t)n_inner);
+    for (int i = 0, n = n_inner; i < n_ops; i++)
+        if (ops[i].level == LEVEL_OUTPUTS)
+            perm[n++] = i;
+    hy_free(tmp);
+    hy_free(count);
+    /* position j receives ops[perm[j]]; a done position is marked -1 - k */
+    for (int i = 0; i < n_ops; i++) {
+        if (perm[i] < 0)
+            continue;
+        sched held = ops[i];
+        for (int j = i;;) {
+            int k = perm[j];
+            perm[j] = -1 - k;
+            if (k == i) {
+                ops[j] = held;
+                break;
+            }
+            ops[j] = ops[k];
+            j = k;
+        }
+    }
+    hy_free(perm);
+    return 0;
+}
 
 /* The instruction stream while it is written. A lane is LANE_INTS ints:
 ** its destination (register or out index), then its operand registers
@@ -375,8 +433,9 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     hy_program *prog = hy_calloc(1, sizeof *prog);
     if (!prog)
         return NULL;
-    int *list = NULL;
-    int n = hy_x_reachable(e, roots, n_roots, &list);
+    /* The walk's buffer: nothing below walks again or adds nodes. */
+    const int *list = NULL;
+    int n = hy_x_walk(e, roots, n_roots, &list);
     if (n < 0) {
         hy_free(prog);
         return NULL;
@@ -386,11 +445,10 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     int *reg = hy_malloc(sizeof *reg * (size_t)(n + 1));
     slot *sl = hy_calloc((size_t)n + 1, sizeof *sl);
     sched *ops = hy_malloc(sizeof *ops * (size_t)(n + 1));
-    int *lanes = hy_malloc(sizeof *lanes * LANE_INTS * (size_t)(n + 1));
     int *grp = hy_malloc(sizeof *grp * (size_t)(n + 1));
-    int *left = hy_malloc(sizeof *left * (size_t)(n + 1));
-    sched *leftover = hy_malloc(sizeof *leftover * (size_t)(n + 1));
-    if (!reg || !sl || !ops || !lanes || !grp || !left || !leftover)
+    int *lanes = NULL, *left = NULL; /* sized once the schedule is known */
+    sched *leftover = NULL;
+    if (!reg || !sl || !ops || !grp)
         goto nomem;
     /* Position of node list[k] is k; scratch maps node -> position. */
     for (int k = 0; k < n; k++)
@@ -522,8 +580,21 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             }
         }
     }
-    qsort(ops, (size_t)n_ops, sizeof *ops, compare_sched);
+    if (schedule_ops(ops, n_ops))
+        goto nomem;
     const int n_inner = n_ops - n_direct;
+    int longest_group = n_direct;
+    for (int j = 0, end; j < n_inner; j = end) {
+        for (end = j; end < n_inner && ops[end].opfn == ops[j].opfn; end++)
+            ;
+        if (end - j > longest_group)
+            longest_group = end - j;
+    }
+    lanes = hy_malloc(sizeof *lanes * LANE_INTS * (size_t)(longest_group + 1));
+    left = hy_malloc(sizeof *left * (size_t)(n_direct + 1));
+    leftover = hy_malloc(sizeof *leftover * (size_t)(n_direct + 1));
+    if (!lanes || !left || !leftover)
+        goto nomem;
     for (int j = 0; j < n_inner; j++)
         reg[ops[j].pos] = prog->first_result + j;
     /* The inner operations: a group per run of one opcode, as strided and
@@ -639,7 +710,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         qsort(prog->p_used, (size_t)prog->n_p_used, sizeof *prog->p_used, compare_int);
     if (prog->n_in_used > 1)
         qsort(prog->in_used, (size_t)prog->n_in_used, sizeof *prog->in_used, compare_int);
-    hy_free(list);
     hy_free(reg);
     hy_free(sl);
     hy_free(ops);
@@ -649,7 +719,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     hy_free(leftover);
     return prog;
 nomem:
-    hy_free(list);
     hy_free(reg);
     hy_free(sl);
     hy_free(ops);
