@@ -215,7 +215,8 @@ static int intern(hy_expr *e, hy_xnode *proto)
         return -1;
     proto->deps = 0;
     switch ((hy_xop)proto->op) {
-    case X_Y: case X_YP: case X_T: proto->deps = HY_DEP_STATE; break;
+    case X_Y: case X_T: proto->deps = HY_DEP_STATE; break;
+    case X_YP: proto->deps = HY_DEP_STATE | HY_DEP_YP; break;
     case X_P: proto->deps = HY_DEP_P; break;
     case X_IN: proto->deps = HY_DEP_IN; break;
     case X_NUM: case X_CJ: break;
@@ -540,18 +541,40 @@ int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
     return n;
 }
 
-/* Derivative of node i given the derivatives of its operands. */
+/* Does x * 0 fold to 0 (x no number, or a finite one)? */
+static int times_zero_vanishes(const hy_expr *e, int x)
+{
+    return !is_num(e, x) || isfinite(num(e, x));
+}
+
+/* Derivative of node i given the derivatives of its operands (not all 0). */
 static int derive_node(hy_expr *e, int i, int da, int db, int dc)
 {
     hy_xnode n = e->node_array[i];
     int a = n.a, b = n.b, zero = hy_x_num(e, 0.0);
+    /* The shortcuts where an operand's derivative is 0 build the nodes the
+    ** general rule would (its other terms fold away), without the calls. */
     switch ((hy_xop)n.op) {
     case X_NEG: return hy_x_unary(e, X_NEG, da);
-    case X_ADD: return hy_x_binary(e, X_ADD, da, db);
-    case X_SUB: return hy_x_binary(e, X_SUB, da, db);
+    case X_ADD:
+        if (da == zero || db == zero)
+            return da == zero ? db : da;
+        return hy_x_binary(e, X_ADD, da, db);
+    case X_SUB:
+        if (db == zero)
+            return da;
+        if (da == zero)
+            return hy_x_unary(e, X_NEG, db);
+        return hy_x_binary(e, X_SUB, da, db);
     case X_MUL:
+        if (db == zero && times_zero_vanishes(e, a))
+            return hy_x_binary(e, X_MUL, da, b);
+        if (da == zero && times_zero_vanishes(e, b))
+            return hy_x_binary(e, X_MUL, a, db);
         return hy_x_binary(e, X_ADD, hy_x_binary(e, X_MUL, da, b), hy_x_binary(e, X_MUL, a, db));
     case X_DIV: /* (da - (a/b) db) / b */
+        if (db == zero)
+            return hy_x_binary(e, X_DIV, da, b);
         return hy_x_binary(e, X_DIV, hy_x_binary(e, X_SUB, da, hy_x_binary(e, X_MUL, i, db)), b);
     case X_POW:
         if (db == zero) { /* b a^(b-1) da */

@@ -53,7 +53,8 @@ typedef enum hy_xop {
 enum {
     HY_DEP_STATE = 1,  /* y, y' or time: changes during integration */
     HY_DEP_P = 2,      /* parameters or discrete variables */
-    HY_DEP_IN = 4      /* in[] */
+    HY_DEP_IN = 4,     /* in[] */
+    HY_DEP_YP = 8      /* y' in particular */
 };
 
 /* 16 bytes: a number's value shares its bytes with the operands b and c,

@@ -50,8 +50,8 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
     for (int i = 0; i < g->n; i++) {
         g->start[i] = count;
         int root = mode->equations[i].residual;
-        int *list = NULL;
-        int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
+        const int *list = NULL;
+        int n_list = hy_x_walk(&ir->dag, &root, 1, &list);
         if (n_list < 0)
             goto nomem;
         for (int k = 0; k < n_list; k++) {
@@ -64,13 +64,10 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
             if (seen[j])
                 continue;
             seen[j] = 1;
-            if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj)) {
-                hy_free(list);
+            if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj))
                 goto nomem;
-            }
             g->adj[count++] = j;
         }
-        hy_free(list);
         for (int k = g->start[i]; k < count; k++)
             seen[g->adj[k]] = 0;
     }
