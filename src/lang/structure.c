@@ -242,23 +242,25 @@ static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf,
 static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_match, char *hint,
                             size_t size)
 {
-    int unused = -1;
-    for (int j = 0; j < mode->n_vars && unused < 0; j++) {
-        if (col_match[j] >= 0)
-            continue;
-        int used = 0;
-        for (int i = 0; i < mode->n_equations && !used; i++) {
-            int root = mode->equations[i].residual, *list = NULL;
-            int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
-            for (int k = 0; k < n_list && !used; k++) {
-                const hy_xnode x = hy_x_node(&ir->dag, list[k]);
-                used = (x.op == X_Y || x.op == X_YP) && x.a == j;
-            }
-            hy_free(list);
+    /* one pass over the equations marks the unknowns they use (a pass per
+    ** unmatched unknown would be quadratic in a large singular mode) */
+    unsigned char *used = hy_calloc((size_t)mode->n_vars + 1, 1);
+    if (!used)
+        return; /* only a hint */
+    for (int i = 0; i < mode->n_equations; i++) {
+        const int *list = NULL;
+        int n_list = hy_x_walk(&ir->dag, &mode->equations[i].residual, 1, &list);
+        for (int k = 0; k < n_list; k++) {
+            const hy_xnode x = hy_x_node(&ir->dag, list[k]);
+            if (x.op == X_Y || x.op == X_YP)
+                used[x.a] = 1;
         }
-        if (!used)
-            unused = j;
     }
+    int unused = -1;
+    for (int j = 0; j < mode->n_vars && unused < 0; j++)
+        if (col_match[j] < 0 && !used[j])
+            unused = j;
+    hy_free(used);
     int constraint = unused >= 0 ? hy_mechanics_position_constraint(ir, mode) : -1;
     if (constraint < 0)
         return;
