@@ -145,21 +145,24 @@ typedef struct slot {
     int operand[3];          /* positions (HY_OP_POWI: the exponent second) */
 } slot;
 
-/* Order ops[0..n_ops) as compare_sched does, in linear time and without
-** a copy of the records: the operations that are not direct outputs by
-** (level, opcode and function, position), the direct outputs after them
-** in position order (they are sorted again by compare_direct). Two
-** stable counting sorts of an index permutation (LSD radix sort, Knuth
-** TAOCP vol. 3, 5.2), then the permutation applied in place, cycle by
-** cycle. ops[] is in position order on entry. 0, or -1 out of memory. */
-static int schedule_ops(sched *ops, int n_ops)
+/* Order (*ops)[0..n_ops): the operations that are not direct outputs by
+** level, then opcode and function, then position; the direct outputs
+** after them in position order (they are sorted again by compare_direct).
+** Two stable counting sorts of an index permutation (LSD radix sort,
+** Knuth TAOCP vol. 3, 5.2), then one gather into a new array that
+** replaces *ops: linear, where a comparison sort of 10^7 records is not,
+** and the gather's loads are independent (following the permutation's
+** cycles in place chains one cache miss to the next). The records are
+** in position order on entry. 0, or -1 out of memory (*ops kept). */
+static int schedule_ops(sched **ops, int n_ops)
 {
+    const sched *from_ops = *ops;
     int *perm = hy_malloc(sizeof *perm * (size_t)(n_ops + 1));
     int *tmp = hy_malloc(sizeof *tmp * (size_t)(n_ops + 1));
     int max_level = 0, n_inner = 0;
     for (int i = 0; i < n_ops; i++)
-        if (ops[i].level != LEVEL_OUTPUTS && ops[i].level > max_level)
-            max_level = ops[i].level;
+        if (from_ops[i].level != LEVEL_OUTPUTS && from_ops[i].level > max_level)
+            max_level = from_ops[i].level;
     int n_counts = 65536 > max_level + 1 ? 65536 : max_level + 1;
     int *count = hy_malloc(sizeof *count * (size_t)(n_counts + 1));
     if (!perm || !tmp || !count) {
@@ -169,7 +172,7 @@ static int schedule_ops(sched *ops, int n_ops)
         return -1;
     }
     for (int i = 0; i < n_ops; i++)
-        if (ops[i].level != LEVEL_OUTPUTS)
+        if (from_ops[i].level != LEVEL_OUTPUTS)
             tmp[n_inner++] = i;
     for (int pass = 0; pass < 2; pass++) {
         const int *from = pass == 0 ? tmp : perm;
@@ -177,39 +180,31 @@ static int schedule_ops(sched *ops, int n_ops)
         int range = pass == 0 ? 65536 : max_level + 1;
         memset(count, 0, sizeof *count * (size_t)(range + 1));
         for (int i = 0; i < n_inner; i++) {
-            const sched *o = &ops[from[i]];
+            const sched *o = &from_ops[from[i]];
             count[(pass == 0 ? o->opfn : o->level) + 1]++;
         }
         for (int k = 0; k < range; k++)
             count[k + 1] += count[k];
         for (int i = 0; i < n_inner; i++) {
-            const sched *o = &ops[from[i]];
+            const sched *o = &from_ops[from[i]];
             to[count[pass == 0 ? o->opfn : o->level]++] = from[i];
         }
     }
-    memcpy(perm, tmp, sizeof *perm * (size_t)n_inner);
-    for (int i = 0, n = n_inner; i < n_ops; i++)
-        if (ops[i].level == LEVEL_OUTPUTS)
-            perm[n++] = i;
-    hy_free(tmp);
     hy_free(count);
-    /* position j receives ops[perm[j]]; a done position is marked -1 - k */
-    for (int i = 0; i < n_ops; i++) {
-        if (perm[i] < 0)
-            continue;
-        sched held = ops[i];
-        for (int j = i;;) {
-            int k = perm[j];
-            perm[j] = -1 - k;
-            if (k == i) {
-                ops[j] = held;
-                break;
-            }
-            ops[j] = ops[k];
-            j = k;
-        }
-    }
     hy_free(perm);
+    for (int i = 0, n = n_inner; i < n_ops; i++)
+        if (from_ops[i].level == LEVEL_OUTPUTS)
+            tmp[n++] = i;
+    sched *sorted = hy_malloc(sizeof *sorted * (size_t)(n_ops + 1));
+    if (!sorted) {
+        hy_free(tmp);
+        return -1;
+    }
+    for (int j = 0; j < n_ops; j++)
+        sorted[j] = from_ops[tmp[j]];
+    hy_free(tmp);
+    hy_free(*ops);
+    *ops = sorted;
     return 0;
 }
 
@@ -580,7 +575,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             }
         }
     }
-    if (schedule_ops(ops, n_ops))
+    if (schedule_ops(&ops, n_ops))
         goto nomem;
     const int n_inner = n_ops - n_direct;
     int longest_group = n_direct;
