@@ -148,12 +148,12 @@ static void walks_match(hy_expr *e, const int *made, int n_made)
         int n = hy_x_walk(e, roots, n_roots, &list);
         int n_want = reference_reach(e, roots, n_roots, mark, want);
         n_long += n > 32;
-        if (n != n_want || memcmp(list, want, sizeof *want * (size_t)n) != 0)
+        if (n != n_want || (n > 0 && memcmp(list, want, sizeof *want * (size_t)n) != 0))
             n_bad++;
         int *copied = NULL;
         int n_copied = hy_x_reachable(e, roots, n_roots, &copied);
         if (n_copied != n_want || !copied
-            || memcmp(copied, want, sizeof *want * (size_t)n_copied) != 0)
+            || (n_copied > 0 && memcmp(copied, want, sizeof *want * (size_t)n_copied) != 0))
             n_bad++;
         hy_free(copied);
     }

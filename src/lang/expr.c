@@ -536,7 +536,8 @@ int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
         e->failed = 1;
         return -1;
     }
-    memcpy(list, walked, sizeof *list * (size_t)n);
+    if (n > 0) /* walked is NULL before the first node is walked */
+        memcpy(list, walked, sizeof *list * (size_t)n);
     *out = list;
     return n;
 }
