@@ -79,12 +79,12 @@ static int compare_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* An operation to schedule: by level, then order (opcode and function),
-** then DAG order, so the schedule is deterministic (schedule_ops). The direct outputs
-** (level LEVEL_OUTPUTS) are sorted again by opcode, the regions of their
-** operands (sig) and out index. */
+/* A direct output to schedule (the other operations are scheduled by
+** level, opcode and function, and position: schedule_inner): sorted by
+** opcode, the regions of its operands (sig), out index (order) and
+** position, so the schedule is deterministic. */
 typedef struct sched {
-    int level, order, pos, opfn;
+    int order, pos, opfn;
     int sig[3];
 } sched;
 
@@ -131,7 +131,6 @@ static int run_op(const hy_expr *e, hy_xnode node)
     return X_POW;
 }
 
-enum { LEVEL_OUTPUTS = 1 << 30 };
 
 /* Per position of the reachable list, while building. */
 typedef struct slot {
@@ -145,66 +144,48 @@ typedef struct slot {
     int operand[3];          /* positions (HY_OP_POWI: the exponent second) */
 } slot;
 
-/* Order (*ops)[0..n_ops): the operations that are not direct outputs by
-** level, then opcode and function, then position; the direct outputs
-** after them in position order (they are sorted again by compare_direct).
-** Two stable counting sorts of an index permutation (LSD radix sort,
-** Knuth TAOCP vol. 3, 5.2), then one gather into a new array that
-** replaces *ops: linear, where a comparison sort of 10^7 records is not,
-** and the gather's loads are independent (following the permutation's
-** cycles in place chains one cache miss to the next). The records are
-** in position order on entry. 0, or -1 out of memory (*ops kept). */
-static int schedule_ops(sched **ops, int n_ops)
+/* The opcode and function of the operation at position pos, a key of
+** the schedule. */
+static int opfn_at(const hy_expr *e, const int *list, const slot *sl, int pos)
 {
-    const sched *from_ops = *ops;
-    int *perm = hy_malloc(sizeof *perm * (size_t)(n_ops + 1));
-    int *tmp = hy_malloc(sizeof *tmp * (size_t)(n_ops + 1));
-    int max_level = 0, n_inner = 0;
-    for (int i = 0; i < n_ops; i++)
-        if (from_ops[i].level != LEVEL_OUTPUTS && from_ops[i].level > max_level)
-            max_level = from_ops[i].level;
+    return sl[pos].op * 256 + hy_x_node(e, list[pos]).fn;
+}
+
+/* Order inner[0..n_inner), the positions of the operations that are not
+** direct outputs (ascending on entry), by level, then opcode and
+** function, then position: two stable counting sorts (LSD radix sort,
+** Knuth TAOCP vol. 3, 5.2), linear where a comparison sort of 10^7
+** records is not, and of positions (4 bytes each) rather than records.
+** 0, or -1 out of memory. */
+static int schedule_inner(int *inner, int n_inner, const slot *sl, const hy_expr *e,
+                          const int *list)
+{
+    int max_level = 0;
+    for (int i = 0; i < n_inner; i++)
+        if (sl[inner[i]].level > max_level)
+            max_level = sl[inner[i]].level;
     int n_counts = 65536 > max_level + 1 ? 65536 : max_level + 1;
+    int *tmp = hy_malloc(sizeof *tmp * (size_t)(n_inner + 1));
     int *count = hy_malloc(sizeof *count * (size_t)(n_counts + 1));
-    if (!perm || !tmp || !count) {
-        hy_free(perm);
+    if (!tmp || !count) {
         hy_free(tmp);
         hy_free(count);
         return -1;
     }
-    for (int i = 0; i < n_ops; i++)
-        if (from_ops[i].level != LEVEL_OUTPUTS)
-            tmp[n_inner++] = i;
     for (int pass = 0; pass < 2; pass++) {
-        const int *from = pass == 0 ? tmp : perm;
-        int *to = pass == 0 ? perm : tmp;
+        const int *from = pass == 0 ? inner : tmp;
+        int *to = pass == 0 ? tmp : inner;
         int range = pass == 0 ? 65536 : max_level + 1;
         memset(count, 0, sizeof *count * (size_t)(range + 1));
-        for (int i = 0; i < n_inner; i++) {
-            const sched *o = &from_ops[from[i]];
-            count[(pass == 0 ? o->opfn : o->level) + 1]++;
-        }
+        for (int i = 0; i < n_inner; i++)
+            count[(pass == 0 ? opfn_at(e, list, sl, from[i]) : sl[from[i]].level) + 1]++;
         for (int k = 0; k < range; k++)
             count[k + 1] += count[k];
-        for (int i = 0; i < n_inner; i++) {
-            const sched *o = &from_ops[from[i]];
-            to[count[pass == 0 ? o->opfn : o->level]++] = from[i];
-        }
+        for (int i = 0; i < n_inner; i++)
+            to[count[pass == 0 ? opfn_at(e, list, sl, from[i]) : sl[from[i]].level]++] = from[i];
     }
-    hy_free(count);
-    hy_free(perm);
-    for (int i = 0, n = n_inner; i < n_ops; i++)
-        if (from_ops[i].level == LEVEL_OUTPUTS)
-            tmp[n++] = i;
-    sched *sorted = hy_malloc(sizeof *sorted * (size_t)(n_ops + 1));
-    if (!sorted) {
-        hy_free(tmp);
-        return -1;
-    }
-    for (int j = 0; j < n_ops; j++)
-        sorted[j] = from_ops[tmp[j]];
     hy_free(tmp);
-    hy_free(*ops);
-    *ops = sorted;
+    hy_free(count);
     return 0;
 }
 
@@ -334,7 +315,7 @@ static int emit_lanes(builder *b, const int *v, int m, int op, int fn, int dst_k
     return 0;
 }
 
-/* A lane of operation ops[j]: destination dst, then its operands. */
+/* A lane of the operation in slot s: destination dst, then its operands. */
 static void make_lane(int *lane, const slot *s, const int *reg, int dst)
 {
     lane[0] = dst;
@@ -439,11 +420,11 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     int cap_p = 0, cap_in = 0, cap_store_dst = 0, cap_store_src = 0;
     int *reg = hy_malloc(sizeof *reg * (size_t)(n + 1));
     slot *sl = hy_calloc((size_t)n + 1, sizeof *sl);
-    sched *ops = hy_malloc(sizeof *ops * (size_t)(n + 1));
+    int *inner = hy_malloc(sizeof *inner * (size_t)(n + 1)); /* positions, scheduled */
     int *grp = hy_malloc(sizeof *grp * (size_t)(n + 1));
     int *lanes = NULL, *left = NULL; /* sized once the schedule is known */
-    sched *leftover = NULL;
-    if (!reg || !sl || !ops || !grp)
+    sched *direct = NULL, *leftover = NULL;
+    if (!reg || !sl || !inner || !grp)
         goto nomem;
     /* Position of node list[k] is k; scratch maps node -> position. */
     for (int k = 0; k < n; k++)
@@ -508,7 +489,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     }
     /* The direct outputs: operations that are one root each and used by
     ** nothing else; they run last. */
-    int n_ops = 0, n_direct = 0;
+    int n_inner = 0, n_direct = 0;
     for (int k = 0; k < n; k++) {
         slot *s = &sl[k];
         s->level = 0;
@@ -519,13 +500,22 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             if (!(s->op == HY_OP_POWI && j == 1) && sl[s->operand[j]].level > top)
                 top = sl[s->operand[j]].level;
         s->level = top + 1;
-        int direct = s->roots == 1 && s->uses == 1;
-        n_direct += direct;
-        ops[n_ops].level = direct ? LEVEL_OUTPUTS : s->level;
-        ops[n_ops].opfn = s->op * 256 + hy_x_node(e, list[k]).fn;
-        ops[n_ops].order = direct ? s->out : ops[n_ops].opfn;
-        ops[n_ops].pos = k;
-        n_ops++;
+        if (s->roots == 1 && s->uses == 1)
+            n_direct++;
+        else
+            inner[n_inner++] = k;
+    }
+    direct = hy_malloc(sizeof *direct * (size_t)(n_direct + 1));
+    if (!direct)
+        goto nomem;
+    for (int k = 0, d = 0; k < n; k++) {
+        const slot *s = &sl[k];
+        if (s->op < 0 || s->absorbed || s->roots != 1 || s->uses != 1)
+            continue;
+        direct[d].opfn = opfn_at(e, list, sl, k);
+        direct[d].order = s->out;
+        direct[d].pos = k;
+        d++;
     }
     /* Registers: t, cj, the leaves, the constants, the results. */
     int next = HY_N_FIXED_REGS, used[HY_N_LOADS] = { 0 };
@@ -575,12 +565,12 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             }
         }
     }
-    if (schedule_ops(&ops, n_ops))
+    if (schedule_inner(inner, n_inner, sl, e, list))
         goto nomem;
-    const int n_inner = n_ops - n_direct;
     int longest_group = n_direct;
     for (int j = 0, end; j < n_inner; j = end) {
-        for (end = j; end < n_inner && ops[end].opfn == ops[j].opfn; end++)
+        int group_opfn = opfn_at(e, list, sl, inner[j]);
+        for (end = j; end < n_inner && opfn_at(e, list, sl, inner[end]) == group_opfn; end++)
             ;
         if (end - j > longest_group)
             longest_group = end - j;
@@ -591,19 +581,20 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (!lanes || !left || !leftover)
         goto nomem;
     for (int j = 0; j < n_inner; j++)
-        reg[ops[j].pos] = prog->first_result + j;
+        reg[inner[j]] = prog->first_result + j;
     /* The inner operations: a group per run of one opcode, as strided and
     ** gathered instructions; results in schedule order. */
     int n_groups = 0;
     for (int j = 0, end; j < n_inner; j = end) {
-        for (end = j; end < n_inner && ops[end].opfn == ops[j].opfn; end++) {
+        int group_opfn = opfn_at(e, list, sl, inner[j]);
+        for (end = j; end < n_inner && opfn_at(e, list, sl, inner[end]) == group_opfn; end++) {
             grp[end] = n_groups;
-            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[ops[end].pos], reg,
+            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[inner[end]], reg,
                       prog->first_result + end);
         }
         n_groups++;
-        const slot *s = &sl[ops[j].pos];
-        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[ops[j].pos]).fn, HY_DST_REGS,
+        const slot *s = &sl[inner[j]];
+        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[inner[j]]).fn, HY_DST_REGS,
                        NULL, NULL))
             goto nomem;
     }
@@ -612,7 +603,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     ** together: the strided runs write out[] directly; the others, if
     ** their out indices are one contiguous range, run last in out order
     ** writing out[] directly, else into registers and are stored. */
-    sched *direct = ops + n_inner;
     for (int j = 0; j < n_direct; j++) {
         const slot *s = &sl[direct[j].pos];
         for (int a = 0; a < 3; a++)
@@ -707,7 +697,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         qsort(prog->in_used, (size_t)prog->n_in_used, sizeof *prog->in_used, compare_int);
     hy_free(reg);
     hy_free(sl);
-    hy_free(ops);
+    hy_free(inner);
+    hy_free(direct);
     hy_free(lanes);
     hy_free(grp);
     hy_free(left);
@@ -716,7 +707,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
 nomem:
     hy_free(reg);
     hy_free(sl);
-    hy_free(ops);
+    hy_free(inner);
+    hy_free(direct);
     hy_free(lanes);
     hy_free(grp);
     hy_free(left);
