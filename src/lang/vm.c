@@ -155,11 +155,40 @@ static int opfn_at(const hy_expr *e, const int *list, const slot *sl, int pos)
 ** direct outputs (ascending on entry), by level, then opcode and
 ** function, then position: two stable counting sorts (LSD radix sort,
 ** Knuth TAOCP vol. 3, 5.2), linear where a comparison sort of 10^7
-** records is not, and of positions (4 bytes each) rather than records.
-** 0, or -1 out of memory. */
+** records is not, and of positions (4 bytes each) rather than records;
+** a short list by a comparison sort. 0, or -1 out of memory. */
+typedef struct keyed_pos {
+    long long key;           /* level * 65536 + opcode and function */
+    int pos;
+} keyed_pos;
+
+static int compare_keyed(const void *x, const void *y)
+{
+    const keyed_pos *a = x, *b = y;
+    if (a->key != b->key)
+        return (a->key > b->key) - (a->key < b->key);
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
 static int schedule_inner(int *inner, int n_inner, const slot *sl, const hy_expr *e,
                           const int *list)
 {
+    if (n_inner < 4096) {
+        /* a small program (a transition's, a guard's): a comparison sort,
+        ** not the counting sorts' 65536 counters */
+        keyed_pos *keyed = hy_malloc(sizeof *keyed * (size_t)(n_inner + 1));
+        if (!keyed)
+            return -1;
+        for (int i = 0; i < n_inner; i++) {
+            keyed[i].key = (long long)sl[inner[i]].level * 65536 + opfn_at(e, list, sl, inner[i]);
+            keyed[i].pos = inner[i];
+        }
+        qsort(keyed, (size_t)n_inner, sizeof *keyed, compare_keyed);
+        for (int i = 0; i < n_inner; i++)
+            inner[i] = keyed[i].pos;
+        hy_free(keyed);
+        return 0;
+    }
     int max_level = 0;
     for (int i = 0; i < n_inner; i++)
         if (sl[inner[i]].level > max_level)
