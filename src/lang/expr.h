@@ -71,9 +71,6 @@ typedef struct hy_xnode {
     };
 } hy_xnode;
 
-/* A node is named by its index (a handle): the node array moves whenever
-** a constructor appends to it, so no pointer into it leaves expr.c; other
-** files read a node as a copy with hy_x_node(). */
 /* A hash-table slot: the node's hash beside its index, so that a probe
 ** that misses does not read the node array. */
 typedef struct hy_xslot {
@@ -81,6 +78,9 @@ typedef struct hy_xslot {
     int node_plus1;    /* 0: empty */
 } hy_xslot;
 
+/* A node is named by its index (a handle): the node array moves whenever
+** a constructor appends to it, so no pointer into it leaves expr.c; other
+** files read a node as a copy with hy_x_node(). */
 typedef struct hy_expr {
     int n_nodes, cap_nodes;
     hy_xnode *node_array;  /* private to expr.c */
@@ -98,9 +98,6 @@ typedef struct hy_expr {
 
 void hy_expr_init(hy_expr *e);
 void hy_expr_free(hy_expr *e);
-/* Room for n_nodes nodes in all (array and hash table), so that a caller
-** that knows the input's size allocates once; 0, or -1 out of memory. */
-int hy_expr_reserve(hy_expr *e, int n_nodes);
 /* Free the hash table (the largest part of e after the nodes) while only
 ** walks run, as when the programs are built; a constructor called later
 ** rebuilds it. */
