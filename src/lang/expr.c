@@ -671,6 +671,42 @@ int hy_x_derivative_over(hy_expr *e, const int *list, int n_list, int leaf)
     return e->failed ? -1 : result;
 }
 
+int hy_x_adjoints_over(hy_expr *e, const int *list, int n_list)
+{
+    if (e->failed || n_list <= 0)
+        return -1;
+    int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0);
+    for (int k = 0; k < n_list; k++)
+        e->scratch[list[k]] = zero;
+    e->scratch[list[n_list - 1]] = one;
+    /* Reverse accumulation (Griewank & Walther, "Evaluating Derivatives",
+    ** 2nd ed., ch. 3): a node's adjoint is complete once every node above
+    ** it, which comes later in the list, has passed its share down. The
+    ** partial derivative by an operand is the forward rule with that
+    ** operand's derivative 1 and the others' 0. */
+    for (int k = n_list - 1; k >= 0 && !e->failed; k--) {
+        int i = list[k], adjoint = e->scratch[i];
+        hy_xnode node = e->node_array[i];
+        if (node.op < X_NEG || adjoint == zero)
+            continue;
+        int operand[3] = { node.a, node.b, node.c };
+        for (int j = 0; j < 3; j++) {
+            int x = operand[j];
+            if (x < 0 || !(e->node_array[x].deps & HY_DEP_STATE))
+                continue; /* nothing below it is a y or y' */
+            int partial = derive_node(e, i, j == 0 ? one : zero, j == 1 ? one : zero,
+                                      j == 2 ? one : zero);
+            int share = hy_x_binary(e, X_MUL, adjoint, partial);
+            /* a local first: a constructor may move e->scratch */
+            int sum = hy_x_binary(e, X_ADD, e->scratch[x], share);
+            if (sum < 0)
+                return -1;
+            e->scratch[x] = sum;
+        }
+    }
+    return e->failed ? -1 : 0;
+}
+
 int hy_x_derivative(hy_expr *e, int root, int leaf)
 {
     const int *list = NULL;

@@ -140,6 +140,18 @@ int hy_x_derivative(hy_expr *e, int root, int leaf);
 ** last), so that the derivatives of one root by several leaves share one
 ** walk; the walk of only the nodes at or above the leaf's index. */
 int hy_x_derivative_over(hy_expr *e, const int *list, int n_list, int leaf);
+/* The derivatives of root = list[n_list - 1] by every node of the walk
+** list at once, by reverse accumulation: afterwards hy_x_adjoint(e, leaf)
+** is d(root)/d(leaf) for a y or y' leaf in the list, until the next walk
+** or derivative. Linear in the list, where a forward pass per leaf costs
+** the list once per leaf (quadratic for an equation such as
+** der(s) = sum(x[i] for i in 1:n)); its nodes differ from the forward
+** ones (equal values, rounded differently). 0, or -1 out of memory. */
+int hy_x_adjoints_over(hy_expr *e, const int *list, int n_list);
+static inline int hy_x_adjoint(const hy_expr *e, int leaf)
+{
+    return e->scratch[leaf];
+}
 
 /* Copy of root with every leaf of kind leaf_op (X_Y, X_YP or X_IN) with
 ** index k replaced by subst[k] (n_subst long; -1 keeps the leaf).

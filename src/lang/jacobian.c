@@ -13,6 +13,11 @@
 
 #include <stdlib.h>
 
+/* Up to this many unknowns in an equation, its derivatives are formed a
+** forward pass per unknown (the simplest nodes); beyond, all at once by
+** reverse accumulation, linear in the equation's size. */
+enum { HY_FORWARD_MAX_UNKNOWNS = 32 };
+
 static int compare_int(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
@@ -91,10 +96,19 @@ static int derive_mode(hy_ir *ir, hy_ir_mode *mode)
         }
         /* the walk's buffer stays valid: only constructors run below */
         int n_cols = mentioned_unknowns(e, list, n_list, dy, dyp, cols);
+        int reverse = n_cols > HY_FORWARD_MAX_UNKNOWNS;
+        if (reverse && hy_x_adjoints_over(e, list, n_list) != 0) {
+            status = -1;
+            break;
+        }
         for (int k = 0; k < n_cols; k++) {
             int j = cols[k];
-            int d_y = dy[j] >= 0 ? hy_x_derivative_over(e, list, n_list, dy[j]) : zero;
-            int d_yp = dyp[j] >= 0 ? hy_x_derivative_over(e, list, n_list, dyp[j]) : zero;
+            int d_y = dy[j] < 0 ? zero
+                      : reverse ? hy_x_adjoint(e, dy[j])
+                                : hy_x_derivative_over(e, list, n_list, dy[j]);
+            int d_yp = dyp[j] < 0 ? zero
+                       : reverse ? hy_x_adjoint(e, dyp[j])
+                                 : hy_x_derivative_over(e, list, n_list, dyp[j]);
             int entry = hy_x_binary(e, X_ADD, d_y, hy_x_binary(e, X_MUL, cj, d_yp));
             dy[j] = dyp[j] = -1;
             if (status == 0 && entry < 0)
@@ -122,12 +136,19 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
         if (n_list < 0)
             return -1;
         /* the walk's buffer stays valid: only constructors run below */
+        int n_leaves = 0;
+        for (int l = 0; l < n_list; l++)
+            n_leaves += hy_x_node(e, list[l]).op == X_Y;
+        int reverse = n_leaves > HY_FORWARD_MAX_UNKNOWNS;
+        if (reverse && hy_x_adjoints_over(e, list, n_list) != 0)
+            return -1;
         for (int l = 0; l < n_list; l++) {
             const hy_xnode leaf = hy_x_node(e, list[l]);
             if (leaf.op != X_Y)
                 continue;
             int column = leaf.a, n = mode->n_rhs_jac_entries;
-            int entry = hy_x_derivative_over(e, list, n_list, list[l]);
+            int entry = reverse ? hy_x_adjoint(e, list[l])
+                                : hy_x_derivative_over(e, list, n_list, list[l]);
             if (entry < 0 || hy_grow((void **)&mode->rhs_jac_rows, &cap_rows, n + 1, sizeof(int))
                 || hy_grow((void **)&mode->rhs_jac_cols, &cap_cols, n + 1, sizeof(int))
                 || hy_grow((void **)&mode->rhs_jac_nodes, &cap_nodes, n + 1, sizeof(int)))
