@@ -161,6 +161,7 @@ static int fail_nomem(hy_diag *diag)
 
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag)
 {
+    hy_expr_drop_table(&ir->dag); /* the programs only walk the DAG */
     hydae_model *m = hydae_model_create(NAME(ir, ir->model_name));
     unit->model = m;
     if (!m)

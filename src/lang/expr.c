@@ -3,12 +3,19 @@
 ** DAG with constant folding and 0/1 simplification, the built-in function
 ** table, reachability and substitution walks. All walks visit nodes in
 ** index order (operands before the node), never recursing.
+**
+** Sized for models of 10^6 equations: a node is 16 bytes; the hash table
+** (open addressing, linear probing) keeps each node's hash beside its
+** index, so a probe reads the node array only on a hash match; a walk
+** reuses e's buffers and sorts without comparisons; the derivatives of
+** one equation share its walk.
 */
 #include "lang/expr.h"
 
 #include "lang/strtab.h"
 #include "core/core.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -82,45 +89,116 @@ void hy_expr_free(hy_expr *e)
     hy_free(e->slots);
     hy_free(e->stamp);
     hy_free(e->scratch);
+    hy_free(e->walk_list);
+    hy_free(e->walk_stack);
     memset(e, 0, sizeof *e);
 }
 
-static uint64_t hash_node(const hy_xnode *n)
+/* The node's hash: its fields packed into two words, then mixed by the
+** MurmurHash3 64-bit finalizer (Appleby), so that neighbouring operand
+** indices land in unrelated slots (linear probing needs that). */
+static uint32_t hash_node(const hy_xnode *n)
 {
-    uint64_t bits;
-    memcpy(&bits, &n->value, sizeof bits);
-    uint64_t h = 1469598103934665603ull;
-    uint64_t parts[5] = { (uint64_t)n->op | (uint64_t)n->fn << 8, (uint64_t)(uint32_t)n->a,
-                          (uint64_t)(uint32_t)n->b, (uint64_t)(uint32_t)n->c, bits };
-    for (int i = 0; i < 5; i++) {
-        h ^= parts[i];
-        h *= 1099511628211ull;
-        h ^= h >> 29;
-    }
-    return h;
+    uint64_t operands; /* b and c, or the value */
+    memcpy(&operands, &n->value, sizeof operands);
+    uint64_t head = (uint64_t)n->op | (uint64_t)n->fn << 8 | (uint64_t)(uint32_t)n->a << 32;
+    uint64_t h = head * 0x9e3779b97f4a7c15ull ^ operands;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (uint32_t)h;
 }
 
 static int same_node(const hy_xnode *x, const hy_xnode *y)
 {
-    return x->op == y->op && x->fn == y->fn && x->a == y->a && x->b == y->b && x->c == y->c
+    return x->op == y->op && x->fn == y->fn && x->a == y->a
            && memcmp(&x->value, &y->value, sizeof x->value) == 0;
 }
 
-static int rehash(hy_expr *e)
+/* Does a table of n_slots hold n_nodes at its highest load, 3/4? */
+static int table_holds(int n_slots, int n_nodes)
+{
+    return (long)n_nodes * 4 <= (long)n_slots * 3;
+}
+
+static void place(hy_xslot *slots, uint32_t mask, hy_xslot entry)
+{
+    uint32_t h = entry.hash & mask;
+    while (slots[h].node_plus1)
+        h = (h + 1) & mask;
+    slots[h] = entry;
+}
+
+/* Grow the table (or make it) to hold at least `need` nodes; the stored
+** hashes place every node again without touching the node array. A
+** dropped table (hy_expr_drop_table) is rebuilt from the nodes. */
+static int rehash(hy_expr *e, int need)
 {
     int n_slots = e->n_slots ? 2 * e->n_slots : 256;
-    int *slots = hy_calloc((size_t)n_slots, sizeof *slots);
+    while (!table_holds(n_slots, need)) {
+        if (n_slots > INT_MAX / 2)
+            return -1;
+        n_slots *= 2;
+    }
+    hy_xslot *slots = hy_calloc((size_t)n_slots, sizeof *slots);
     if (!slots)
         return -1;
-    for (int i = 0; i < e->n_nodes; i++) {
-        uint64_t h = hash_node(&e->node_array[i]) & (uint64_t)(n_slots - 1);
-        while (slots[h])
-            h = (h + 1) & (uint64_t)(n_slots - 1);
-        slots[h] = i + 1;
+    uint32_t mask = (uint32_t)n_slots - 1;
+    if (e->slots) {
+        for (int s = 0; s < e->n_slots; s++)
+            if (e->slots[s].node_plus1)
+                place(slots, mask, e->slots[s]);
+    } else {
+        for (int i = 0; i < e->n_nodes; i++) {
+            hy_xslot entry = { hash_node(&e->node_array[i]), i + 1 };
+            place(slots, mask, entry);
+        }
     }
     hy_free(e->slots);
     e->slots = slots;
     e->n_slots = n_slots;
+    return 0;
+}
+
+void hy_expr_drop_table(hy_expr *e)
+{
+    hy_free(e->slots);
+    e->slots = NULL;
+    e->n_slots = 0;
+}
+
+/* Room for n_nodes nodes in all (and their stamps and scratch); -1 when
+** out of memory. */
+static int reserve_nodes(hy_expr *e, int n_nodes)
+{
+    if (n_nodes <= e->cap_nodes)
+        return 0;
+    /* by half again, not double: the node array is the compiler's
+    ** largest, and 1.5 wastes a quarter on average where 2 wastes a third */
+    int old_cap = e->cap_nodes;
+    long cap = (long)old_cap + old_cap / 2;
+    if (cap < n_nodes)
+        cap = n_nodes;
+    if (cap < 1024)
+        cap = 1024;
+    if (cap > INT_MAX / 2)
+        return -1;
+    hy_xnode *nodes = hy_realloc(e->node_array, sizeof *nodes * (size_t)cap);
+    if (!nodes)
+        return -1;
+    e->node_array = nodes;
+    e->cap_nodes = (int)cap;
+    unsigned *stamp = hy_realloc(e->stamp, sizeof *stamp * (size_t)e->cap_nodes);
+    if (stamp)
+        e->stamp = stamp;
+    int *scratch = hy_realloc(e->scratch, sizeof *scratch * (size_t)e->cap_nodes);
+    if (scratch)
+        e->scratch = scratch;
+    if (!stamp || !scratch)
+        return -1;
+    memset(e->stamp + old_cap, 0, sizeof *stamp * (size_t)(e->cap_nodes - old_cap));
     return 0;
 }
 
@@ -131,7 +209,8 @@ static int intern(hy_expr *e, hy_xnode *proto)
         return -1;
     proto->deps = 0;
     switch ((hy_xop)proto->op) {
-    case X_Y: case X_YP: case X_T: proto->deps = HY_DEP_STATE; break;
+    case X_Y: case X_T: proto->deps = HY_DEP_STATE; break;
+    case X_YP: proto->deps = HY_DEP_STATE | HY_DEP_YP; break;
     case X_P: proto->deps = HY_DEP_P; break;
     case X_IN: proto->deps = HY_DEP_IN; break;
     case X_NUM: case X_CJ: break;
@@ -141,38 +220,26 @@ static int intern(hy_expr *e, hy_xnode *proto)
         if (proto->c >= 0) proto->deps |= e->node_array[proto->c].deps;
         break;
     }
-    if (2 * (e->n_nodes + 1) > e->n_slots && rehash(e) != 0) {
+    if (!table_holds(e->n_slots, e->n_nodes + 1) && rehash(e, e->n_nodes + 1) != 0) {
         e->failed = 1;
         return -1;
     }
-    uint64_t mask = (uint64_t)(e->n_slots - 1), h = hash_node(proto) & mask;
-    while (e->slots[h]) {
-        int i = e->slots[h] - 1;
-        if (same_node(&e->node_array[i], proto))
-            return i;
+    uint32_t hash = hash_node(proto), mask = (uint32_t)e->n_slots - 1, h = hash & mask;
+    while (e->slots[h].node_plus1) {
+        if (e->slots[h].hash == hash) {
+            int i = e->slots[h].node_plus1 - 1;
+            if (same_node(&e->node_array[i], proto))
+                return i;
+        }
         h = (h + 1) & mask;
     }
-    int old_cap = e->cap_nodes;
-    if (hy_grow((void **)&e->node_array, &e->cap_nodes, e->n_nodes + 1, sizeof *e->node_array)) {
+    if (e->n_nodes == e->cap_nodes && reserve_nodes(e, e->n_nodes + 1) != 0) {
         e->failed = 1;
         return -1;
     }
-    if (e->cap_nodes != old_cap) {
-        int cap = old_cap;
-        unsigned *stamp = hy_realloc(e->stamp, sizeof *stamp * (size_t)e->cap_nodes);
-        if (stamp)
-            e->stamp = stamp;
-        int *scratch = hy_realloc(e->scratch, sizeof *scratch * (size_t)e->cap_nodes);
-        if (scratch)
-            e->scratch = scratch;
-        if (!stamp || !scratch) {
-            e->failed = 1;
-            return -1;
-        }
-        memset(e->stamp + cap, 0, sizeof *stamp * (size_t)(e->cap_nodes - cap));
-    }
     e->node_array[e->n_nodes] = *proto;
-    e->slots[h] = e->n_nodes + 1;
+    e->slots[h].hash = hash;
+    e->slots[h].node_plus1 = e->n_nodes + 1;
     return e->n_nodes++;
 }
 
@@ -190,9 +257,19 @@ static hy_xnode make(hy_xop op, int fn, int a, int b, int c)
 
 int hy_x_num(hy_expr *e, double value)
 {
+    /* 0 and 1, which every derivative asks for, without a hash probe */
+    if (value == 0.0 && e->zero_plus1 && !e->failed)
+        return e->zero_plus1 - 1;
+    if (value == 1.0 && e->one_plus1 && !e->failed)
+        return e->one_plus1 - 1;
     hy_xnode n = make(X_NUM, 0, -1, -1, -1);
     n.value = value == 0.0 ? 0.0 : value; /* one zero: -0 and +0 fold together */
-    return intern(e, &n);
+    int i = intern(e, &n);
+    if (i >= 0 && value == 0.0)
+        e->zero_plus1 = i + 1;
+    else if (i >= 0 && value == 1.0)
+        e->one_plus1 = i + 1;
+    return i;
 }
 
 int hy_x_leaf(hy_expr *e, hy_xop op, int index)
@@ -348,12 +425,6 @@ int hy_x_if(hy_expr *e, int cond, int then_value, int else_value)
     return intern(e, &n);
 }
 
-static int compare_int(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    return (a > b) - (a < b);
-}
-
 static void next_epoch(hy_expr *e)
 {
     if (++e->epoch == 0) {
@@ -362,68 +433,143 @@ static void next_epoch(hy_expr *e)
     }
 }
 
-int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
+/* Sort v[0..n) ascending: insertion sort for the short (and nearly
+** sorted) lists of one equation, else an LSD radix sort by 11-bit digits (Knuth, TAOCP vol. 3,
+** 5.2.5) over the digits the largest value has, through tmp (n long). */
+static void sort_indices(int *v, int n, int *tmp)
 {
-    *out = NULL;
+    if (n <= 32) {
+        for (int i = 1; i < n; i++) {
+            int x = v[i], j = i;
+            for (; j > 0 && v[j - 1] > x; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    unsigned largest = 0;
+    for (int i = 0; i < n; i++)
+        largest |= (unsigned)v[i];
+    int *from = v, *to = tmp;
+    for (int shift = 0; shift < 32 && (largest >> shift) != 0; shift += 11) {
+        int count[2048 + 1] = { 0 };
+        for (int i = 0; i < n; i++)
+            count[(((unsigned)from[i] >> shift) & 2047u) + 1]++;
+        for (int d = 0; d < 2048; d++)
+            count[d + 1] += count[d];
+        for (int i = 0; i < n; i++)
+            to[count[((unsigned)from[i] >> shift) & 2047u]++] = from[i];
+        int *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, sizeof *v * (size_t)n);
+}
+
+int hy_x_walk(hy_expr *e, const int *roots, int n_roots, const int **list)
+{
+    *list = NULL;
     if (e->failed)
         return -1;
     next_epoch(e);
-    int n = 0, cap = 0, n_stack = 0, cap_stack = 0;
-    int *list = NULL, *stack = NULL;
+    int n = 0, n_stack = 0;
     for (int r = 0; r < n_roots; r++) {
         if (roots[r] < 0 || e->stamp[roots[r]] == e->epoch)
             continue;
-        if (hy_grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
+        if (hy_grow((void **)&e->walk_stack, &e->cap_walk_stack, n + 1, sizeof(int)))
             goto nomem;
-        stack[n_stack++] = roots[r];
+        e->walk_stack[n_stack++] = roots[r];
         e->stamp[roots[r]] = e->epoch;
         while (n_stack > 0) {
-            int i = stack[--n_stack];
-            if (hy_grow((void **)&list, &cap, n + 1, sizeof *list))
+            int i = e->walk_stack[--n_stack];
+            /* room for the children, and the stack at least as long as
+            ** the list: the radix sort borrows it */
+            if (hy_grow((void **)&e->walk_list, &e->cap_walk_list, n + 1, sizeof(int))
+                || hy_grow((void **)&e->walk_stack, &e->cap_walk_stack, n_stack + n + 4,
+                           sizeof(int)))
                 goto nomem;
-            list[n++] = i;
+            e->walk_list[n++] = i;
             const hy_xnode *node = &e->node_array[i];
-            int children[3] = { -1, -1, -1 };
-            if (node->op >= X_NEG) {
-                children[0] = node->a;
-                children[1] = node->b;
-                children[2] = node->c;
-            }
+            if (node->op < X_NEG)
+                continue;
+            int children[3] = { node->a, node->b, node->c };
             for (int k = 0; k < 3; k++) {
                 int ch = children[k];
                 if (ch < 0 || e->stamp[ch] == e->epoch)
                     continue;
                 e->stamp[ch] = e->epoch;
-                if (hy_grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
-                    goto nomem;
-                stack[n_stack++] = ch;
+                e->walk_stack[n_stack++] = ch;
             }
         }
     }
-    hy_free(stack);
-    if (n > 1)
-        qsort(list, (size_t)n, sizeof *list, compare_int);
-    *out = list;
+    /* a node comes before its operands (preorder), whose indices are
+    ** smaller: reversed, the list is nearly ascending already */
+    for (int lo = 0, hi = n - 1; lo < hi; lo++, hi--) {
+        int t = e->walk_list[lo];
+        e->walk_list[lo] = e->walk_list[hi];
+        e->walk_list[hi] = t;
+    }
+    sort_indices(e->walk_list, n, e->walk_stack); /* the stack is free, >= n long */
+    *list = e->walk_list;
     return n;
 nomem:
-    hy_free(stack);
-    hy_free(list);
     e->failed = 1;
     return -1;
 }
 
-/* Derivative of node i given the derivatives of its operands. */
+int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out)
+{
+    *out = NULL;
+    const int *walked = NULL;
+    int n = hy_x_walk(e, roots, n_roots, &walked);
+    if (n < 0)
+        return -1;
+    int *list = hy_malloc(sizeof *list * (size_t)(n + 1));
+    if (!list) {
+        e->failed = 1;
+        return -1;
+    }
+    if (n > 0) /* walked is NULL before the first node is walked */
+        memcpy(list, walked, sizeof *list * (size_t)n);
+    *out = list;
+    return n;
+}
+
+/* Does x * 0 fold to 0 (x no number, or a finite one)? */
+static int times_zero_vanishes(const hy_expr *e, int x)
+{
+    return !is_num(e, x) || isfinite(num(e, x));
+}
+
+/* Derivative of node i given the derivatives of its operands (not all 0). */
 static int derive_node(hy_expr *e, int i, int da, int db, int dc)
 {
     hy_xnode n = e->node_array[i];
     int a = n.a, b = n.b, zero = hy_x_num(e, 0.0);
+    /* The shortcuts where an operand's derivative is 0 build the nodes the
+    ** general rule would (its other terms fold away), without the calls. */
     switch ((hy_xop)n.op) {
     case X_NEG: return hy_x_unary(e, X_NEG, da);
-    case X_ADD: return hy_x_binary(e, X_ADD, da, db);
-    case X_SUB: return hy_x_binary(e, X_SUB, da, db);
+    case X_ADD:
+        if (da == zero || db == zero)
+            return da == zero ? db : da;
+        return hy_x_binary(e, X_ADD, da, db);
+    case X_SUB:
+        if (db == zero)
+            return da;
+        if (da == zero)
+            return hy_x_unary(e, X_NEG, db);
+        return hy_x_binary(e, X_SUB, da, db);
     case X_MUL:
+        if (db == zero && times_zero_vanishes(e, a))
+            return hy_x_binary(e, X_MUL, da, b);
+        if (da == zero && times_zero_vanishes(e, b))
+            return hy_x_binary(e, X_MUL, a, db);
         return hy_x_binary(e, X_ADD, hy_x_binary(e, X_MUL, da, b), hy_x_binary(e, X_MUL, a, db));
     case X_DIV: /* (da - (a/b) db) / b */
+        if (db == zero)
+            return hy_x_binary(e, X_DIV, da, b);
         return hy_x_binary(e, X_DIV, hy_x_binary(e, X_SUB, da, hy_x_binary(e, X_MUL, i, db)), b);
     case X_POW:
         if (db == zero) { /* b a^(b-1) da */
@@ -486,41 +632,94 @@ static int derive_node(hy_expr *e, int i, int da, int db, int dc)
     }
 }
 
-int hy_x_derivative(hy_expr *e, int root, int leaf)
+int hy_x_derivative_over(hy_expr *e, const int *list, int n_list, int leaf)
 {
-    int *list = NULL;
-    int n = hy_x_reachable(e, &root, 1, &list);
-    if (n < 0)
+    if (e->failed || n_list <= 0)
         return -1;
-    int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0), result = zero;
-    for (int k = 0; k < n && !e->failed; k++) {
+    int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0), root = list[n_list - 1];
+    /* Nodes below the leaf's index cannot contain it (operands come
+    ** first): start at the leaf's place, found by bisection. */
+    int lo = 0, hi = n_list;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (list[mid] < leaf)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n_list || list[lo] != leaf)
+        return zero;
+    e->scratch[leaf] = one;
+    int result = leaf == root ? one : zero;
+    for (int k = lo + 1; k < n_list && !e->failed; k++) {
         int i = list[k];
         hy_xnode node = e->node_array[i];
-        int d;
-        if (i == leaf) {
-            d = one;
-        } else if (node.op < X_NEG) {
-            d = zero;
-        } else {
-            int da = node.a >= 0 ? e->scratch[node.a] : zero;
-            int db = node.b >= 0 ? e->scratch[node.b] : zero;
-            int dc = node.c >= 0 ? e->scratch[node.c] : zero;
-            d = da == zero && db == zero && dc == zero ? zero : derive_node(e, i, da, db, dc);
+        if (node.op < X_NEG) {
+            e->scratch[i] = zero;
+            continue;
         }
+        int da = node.a >= 0 && node.a >= leaf ? e->scratch[node.a] : zero;
+        int db = node.b >= 0 && node.b >= leaf ? e->scratch[node.b] : zero;
+        int dc = node.c >= 0 && node.c >= leaf ? e->scratch[node.c] : zero;
+        int d = da == zero && db == zero && dc == zero ? zero : derive_node(e, i, da, db, dc);
         if (d < 0)
             break;
         e->scratch[i] = d;
         if (i == root)
             result = d;
     }
-    hy_free(list);
     return e->failed ? -1 : result;
+}
+
+int hy_x_adjoints_over(hy_expr *e, const int *list, int n_list)
+{
+    if (e->failed || n_list <= 0)
+        return -1;
+    int zero = hy_x_num(e, 0.0), one = hy_x_num(e, 1.0);
+    for (int k = 0; k < n_list; k++)
+        e->scratch[list[k]] = zero;
+    e->scratch[list[n_list - 1]] = one;
+    /* Reverse accumulation (Griewank & Walther, "Evaluating Derivatives",
+    ** 2nd ed., ch. 3): a node's adjoint is complete once every node above
+    ** it, which comes later in the list, has passed its share down. The
+    ** partial derivative by an operand is the forward rule with that
+    ** operand's derivative 1 and the others' 0. */
+    for (int k = n_list - 1; k >= 0 && !e->failed; k--) {
+        int i = list[k], adjoint = e->scratch[i];
+        hy_xnode node = e->node_array[i];
+        if (node.op < X_NEG || adjoint == zero)
+            continue;
+        int operand[3] = { node.a, node.b, node.c };
+        for (int j = 0; j < 3; j++) {
+            int x = operand[j];
+            if (x < 0 || !(e->node_array[x].deps & HY_DEP_STATE))
+                continue; /* nothing below it is a y or y' */
+            int partial = derive_node(e, i, j == 0 ? one : zero, j == 1 ? one : zero,
+                                      j == 2 ? one : zero);
+            int share = hy_x_binary(e, X_MUL, adjoint, partial);
+            /* a local first: a constructor may move e->scratch */
+            int sum = hy_x_binary(e, X_ADD, e->scratch[x], share);
+            if (sum < 0)
+                return -1;
+            e->scratch[x] = sum;
+        }
+    }
+    return e->failed ? -1 : 0;
+}
+
+int hy_x_derivative(hy_expr *e, int root, int leaf)
+{
+    const int *list = NULL;
+    int n = hy_x_walk(e, &root, 1, &list);
+    if (n < 0)
+        return -1;
+    return hy_x_derivative_over(e, list, n, leaf);
 }
 
 int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int n_subst)
 {
-    int *list = NULL;
-    int n = hy_x_reachable(e, &root, 1, &list);
+    const int *list = NULL;
+    int n = hy_x_walk(e, &root, 1, &list);
     if (n < 0)
         return -1;
     int result = root;
@@ -549,6 +748,5 @@ int hy_x_substitute(hy_expr *e, int root, hy_xop leaf_op, const int *subst, int 
         if (i == root)
             result = r;
     }
-    hy_free(list);
     return e->failed ? -1 : result;
 }

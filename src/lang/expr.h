@@ -13,6 +13,7 @@
 #define HY_LANG_EXPR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Built-in functions: X(id, name, arity). */
 #define HY_FUNCTION_LIST(X)                                                  \
@@ -52,14 +53,30 @@ typedef enum hy_xop {
 enum {
     HY_DEP_STATE = 1,  /* y, y' or time: changes during integration */
     HY_DEP_P = 2,      /* parameters or discrete variables */
-    HY_DEP_IN = 4      /* in[] */
+    HY_DEP_IN = 4,     /* in[] */
+    HY_DEP_YP = 8      /* y' in particular */
 };
 
+/* 16 bytes: a number's value shares its bytes with the operands b and c,
+** which a leaf does not have (read b and c only of operations, value
+** only of X_NUM). */
 typedef struct hy_xnode {
     unsigned char op, fn, deps;
-    int a, b, c;
-    double value;      /* X_NUM */
+    int a;
+    union {
+        struct {
+            int b, c;
+        };
+        double value;  /* X_NUM */
+    };
 } hy_xnode;
+
+/* A hash-table slot: the node's hash beside its index, so that a probe
+** that misses does not read the node array. */
+typedef struct hy_xslot {
+    uint32_t hash;
+    int node_plus1;    /* 0: empty */
+} hy_xslot;
 
 /* A node is named by its index (a handle): the node array moves whenever
 ** a constructor appends to it, so no pointer into it leaves expr.c; other
@@ -67,16 +84,24 @@ typedef struct hy_xnode {
 typedef struct hy_expr {
     int n_nodes, cap_nodes;
     hy_xnode *node_array;  /* private to expr.c */
-    int *slots;        /* hash slot -> node + 1 */
+    hy_xslot *slots;   /* open addressing, linear probing, load <= 3/4;
+                          NULL: dropped, rebuilt by the next constructor */
     int n_slots;
     unsigned *stamp;   /* per node: visited in walk number `epoch` */
     int *scratch;      /* per node: a walk's result, valid where stamped */
     unsigned epoch;
+    int *walk_list, *walk_stack; /* hy_x_walk's buffers, reused */
+    int cap_walk_list, cap_walk_stack;
+    int zero_plus1, one_plus1; /* the nodes of 0 and 1, + 1 (0: not yet made) */
     int failed;        /* out of memory: constructors return -1 from then on */
 } hy_expr;
 
 void hy_expr_init(hy_expr *e);
 void hy_expr_free(hy_expr *e);
+/* Free the hash table (the largest part of e after the nodes) while only
+** walks run, as when the programs are built; a constructor called later
+** rebuilds it. */
+void hy_expr_drop_table(hy_expr *e);
 
 /* Constructors: the node index, or -1 when out of memory (or an operand
 ** is -1). They fold constants and simplify (x + 0, x * 1, x * 0, --x,
@@ -103,9 +128,30 @@ static inline int hy_x_is_num(const hy_expr *e, int i, double value)
 ** Returns the count, or -1 when out of memory. Iterative. */
 int hy_x_reachable(hy_expr *e, const int *roots, int n_roots, int **out);
 
+/* The same walk into a buffer of e's (*list; no allocation once it has
+** grown), valid until the next walk: hy_x_walk, hy_x_reachable,
+** hy_x_derivative or hy_x_substitute. Constructors leave it alone. */
+int hy_x_walk(hy_expr *e, const int *roots, int n_roots, const int **list);
+
 /* d(root)/d(leaf), leaf an X_Y or X_YP (or X_IN) node: the derivative's
 ** node, or -1 when out of memory. Iterative over the reachable nodes. */
 int hy_x_derivative(hy_expr *e, int root, int leaf);
+/* The same over list[0..n_list), root's nodes as a walk gives them (root
+** last), so that the derivatives of one root by several leaves share one
+** walk; the walk of only the nodes at or above the leaf's index. */
+int hy_x_derivative_over(hy_expr *e, const int *list, int n_list, int leaf);
+/* The derivatives of root = list[n_list - 1] by every node of the walk
+** list at once, by reverse accumulation: afterwards hy_x_adjoint(e, leaf)
+** is d(root)/d(leaf) for a y or y' leaf in the list, until the next walk
+** or derivative. Linear in the list, where a forward pass per leaf costs
+** the list once per leaf (quadratic for an equation such as
+** der(s) = sum(x[i] for i in 1:n)); its nodes differ from the forward
+** ones (equal values, rounded differently). 0, or -1 out of memory. */
+int hy_x_adjoints_over(hy_expr *e, const int *list, int n_list);
+static inline int hy_x_adjoint(const hy_expr *e, int leaf)
+{
+    return e->scratch[leaf];
+}
 
 /* Copy of root with every leaf of kind leaf_op (X_Y, X_YP or X_IN) with
 ** index k replaced by subst[k] (n_subst long; -1 keeps the leaf).

@@ -13,22 +13,35 @@
 
 #include <stdlib.h>
 
+/* Up to this many unknowns in an equation, its derivatives are formed a
+** forward pass per unknown (the simplest nodes); beyond, all at once by
+** reverse accumulation, linear in the equation's size. */
+enum { HY_FORWARD_MAX_UNKNOWNS = 32 };
+
 static int compare_int(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
     return (a > b) - (a < b);
 }
 
-/* The unknowns equation `root` mentions, ascending, into cols (count
-** returned, -1 out of memory); dy[j], dyp[j] get the leaves y_j, y'_j
-** (entries of other unknowns stay -1). Linear in the equation's size, not
-** in the mode's: a mode of 10^5 equations derives in O(10^5). */
-static int mentioned_unknowns(hy_expr *e, int root, int *dy, int *dyp, int *cols)
+/* Is v[0..n) ascending? */
+static int is_sorted(const int *v, int n)
 {
-    int *list = NULL, n_cols = 0;
-    int n_list = hy_x_reachable(e, &root, 1, &list);
-    if (n_list < 0)
-        return -1;
+    for (int k = 1; k < n; k++)
+        if (v[k - 1] > v[k])
+            return 0;
+    return 1;
+}
+
+/* The unknowns the equation whose walk is list[0..n_list) mentions,
+** ascending, into cols (their count returned); dy[j], dyp[j] get the
+** leaves y_j, y'_j (entries of other unknowns stay -1). Linear in the
+** equation's size, not in the mode's: a mode of 10^5 equations derives
+** in O(10^5). */
+static int mentioned_unknowns(const hy_expr *e, const int *list, int n_list, int *dy, int *dyp,
+                              int *cols)
+{
+    int n_cols = 0;
     for (int k = 0; k < n_list; k++) {
         const hy_xnode leaf = hy_x_node(e, list[k]);
         if (leaf.op != X_Y && leaf.op != X_YP)
@@ -40,8 +53,8 @@ static int mentioned_unknowns(hy_expr *e, int root, int *dy, int *dyp, int *cols
         else
             dyp[leaf.a] = list[k];
     }
-    hy_free(list);
-    qsort(cols, (size_t)n_cols, sizeof *cols, compare_int);
+    if (!is_sorted(cols, n_cols))
+        qsort(cols, (size_t)n_cols, sizeof *cols, compare_int);
     return n_cols;
 }
 
@@ -75,12 +88,27 @@ static int derive_mode(hy_ir *ir, hy_ir_mode *mode)
     int cj = hy_x_leaf(e, X_CJ, 0), zero = hy_x_num(e, 0.0);
     for (int i = 0; i < mode->n_equations && status == 0; i++) {
         int root = mode->equations[i].residual;
-        int n_cols = mentioned_unknowns(e, root, dy, dyp, cols);
-        status = n_cols < 0 ? -1 : 0;
+        const int *list = NULL;
+        int n_list = hy_x_walk(e, &root, 1, &list);
+        if (n_list < 0) {
+            status = -1;
+            break;
+        }
+        /* the walk's buffer stays valid: only constructors run below */
+        int n_cols = mentioned_unknowns(e, list, n_list, dy, dyp, cols);
+        int reverse = n_cols > HY_FORWARD_MAX_UNKNOWNS;
+        if (reverse && hy_x_adjoints_over(e, list, n_list) != 0) {
+            status = -1;
+            break;
+        }
         for (int k = 0; k < n_cols; k++) {
             int j = cols[k];
-            int d_y = dy[j] >= 0 ? hy_x_derivative(e, root, dy[j]) : zero;
-            int d_yp = dyp[j] >= 0 ? hy_x_derivative(e, root, dyp[j]) : zero;
+            int d_y = dy[j] < 0 ? zero
+                      : reverse ? hy_x_adjoint(e, dy[j])
+                                : hy_x_derivative_over(e, list, n_list, dy[j]);
+            int d_yp = dyp[j] < 0 ? zero
+                       : reverse ? hy_x_adjoint(e, dyp[j])
+                                 : hy_x_derivative_over(e, list, n_list, dyp[j]);
             int entry = hy_x_binary(e, X_ADD, d_y, hy_x_binary(e, X_MUL, cj, d_yp));
             dy[j] = dyp[j] = -1;
             if (status == 0 && entry < 0)
@@ -103,22 +131,28 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
     int cap_rows = 0, cap_cols = 0, cap_nodes = 0;
     for (int k = 0; k < mode->n_vars; k++) {
         int root = mode->rhs_nodes[k];
-        int *list = NULL;
-        int n_list = hy_x_reachable(e, &root, 1, &list);
+        const int *list = NULL;
+        int n_list = hy_x_walk(e, &root, 1, &list);
         if (n_list < 0)
+            return -1;
+        /* the walk's buffer stays valid: only constructors run below */
+        int n_leaves = 0;
+        for (int l = 0; l < n_list; l++)
+            n_leaves += hy_x_node(e, list[l]).op == X_Y;
+        int reverse = n_leaves > HY_FORWARD_MAX_UNKNOWNS;
+        if (reverse && hy_x_adjoints_over(e, list, n_list) != 0)
             return -1;
         for (int l = 0; l < n_list; l++) {
             const hy_xnode leaf = hy_x_node(e, list[l]);
             if (leaf.op != X_Y)
                 continue;
             int column = leaf.a, n = mode->n_rhs_jac_entries;
-            int entry = hy_x_derivative(e, root, list[l]);
+            int entry = reverse ? hy_x_adjoint(e, list[l])
+                                : hy_x_derivative_over(e, list, n_list, list[l]);
             if (entry < 0 || hy_grow((void **)&mode->rhs_jac_rows, &cap_rows, n + 1, sizeof(int))
                 || hy_grow((void **)&mode->rhs_jac_cols, &cap_cols, n + 1, sizeof(int))
-                || hy_grow((void **)&mode->rhs_jac_nodes, &cap_nodes, n + 1, sizeof(int))) {
-                hy_free(list);
+                || hy_grow((void **)&mode->rhs_jac_nodes, &cap_nodes, n + 1, sizeof(int)))
                 return -1;
-            }
             if (hy_x_is_num(e, entry, 0.0))
                 continue;
             mode->rhs_jac_rows[n] = k;
@@ -126,7 +160,6 @@ static int derive_rhs(hy_ir *ir, hy_ir_mode *mode)
             mode->rhs_jac_nodes[n] = entry;
             mode->n_rhs_jac_entries = n + 1;
         }
-        hy_free(list);
     }
     return 0;
 }

@@ -1306,20 +1306,10 @@ static int der_of_unknown(const sema *s, hy_expr_ref side)
     return arg->op == SYN_NAME && valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
 }
 
-/* Does node (a DAG node) use any y'? -1 when out of memory (reported). */
+/* Does node (a DAG node) use any y'? (Its dependency flags say.) */
 static int uses_derivative(sema *s, int node)
 {
-    int *list = NULL;
-    int n = hy_x_reachable(&s->ir->dag, &node, 1, &list);
-    int found = n < 0 ? -1 : 0;
-    if (n < 0) {
-        hy_diag_nomem(s->diag);
-        s->n_errors++;
-    }
-    for (int k = 0; k < n && !found; k++)
-        found = hy_x_node(&s->ir->dag, list[k]).op == X_YP;
-    hy_free(list);
-    return found;
+    return node >= 0 && (hy_x_node(&s->ir->dag, node).deps & HY_DEP_YP) != 0;
 }
 
 /* An explicit ODE: one der(x_k) = f_k per unknown, every f_k free of der(). */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hy_grow(void **array, int *cap, int need, size_t elem_size)
+int hy_grow_to(void **array, int *cap, int need, size_t elem_size)
 {
     if (need <= *cap)
         return 0;

@@ -30,7 +30,13 @@ const char *hy_strtab_get(const hy_strtab *t, int id);
 int hy_strtab_intern_join(hy_strtab *t, const char *a, const char *b, const char *c);
 
 /* Grow *array (of elem_size-byte elements, capacity *cap) to hold at least
-** `need` elements. 0 on success, -1 when out of memory or too large. */
-int hy_grow(void **array, int *cap, int need, size_t elem_size);
+** `need` elements. 0 on success, -1 when out of memory or too large.
+** Inline where nothing is to be done: the compiler's loops call it once
+** per element appended. */
+int hy_grow_to(void **array, int *cap, int need, size_t elem_size);
+static inline int hy_grow(void **array, int *cap, int need, size_t elem_size)
+{
+    return need <= *cap ? 0 : hy_grow_to(array, cap, need, elem_size);
+}
 
 #endif

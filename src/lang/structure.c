@@ -50,8 +50,8 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
     for (int i = 0; i < g->n; i++) {
         g->start[i] = count;
         int root = mode->equations[i].residual;
-        int *list = NULL;
-        int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
+        const int *list = NULL;
+        int n_list = hy_x_walk(&ir->dag, &root, 1, &list);
         if (n_list < 0)
             goto nomem;
         for (int k = 0; k < n_list; k++) {
@@ -64,13 +64,10 @@ static int build_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incide
             if (seen[j])
                 continue;
             seen[j] = 1;
-            if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj)) {
-                hy_free(list);
+            if (hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj))
                 goto nomem;
-            }
             g->adj[count++] = j;
         }
-        hy_free(list);
         for (int k = g->start[i]; k < count; k++)
             seen[g->adj[k]] = 0;
     }
@@ -245,23 +242,25 @@ static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf,
 static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_match, char *hint,
                             size_t size)
 {
-    int unused = -1;
-    for (int j = 0; j < mode->n_vars && unused < 0; j++) {
-        if (col_match[j] >= 0)
-            continue;
-        int used = 0;
-        for (int i = 0; i < mode->n_equations && !used; i++) {
-            int root = mode->equations[i].residual, *list = NULL;
-            int n_list = hy_x_reachable(&ir->dag, &root, 1, &list);
-            for (int k = 0; k < n_list && !used; k++) {
-                const hy_xnode x = hy_x_node(&ir->dag, list[k]);
-                used = (x.op == X_Y || x.op == X_YP) && x.a == j;
-            }
-            hy_free(list);
+    /* one pass over the equations marks the unknowns they use (a pass per
+    ** unmatched unknown would be quadratic in a large singular mode) */
+    unsigned char *used = hy_calloc((size_t)mode->n_vars + 1, 1);
+    if (!used)
+        return; /* only a hint */
+    for (int i = 0; i < mode->n_equations; i++) {
+        const int *list = NULL;
+        int n_list = hy_x_walk(&ir->dag, &mode->equations[i].residual, 1, &list);
+        for (int k = 0; k < n_list; k++) {
+            const hy_xnode x = hy_x_node(&ir->dag, list[k]);
+            if (x.op == X_Y || x.op == X_YP)
+                used[x.a] = 1;
         }
-        if (!used)
-            unused = j;
     }
+    int unused = -1;
+    for (int j = 0; j < mode->n_vars && unused < 0; j++)
+        if (col_match[j] < 0 && !used[j])
+            unused = j;
+    hy_free(used);
     int constraint = unused >= 0 ? hy_mechanics_position_constraint(ir, mode) : -1;
     if (constraint < 0)
         return;

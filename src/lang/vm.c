@@ -79,24 +79,14 @@ static int compare_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* An operation to schedule: by level, then order (opcode and function),
-** then DAG order, so the schedule is deterministic. The direct outputs
-** (level LEVEL_OUTPUTS) are sorted again by opcode, the regions of their
-** operands (sig) and out index. */
+/* A direct output to schedule (the other operations are scheduled by
+** level, opcode and function, and position: schedule_inner): sorted by
+** opcode, the regions of its operands (sig), out index (order) and
+** position, so the schedule is deterministic. */
 typedef struct sched {
-    int level, order, pos, opfn;
+    int order, pos, opfn;
     int sig[3];
 } sched;
-
-static int compare_sched(const void *x, const void *y)
-{
-    const sched *a = x, *b = y;
-    if (a->level != b->level)
-        return (a->level > b->level) - (a->level < b->level);
-    if (a->order != b->order)
-        return (a->order > b->order) - (a->order < b->order);
-    return (a->pos > b->pos) - (a->pos < b->pos);
-}
 
 static int compare_direct(const void *x, const void *y)
 {
@@ -141,19 +131,92 @@ static int run_op(const hy_expr *e, hy_xnode node)
     return X_POW;
 }
 
-enum { LEVEL_OUTPUTS = 1 << 30 };
 
 /* Per position of the reachable list, while building. */
 typedef struct slot {
-    int op;                  /* the opcode it runs as; -1: not an operation */
+    short op;                /* the opcode it runs as; -1: not an operation */
+    unsigned char absorbed;  /* a multiplication fused into its one user */
+    unsigned char written;   /* a direct output: written to out[] by its instruction */
     int uses;                /* operand uses by operations, and roots */
     int roots;               /* how often it is a root */
     int out;                 /* its out index (the last root naming it) */
     int level;
-    int absorbed;            /* a multiplication fused into its one user */
-    int written;             /* a direct output: written to out[] by its instruction */
     int operand[3];          /* positions (HY_OP_POWI: the exponent second) */
 } slot;
+
+/* The opcode and function of the operation at position pos, a key of
+** the schedule. */
+static int opfn_at(const hy_expr *e, const int *list, const slot *sl, int pos)
+{
+    return sl[pos].op * 256 + hy_x_node(e, list[pos]).fn;
+}
+
+/* Order inner[0..n_inner), the positions of the operations that are not
+** direct outputs (ascending on entry), by level, then opcode and
+** function, then position: two stable counting sorts (LSD radix sort,
+** Knuth TAOCP vol. 3, 5.2), linear where a comparison sort of 10^7
+** records is not, and of positions (4 bytes each) rather than records;
+** a short list by a comparison sort. 0, or -1 out of memory. */
+typedef struct keyed_pos {
+    long long key;           /* level * 65536 + opcode and function */
+    int pos;
+} keyed_pos;
+
+static int compare_keyed(const void *x, const void *y)
+{
+    const keyed_pos *a = x, *b = y;
+    if (a->key != b->key)
+        return (a->key > b->key) - (a->key < b->key);
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int schedule_inner(int *inner, int n_inner, const slot *sl, const hy_expr *e,
+                          const int *list)
+{
+    if (n_inner < 4096) {
+        /* a small program (a transition's, a guard's): a comparison sort,
+        ** not the counting sorts' 65536 counters */
+        keyed_pos *keyed = hy_malloc(sizeof *keyed * (size_t)(n_inner + 1));
+        if (!keyed)
+            return -1;
+        for (int i = 0; i < n_inner; i++) {
+            keyed[i].key = (long long)sl[inner[i]].level * 65536 + opfn_at(e, list, sl, inner[i]);
+            keyed[i].pos = inner[i];
+        }
+        qsort(keyed, (size_t)n_inner, sizeof *keyed, compare_keyed);
+        for (int i = 0; i < n_inner; i++)
+            inner[i] = keyed[i].pos;
+        hy_free(keyed);
+        return 0;
+    }
+    int max_level = 0;
+    for (int i = 0; i < n_inner; i++)
+        if (sl[inner[i]].level > max_level)
+            max_level = sl[inner[i]].level;
+    int n_counts = 65536 > max_level + 1 ? 65536 : max_level + 1;
+    int *tmp = hy_malloc(sizeof *tmp * (size_t)(n_inner + 1));
+    int *count = hy_malloc(sizeof *count * (size_t)(n_counts + 1));
+    if (!tmp || !count) {
+        hy_free(tmp);
+        hy_free(count);
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const int *from = pass == 0 ? inner : tmp;
+        int *to = pass == 0 ? tmp : inner;
+        int range = pass == 0 ? 65536 : max_level + 1;
+        memset(count, 0, sizeof *count * (size_t)(range + 1));
+        for (int i = 0; i < n_inner; i++)
+            count[(pass == 0 ? opfn_at(e, list, sl, from[i]) : sl[from[i]].level) + 1]++;
+        for (int k = 0; k < range; k++)
+            count[k + 1] += count[k];
+        for (int i = 0; i < n_inner; i++)
+            to[count[pass == 0 ? opfn_at(e, list, sl, from[i]) : sl[from[i]].level]++] = from[i];
+    }
+    hy_free(tmp);
+    hy_free(count);
+    return 0;
+}
 
 /* The instruction stream while it is written. A lane is LANE_INTS ints:
 ** its destination (register or out index), then its operand registers
@@ -281,7 +344,7 @@ static int emit_lanes(builder *b, const int *v, int m, int op, int fn, int dst_k
     return 0;
 }
 
-/* A lane of operation ops[j]: destination dst, then its operands. */
+/* A lane of the operation in slot s: destination dst, then its operands. */
 static void make_lane(int *lane, const slot *s, const int *reg, int dst)
 {
     lane[0] = dst;
@@ -375,8 +438,9 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     hy_program *prog = hy_calloc(1, sizeof *prog);
     if (!prog)
         return NULL;
-    int *list = NULL;
-    int n = hy_x_reachable(e, roots, n_roots, &list);
+    /* The walk's buffer: nothing below walks again or adds nodes. */
+    const int *list = NULL;
+    int n = hy_x_walk(e, roots, n_roots, &list);
     if (n < 0) {
         hy_free(prog);
         return NULL;
@@ -385,12 +449,11 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     int cap_p = 0, cap_in = 0, cap_store_dst = 0, cap_store_src = 0;
     int *reg = hy_malloc(sizeof *reg * (size_t)(n + 1));
     slot *sl = hy_calloc((size_t)n + 1, sizeof *sl);
-    sched *ops = hy_malloc(sizeof *ops * (size_t)(n + 1));
-    int *lanes = hy_malloc(sizeof *lanes * LANE_INTS * (size_t)(n + 1));
+    int *inner = hy_malloc(sizeof *inner * (size_t)(n + 1)); /* positions, scheduled */
     int *grp = hy_malloc(sizeof *grp * (size_t)(n + 1));
-    int *left = hy_malloc(sizeof *left * (size_t)(n + 1));
-    sched *leftover = hy_malloc(sizeof *leftover * (size_t)(n + 1));
-    if (!reg || !sl || !ops || !lanes || !grp || !left || !leftover)
+    int *lanes = NULL, *left = NULL; /* sized once the schedule is known */
+    sched *direct = NULL, *leftover = NULL;
+    if (!reg || !sl || !inner || !grp)
         goto nomem;
     /* Position of node list[k] is k; scratch maps node -> position. */
     for (int k = 0; k < n; k++)
@@ -455,7 +518,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     }
     /* The direct outputs: operations that are one root each and used by
     ** nothing else; they run last. */
-    int n_ops = 0, n_direct = 0;
+    int n_inner = 0, n_direct = 0;
     for (int k = 0; k < n; k++) {
         slot *s = &sl[k];
         s->level = 0;
@@ -466,13 +529,22 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             if (!(s->op == HY_OP_POWI && j == 1) && sl[s->operand[j]].level > top)
                 top = sl[s->operand[j]].level;
         s->level = top + 1;
-        int direct = s->roots == 1 && s->uses == 1;
-        n_direct += direct;
-        ops[n_ops].level = direct ? LEVEL_OUTPUTS : s->level;
-        ops[n_ops].opfn = s->op * 256 + hy_x_node(e, list[k]).fn;
-        ops[n_ops].order = direct ? s->out : ops[n_ops].opfn;
-        ops[n_ops].pos = k;
-        n_ops++;
+        if (s->roots == 1 && s->uses == 1)
+            n_direct++;
+        else
+            inner[n_inner++] = k;
+    }
+    direct = hy_malloc(sizeof *direct * (size_t)(n_direct + 1));
+    if (!direct)
+        goto nomem;
+    for (int k = 0, d = 0; k < n; k++) {
+        const slot *s = &sl[k];
+        if (s->op < 0 || s->absorbed || s->roots != 1 || s->uses != 1)
+            continue;
+        direct[d].opfn = opfn_at(e, list, sl, k);
+        direct[d].order = s->out;
+        direct[d].pos = k;
+        d++;
     }
     /* Registers: t, cj, the leaves, the constants, the results. */
     int next = HY_N_FIXED_REGS, used[HY_N_LOADS] = { 0 };
@@ -522,22 +594,36 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             }
         }
     }
-    qsort(ops, (size_t)n_ops, sizeof *ops, compare_sched);
-    const int n_inner = n_ops - n_direct;
+    if (schedule_inner(inner, n_inner, sl, e, list))
+        goto nomem;
+    int longest_group = n_direct;
+    for (int j = 0, end; j < n_inner; j = end) {
+        int group_opfn = opfn_at(e, list, sl, inner[j]);
+        for (end = j; end < n_inner && opfn_at(e, list, sl, inner[end]) == group_opfn; end++)
+            ;
+        if (end - j > longest_group)
+            longest_group = end - j;
+    }
+    lanes = hy_malloc(sizeof *lanes * LANE_INTS * (size_t)(longest_group + 1));
+    left = hy_malloc(sizeof *left * (size_t)(n_direct + 1));
+    leftover = hy_malloc(sizeof *leftover * (size_t)(n_direct + 1));
+    if (!lanes || !left || !leftover)
+        goto nomem;
     for (int j = 0; j < n_inner; j++)
-        reg[ops[j].pos] = prog->first_result + j;
+        reg[inner[j]] = prog->first_result + j;
     /* The inner operations: a group per run of one opcode, as strided and
     ** gathered instructions; results in schedule order. */
     int n_groups = 0;
     for (int j = 0, end; j < n_inner; j = end) {
-        for (end = j; end < n_inner && ops[end].opfn == ops[j].opfn; end++) {
+        int group_opfn = opfn_at(e, list, sl, inner[j]);
+        for (end = j; end < n_inner && opfn_at(e, list, sl, inner[end]) == group_opfn; end++) {
             grp[end] = n_groups;
-            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[ops[end].pos], reg,
+            make_lane(lanes + (size_t)(end - j) * LANE_INTS, &sl[inner[end]], reg,
                       prog->first_result + end);
         }
         n_groups++;
-        const slot *s = &sl[ops[j].pos];
-        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[ops[j].pos]).fn, HY_DST_REGS,
+        const slot *s = &sl[inner[j]];
+        if (emit_lanes(&b, lanes, end - j, s->op, hy_x_node(e, list[inner[j]]).fn, HY_DST_REGS,
                        NULL, NULL))
             goto nomem;
     }
@@ -546,7 +632,6 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     ** together: the strided runs write out[] directly; the others, if
     ** their out indices are one contiguous range, run last in out order
     ** writing out[] directly, else into registers and are stored. */
-    sched *direct = ops + n_inner;
     for (int j = 0; j < n_direct; j++) {
         const slot *s = &sl[direct[j].pos];
         for (int a = 0; a < 3; a++)
@@ -639,20 +724,20 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
         qsort(prog->p_used, (size_t)prog->n_p_used, sizeof *prog->p_used, compare_int);
     if (prog->n_in_used > 1)
         qsort(prog->in_used, (size_t)prog->n_in_used, sizeof *prog->in_used, compare_int);
-    hy_free(list);
     hy_free(reg);
     hy_free(sl);
-    hy_free(ops);
+    hy_free(inner);
+    hy_free(direct);
     hy_free(lanes);
     hy_free(grp);
     hy_free(left);
     hy_free(leftover);
     return prog;
 nomem:
-    hy_free(list);
     hy_free(reg);
     hy_free(sl);
-    hy_free(ops);
+    hy_free(inner);
+    hy_free(direct);
     hy_free(lanes);
     hy_free(grp);
     hy_free(left);
