@@ -85,6 +85,7 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);
+        hy_syntax_free(&syntax); /* the largest part at the peak of a big model's build */
         if (diag.n_errors == 0)
             hy_structure_analyse(&ir, &diag);
         if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)

@@ -212,6 +212,8 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);
+        int n_aliases = syntax.n_aliases;
+        hy_syntax_free(&syntax);
         if (diag.n_errors == 0)
             hy_structure_analyse(&ir, &diag);
         if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
@@ -222,9 +224,9 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_diag_nomem(&diag);
         else
             print_report(&ir, &text, out);
-        if (syntax.n_aliases > 0)
+        if (n_aliases > 0)
             fprintf(out, "alias elimination: %d equations x = y or x = -y removed with one of "
-                    "their variables (shown as outputs)\n", syntax.n_aliases);
+                    "their variables (shown as outputs)\n", n_aliases);
         hy_free(text.line_starts);
         hy_ir_free(&ir);
     }
