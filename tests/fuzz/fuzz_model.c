@@ -7,9 +7,9 @@
 ** (fuzz_bounds.h) with the CSV, MAT, plot and statistics writers attached.
 ** Every output goes to /dev/null: the writers' code runs, nothing is kept.
 */
-#include "lang/unroll.h"
-#include "fuzz_bounds.h"
+#include "fuzz_bounds.h" /* first: it sets _POSIX_C_SOURCE */
 #include "lang/lang.h"
+#include "lang/unroll.h"
 
 #include <stddef.h>
 #include <stdint.h>
