@@ -83,8 +83,9 @@ typedef struct axis {
 
 static double to_pixel(const axis *a, double value)
 {
-    /* Halved when the span overflows (times from -1e308 to 1e308). */
-    double fraction = isfinite(a->hi - a->lo)
+    /* Halved when the span or the distance from lo overflows (times from
+    ** -1e308 to 1e308; a value of 1.8e308 on an axis clamped to 1e307). */
+    double fraction = isfinite(a->hi - a->lo) && isfinite(value - a->lo)
                           ? (value - a->lo) / (a->hi - a->lo)
                           : (0.5 * value - 0.5 * a->lo) / (0.5 * a->hi - 0.5 * a->lo);
     return a->pixel_lo + fraction * (a->pixel_hi - a->pixel_lo);
