@@ -7,6 +7,7 @@
 
 #include "hydae.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,36 @@ static inline int test_column(const hydae_model *m, const char *name)
         if (strcmp(hydae_model_column_name(m, c), name) == 0)
             return c;
     return -1;
+}
+
+/* Run m from 0 to t_end with output every dt, the given tolerances and
+** integrator (NULL: the default), its rows into *rows (initialised here;
+** the caller frees them). The run's status; a failure is printed. */
+static inline int test_run(hydae_model *m, const char *integrator, double t_end, double dt,
+                           double rtol, double atol, test_rows *rows)
+{
+    int status;
+    test_rows_init(rows, m);
+    hydae_sim *s = hydae_sim_create(m, &status);
+    if (!s) {
+        fprintf(stderr, "create: %s\n", hydae_model_errmsg(m));
+        return status ? status : -1;
+    }
+    status = hydae_sim_set_time(s, 0.0, t_end);
+    if (!status)
+        status = hydae_sim_set_output_interval(s, dt);
+    if (!status)
+        status = hydae_sim_set_tolerances(s, rtol, atol);
+    if (!status && integrator)
+        status = hydae_sim_set_integrator(s, integrator);
+    if (!status)
+        status = hydae_sim_add_row_sink(s, test_rows_sink, rows);
+    if (!status)
+        status = hydae_sim_run(s);
+    if (status)
+        fprintf(stderr, "run: %s\n", hydae_sim_errmsg(s));
+    hydae_sim_free(s);
+    return status;
 }
 
 static inline double test_value(const test_rows *r, int row, int column)

@@ -52,27 +52,6 @@ static hy_lang_unit *compile(const char *text, const char *name)
     return unit;
 }
 
-static int run(hydae_model *m, const char *solver, double t_end, double dt, double rtol,
-               double atol, test_rows *rows)
-{
-    int status;
-    test_rows_init(rows, m);
-    hydae_sim *s = hydae_sim_create(m, &status);
-    CHECK(s != NULL, "create: %s", hydae_model_errmsg(m));
-    if (!s)
-        return -1;
-    CHECK(hydae_sim_set_time(s, 0.0, t_end) == 0 && hydae_sim_set_output_interval(s, dt) == 0
-              && hydae_sim_set_tolerances(s, rtol, atol) == 0
-              && hydae_sim_set_integrator(s, solver) == 0
-              && hydae_sim_add_row_sink(s, test_rows_sink, rows) == 0,
-          "settings");
-    status = hydae_sim_run(s);
-    if (status != 0)
-        fprintf(stderr, "run: %s\n", hydae_sim_errmsg(s));
-    hydae_sim_free(s);
-    return status;
-}
-
 static void heat_rod(long n, double t_end, const char *solver)
 {
     char size[64];
@@ -84,7 +63,7 @@ static void heat_rod(long n, double t_end, const char *solver)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    int status = run(m, solver, t_end, t_end, 1e-8, 1e-10, &rows);
+    int status = test_run(m, solver, t_end, t_end, 1e-8, 1e-10, &rows);
     CHECK(status == 0, "heat rod N = %ld (%s): status %d", n, solver, status);
     double dx = 1.0 / (double)(n + 1), pi = 3.141592653589793;
     double lambda = 4.0 / (dx * dx) * pow(sin(pi * dx / 2.0), 2);
@@ -130,8 +109,8 @@ static void brusselator_as_c(long m_points)
     hydae_model *from_file = hy_lang_unit_model(unit);
     CHECK(hydae_model_check(from_c) == 0, "C Brusselator: %s", hydae_model_errmsg(from_c));
     test_rows a, b;
-    CHECK(run(from_file, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &a) == 0, "Brusselator .hym run");
-    CHECK(run(from_c, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &b) == 0, "Brusselator C run");
+    CHECK(test_run(from_file, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &a) == 0, "Brusselator .hym run");
+    CHECK(test_run(from_c, "DSTIFF", 10.0, 1.0, 1e-9, 1e-9, &b) == 0, "Brusselator C run");
     CHECK(a.n_rows == b.n_rows && a.n_rows == 11, "rows %d and %d", a.n_rows, b.n_rows);
     double worst = 0.0;
     for (long i = 1; i <= m_points; i++)
@@ -185,7 +164,7 @@ static void spelled_out(void)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    CHECK(run(m, "RK45", 2.0, 0.5, 1e-10, 1e-12, &rows) == 0, "spelled run");
+    CHECK(test_run(m, "RK45", 2.0, 0.5, 1e-10, 1e-12, &rows) == 0, "spelled run");
     int last = rows.n_rows - 1;
     CHECK(last > 0 && rows.t[last] == 2.0, "ends at %g", last > 0 ? rows.t[last] : -1.0);
     for (int i = 1; i <= 3 && last > 0; i++) {

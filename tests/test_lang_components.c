@@ -31,25 +31,6 @@ static hy_lang_unit *compile_text(const char *text, const char *name)
     return unit;
 }
 
-static int run(hydae_model *m, double t_end, double dt, test_rows *rows)
-{
-    int status;
-    test_rows_init(rows, m);
-    hydae_sim *s = hydae_sim_create(m, &status);
-    CHECK(s != NULL, "create: %s", hydae_model_errmsg(m));
-    if (!s)
-        return -1;
-    CHECK(hydae_sim_set_time(s, 0.0, t_end) == 0 && hydae_sim_set_output_interval(s, dt) == 0
-              && hydae_sim_set_tolerances(s, 1e-9, 1e-11) == 0
-              && hydae_sim_add_row_sink(s, test_rows_sink, rows) == 0,
-          "settings");
-    status = hydae_sim_run(s);
-    if (status != 0)
-        fprintf(stderr, "run: %s\n", hydae_sim_errmsg(s));
-    hydae_sim_free(s);
-    return status;
-}
-
 static double value(const hydae_model *m, const test_rows *rows, int row, const char *name)
 {
     int c = test_column(m, name);
@@ -68,7 +49,7 @@ static void rlc(void)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    CHECK(run(m, 5.0, 0.05, &rows) == 0, "rlc run");
+    CHECK(test_run(m, NULL, 5.0, 0.05, 1e-9, 1e-11, &rows) == 0, "rlc run");
     const double V = 10, R = 2, L = 1, C = 0.25, alpha = R / (2 * L);
     const double omega = sqrt(1 / (L * C) - alpha * alpha);
     double worst_i = 0, worst_v = 0, worst_kirchhoff = 0;
@@ -149,7 +130,7 @@ static void open_pin(void)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    CHECK(run(m, 1.0, 0.5, &rows) == 0, "open-pin run");
+    CHECK(test_run(m, NULL, 1.0, 0.5, 1e-9, 1e-11, &rows) == 0, "open-pin run");
     int last = rows.n_rows - 1;
     CHECK(last > 0 && fabs(value(m, &rows, last, "R1.i")) < 1e-12
               && fabs(value(m, &rows, last, "R1.n.i")) < 1e-12,
@@ -176,7 +157,7 @@ static void nested_modifiers(void)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    CHECK(run(m, 1.0, 0.5, &rows) == 0, "nested run");
+    CHECK(test_run(m, NULL, 1.0, 0.5, 1e-9, 1e-11, &rows) == 0, "nested run");
     int last = rows.n_rows - 1;
     if (last > 0) {
         CHECK(fabs(value(m, &rows, last, "src.i") + 2.0) < 1e-12, "source current %g, "

@@ -40,20 +40,7 @@ static void check_model(const char *name, const char *text, const char *column, 
         return;
     hydae_model *m = hy_lang_unit_model(unit);
     test_rows rows;
-    test_rows_init(&rows, m);
-    int status;
-    hydae_sim *s = hydae_sim_create(m, &status);
-    CHECK(s != NULL, "%s: create: %s", name, hydae_model_errmsg(m));
-    if (s) {
-        CHECK(hydae_sim_set_time(s, 0.0, t_end) == 0
-                  && hydae_sim_set_output_interval(s, t_end / 50) == 0
-                  && hydae_sim_set_tolerances(s, 1e-9, 1e-11) == 0
-                  && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0,
-              "%s: settings", name);
-        status = hydae_sim_run(s);
-        CHECK(status == 0, "%s: run: %s", name, hydae_sim_errmsg(s));
-        hydae_sim_free(s);
-    }
+    CHECK(test_run(m, NULL, t_end, t_end / 50, 1e-9, 1e-11, &rows) == 0, "%s: run", name);
     int c = test_column(m, column);
     CHECK(c >= 0, "%s: no column %s", name, column);
     double worst = 0.0;
