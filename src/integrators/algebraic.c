@@ -380,7 +380,10 @@ static int alg_step(void *mem, double t_stop, double *t_new)
         double dist = t_stop - d->t;
         int lands = dist <= h || (dist <= 1.01 * h && dist <= d->h_max);
         double t_try = lands ? t_stop : d->t + h;
-        double h_floor = fmax(d->h_min, hy_roundoff_floor(d->t));
+        /* Positive even at t = 0 (whose roundoff floor may be 0, and h
+        ** would shrink to 0 and loop forever: fuzz_model finding). */
+        double h_floor = fmax(fmax(d->h_min, hy_roundoff_floor(d->t)),
+                              1e-12 * fabs(t_stop - d->t));
         /* Predict along y', solve the end point, then the midpoint. */
         for (int i = 0; i < n; i++) {
             d->y_new[i] = d->y[i] + (t_try - d->t) * d->yp[i];
