@@ -61,6 +61,22 @@ void *hy_calloc(size_t n, size_t size);
 void *hy_realloc(void *ptr, size_t size);
 void hy_free(void *ptr);
 
+/* call(k) with k the constant equal to value for values 1 .. 8, else
+** call(other): kernels whose loop bounds the compiler should know (the
+** band solve's widths, the Nordsieck history's degree). */
+#define HY_BY_SMALL_CONSTANT(value, call, other)                             \
+    switch (value) {                                                         \
+    case 1: call(1); break;                                                  \
+    case 2: call(2); break;                                                  \
+    case 3: call(3); break;                                                  \
+    case 4: call(4); break;                                                  \
+    case 5: call(5); break;                                                  \
+    case 6: call(6); break;                                                  \
+    case 7: call(7); break;                                                  \
+    case 8: call(8); break;                                                  \
+    default: call(other); break;                                             \
+    }
+
 /* malloc of n elements of `size` bytes (at least one byte); NULL when out of
 ** memory or when n * size does not fit in a size_t. */
 void *hy_alloc_array(size_t n, size_t size);

@@ -125,7 +125,8 @@ static void rescale(hy_nsk *c, double h_new)
 #define NSK_LANES 2
 
 /* The kernels below are written for a constant degree: inlined into each
-** case of NSK_BY_DEGREE (GCC and Clang would otherwise keep one copy for
+** case of HY_BY_SMALL_CONSTANT, degree 9 the last (HY_NSK_MAX_COLS - 1;
+** GCC and Clang would otherwise keep one copy for
 ** a variable degree). */
 #if defined(__GNUC__)
 #define NSK_KERNEL static inline __attribute__((always_inline))
@@ -186,20 +187,6 @@ NSK_KERNEL void correct_fixed(size_t n, double *restrict z,
             z[(size_t)j * n + i] += l_copy[j] * corr[i];
 }
 
-/* One case per degree 1 .. HY_NSK_MAX_COLS - 1. */
-#define NSK_BY_DEGREE(deg, call)                                             \
-    switch (deg) {                                                           \
-    case 1: call(1); break;                                                  \
-    case 2: call(2); break;                                                  \
-    case 3: call(3); break;                                                  \
-    case 4: call(4); break;                                                  \
-    case 5: call(5); break;                                                  \
-    case 6: call(6); break;                                                  \
-    case 7: call(7); break;                                                  \
-    case 8: call(8); break;                                                  \
-    default: call(9); break;                                                 \
-    }
-
 /* z <- A z: the history polynomial's Taylor coefficients at t_n + h,
 ** written into the other bank, which then becomes z (the old history
 ** stays in z_other for a rejection: nothing is copied). */
@@ -210,7 +197,7 @@ static void predict(hy_nsk *c)
     const double *z = c->z;
     double *zp = c->z_other;
 #define NSK_PASCAL(d) pascal_fixed(n, z, zp, (d))
-    NSK_BY_DEGREE(deg, NSK_PASCAL)
+    HY_BY_SMALL_CONSTANT(deg, NSK_PASCAL, 9)
 #undef NSK_PASCAL
     c->z_other = c->z;
     c->z = zp;
@@ -231,7 +218,7 @@ static void apply_correction(hy_nsk *c)
     int deg = c->order + c->deg_offset;
     size_t n = (size_t)c->n;
 #define NSK_CORRECT(d) correct_fixed(n, c->z, c->corr, c->l, (d))
-    NSK_BY_DEGREE(deg, NSK_CORRECT)
+    HY_BY_SMALL_CONSTANT(deg, NSK_CORRECT, 9)
 #undef NSK_CORRECT
 }
 

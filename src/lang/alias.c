@@ -266,7 +266,7 @@ static int alias_output(aliases *a, int x, hy_equation_syn *eq)
     return eq->rhs.root < 0 ? -1 : 0;
 }
 
-static void apply(aliases *a, const unsigned char *removed, int n_removed)
+static void apply(aliases *a, const unsigned char *removed)
 {
     hy_syntax *syn = a->syn;
     for (int i = 0; i < syn->n_equations; i++)
@@ -278,8 +278,8 @@ static void apply(aliases *a, const unsigned char *removed, int n_removed)
         syn->transitions[i].when = rewrite(a, syn->transitions[i].when);
     for (int i = 0; i < syn->n_stmts; i++)
         syn->stmts[i].value = rewrite(a, syn->stmts[i].value);
-    int n_kept = syn->n_equations - n_removed;
-    hy_equation_syn *equations = hy_calloc((size_t)(n_kept + n_removed), sizeof *equations);
+    /* one output per removed equation (one variable each) and the rest */
+    hy_equation_syn *equations = hy_calloc((size_t)syn->n_equations, sizeof *equations);
     if (!equations || a->failed) {
         hy_free(equations);
         nomem(a);
@@ -348,7 +348,7 @@ int hy_alias_eliminate(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
         }
     }
     if (n_removed > 0)
-        apply(&a, removed, n_removed);
+        apply(&a, removed);
     syn->n_aliases = a.failed ? 0 : n_removed;
 done:
     hy_free(a.decl_of);

@@ -178,21 +178,6 @@ static inline void backward_rows(const double *ab, size_t ld, size_t kv,
     }
 }
 
-/* call(w) with w a constant equal to width for widths 1 .. 8, else
-** call(width). */
-#define BAND_BY_WIDTH(width, call)                                           \
-    switch (width) {                                                         \
-    case 1: call(1); break;                                                  \
-    case 2: call(2); break;                                                  \
-    case 3: call(3); break;                                                  \
-    case 4: call(4); break;                                                  \
-    case 5: call(5); break;                                                  \
-    case 6: call(6); break;                                                  \
-    case 7: call(7); break;                                                  \
-    case 8: call(8); break;                                                  \
-    default: call(width); break;                                             \
-    }
-
 void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
 {
     const size_t n = m->n, ml = m->ml, ld = m->ld;
@@ -204,7 +189,7 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
     if (ml > 0 && n > 1) {
         size_t k_full = n > ml ? n - ml : 0; /* columns with ml multipliers */
 #define BAND_FORWARD(w) forward_columns(ab, ld, kv, pivot, b, 0, k_full, (w))
-        BAND_BY_WIDTH(ml, BAND_FORWARD)
+        HY_BY_SMALL_CONSTANT(ml, BAND_FORWARD, ml)
 #undef BAND_FORWARD
         for (size_t k = k_full; k + 1 < n; k++)
             forward_columns(ab, ld, kv, pivot, b, k, k + 1, n - 1 - k);
@@ -222,7 +207,7 @@ void hy_band_solve(const hy_matrix *m, const int64_t *pivot, double *b)
         for (size_t j = n; j-- > j_full;)
             backward_rows(ab, ld, kv, b, j, j + 1, n - 1 - j);
 #define BAND_BACKWARD(w) backward_rows(ab, ld, kv, b, 0, j_full, (w))
-        BAND_BY_WIDTH(kv, BAND_BACKWARD)
+        HY_BY_SMALL_CONSTANT(kv, BAND_BACKWARD, kv)
 #undef BAND_BACKWARD
     } else {
         size_t j_full = kv < n ? kv : n;
