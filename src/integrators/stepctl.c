@@ -125,9 +125,8 @@ static void rescale(hy_nsk *c, double h_new)
 #define NSK_LANES 2
 
 /* The kernels below are written for a constant degree: inlined into each
-** case of HY_BY_SMALL_CONSTANT, degree 9 the last (HY_NSK_MAX_COLS - 1;
-** GCC and Clang would otherwise keep one copy for
-** a variable degree). */
+** case of HY_BY_SMALL_CONSTANT, degree 9 (HY_NSK_MAX_COLS - 1) the last;
+** GCC and Clang would otherwise keep one copy for a variable degree. */
 #if defined(__GNUC__)
 #define NSK_KERNEL static inline __attribute__((always_inline))
 #else
