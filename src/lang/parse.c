@@ -339,6 +339,7 @@ static int parse_braces(hy_parser *ps)
         if (link < 0)
             break;
         ps->syn->nodes[link].first = firsts[k];
+        ps->syn->nodes[link].var = n - k; /* elements from this link on */
     }
 done:
     hy_free(elements);

@@ -40,7 +40,10 @@ typedef struct hy_syn {
     double value;            /* SYN_NUM */
     int first;               /* array constructs: first node of a's range (b's
                                 starts at a + 1, c's at b + 1) */
-    int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable */
+    int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable;
+                                SYN_ARRAY: the elements from this link on (the
+                                links are consecutive nodes, the last
+                                element's first) */
 } hy_syn;
 
 /* An expression: nodes [first, root]; root -1 if absent. */

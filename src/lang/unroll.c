@@ -515,17 +515,14 @@ static hy_expr_ref element_value(unroller *u, const hy_decl *d, hy_expr_ref e, l
         return none;
     const hy_syn *n = &u->in->nodes[e.root];
     if (n->op == SYN_ARRAY) {
-        long count = 0;
-        const hy_syn *pick = NULL;
-        for (int link = e.root; link >= 0; link = u->in->nodes[link].b)
-            if (++count == k)
-                pick = &u->in->nodes[link];
+        long count = n->var; /* the k-th link is k - 1 nodes before the first */
         if (count != size) {
             if (k == 1)
                 error_at(u, n->line, n->column, "'%s' has %ld elements, its value has %ld",
                          name_of(u, d->name), size, count);
             return none;
         }
+        const hy_syn *pick = &u->in->nodes[e.root - (k - 1)];
         hy_expr_ref element = { pick->first, pick->a };
         return copy_expr(u, element);
     }
