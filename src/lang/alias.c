@@ -152,7 +152,10 @@ static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, i
 }
 
 /* e with eliminated names replaced by +-root, copied to the end of the
-** arena (unchanged when it has none). */
+** arena (unchanged when it has none). A negation follows its operand at
+** once, so every operand's nodes stay one range, before the next
+** operand's (compile_trigger splits a relation that way); der(x) of a
+** negated x is -der(r). */
 static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
 {
     if (e.root < 0 || a->failed)
@@ -164,32 +167,30 @@ static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
         return e;
     size_t n = (size_t)(e.root - e.first + 1);
     int *map = hy_alloc_array(n, sizeof *map);
-    unsigned char *negated = hy_calloc(n, 1);
+    unsigned char *negated = hy_calloc(n, 1);     /* der(x)'s x: -r, written later */
+    unsigned char *der_argument = hy_calloc(n, 1);
     hy_expr_ref out = { a->syn->n_nodes, -1 };
-    if (!map || !negated) {
+    if (!map || !negated || !der_argument) {
         nomem(a);
         goto done;
     }
     for (int j = e.first; j <= e.root; j++) {
+        const hy_syn *node = &a->syn->nodes[j];
+        if (node->op == SYN_CALL && node->name == a->der && node->a >= e.first)
+            der_argument[node->a - e.first] = 1;
+    }
+    for (int j = e.first; j <= e.root; j++) {
         hy_syn node = a->syn->nodes[j]; /* a copy: the arena may move */
-        int k = j - e.first, made;
+        int k = j - e.first, made, negative = 0;
         if (node.op == SYN_NAME && eliminated(a, node.name)) {
             int s, root = find(a, node.name, &s);
             made = add_node(a, &node, SYN_NAME, -1, root);
-            negated[k] = s < 0;
+            negative = s < 0;
         } else {
             int operand[3] = { node.a, node.b, node.c };
-            int is_der = node.op == SYN_CALL && node.name == a->der;
-            for (int o = 0; o < 3; o++) {
-                if (operand[o] < e.first)
-                    continue;
-                int from = operand[o] - e.first;
-                operand[o] = map[from];
-                if (negated[from] && !is_der)
-                    operand[o] = add_node(a, &node, SYN_NEG, operand[o], -1);
-                if (operand[o] < 0)
-                    goto done;
-            }
+            for (int o = 0; o < 3; o++)
+                if (operand[o] >= e.first)
+                    operand[o] = map[operand[o] - e.first];
             made = add_node(a, &node, (hy_syn_op)node.op, operand[0], -1);
             if (made >= 0) {
                 hy_syn *copy = &a->syn->nodes[made];
@@ -198,19 +199,24 @@ static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
                 copy->name = node.name;
                 copy->value = node.value;
                 copy->n_args = node.n_args;
-                negated[k] = is_der && node.a >= e.first && negated[node.a - e.first];
+                negative = node.op == SYN_CALL && node.name == a->der && node.a >= e.first
+                           && negated[node.a - e.first];
             }
+        }
+        if (made >= 0 && negative && !der_argument[k]) {
+            made = add_node(a, &node, SYN_NEG, made, -1);
+            negative = 0;
         }
         if (made < 0)
             goto done;
+        negated[k] = (unsigned char)negative;
         map[k] = made;
     }
     out.root = map[n - 1];
-    if (negated[n - 1])
-        out.root = add_node(a, &a->syn->nodes[out.root], SYN_NEG, out.root, -1);
 done:
     hy_free(map);
     hy_free(negated);
+    hy_free(der_argument);
     return out;
 }
 

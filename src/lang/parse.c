@@ -1057,6 +1057,7 @@ static void parse_mode(hy_parser *ps)
     mode->column = column;
     mode->chart = ps->chart;
     mode->is_initial = is_initial;
+    mode->cls = ps->cls;
     int outer_mode = ps->mode;
     ps->mode = index;
     for (;;) {
@@ -1117,6 +1118,7 @@ static void parse_transition(hy_parser *ps)
     tr.line = ps->tk.line;
     tr.column = ps->tk.column;
     tr.chart = ps->chart;
+    tr.cls = ps->cls;
     tr.from = tr.to = -1;
     tr.when.root = -1;
     tr.name = expect_name(ps, "the transition's name");
@@ -1181,6 +1183,7 @@ static void parse_experiment(hy_parser *ps)
         st.line = ps->tk.line;
         st.column = ps->tk.column;
         st.string_value = -1;
+        st.cls = ps->cls;
         st.value.root = -1;
         st.name = expect_name(ps, "a setting name");
         if (st.name < 0 || !expect(ps, TK_EQUAL))
@@ -1221,6 +1224,7 @@ static void parse_chart(hy_parser *ps)
     ps->syn->charts[index].name = name;
     ps->syn->charts[index].line = line;
     ps->syn->charts[index].column = column;
+    ps->syn->charts[index].cls = ps->cls;
     int outer = ps->chart;
     ps->chart = index;
     while (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF) {

@@ -222,10 +222,11 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
         const hy_ir_mode *here = &ir->modes[c->mode], *there = &ir->modes[owner];
         if (there->chart != here->chart)
             error_at(s, c, line, column,
-                     "'%s' is an unknown of mode '%s' in chart '%s': modes of different charts "
-                     "are coupled only through parameters, discrete variables and events, "
-                     "not continuously",
-                     NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name));
+                     "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
+                     "chart '%s': a mode's own variables exist only while it is active; "
+                     "declare '%s' outside the modes to share it between charts",
+                     NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name),
+                     NAME(s, here->name), NAME(s, ir->charts[here->chart].name), NAME(s, name));
         else
             error_at(s, c, line, column, "'%s' is not a variable of mode '%s' (it belongs to mode '%s')",
                      NAME(s, name), NAME(s, here->name), NAME(s, there->name));
@@ -1101,6 +1102,85 @@ static void declare_variables(sema *s)
     hy_free(ix.cur);
 }
 
+/* Mark the names of nodes [first, root] that are variables of the model
+** chart's mode (model_var[name] >= 0) and not yet in mode m: add them. */
+static int share_names_in(sema *s, int m, hy_expr_ref e, const int *model_var, int model_mode,
+                          unsigned stamp)
+{
+    hy_ir *ir = s->ir;
+    for (int j = e.root >= 0 ? e.first : 0; e.root >= 0 && j <= e.root; j++) {
+        const hy_syn *node = &s->syn->nodes[j];
+        if (node->op != SYN_NAME || !valid_name(s, node->name) || model_var[node->name] < 0
+            || s->mark[node->name] == stamp)
+            continue;
+        s->mark[node->name] = stamp;
+        hy_ir_mode *mode = &ir->modes[m];
+        if (find_var(mode, node->name) >= 0)
+            continue; /* a mode-local of the same name: reported as a duplicate */
+        if (GROW(s, mode->vars, mode->n_vars, mode->cap_vars))
+            return -1;
+        hy_ir_var *model_copy = &ir->modes[model_mode].vars[model_var[node->name]];
+        model_copy->is_shared = 1;
+        mode->vars[mode->n_vars] = *model_copy;
+        mode->n_vars++;
+        mode->n_shared++;
+    }
+    return 0;
+}
+
+/* Several charts with modes: the model-level variables a mode of another
+** chart uses (in its equations, outputs and the triggers of the
+** transitions leaving it) become its variables too, shared with the model
+** chart's mode (one unknown of every configuration, seed 000 section 4). */
+static void share_model_variables(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    int model_mode = -1, n_in_chart = 0;
+    for (int m = 0; m < ir->n_modes; m++)
+        if (ir->modes[m].chart == s->shared_mode_chart) {
+            model_mode = m;
+            n_in_chart++;
+        }
+    if (model_mode < 0 || n_in_chart != 1 || ir->n_charts < 2)
+        return;
+    if (ir->modes[model_mode].syntax_index >= 0)
+        return; /* one chart of modes receives the model level: nothing is shared */
+    int *model_var = hy_malloc(sizeof *model_var * ((size_t)s->n_names + 1));
+    if (!model_var) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+        return;
+    }
+    for (int i = 0; i <= s->n_names; i++)
+        model_var[i] = -1;
+    for (int k = 0; k < ir->modes[model_mode].n_vars; k++)
+        model_var[ir->modes[model_mode].vars[k].name] = k;
+    for (int m = 0; m < ir->n_modes; m++) {
+        const hy_ir_mode *mode = &ir->modes[m];
+        if (mode->chart == s->shared_mode_chart || mode->syntax_index < 0)
+            continue;
+        unsigned stamp = next_mark(s);
+        int failed = 0;
+        for (int i = 0; i < syn->n_equations && !failed; i++) {
+            const hy_equation_syn *eq = &syn->equations[i];
+            if (eq->mode != mode->syntax_index)
+                continue;
+            failed = share_names_in(s, m, eq->lhs, model_var, model_mode, stamp) != 0
+                     || share_names_in(s, m, eq->rhs, model_var, model_mode, stamp) != 0;
+        }
+        for (int i = 0; i < ir->n_transitions && !failed; i++)
+            if (ir->transitions[i].from == m)
+                failed = share_names_in(s, m, syn->transitions[i].when, model_var, model_mode,
+                                        stamp) != 0;
+        if (failed)
+            break;
+    }
+    for (int k = 0; k < ir->modes[model_mode].n_vars; k++)
+        ir->modes[model_mode].n_shared += ir->modes[model_mode].vars[k].is_shared;
+    hy_free(model_var);
+}
+
 /* ---------------------------------------------------------------- */
 /* Transitions: endpoints, triggers, guards                         */
 
@@ -1316,8 +1396,8 @@ static int uses_derivative(sema *s, int node)
 static void find_explicit_form(sema *s, hy_ir_mode *mode)
 {
     mode->is_explicit = 0;
-    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
-        return;
+    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars || mode->n_shared > 0)
+        return; /* shared unknowns: the configuration's system is the DAE */
     int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
     if (!rhs) { /* not "no explicit form": that would refuse VSTIFF ... */
         hy_diag_nomem(s->diag);
@@ -1384,7 +1464,7 @@ static void compile_mode(sema *s, int m)
         mode->n_equations++;
     }
     mode = &ir->modes[m];
-    if (!equation_errors && mode->n_equations != mode->n_vars) {
+    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0) {
         char list[400] = "";
         size_t used = 0;
         for (int k = 0; k < mode->n_vars && used + 40 < sizeof list; k++)
@@ -1914,7 +1994,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     ** running out of memory they stop: what a phase left half built is no
     ** ground for the next one. */
     static void (*const phases[])(sema *) = {
-        declare_variables, resolve_transitions, compile_modes, check_reachability,
+        declare_variables, resolve_transitions, share_model_variables, compile_modes,
+        check_reachability,
         compile_actions, build_initial_action, check_unused_actions,
         add_relation_transitions, check_events,
     };

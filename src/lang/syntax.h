@@ -119,10 +119,12 @@ typedef struct hy_mode_syn {
     int chart;               /* -1: the implicit chart of the model */
     int is_initial;
     hy_stmt_range entry, exit;
+    int cls;                 /* the class it belongs to */
 } hy_mode_syn;
 
 typedef struct hy_chart_syn {
     int name, line, column;
+    int cls;                 /* the class it belongs to */
 } hy_chart_syn;
 
 typedef struct hy_transition_syn {
@@ -136,6 +138,7 @@ typedef struct hy_transition_syn {
     int priority_line, priority_column;
     int fires_at_start;      /* `initial`: a level test at t0 as well */
     int initial_line, initial_column;
+    int cls;                 /* the class it belongs to */
 } hy_transition_syn;
 
 typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
@@ -158,6 +161,7 @@ typedef struct hy_setting_syn {
     int name, line, column;
     hy_expr_ref value;       /* a number */
     int string_value;        /* a string id, or -1 */
+    int cls;                 /* the class it belongs to */
 } hy_setting_syn;
 
 typedef struct hy_syntax {
