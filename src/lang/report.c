@@ -71,7 +71,10 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
     const hy_ir_mechanics *mech = &mode->mech;
     fprintf(out, "  mode %s: %d unknown%s, %d equation%s", NAME(ir, mode->name), mode->n_vars,
             mode->n_vars == 1 ? "" : "s", mode->n_equations, mode->n_equations == 1 ? "" : "s");
-    if (st->analysed && st->index_ok)
+    if (mode->n_shared > 0)
+        fprintf(out, ", %d shared with other charts (analysed in its configurations)",
+                mode->n_shared);
+    else if (st->analysed && st->index_ok)
         fprintf(out, ", index <= 1, %d algebraic loop%s", st->n_loops, st->n_loops == 1 ? "" : "s");
     else if (st->analysed && mode->is_mechanical)
         fprintf(out, ", index %d, a mechanical system (%d position%s, %d constraint%s)", st->index,
@@ -86,7 +89,8 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
         const char *kind = v->is_differential ? "state" : "algebraic";
         if (mode->is_mechanical)
             kind = k < mech->n_q ? "position" : k < 2 * mech->n_q ? "velocity" : "multiplier";
-        fprintf(out, "    unknown %-12s %-10s start %.17g", NAME(ir, v->name), kind, v->start);
+        fprintf(out, "    unknown %-12s %-10s start %.17g%s", NAME(ir, v->name), kind, v->start,
+                v->is_shared ? "  shared" : "");
         if (v->unit >= 0)
             fprintf(out, "  unit \"%s\"", NAME(ir, v->unit));
         if (v->description >= 0)
@@ -157,13 +161,18 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
                 "the ODE form by coordinate partitioning with VSTIFF, MSTIFF, ABAM, RK45\n");
     } else if (mode->n_vars > 0) {
         fprintf(out, "    Jacobian: %d non-zero entries of %.0f\n", mode->n_jac_entries,
-                (double)mode->n_vars * mode->n_vars);
+                (double)mode->n_equations * mode->n_vars);
     }
 }
 
 static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
 {
     fprintf(out, "model %s\n", NAME(ir, ir->model_name));
+    if (ir->initial_configuration.analysed)
+        fprintf(out, "  initial configuration (the initial mode of every chart): %d unknowns, "
+                "%d equations, index <= 1, %d algebraic loop%s\n",
+                ir->initial_configuration.n_vars, ir->initial_configuration.n_equations,
+                ir->initial_configuration.n_loops, ir->initial_configuration.n_loops == 1 ? "" : "s");
     for (int g = 0; g < ir->n_globals; g++) {
         const hy_ir_global *gl = &ir->globals[g];
         fprintf(out, "  %s %s = %.17g%s\n",

@@ -10,6 +10,7 @@
 #include "core/core.h"
 #include "lang/sema.h"
 
+#include "integrators/integrator.h"
 #include "lang/vm.h"
 
 #include <math.h>
@@ -1181,6 +1182,34 @@ static void share_model_variables(sema *s)
     hy_free(model_var);
 }
 
+/* Modes sharing unknowns are residuals of their configuration's DAE:
+** an experiment naming an integrator of explicit ODEs only is refused
+** here, where the setting can be pointed at (DSTIFF, the default, runs
+** them). */
+static void check_integrator(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    int shared = -1;
+    for (int m = 0; m < s->ir->n_modes && shared < 0; m++)
+        if (s->ir->modes[m].n_shared > 0 && s->ir->modes[m].syntax_index >= 0)
+            shared = m;
+    if (shared < 0)
+        return;
+    for (int i = 0; i < syn->n_settings; i++) {
+        const hy_setting_syn *st = &syn->settings[i];
+        if (st->string_value < 0 || strcmp(NAME(s, st->name), "integrator_type") != 0)
+            continue;
+        const hy_integrator_ops *method = hy_integrator_find(NAME(s, st->string_value));
+        if (method && method->needs_rhs)
+            error_at(s, NULL, st->line, st->column,
+                     "integrator_type \"%s\" solves explicit ODEs y' = f(t, y) only, but the "
+                     "modes of chart '%s' share unknowns with other charts (their equations "
+                     "join one DAE): use DSTIFF, the default",
+                     NAME(s, st->string_value),
+                     NAME(s, s->ir->charts[s->ir->modes[shared].chart].name));
+    }
+}
+
 /* ---------------------------------------------------------------- */
 /* Transitions: endpoints, triggers, guards                         */
 
@@ -1995,7 +2024,7 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     ** ground for the next one. */
     static void (*const phases[])(sema *) = {
         declare_variables, resolve_transitions, share_model_variables, compile_modes,
-        check_reachability,
+        check_integrator, check_reachability,
         compile_actions, build_initial_action, check_unused_actions,
         add_relation_transitions, check_events,
     };

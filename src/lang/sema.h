@@ -192,6 +192,11 @@ typedef struct hy_ir {
     ** values that use parameters, the initial modes' entry actions and the
     ** initial truth of their hidden condition variables. No statements: none. */
     hy_ir_transition initial;
+    /* Modes sharing unknowns: the initial configuration, as structure.c
+    ** analysed it (analysed 0: no shared unknowns, or refused). */
+    struct {
+        int analysed, n_vars, n_equations, n_loops;
+    } initial_configuration;
 } hy_ir;
 
 /* Analyse a parsed model. Errors go to diag; returns their number (the IR
