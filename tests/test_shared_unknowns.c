@@ -103,6 +103,14 @@ static hydae_model *two_charts(int variant)
          && hydae_mode_set_guards(on, 1, guard_current) == 0;
     ok = ok && (overdetermined ? hydae_mode_set_residual(on, 2, element_on_twice, NULL)
                                : hydae_mode_set_residual(on, 1, element_on, NULL)) == 0;
+    /* Patterns (CSC, rows are the mode's equations): the assembled one
+    ** merges the columns of i and w. */
+    static const int64_t rc_start[] = { 0, 2, 4, 5 }, rc_row[] = { 0, 1, 0, 1, 1 };
+    static const int64_t off_start[] = { 0, 1, 1 }, off_row[] = { 0 };
+    static const int64_t on_start[] = { 0, 0, 1 }, on_row[] = { 0 };
+    ok = ok && hydae_mode_set_jacobian_pattern(rc, rc_start, rc_row) == 0
+         && hydae_mode_set_jacobian_pattern(off, off_start, off_row) == 0
+         && (overdetermined || hydae_mode_set_jacobian_pattern(on, on_start, on_row) == 0);
     hydae_transition *turn_on = hydae_chart_add_transition(sw, "turn_on", off, on);
     hydae_transition *turn_off = hydae_chart_add_transition(sw, "turn_off", on, off);
     ok = ok && hydae_transition_on_guard(turn_on, 0, HYDAE_RISING) == 0
