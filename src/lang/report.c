@@ -89,12 +89,13 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
         const char *kind = v->is_differential ? "state" : "algebraic";
         if (mode->is_mechanical)
             kind = k < mech->n_q ? "position" : k < 2 * mech->n_q ? "velocity" : "multiplier";
-        fprintf(out, "    unknown %-12s %-10s start %.17g%s", NAME(ir, v->name), kind, v->start,
-                v->is_shared ? "  shared" : "");
+        fprintf(out, "    unknown %-12s %-10s start %.17g", NAME(ir, v->name), kind, v->start);
         if (v->unit >= 0)
             fprintf(out, "  unit \"%s\"", NAME(ir, v->unit));
         if (v->description >= 0)
             fprintf(out, "  \"%s\"", NAME(ir, v->description));
+        if (v->is_shared)
+            fprintf(out, "  (shared with other charts)");
         fputc('\n', out);
     }
     for (int i = 0; i < mode->n_equations; i++) {
@@ -168,17 +169,17 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
 static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
 {
     fprintf(out, "model %s\n", NAME(ir, ir->model_name));
-    if (ir->initial_configuration.analysed)
-        fprintf(out, "  initial configuration (the initial mode of every chart): %d unknowns, "
-                "%d equations, index <= 1, %d algebraic loop%s\n",
-                ir->initial_configuration.n_vars, ir->initial_configuration.n_equations,
-                ir->initial_configuration.n_loops, ir->initial_configuration.n_loops == 1 ? "" : "s");
     for (int g = 0; g < ir->n_globals; g++) {
         const hy_ir_global *gl = &ir->globals[g];
         fprintf(out, "  %s %s = %.17g%s\n",
                 gl->is_hidden ? "hidden discrete" : gl->is_discrete ? "discrete" : "parameter",
                 NAME(ir, gl->name), gl->value, gl->is_hidden ? " (value of an if-condition)" : "");
     }
+    if (ir->initial_configuration.analysed)
+        fprintf(out, "  initial configuration (the initial mode of every chart): %d unknowns, "
+                "%d equations, index <= 1, %d algebraic loop%s\n",
+                ir->initial_configuration.n_vars, ir->initial_configuration.n_equations,
+                ir->initial_configuration.n_loops, ir->initial_configuration.n_loops == 1 ? "" : "s");
     for (int c = 0; c < ir->n_charts; c++) {
         const hy_ir_chart *ch = &ir->charts[c];
         fprintf(out, "chart %s (initial mode %s)\n", NAME(ir, ch->name),
