@@ -12,6 +12,13 @@
 ** over the connector ends), the Kirchhoff equations appended at model
 ** level (Modelica 3.6, section 9.2: potentials equal, sum of inside flows
 ** minus outside flows = 0; an unconnected flow = 0).
+**
+** A component whose class has modes and transitions becomes a chart of
+** the flat model named by the instance path ("D1", "sub.D3"): its modes
+** and transitions are copied there with their names, their declarations,
+** equations, entry and exit actions, guards and actions renamed with the
+** prefix (copy_elements, mode_map). The simulated model's own modes,
+** charts, transitions and experiment are copied first, unprefixed.
 */
 #include "lang/flatten.h"
 

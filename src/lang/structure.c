@@ -225,14 +225,21 @@ static int blt(const incidence *g, const int *col_match, hy_ir_structure *st)
     return ok ? 0 : -1;
 }
 
-static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf, size_t size)
+static void list_lines(const hy_diag *diag, const hy_ir_mode *mode, const int *eqs, int n,
+                       char *buf, size_t size)
 {
     size_t used = 0;
+    int k = 0;
     buf[0] = '\0';
-    for (int k = 0; k < n && used + 24 < size; k++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%d:%d", k ? ", " : "",
-                                 mode->equations[eqs[k]].line, mode->equations[eqs[k]].column);
-    if (used + 24 >= size)
+    for (; k < n; k++) {
+        char at[200];
+        hy_diag_position(diag, mode->equations[eqs[k]].line, mode->equations[eqs[k]].column, at,
+                         sizeof at);
+        if (used + strlen(at) + 8 >= size)
+            break;
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", at);
+    }
+    if (k < n)
         snprintf(buf + used, size - used, ", ...");
 }
 
@@ -312,7 +319,7 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag, const char *
             if (col_match[j] < 0)
                 used += (size_t)snprintf(unknowns + used, sizeof unknowns - used, "%s%s",
                                          used ? ", " : "", hy_strtab_get(ir->strings, mode->vars[j].name));
-        list_lines(mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
+        list_lines(diag, mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
         int first = st->unmatched ? st->unmatched[0] : 0;
         char hint[400] = "";
         multiplier_hint(ir, mode, col_match, hint, sizeof hint);
@@ -342,7 +349,7 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag, const char *
                 st->index_eqs[st->n_index_eqs++] = i;
         if (is_configuration) {
             char lines[300];
-            list_lines(mode, st->index_eqs, st->n_index_eqs, lines, sizeof lines);
+            list_lines(diag, mode, st->index_eqs, st->n_index_eqs, lines, sizeof lines);
             hy_diag_error(diag, mode->equations[st->index_eqs[0]].line,
                           mode->equations[st->index_eqs[0]].column,
                           "%s has index > 1: the equation%s at %s cannot be solved for a "
