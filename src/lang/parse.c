@@ -281,15 +281,18 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
     return node;
 }
 
-/* name '[' expr ']' */
+/* name '[' expr ']' | name '[' expr ':' expr ']' (a slice) */
 static int parse_index(hy_parser *ps, int name, int line, int column)
 {
     next(ps); /* [ */
     int first = ps->syn->n_nodes;
     int index = parse_expr(ps);
+    int last = -1;
+    if (!ps->panic && accept(ps, TK_COLON))
+        last = parse_expr(ps);
     if (ps->panic || !expect(ps, TK_RBRACKET))
         return -1;
-    int node = add_node(ps, SYN_INDEX, line, column, index, -1, -1);
+    int node = add_node(ps, SYN_INDEX, line, column, index, last, -1);
     if (node >= 0) {
         ps->syn->nodes[node].name = name;
         ps->syn->nodes[node].first = first;

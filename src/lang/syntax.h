@@ -23,7 +23,7 @@ typedef enum hy_syn_op {
     SYN_IF,                                  /* if a then b else c */
     SYN_CALL,                                /* name(a, b, c): n_args given */
     /* Array constructs, gone after hy_unroll (unroll.c): */
-    SYN_INDEX,                               /* name[a] */
+    SYN_INDEX,                               /* name[a], or the slice name[a:b] if b >= 0 */
     SYN_REDUCE,                              /* name(a for var in b:c), name sum/min/max/product */
     SYN_ARRAY,                               /* {a, ...}: a is one element, b the next link or -1 */
     SYN_COMPREH                              /* {a for var in b:c} */
