@@ -65,6 +65,19 @@ typedef struct sema {
 
 #define NAME(s, id) hy_strtab_get((s)->strings, (id))
 
+/* A position for a message: "line:column", "file:line:column" in an
+** imported library. */
+typedef struct position_text {
+    char text[300];
+} position_text;
+
+static position_text position(const sema *s, int line, int column)
+{
+    position_text p;
+    hy_diag_position(s->diag, line, column, p.text, sizeof p.text);
+    return p;
+}
+
 static void error_at(sema *s, const ctx *c, int line, int column, const char *fmt, ...)
     HY_PRINTF(5, 6);
 
@@ -567,8 +580,8 @@ static int check_new_global(sema *s, int name, int line, int column)
     if (!valid_name(s, name))
         return 0;
     if (s->first_line[name]) {
-        error_at(s, NULL, line, column, "duplicate name '%s' (first declared at %d:%d)", NAME(s, name),
-                 s->first_line[name], s->first_column[name]);
+        error_at(s, NULL, line, column, "duplicate name '%s' (first declared at %s)", NAME(s, name),
+                 position(s, s->first_line[name], s->first_column[name]).text);
         return 0;
     }
     s->first_line[name] = line;
@@ -884,8 +897,8 @@ static void build_charts(sema *s)
         const hy_chart_syn *c = &syn->charts[i];
         for (int k = 0; k < i; k++)
             if (syn->charts[k].name == c->name)
-                error_at(s, NULL, c->line, c->column, "duplicate chart '%s' (first declared at %d:%d)",
-                         NAME(s, c->name), syn->charts[k].line, syn->charts[k].column);
+                error_at(s, NULL, c->line, c->column, "duplicate chart '%s' (first declared at %s)",
+                         NAME(s, c->name), position(s, syn->charts[k].line, syn->charts[k].column).text);
         chart_of_syntax[i] = add_chart(s, c->name, c->line, c->column);
     }
     for (int i = 0; i < syn->n_modes; i++) {
@@ -893,8 +906,8 @@ static void build_charts(sema *s)
         int chart = ms->chart < 0 ? s->implicit_chart : chart_of_syntax[ms->chart];
         for (int m = 0; m < ir->n_modes; m++)
             if (ir->modes[m].chart == chart && ir->modes[m].name == ms->name)
-                error_at(s, NULL, ms->line, ms->column, "duplicate mode '%s' (first declared at %d:%d)",
-                         NAME(s, ms->name), ir->modes[m].line, ir->modes[m].column);
+                error_at(s, NULL, ms->line, ms->column, "duplicate mode '%s' (first declared at %s)",
+                         NAME(s, ms->name), position(s, ir->modes[m].line, ir->modes[m].column).text);
         if (add_mode(s, ms->name, ms->line, ms->column, chart, i) < 0)
             break;
     }
@@ -1007,14 +1020,14 @@ static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_ind
     hy_ir_mode *mode = &ir->modes[m];
     if (s->first_line[d->name]) {
         if (!quiet)
-            error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
-                     NAME(s, d->name), s->first_line[d->name], s->first_column[d->name]);
+            error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
+                     NAME(s, d->name), position(s, s->first_line[d->name], s->first_column[d->name]).text);
         return 0;
     }
     int previous = ix->cur[d->name];
     if (previous >= 0) {
-        error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
-                 NAME(s, d->name), mode->vars[previous].line, mode->vars[previous].column);
+        error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
+                 NAME(s, d->name), position(s, mode->vars[previous].line, mode->vars[previous].column).text);
         return 0;
     }
     int owner = s->owner_mode[d->name];
@@ -1250,8 +1263,8 @@ static void resolve_transitions(sema *s)
         for (int k = 0; k < i; k++)
             if (syn->transitions[k].name == ts->name && transition_chart(s, &syn->transitions[k]) == tr->chart)
                 error_at(s, NULL, ts->line, ts->column,
-                         "duplicate transition '%s' (first declared at %d:%d)", NAME(s, ts->name),
-                         syn->transitions[k].line, syn->transitions[k].column);
+                         "duplicate transition '%s' (first declared at %s)", NAME(s, ts->name),
+                         position(s, syn->transitions[k].line, syn->transitions[k].column).text);
         if (tr->chart < 0)
             continue;
         if (ts->from < 0) {
