@@ -1253,17 +1253,6 @@ static void parse_chart(hy_parser *ps)
     parse_end(ps, "chart", name, 1);
 }
 
-/* A mode, chart, transition or experiment in the class being parsed:
-** only the simulated model may have them (checked by flatten.c). */
-static void note_element(hy_parser *ps)
-{
-    hy_class_syn *c = &ps->syn->classes[ps->cls];
-    if (c->n_elements++ == 0) {
-        c->first_line = ps->tk.line;
-        c->first_column = ps->tk.column;
-    }
-}
-
 static void parse_model_body(hy_parser *ps, int model_name)
 {
     const char *what = ps->syn->classes[ps->cls].kind == CLASS_CONNECTOR ? "connector"
@@ -1298,19 +1287,15 @@ static void parse_model_body(hy_parser *ps, int model_name)
             parse_equation(ps);
             break;
         case TK_MODE: case TK_INITIAL:
-            note_element(ps);
             parse_mode(ps);
             break;
         case TK_CHART:
-            note_element(ps);
             parse_chart(ps);
             break;
         case TK_TRANSITION:
-            note_element(ps);
             parse_transition(ps);
             break;
         case TK_EXPERIMENT:
-            note_element(ps);
             parse_experiment(ps);
             break;
         case TK_ENTRY: case TK_EXIT:

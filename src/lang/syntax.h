@@ -145,16 +145,13 @@ typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_clas
 
 /* `model | block | connector NAME ... end NAME;`: a file holds one or more;
 ** the last model is the one simulated, the others are instantiated as
-** components (flatten.c). */
+** components (flatten.c; a component's modes and transitions become a
+** chart of its own). */
 typedef struct hy_class_syn {
     int name, line, column;  /* name: "Library.Class" for an imported one */
     int short_name;          /* "Class" */
     int package;             /* the library it was imported from, -1: the file's own */
     hy_class_kind kind;
-    int n_elements;          /* modes, charts, transitions, settings: only the
-                                simulated model may have them (line of the
-                                first in first_line) */
-    int first_line, first_column;
 } hy_class_syn;
 
 typedef struct hy_setting_syn {
