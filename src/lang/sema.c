@@ -234,7 +234,11 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
     }
     if (owner >= 0 && is_mode_ctx(c->kind)) {
         const hy_ir_mode *here = &ir->modes[c->mode], *there = &ir->modes[owner];
-        if (there->chart != here->chart)
+        if (there->chart != here->chart && there->syntax_index < 0)
+            error_at(s, c, line, column,
+                     "'%s' is an output of the model level, which modes of other charts cannot "
+                     "use (declare it as a variable with an equation instead)", NAME(s, name));
+        else if (there->chart != here->chart)
             error_at(s, c, line, column,
                      "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
                      "chart '%s': a mode's own variables exist only while it is active; "
