@@ -174,11 +174,175 @@ static void nested_modifiers(void)
     hy_lang_unit_free(unit);
 }
 
+/* Component arrays: a chain of three inertias joined by two springs,
+** connected in a for-loop, is the same model as the chain written
+** component by component (the same equations, so the same numbers), and
+** keeps its invariants: the momentum sum J_i w_i and the energy. */
+static void component_arrays(void)
+{
+    static const char chain[] =
+        "import Rotational;\n"
+        "model chain\n"
+        "  constant Real N = 3;\n"
+        "  Inertia J[N](J = {1, 2, 3}, w0 = {1, 0, -0.5});\n"
+        "  Spring S[N - 1](c = 4);\n"
+        "equation\n"
+        "  for i in 1:N - 1 loop\n"
+        "    connect(J[i].b, S[i].a);\n"
+        "    connect(S[i].b, J[i + 1].a);\n"
+        "  end for;\n"
+        "  output p = sum(J[i].J * J[i].w for i in 1:N);\n"
+        "  output E = sum(J[i].J * J[i].w^2 / 2 for i in 1:N)\n"
+        "             + sum(S[i].c * (J[i + 1].phi - J[i].phi)^2 / 2 for i in 1:N - 1);\n"
+        "end chain;\n";
+    static const char flat[] =
+        "import Rotational;\n"
+        "model chain_flat\n"
+        "  Inertia J1(J = 1, w0 = 1), J2(J = 2, w0 = 0), J3(J = 3, w0 = -0.5);\n"
+        "  Spring S1(c = 4), S2(c = 4);\n"
+        "equation\n"
+        "  connect(J1.b, S1.a);\n"
+        "  connect(S1.b, J2.a);\n"
+        "  connect(J2.b, S2.a);\n"
+        "  connect(S2.b, J3.a);\n"
+        "end chain_flat;\n";
+    hy_lang_unit *unit = compile_text(chain, "chain.hym");
+    hy_lang_unit *unit_flat = compile_text(flat, "chain_flat.hym");
+    if (!unit || !unit_flat) {
+        hy_lang_unit_free(unit);
+        hy_lang_unit_free(unit_flat);
+        return;
+    }
+    hydae_model *m = hy_lang_unit_model(unit), *mf = hy_lang_unit_model(unit_flat);
+    test_rows rows, rows_flat;
+    CHECK(test_run(m, "DSTIFF", 5.0, 0.01, 1e-10, 1e-12, &rows) == 0, "chain run");
+    CHECK(test_run(mf, "DSTIFF", 5.0, 0.01, 1e-10, 1e-12, &rows_flat) == 0, "flat chain run");
+    CHECK(rows.n_rows == rows_flat.n_rows && rows.n_rows > 400, "rows %d and %d", rows.n_rows,
+          rows_flat.n_rows);
+    double worst_same = 0, worst_p = 0, worst_e = 0;
+    const double p0 = 1 * 1 + 2 * 0 + 3 * -0.5, e0 = (1 * 1 + 3 * 0.25) / 2;
+    for (int r = 0; r < rows.n_rows && r < rows_flat.n_rows; r++) {
+        for (int k = 1; k <= 3; k++) {
+            char a[16], b[16];
+            snprintf(a, sizeof a, "J[%d].w", k);
+            snprintf(b, sizeof b, "J%d.w", k);
+            worst_same = fmax(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
+            snprintf(a, sizeof a, "J[%d].phi", k);
+            snprintf(b, sizeof b, "J%d.phi", k);
+            worst_same = fmax(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
+        }
+        worst_p = fmax(worst_p, fabs(value(m, &rows, r, "p") - p0));
+        worst_e = fmax(worst_e, fabs(value(m, &rows, r, "E") - e0));
+    }
+    CHECK(worst_same < 1e-12, "array and component-by-component chains differ by %.3g",
+          worst_same);
+    CHECK(worst_p < 1e-9, "momentum off %g by %.3g", p0, worst_p);
+    CHECK(worst_e < 1e-7, "energy off %g by %.3g", e0, worst_e);
+    printf("component arrays: chain vs flat %.2g, momentum %.2g, energy %.2g\n", worst_same,
+           worst_p, worst_e);
+    test_rows_free(&rows);
+    test_rows_free(&rows_flat);
+    hy_lang_unit_free(unit);
+    hy_lang_unit_free(unit_flat);
+}
+
+/* A ladder of resistors in series, R[k] = k, across 10 V: the current is
+** 10 / sum(k) = 1 A and R[k] drops k volts; an element's member by a
+** constant index outside a loop (R[3].v). */
+static void resistor_ladder(void)
+{
+    static const char text[] =
+        "import Electrical;\n"
+        "model ladder\n"
+        "  constant Real n = 4;\n"
+        "  ConstantVoltage src(V = 10);\n"
+        "  Resistor R[n](R = {1, 2, 3, 4});\n"
+        "  Ground g;\n"
+        "equation\n"
+        "  connect(src.p, R[1].p);\n"
+        "  for k in 1:n - 1 loop\n"
+        "    connect(R[k].n, R[k + 1].p);\n"
+        "  end for;\n"
+        "  connect(R[n].n, src.n);\n"
+        "  connect(src.n, g.p);\n"
+        "  output v3 = R[3].v;\n"
+        "end ladder;\n";
+    hy_lang_unit *unit = compile_text(text, "ladder.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, NULL, 1.0, 0.5, 1e-9, 1e-11, &rows) == 0, "ladder run");
+    int last = rows.n_rows - 1;
+    for (int k = 1; k <= 4 && last > 0; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "R[%d].v", k);
+        CHECK(fabs(value(m, &rows, last, name) - k) < 1e-12, "%s = %g, expected %d", name,
+              value(m, &rows, last, name), k);
+        snprintf(name, sizeof name, "R[%d].i", k);
+        CHECK(fabs(value(m, &rows, last, name) - 1.0) < 1e-12, "%s = %g, expected 1", name,
+              value(m, &rows, last, name));
+    }
+    CHECK(last > 0 && fabs(value(m, &rows, last, "v3") - 3.0) < 1e-12, "v3 = %g",
+          last > 0 ? value(m, &rows, last, "v3") : NAN);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+/* An array of components with modes: D[1] and D[2] are two charts. Two
+** branches, a diode and R = 10 each, the diodes opposed, across a 10 V
+** sine: D[1] carries the positive half-waves, D[2] the negative ones,
+** |vs| / (R + Ron) while conducting, Goff v (1e-4 A) while blocking. */
+static void moded_array(void)
+{
+    static const char text[] =
+        "import Electrical;\n"
+        "model opposed\n"
+        "  SineVoltage src(V = 10, f = 50);\n"
+        "  IdealDiode D[2];\n"
+        "  Resistor R[2](R = 10);\n"
+        "  Ground g;\n"
+        "equation\n"
+        "  connect(src.p, D[1].p);\n"
+        "  connect(D[1].n, R[1].p);\n"
+        "  connect(R[1].n, src.n);\n"
+        "  connect(src.n, D[2].p);\n"
+        "  connect(D[2].n, R[2].p);\n"
+        "  connect(R[2].n, src.p);\n"
+        "  connect(src.n, g.p);\n"
+        "end opposed;\n";
+    hy_lang_unit *unit = compile_text(text, "opposed.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, "DSTIFF", 0.04, 1e-4, 1e-8, 1e-8, &rows) == 0, "opposed diodes run");
+    double worst = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        double vs = 10 * sin(2 * 3.141592653589793 * 50 * rows.t[r]);
+        double i1 = value(m, &rows, r, "D[1].i"), i2 = value(m, &rows, r, "D[2].i");
+        worst = fmax(worst, fabs(i1 - fmax(vs, 0) / (10 + 1e-5)));
+        worst = fmax(worst, fabs(i2 - fmax(-vs, 0) / (10 + 1e-5)));
+    }
+    CHECK(rows.n_rows > 400 && worst < 2e-4, "diode currents off |vs| / R by %.3g A", worst);
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    CHECK(s && hydae_sim_check_vars(s, "mode(D[1]),mode(D[2])") == 0
+              && hydae_sim_check_vars(s, "mode(D[3])") != 0,
+          "charts D[1] and D[2] (and no D[3]): %s", s ? hydae_sim_errmsg(s) : "");
+    hydae_sim_free(s);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
     rlc();
     open_pin();
     nested_modifiers();
+    component_arrays();
+    resistor_ladder();
+    moded_array();
     return CHECK_DONE();
 }

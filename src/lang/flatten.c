@@ -24,8 +24,10 @@
 
 #include "core/core.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct modifier {
@@ -53,6 +55,14 @@ typedef struct connector_inst {
     int name, cls;
 } connector_inst;
 
+typedef struct loop_value {
+    int var;
+    double value;
+} loop_value;
+
+/* Elements of one component array at most (a larger one is refused). */
+#define HY_FLATTEN_MAX_ARRAY 1000000L
+
 typedef struct flattener {
     const hy_syntax *in;
     hy_syntax *out;
@@ -76,6 +86,8 @@ typedef struct flattener {
     int *chart_map;                       /* input chart -> output chart (top class) */
     int *bound;                           /* variables bound around the item copied */
     int n_bound, cap_bound;
+    loop_value *values;                   /* loop variables' values (connect() in loops) */
+    int n_values, cap_values;
 } flattener;
 
 static void error_at(flattener *f, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
@@ -160,6 +172,106 @@ static int find_decl(const flattener *f, int cls, int name)
         if (f->in->decls[f->class_decls[cls][k]].name == name)
             return f->class_decls[cls][k];
     return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Constants: sizes of component arrays, indices in connect()       */
+
+static int eval_in_class(flattener *f, int cls, hy_expr_ref e, int depth, double *out);
+
+static int constant_name(flattener *f, int cls, const hy_syn *n, int depth, double *out)
+{
+    for (int i = f->n_values - 1; i >= 0; i--)
+        if (f->values[i].var == n->name) {
+            *out = f->values[i].value;
+            return 0;
+        }
+    int decl = find_decl(f, cls, n->name);
+    const hy_decl *d = decl >= 0 ? &f->in->decls[decl] : NULL;
+    if (!d || d->kind != DECL_CONSTANT || d->size.root >= 0 || d->value.root < 0) {
+        error_at(f, n->line, n->column, "'%s' is not a constant of class '%s' or the variable "
+                 "of an enclosing loop: component array sizes and connect() indices are "
+                 "constant", text(f, n->name), text(f, f->in->classes[cls].name));
+        return -1;
+    }
+    if (depth >= 32) {
+        error_at(f, n->line, n->column, "constant '%s' is defined through too many others (a "
+                 "cycle?)", text(f, n->name));
+        return -1;
+    }
+    return eval_in_class(f, cls, d->value, depth + 1, out);
+}
+
+/* The value of the constant expression e of class cls (numbers, its
+** constants, loop variables, + - * / ^). 0, or -1 after reporting. */
+static int eval_in_class(flattener *f, int cls, hy_expr_ref e, int depth, double *out)
+{
+    const hy_syn *nodes = f->in->nodes;
+    int n = e.root - e.first + 1;
+    double *value = hy_alloc_array((size_t)(n > 0 ? n : 1), sizeof *value);
+    if (!value)
+        return nomem(f);
+    int rc = 0;
+    for (int j = e.first; j <= e.root && rc == 0; j++) {
+        const hy_syn *node = &nodes[j];
+        double a = node->a >= e.first ? value[node->a - e.first] : 0.0;
+        double b = node->b >= e.first ? value[node->b - e.first] : 0.0;
+        double v = 0.0;
+        switch (node->op) {
+        case SYN_NUM: v = node->value; break;
+        case SYN_NAME: rc = constant_name(f, cls, node, depth, &v); break;
+        case SYN_NEG: v = -a; break;
+        case SYN_ADD: v = a + b; break;
+        case SYN_SUB: v = a - b; break;
+        case SYN_MUL: v = a * b; break;
+        case SYN_DIV: v = a / b; break;
+        case SYN_POW: v = pow(a, b); break;
+        default:
+            error_at(f, node->line, node->column, "a component array's size or a connect() "
+                     "index must be a constant expression (numbers, constants, loop "
+                     "variables, + - * / ^)");
+            rc = -1;
+        }
+        value[j - e.first] = v;
+    }
+    if (rc == 0)
+        *out = value[n - 1];
+    hy_free(value);
+    return rc;
+}
+
+/* A whole number in [lo, hi] from e of class cls; what names it. */
+static int integer_in_class(flattener *f, int cls, hy_expr_ref e, const char *what, long lo,
+                            long hi, long *out)
+{
+    double v;
+    if (eval_in_class(f, cls, e, 0, &v))
+        return -1;
+    const hy_syn *at = &f->in->nodes[e.first];
+    if (!(v == floor(v)) || v < (double)lo || v > (double)hi) {
+        error_at(f, at->line, at->column, "the %s is %.17g, not a whole number in %ld .. %ld",
+                 what, v, lo, hi);
+        return -1;
+    }
+    *out = (long)v;
+    return 0;
+}
+
+/* The number of elements of component array d. */
+static int array_size(flattener *f, const hy_decl *d, long *size)
+{
+    char what[200];
+    snprintf(what, sizeof what, "size of component array '%s'", text(f, d->name));
+    return integer_in_class(f, d->cls, d->size, what, 1, HY_FLATTEN_MAX_ARRAY, size);
+}
+
+/* The id of "name[k]". */
+static int element_id(flattener *f, int name, long k)
+{
+    char index[32];
+    snprintf(index, sizeof index, "[%ld]", k);
+    int id = hy_strtab_intern_join(f->strings, text(f, name), index, "");
+    return id < 0 ? nomem(f) : id;
 }
 
 /* ---------------------------------------------------------------- */
@@ -445,10 +557,40 @@ static void copy_elements(flattener *f, int cls, int prefix, int chart)
     }
 }
 
-/* Component d of class cls: push the modifiers that reach into it (the
-** outer ones first, stripped of "d."), then its own, and instantiate. */
-static void instantiate_component(flattener *f, const hy_decl *d, int prefix, int mods_from,
-                                  int mods_to)
+/* The value of a modifier for element k of a component array of n (k = 0:
+** not an array): a list gives its k-th entry, one value serves all. */
+static int element_modifier(flattener *f, hy_expr_ref value, long k, long n, int line,
+                            int column, int name, hy_expr_ref *out)
+{
+    *out = value;
+    if (k == 0 || value.root < 0)
+        return 0;
+    const hy_syn *v = &f->in->nodes[value.root];
+    if (v->op == SYN_COMPREH) {
+        if (k == 1)
+            error_at(f, line, column, "modifier '%s' of a component array: write a list {a, "
+                     "b, ...} or one value for all (a comprehension is not supported here)",
+                     text(f, name));
+        return -1;
+    }
+    if (v->op != SYN_ARRAY)
+        return 0;
+    if (v->var != n) {
+        if (k == 1)
+            error_at(f, line, column, "modifier '%s' has %d values for %ld components",
+                     text(f, name), v->var, n);
+        return -1;
+    }
+    const hy_syn *pick = &f->in->nodes[value.root - (k - 1)]; /* links are consecutive */
+    *out = (hy_expr_ref){ pick->first, pick->a };
+    return 0;
+}
+
+/* Component d of class cls (element k of n when d is an array, else k = 0):
+** push the modifiers that reach into it (the outer ones first, stripped
+** of "d." or "d[k]."), then its own, and instantiate. */
+static void instantiate_component(flattener *f, const hy_decl *d, long k, long n, int prefix,
+                                  int mods_from, int mods_to)
 {
     int type = find_class(f, d->type_name, d->cls, d->line, d->column);
     if (type < 0) {
@@ -470,15 +612,20 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
                  "come and go with modes are not supported yet", text(f, d->name));
         return;
     }
-    int inner = instance_prefix(f, prefix, d->name);
+    int name = k > 0 ? element_id(f, d->name, k) : d->name;
+    int inner = name < 0 ? -1 : instance_prefix(f, prefix, name);
     if (inner < 0)
         return;
     int pushed_from = f->n_mods;
-    const char *own = text(f, d->name);
-    size_t own_len = strlen(own);
+    const char *owns[2] = { text(f, name), k > 0 ? text(f, d->name) : NULL };
     for (int i = mods_from; i < mods_to && !f->failed; i++) {
         const char *target = text(f, f->mods[i].name);
-        if (strncmp(target, own, own_len) != 0 || target[own_len] != '.')
+        size_t own_len = 0;
+        for (int o = 0; o < 2 && !own_len; o++) /* "J[2].x" for one element, "J.x" for all */
+            if (owns[o] && strncmp(target, owns[o], strlen(owns[o])) == 0
+                && target[strlen(owns[o])] == '.')
+                own_len = strlen(owns[o]);
+        if (!own_len)
             continue;
         modifier m = f->mods[i];
         m.name = hy_strtab_intern(f->strings, target + own_len + 1, strlen(target + own_len + 1));
@@ -486,17 +633,19 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
         m.used = 0;
         if (m.name < 0)
             nomem(f);
-        else
+        else if (element_modifier(f, f->mods[i].value, k, n, m.line, m.column, m.name,
+                                  &m.value) == 0)
             push_mod(f, &m);
     }
-    for (int k = 0; k < d->mod_count && !f->failed; k++) {
-        const hy_mod_syn *ms = &f->in->mods[d->mod_first + k];
+    for (int j = 0; j < d->mod_count && !f->failed; j++) {
+        const hy_mod_syn *ms = &f->in->mods[d->mod_first + j];
         modifier m = { ms->name, ms->value, prefix, d->cls, ms->line, ms->column, -1, 0 };
-        push_mod(f, &m);
+        if (element_modifier(f, ms->value, k, n, ms->line, ms->column, ms->name, &m.value) == 0)
+            push_mod(f, &m);
     }
     int pushed_to = f->n_mods;
     if (c->kind == CLASS_CONNECTOR) {
-        connector_inst ci = { prefixed(f, prefix, d->name), type };
+        connector_inst ci = { prefixed(f, prefix, name), type };
         if (hy_grow((void **)&f->connectors, &f->cap_connectors, f->n_connectors + 1,
                     sizeof *f->connectors))
             nomem(f);
@@ -504,7 +653,7 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
             f->connectors[f->n_connectors++] = ci;
     }
     if (!f->failed && class_has_modes(f, type)) {
-        int chart_name = prefixed(f, prefix, d->name);
+        int chart_name = prefixed(f, prefix, name);
         if (chart_name >= 0)
             copy_elements(f, type, inner, add_chart(f, chart_name, d->line, d->column));
     }
@@ -516,6 +665,37 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
                      "variable '%s' (modifier of component '%s')", text(f, c->name),
                      text(f, f->mods[i].name), text(f, d->name));
     f->n_mods = pushed_from;
+}
+
+/* A component array: its elements d[1] .. d[n], and a declaration of its
+** size for hy_unroll (J[i].w in equations and loops). */
+static void instantiate_array(flattener *f, const hy_decl *d, int prefix, int mods_from,
+                              int mods_to)
+{
+    long n = 0;
+    if (array_size(f, d, &n))
+        return;
+    hy_decl marker = *d;
+    marker.cls = 0;
+    marker.mode = -1;
+    marker.mod_count = 0;
+    marker.name = prefixed(f, prefix, d->name);
+    int size = hy_syntax_add_node(f->out, SYN_NUM, d->line, d->column, -1, -1, -1);
+    if (size < 0 || marker.name < 0) {
+        nomem(f);
+        return;
+    }
+    f->out->nodes[size].value = (double)n;
+    marker.size = (hy_expr_ref){ size, size };
+    marker.value.root = marker.rtol.root = marker.atol.root = -1;
+    if (push_decl(f, &marker))
+        return;
+    for (long k = 1; k <= n && !f->failed; k++) {
+        int n_errors = f->diag->n_errors;
+        instantiate_component(f, d, k, n, prefix, mods_from, mods_to);
+        if (f->diag->n_errors > n_errors)
+            break; /* said once, not for every element */
+    }
 }
 
 static void copy_decl(flattener *f, const hy_decl *d, int prefix, int mods_from, int mods_to)
@@ -557,13 +737,29 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
     for (;;) {
         const char *dot = strchr(path, '.');
         size_t len = dot ? (size_t)(dot - path) : strlen(path);
-        int segment = hy_strtab_intern(f->strings, path, len);
+        const char *bracket = memchr(path, '[', len); /* "J[2]": an array's element */
+        long index = bracket ? strtol(bracket + 1, NULL, 10) : 0;
+        int segment = hy_strtab_intern(f->strings, path, bracket ? (size_t)(bracket - path) : len);
         if (segment < 0)
             return nomem(f);
         int decl = find_decl(f, cur, segment);
         const hy_decl *d = decl >= 0 ? &f->in->decls[decl] : NULL;
         int type = d && d->kind == DECL_COMPONENT
                        ? find_class(f, d->type_name, d->cls, line, column) : -1;
+        if (type >= 0 && (bracket != NULL) != (d->size.root >= 0)) {
+            error_at(f, line, column, bracket ? "connect(): '%s' is not an array of components"
+                                              : "connect(): '%s' is an array of components: "
+                                                "connect one of them ('%s[1]')",
+                     text(f, segment), text(f, segment));
+            return -1;
+        }
+        long size = 0;
+        if (type >= 0 && bracket && array_size(f, d, &size) == 0
+            && (index < 1 || index > size)) {
+            error_at(f, line, column, "connect(): index %ld of '%s' is outside 1 .. %ld", index,
+                     text(f, segment), size);
+            return -1;
+        }
         if (type < 0) {
             error_at(f, line, column, "connect(): '%s' is not a connector (no component '%s' "
                      "in class '%s')", text(f, name), text(f, segment),
@@ -607,27 +803,39 @@ static int same_variables(const flattener *f, int x, int y)
     return 1;
 }
 
-static void collect_connection(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
+/* connect()'s argument: name itself, or "name[k]" and ".member" for an
+** element of a component array, k from index with the loops' values. */
+static int end_name(flattener *f, int cls, int name, hy_expr_ref index, int member)
 {
-    if (eq->mode >= 0) {
-        error_at(f, eq->line, eq->column, "connect() in a mode: connections that come and go "
-                 "with modes are not supported yet");
+    if (index.root < 0)
+        return name;
+    long k = 0;
+    char what[200];
+    snprintf(what, sizeof what, "index of '%s' in connect()", text(f, name));
+    if (integer_in_class(f, cls, index, what, 1, HY_FLATTEN_MAX_ARRAY, &k))
+        return -1;
+    int id = element_id(f, name, k);
+    if (id >= 0 && member >= 0)
+        id = hy_strtab_intern_join(f->strings, text(f, id), ".", text(f, member));
+    return id;
+}
+
+static void connect_once(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
+{
+    int name_a = end_name(f, cls, eq->connect_a, eq->connect_a_index, eq->connect_a_member);
+    int name_b = end_name(f, cls, eq->connect_b, eq->connect_b_index, eq->connect_b_member);
+    if (name_a < 0 || name_b < 0)
         return;
-    }
-    if (eq->loop >= 0) {
-        error_at(f, eq->line, eq->column, "connect() in a for-loop is not supported yet");
-        return;
-    }
     connection c;
     memset(&c, 0, sizeof c);
     c.line = eq->line;
     c.column = eq->column;
-    if (connect_end_of(f, cls, prefix, eq->connect_a, eq->line, eq->column, &c.a)
-        || connect_end_of(f, cls, prefix, eq->connect_b, eq->b_line, eq->b_column, &c.b))
+    if (connect_end_of(f, cls, prefix, name_a, eq->line, eq->column, &c.a)
+        || connect_end_of(f, cls, prefix, name_b, eq->b_line, eq->b_column, &c.b))
         return;
     if (c.a.cls != c.b.cls && !same_variables(f, c.a.cls, c.b.cls)) {
         error_at(f, eq->line, eq->column, "connect(%s, %s): a '%s' cannot be connected to a "
-                 "'%s'", text(f, eq->connect_a), text(f, eq->connect_b),
+                 "'%s'", text(f, name_a), text(f, name_b),
                  text(f, f->in->classes[c.a.cls].name), text(f, f->in->classes[c.b.cls].name));
         return;
     }
@@ -636,6 +844,56 @@ static void collect_connection(flattener *f, int cls, int prefix, const hy_equat
         nomem(f);
     else
         f->connections[f->n_connections++] = c;
+}
+
+/* connect() inside loops: once for every value of loop (and, inside it,
+** of the loops it encloses down to the connect's own). */
+static void connect_in_loops(flattener *f, int cls, int prefix, const hy_equation_syn *eq,
+                             const int *chain, int depth)
+{
+    if (depth < 0) {
+        connect_once(f, cls, prefix, eq);
+        return;
+    }
+    const hy_loop_syn *l = &f->in->loops[chain[depth]];
+    long lo = 0, hi = -1;
+    if (integer_in_class(f, cls, l->from, "start of the loop range", -HY_FLATTEN_MAX_ARRAY,
+                         HY_FLATTEN_MAX_ARRAY, &lo)
+        || integer_in_class(f, cls, l->to, "end of the loop range", -HY_FLATTEN_MAX_ARRAY,
+                            HY_FLATTEN_MAX_ARRAY, &hi))
+        return;
+    if (hy_grow((void **)&f->values, &f->cap_values, f->n_values + 1, sizeof *f->values)) {
+        nomem(f);
+        return;
+    }
+    int slot = f->n_values++;
+    f->values[slot].var = l->var;
+    for (long v = lo; v <= hi && !f->failed; v++) {
+        int n_errors = f->diag->n_errors;
+        f->values[slot].value = (double)v;
+        connect_in_loops(f, cls, prefix, eq, chain, depth - 1);
+        if (f->diag->n_errors > n_errors)
+            break; /* one report per loop */
+    }
+    f->n_values = slot;
+}
+
+static void collect_connection(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
+{
+    if (eq->mode >= 0) {
+        error_at(f, eq->line, eq->column, "connect() in a mode: connections that come and go "
+                 "with modes are not supported yet");
+        return;
+    }
+    int chain[64], n = 0; /* the enclosing loops, innermost first */
+    for (int l = eq->loop; l >= 0; l = f->in->loops[l].parent) {
+        if (n == 64) {
+            error_at(f, eq->line, eq->column, "connect() inside more than 64 nested loops");
+            return;
+        }
+        chain[n++] = l;
+    }
+    connect_in_loops(f, cls, prefix, eq, chain, n - 1);
 }
 
 static void copy_equation(flattener *f, const hy_equation_syn *eq, int prefix)
@@ -676,8 +934,10 @@ static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mod
     f->depth++;
     for (int k = 0; k < f->n_class_decls[cls] && !f->failed; k++) {
         const hy_decl *d = &f->in->decls[f->class_decls[cls][k]];
-        if (d->kind == DECL_COMPONENT)
-            instantiate_component(f, d, prefix, mods_from, mods_to);
+        if (d->kind == DECL_COMPONENT && d->size.root >= 0)
+            instantiate_array(f, d, prefix, mods_from, mods_to);
+        else if (d->kind == DECL_COMPONENT)
+            instantiate_component(f, d, 0, 0, prefix, mods_from, mods_to);
         else
             copy_decl(f, d, prefix, mods_from, mods_to);
     }
@@ -945,6 +1205,7 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     hy_free(f.class_eqs);
     hy_free(f.n_class_eqs);
     hy_free(f.class_refused);
+    hy_free(f.values);
     hy_free(f.mods);
     hy_free(f.connections);
     hy_free(f.connectors);

@@ -14,7 +14,7 @@
 
 static const char *const kind_names[TK_N_KINDS] = {
     [TK_EOF] = "end of file", [TK_NAME] = "a name", [TK_NUMBER] = "a number",
-    [TK_STRING] = "a string",
+    [TK_STRING] = "a string", [TK_MEMBER] = "'.' and a name",
 #define HY_TOKEN_NAME_(tok, text) [tok] = "'" text "'",
     HY_KEYWORD_LIST(HY_TOKEN_NAME_) HY_SYMBOL_LIST(HY_TOKEN_NAME_)
 #undef HY_TOKEN_NAME_
@@ -267,6 +267,20 @@ void hy_lex_next(hy_lexer *lx, hy_token *tk)
                 if (tk->id < 0)
                     hy_diag_nomem(lx->diag);
             }
+            lx->pos = q;
+            return;
+        }
+        if (c == '.' && p + 1 < lx->end && is_name_start(p[1])) {
+            /* x[i].p.v: the element's member, one token like a dotted name */
+            const char *start = p + 1, *q = start;
+            while (q < lx->end && (is_name_start(*q) || is_digit(*q)
+                                   || (*q == '.' && q + 1 < lx->end && is_name_start(q[1]))))
+                q++;
+            tk->kind = TK_MEMBER;
+            tk->text_len = (int)(q - p);
+            tk->id = hy_strtab_intern(lx->strings, start, (size_t)(q - start));
+            if (tk->id < 0)
+                hy_diag_nomem(lx->diag);
             lx->pos = q;
             return;
         }

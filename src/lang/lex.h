@@ -37,6 +37,7 @@ typedef enum hy_token_kind {
     TK_NAME,
     TK_NUMBER,
     TK_STRING,
+    TK_MEMBER,               /* ".b" or ".p.v" after ']': id is "b", "p.v" */
 #define HY_TOKEN_ENUM_(tok, text) tok,
     HY_KEYWORD_LIST(HY_TOKEN_ENUM_) HY_SYMBOL_LIST(HY_TOKEN_ENUM_)
 #undef HY_TOKEN_ENUM_

@@ -292,10 +292,24 @@ static int parse_index(hy_parser *ps, int name, int line, int column)
         last = parse_expr(ps);
     if (ps->panic || !expect(ps, TK_RBRACKET))
         return -1;
+    int member = -1;
+    if (ps->tk.kind == TK_MEMBER) { /* J[i].w: a variable of a component array's element */
+        if (last >= 0) {
+            ps->n_errors++;
+            ps->panic = 1;
+            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column, "a slice of components has no "
+                          "members: write '%s[i]%.*s' in a loop or in sum(... for i in a:b)",
+                          hy_strtab_get(ps->strings, name), ps->tk.text_len, ps->tk.text);
+            return -1;
+        }
+        member = ps->tk.id;
+        next(ps);
+    }
     int node = add_node(ps, SYN_INDEX, line, column, index, last, -1);
     if (node >= 0) {
         ps->syn->nodes[node].name = name;
         ps->syn->nodes[node].first = first;
+        ps->syn->nodes[node].var = member;
     }
     return node;
 }
@@ -708,12 +722,10 @@ static void parse_components(hy_parser *ps)
         decl.name = expect_name(ps, "the component's name");
         if (decl.name < 0)
             return;
-        if (ps->tk.kind == TK_LBRACKET) {
-            ps->n_errors++;
-            ps->panic = 1;
-            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column,
-                          "arrays of components are not supported yet: declare them one by one");
-            return;
+        if (accept(ps, TK_LBRACKET)) { /* an array of components: Inertia J[3](J = {1, 2, 3}) */
+            decl.size = parse_expr_ref(ps);
+            if (ps->panic || !expect(ps, TK_RBRACKET))
+                return;
         }
         if (ps->tk.kind == TK_LPAREN) {
             parse_component_modifiers(ps, &decl);
@@ -802,7 +814,9 @@ static int is_connect(hy_parser *ps, hy_equation_syn *eq)
     eq->column = call->column;
     const hy_syn *a = call->a >= 0 ? &ps->syn->nodes[call->a] : NULL;
     const hy_syn *b = call->b >= 0 ? &ps->syn->nodes[call->b] : NULL;
-    if (call->n_args != 2 || a->op != SYN_NAME || b->op != SYN_NAME) {
+    int a_ok = a && (a->op == SYN_NAME || (a->op == SYN_INDEX && a->b < 0));
+    int b_ok = b && (b->op == SYN_NAME || (b->op == SYN_INDEX && b->b < 0));
+    if (call->n_args != 2 || !a_ok || !b_ok) {
         ps->n_errors++;
         ps->panic = 1;
         hy_diag_error(ps->diag, call->line, call->column,
@@ -811,6 +825,14 @@ static int is_connect(hy_parser *ps, hy_equation_syn *eq)
     }
     eq->connect_a = a->name;
     eq->connect_b = b->name;
+    if (a->op == SYN_INDEX) { /* connect(J[i].b, ...): an element of a component array */
+        eq->connect_a_index = (hy_expr_ref){ a->first, a->a };
+        eq->connect_a_member = a->var;
+    }
+    if (b->op == SYN_INDEX) {
+        eq->connect_b_index = (hy_expr_ref){ b->first, b->a };
+        eq->connect_b_member = b->var;
+    }
     eq->line = a->line;
     eq->column = a->column;
     eq->b_line = b->line;
@@ -829,6 +851,8 @@ static void parse_equation(hy_parser *ps)
     eq.loop = ps->loop;
     eq.cls = ps->cls;
     eq.connect_a = eq.connect_b = -1;
+    eq.connect_a_index.root = eq.connect_b_index.root = -1;
+    eq.connect_a_member = eq.connect_b_member = -1;
     if (accept(ps, TK_OUTPUT)) {
         eq.line = ps->tk.line;
         eq.column = ps->tk.column;

@@ -41,6 +41,7 @@ typedef struct hy_syn {
     int first;               /* array constructs: first node of a's range (b's
                                 starts at a + 1, c's at b + 1) */
     int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable;
+                                SYN_INDEX: the member after it ("w" of J[i].w), or -1;
                                 SYN_ARRAY: the elements from this link on (the
                                 links are consecutive nodes, the last
                                 element's first) */
@@ -88,6 +89,9 @@ typedef struct hy_equation_syn {
     int loop;                /* innermost enclosing for-loop, -1 if none */
     int cls;                 /* the class it belongs to */
     int connect_a, connect_b; /* `connect(a, b);`: the connectors; else -1 */
+    /* connect(J[i].b, ...): connect_a is "J", its index and member "b" (-1) */
+    hy_expr_ref connect_a_index, connect_b_index;
+    int connect_a_member, connect_b_member;
     int b_line, b_column;    /* of connect's second argument */
 } hy_equation_syn;
 

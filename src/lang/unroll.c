@@ -350,6 +350,11 @@ static int copy_index(unroller *u, const hy_syn *n)
     if (node < 0)
         return -1;
     int id = element_name(u, a, k);
+    if (id >= 0 && n->var >= 0) { /* J[k].w: a variable of a component array's element */
+        id = hy_strtab_intern_join(u->strings, name_of(u, id), ".", name_of(u, n->var));
+        if (id < 0)
+            return nomem(u);
+    }
     if (id < 0)
         return -1;
     u->out->nodes[node].name = id;
@@ -694,8 +699,8 @@ static void unroll_decls(unroller *u)
             continue;
         }
         array_info *a = find_array(u, d->name);
-        if (!a || a->mode != d->mode || a->size < 0)
-            continue; /* its size was refused */
+        if (!a || a->mode != d->mode || a->size < 0 || d->kind == DECL_COMPONENT)
+            continue; /* its size was refused; a component array's elements are flat already */
         long size = a->size;
         for (long k = 1; k <= size && !u->failed; k++) {
             out.name = element_name(u, a, k);
@@ -1040,6 +1045,7 @@ static int copy_rest(unroller *u)
     out->model_name = in->model_name;
     out->line = in->line;
     out->column = in->column;
+    out->flattened = in->flattened; /* alias elimination follows */
     size_t sizes[] = { sizeof *in->modes, sizeof *in->charts, sizeof *in->transitions,
                        sizeof *in->settings };
     const void *from[] = { in->modes, in->charts, in->transitions, in->settings };
