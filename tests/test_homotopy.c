@@ -80,7 +80,7 @@ int main(void)
     status = hydae_sim_run(s);
     const char *msg = hydae_sim_errmsg(s);
     CHECK(status == HYDAE_ERR_INIT, "no root: status %d (%s)", status, msg);
-    CHECK(strstr(msg, "equation 1 of mode 'start' (variable 'z')") && strstr(msg, "homotopy")
+    CHECK(strstr(msg, "equation 1 of mode 'start' (paired with variable 'z')") && strstr(msg, "homotopy")
               && strstr(msg, "residual"),
           "report: %s", msg);
     hydae_sim_free(s);

@@ -401,6 +401,16 @@ static int refresh_iteration_matrix(dstiff_mem *d, double t_new)
         return jac_status;
     }
     int factor_status = hy_itmat_factor(&d->iter, &d->head);
+    if (factor_status == HY_EVAL_SINGULAR && d->dae.jac == NULL && d->dae.jac_matrix == NULL
+        && !d->fd_tol_increments) {
+        /* A column of DASSL's increments may be rounding noise, or zero: a
+        ** variable near 0 with a small atol in an equation whose terms are
+        ** large (a diode's current beside a source's voltage: 1.5e-8 atol
+        ** against |F| uround). Once more, and from now on until init, with
+        ** the increments floored at the tolerance (see eval_iter_matrix). */
+        d->fd_tol_increments = 1;
+        return refresh_iteration_matrix(d, t_new);
+    }
     if (factor_status != HY_EVAL_OK) {
         d->jac_state = JAC_NEEDED; /* singular: head.worst names the column */
         return factor_status;

@@ -706,20 +706,31 @@ static int intern_slot(hydae_model *m, const char *name, int *cap_slots)
     return m->n_slots++;
 }
 
+/* A mode's equations number its unknowns, unless it shares some with other
+** charts' modes (then each configuration is checked when entered). */
+static int check_mode_size(hydae_model *m, const hydae_mode *mode)
+{
+    const char *chart = mode->chart->name;
+    if (mode->has_shared && mode->is_mechanical)
+        return HY_MODEL_ERROR(m, "mode '%s' (chart '%s') is mechanical and shares variables "
+                              "with modes of other charts ('%s', ...): a mechanical mode's "
+                              "unknowns are its own", mode->name, chart,
+                              mode->n_vars > 0 ? mode->vars[0].name : "?");
+    if (mode->has_shared || mode->n_equations < 0 || mode->n_equations == mode->n_vars)
+        return 0;
+    return HY_MODEL_ERROR(m, "mode '%s' (chart '%s') has %d equations for %d unknowns: "
+                          "the system is %s", mode->name, chart, mode->n_equations,
+                          mode->n_vars,
+                          mode->n_equations < mode->n_vars ? "underdetermined"
+                                                           : "overdetermined");
+}
+
 static int check_mode(hydae_model *m, const hydae_mode *mode)
 {
     const char *chart = mode->chart->name;
     if (mode->n_equations == -1 && mode->n_vars > 0) {
         HY_MODEL_ERROR(m, "mode '%s' (chart '%s') has %d unknowns but no equations "
                        "(set a residual or a right-hand side)", mode->name, chart, mode->n_vars);
-        return HYDAE_ERR_MODEL;
-    }
-    if (mode->n_equations >= 0 && mode->n_equations != mode->n_vars) {
-        HY_MODEL_ERROR(m, "mode '%s' (chart '%s') has %d equations for %d unknowns: "
-                       "the system is %s", mode->name, chart, mode->n_equations,
-                       mode->n_vars,
-                       mode->n_equations < mode->n_vars ? "underdetermined"
-                                                        : "overdetermined");
         return HYDAE_ERR_MODEL;
     }
     if (mode->is_mechanical) {
@@ -792,28 +803,66 @@ static int check_transition(hydae_model *m, const hydae_transition *tr)
     return 0;
 }
 
-/* A name may be an unknown or output in modes of one chart only: modes of
-** different charts can be active together and would both claim the slot. */
+static int check_nomem(hydae_model *m);
+
+/* A name that is a variable of modes of several charts is one unknown of
+** every configuration where they are active together (seed 000, section
+** 4: a configuration's DAE is assembled from the active modes of all
+** charts); its modes are marked has_shared. An output belongs to one
+** chart: two charts' modes could both define it. Slots must be set. */
 static int check_slot_owners(hydae_model *m)
 {
-    for (int a = 0; a < m->n_charts; a++)
-        for (int b = a + 1; b < m->n_charts; b++)
-            for (int i = 0; i < m->charts[a]->n_modes; i++)
-                for (int j = 0; j < m->charts[b]->n_modes; j++) {
-                    const hydae_mode *ma = m->charts[a]->modes[i];
-                    const hydae_mode *mb = m->charts[b]->modes[j];
-                    for (int v = 0; v < ma->n_vars + ma->n_outputs; v++) {
-                        const char *name = v < ma->n_vars ? ma->vars[v].name
-                                                          : ma->out_vars[v - ma->n_vars].name;
-                        if (mode_has_name(mb, name))
-                            return HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart "
-                                                  "'%s') and in mode '%s' (chart '%s'), which "
-                                                  "can be active together", name, ma->name,
-                                                  m->charts[a]->name, mb->name,
-                                                  m->charts[b]->name);
-                    }
+    size_t n = (size_t)m->n_slots + 1;
+    const hydae_mode **first = hy_calloc(n, sizeof *first); /* the first mode naming a slot */
+    unsigned char *flags = hy_calloc(n, 1);
+    enum { FIRST_IS_OUTPUT = 1, SHARED = 2 };
+    int status = 0;
+    if (!first || !flags) {
+        status = check_nomem(m);
+        goto done;
+    }
+    for (int c = 0; c < m->n_charts && !status; c++)
+        for (int i = 0; i < m->charts[c]->n_modes && !status; i++) {
+            const hydae_mode *mode = m->charts[c]->modes[i];
+            for (int v = 0; v < mode->n_vars + mode->n_outputs; v++) {
+                int is_output = v >= mode->n_vars;
+                const hy_var *var = is_output ? &mode->out_vars[v - mode->n_vars] : &mode->vars[v];
+                const hydae_mode *was = first[var->slot];
+                if (!was) {
+                    first[var->slot] = mode;
+                    flags[var->slot] = is_output ? FIRST_IS_OUTPUT : 0;
+                    continue;
                 }
-    return 0;
+                if (was->chart == mode->chart)
+                    continue;
+                if ((flags[var->slot] & FIRST_IS_OUTPUT) || is_output) {
+                    status = HY_MODEL_ERROR(m, "'%s' is defined in mode '%s' (chart '%s', as %s) "
+                                            "and in mode '%s' (chart '%s', as %s), which can be "
+                                            "active together: an output belongs to one chart",
+                                            var->name, was->name, was->chart->name,
+                                            (flags[var->slot] & FIRST_IS_OUTPUT) ? "an output"
+                                                                                 : "a variable",
+                                            mode->name, mode->chart->name,
+                                            is_output ? "an output" : "a variable");
+                    break;
+                }
+                flags[var->slot] |= SHARED;
+            }
+        }
+    for (int c = 0; c < m->n_charts && !status; c++)
+        for (int i = 0; i < m->charts[c]->n_modes; i++) {
+            hydae_mode *mode = m->charts[c]->modes[i];
+            mode->has_shared = 0;
+            for (int v = 0; v < mode->n_vars; v++)
+                mode->has_shared |= (flags[mode->vars[v].slot] & SHARED) != 0;
+            status = check_mode_size(m, mode);
+            if (status)
+                break;
+        }
+done:
+    hy_free(first);
+    hy_free(flags);
+    return status;
 }
 
 /* Reallocate an array of cap items to its n (> 0) items. 0, or -1 when
@@ -870,9 +919,6 @@ int hydae_model_check(hydae_model *m)
         if (build_fire_order(chart))
             return check_nomem(m);
     }
-    int status = check_slot_owners(m);
-    if (status)
-        return status;
     /* The modes are complete: their variable arrays lose the room that
     ** growing by doubling left (up to half of them). */
     for (int c = 0; c < m->n_charts; c++)
@@ -906,6 +952,9 @@ int hydae_model_check(hydae_model *m)
         }
     if (shrink_to_fit((void **)&m->slot_names, &cap_slots, m->n_slots, sizeof(char *)))
         return check_nomem(m);
+    int status = check_slot_owners(m);
+    if (status)
+        return status;
     /* Columns: discrete variables, then all mode names. */
     hy_free(m->column_slot); /* from a check that ran out of memory */
     m->column_slot = hy_malloc(sizeof(int) * (size_t)(m->n_slots > 0 ? m->n_slots : 1));

@@ -128,6 +128,9 @@ struct hydae_mode {
     hydae_eval_fn outputs;
     const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
     int is_mechanical;          /* hydae_mode_set_mechanics: mech, mech_user */
+    int has_shared;             /* check: a variable is also one of another chart's modes
+                                   (one unknown where both are active): its equations
+                                   need not number its variables */
     hydae_mechanics mech;
     void *mech_user;
     hy_name_index names;        /* name -> 2 var_index, or 2 output_index + 1 */

@@ -102,8 +102,11 @@ void hy_guards_snapshot(hydae_sim *s)
     memcpy(gs->prev_active, s->active, sizeof(hydae_mode *) * n_charts);
     memcpy(gs->prev_guard_offset, s->guard_offset, sizeof(int) * (n_charts + 1));
     memcpy(gs->prev_var_offset, s->var_offset, sizeof(int) * (n_charts + 1));
-    if (s->n > 0)
-        memcpy(gs->prev_y, s->y, sizeof(double) * (size_t)s->n);
+    const double *y_local;
+    hy_config_local(s, s->y, NULL, &y_local, NULL);
+    int n_local = s->var_offset[n_charts];
+    if (n_local > 0) /* in the blocks' layout, as prev_var_offset says */
+        memcpy(gs->prev_y, y_local, sizeof(double) * (size_t)n_local);
     memcpy(gs->prev_sign, gs->g_sign, (size_t)s->n_guards);
     memcpy(gs->prev_crossed, gs->g_crossed, (size_t)s->n_guards);
     gs->have_prev = gs->armed;
@@ -139,6 +142,8 @@ int hy_interpolate(hydae_sim *s, double t, double *y, double *yp)
 
 int hy_guards_eval(hydae_sim *s, double t, const double *y, const double *yp, double *g)
 {
+    if (s->n_guards > 0)
+        hy_config_local(s, y, yp, &y, &yp);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_mode *mode = s->active[c];
         if (mode->n_guards == 0)
@@ -179,14 +184,14 @@ static int chart_state_changed(const hydae_sim *s, int c)
 {
     int off = s->var_offset[c], prev_off = s->guards.prev_var_offset[c];
     for (int v = 0; v < s->var_offset[c + 1] - off; v++) {
-        double before = s->guards.prev_y[prev_off + v], after = s->y[off + v];
-        if (!s->is_algebraic[off + v]) {
+        int i = hy_unknown_of(s, off + v);
+        double before = s->guards.prev_y[prev_off + v], after = s->y[i];
+        if (!s->is_algebraic[i]) {
             if (after != before)
                 return 1;
             continue;
         }
-        double weight = hy_component_rtol(s, off + v) * fabs(before)
-                        + hy_component_atol(s, off + v);
+        double weight = hy_component_rtol(s, i) * fabs(before) + hy_component_atol(s, i);
         if (fabs(after - before) > 10.0 * weight)
             return 1;
     }

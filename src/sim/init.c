@@ -40,8 +40,10 @@ static int select_unknowns(hydae_sim *s, double t, int at_start)
             continue; /* consistent by construction (block.h) */
         for (int v = 0; v < mode->n_vars; v++) {
             const hy_var *var = &mode->vars[v];
-            int i = s->var_offset[c] + v;
-            int algebraic = hy_var_is_algebraic(var->kind);
+            int i = hy_unknown_of(s, s->var_offset[c] + v);
+            if (hy_local_of(s, i) != s->var_offset[c] + v)
+                continue; /* shared: taken with its first mode */
+            int algebraic = s->is_algebraic[i]; /* of all its modes (assembly.c) */
             int value_held = algebraic ? 0 : 1, derivative_held = 0;
             if (at_start) {
                 if (var->start_fixed >= 0)
@@ -111,7 +113,8 @@ static int init_failure(hydae_sim *s, double t, const char *why, int component)
     if (name)
         hy_sim_fail(s, "no consistent initial values at t = %.17g in mode '%s': %s "
                     "(equation %d, variable '%s')", t, mode ? mode->name : "?", why,
-                    component - (mode ? s->var_offset[mode->chart->index] : 0), name);
+                    hy_local_of(s, component) - (mode ? s->var_offset[mode->chart->index] : 0),
+                    name);
     else
         hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
     return HYDAE_ERR_INIT;
@@ -120,11 +123,9 @@ static int init_failure(hydae_sim *s, double t, const char *why, int component)
 static int residual_failure(hydae_sim *s, double t)
 {
     if (s->bad_chart >= 0 && s->bad_is_nan) {
-        const hydae_mode *mode = s->active[s->bad_chart];
-        hy_sim_fail(s, "residual equation %d of mode '%s' (paired with variable '%s') is not "
-                    "finite at t = %.17g", s->bad_equation, mode->name,
-                    hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
-                    t);
+        char equation[300];
+        hy_describe_equation(s, s->bad_chart, s->bad_equation, equation, sizeof equation);
+        hy_sim_fail(s, "residual %s is not finite at t = %.17g", equation, t);
         return HYDAE_ERR_RESIDUAL;
     }
     if (s->bad_chart >= 0) {
@@ -414,13 +415,10 @@ static int report_unsatisfied(hydae_sim *s, double t, const double *res, double 
     char list[600] = "";
     size_t used = 0;
     for (int k = 0; k < 3 && shown[k] >= 0 && used < sizeof list; k++) {
-        const hydae_mode *mode = NULL;
-        int component = s->init.rows[shown[k]];
-        const char *name = hy_component_name(s, component, &mode);
-        int eq = component - (mode ? s->var_offset[mode->chart->index] : 0);
-        used += (size_t)snprintf(list + used, sizeof list - used,
-                                 "%sequation %d of mode '%s' (variable '%s'): residual %.3g",
-                                 k ? "; " : "", eq, mode ? mode->name : "?", name, res[shown[k]]);
+        char equation[300];
+        hy_describe_row(s, s->init.rows[shown[k]], equation, sizeof equation);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s: residual %.3g",
+                                 k ? "; " : "", equation, res[shown[k]]);
     }
     hy_sim_fail(s, "no consistent initial values at t = %.17g: Newton's method stalled, and "
                 "the homotopy H(z) - (1 - lambda) H(z0) = 0 got to lambda = %.4g only; "
@@ -471,12 +469,14 @@ static int homotopy(hydae_sim *s, double t, double *res)
 ** action set) cannot start Newton's method or an integrator: name it. */
 static int check_finite_values(hydae_sim *s, double t, int at_start)
 {
-    for (int k = 0; k < s->init.n; k++) {
-        int i = s->init.rows[k];
+    for (int local = 0; local < s->var_offset[s->model->n_charts]; local++) {
+        int i = hy_unknown_of(s, local);
         if (isfinite(s->y[i]) && isfinite(s->yp[i]))
             continue;
         const hydae_mode *mode = NULL;
         const char *name = hy_component_name(s, i, &mode);
+        if (!mode || s->blocks[mode->chart->index].ops->owns_state)
+            continue; /* consistent by construction (block.h) */
         const char *which = !isfinite(s->y[i]) ? "" : "the derivative of ";
         double value = !isfinite(s->y[i]) ? s->y[i] : s->yp[i];
         const char *shown = isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf";

@@ -77,7 +77,7 @@ static hy_dae config_dae(hydae_sim *s)
     dae.pattern = s->jac.pattern;
     dae.ctx = s;
     dae.is_algebraic = s->is_algebraic;
-    dae.rhs = first_implicit_mode(s) ? NULL : config_rhs;
+    dae.rhs = first_implicit_mode(s) || s->assembly.shared ? NULL : config_rhs;
     return dae;
 }
 
@@ -116,12 +116,11 @@ static void residual_detail(const hydae_sim *s, char *detail, size_t size)
     if (s->bad_chart < 0)
         return;
     const hydae_mode *mode = s->active[s->bad_chart];
-    if (s->bad_is_nan)
-        hy_format(detail, size, "; residual equation %d of mode '%s' (paired with variable "
-                  "'%s') was not finite at t = %.17g", s->bad_equation, mode->name,
-                  hy_component_name(s, s->var_offset[s->bad_chart] + s->bad_equation, NULL),
-                  s->bad_t);
-    else
+    if (s->bad_is_nan) {
+        char equation[300];
+        hy_describe_equation(s, s->bad_chart, s->bad_equation, equation, sizeof equation);
+        hy_format(detail, size, "; residual %s was not finite at t = %.17g", equation, s->bad_t);
+    } else
         hy_format(detail, size, "; the residual of mode '%s' returned an error at t = %.17g",
                   mode->name, s->bad_t);
 }
@@ -188,6 +187,12 @@ int hy_restart_integrator(hydae_sim *s)
         hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' is written "
                     "as a residual F(t, y, y') = 0 (at t = %.17g); use DSTIFF for it",
                     method->name, implicit->name, s->t);
+        return HYDAE_ERR_ARG;
+    }
+    if (method->needs_rhs && s->assembly.shared) {
+        hy_sim_fail(s, "%s solves explicit ODEs y' = f(t, y) only, but the configuration at t = "
+                    "%.17g is assembled from modes of several charts that share unknowns (a "
+                    "DAE); use DSTIFF for it", method->name, s->t);
         return HYDAE_ERR_ARG;
     }
     if (method->fixed_step && !isfinite(s->set.h_max)) {

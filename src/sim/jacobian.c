@@ -57,6 +57,8 @@ int hy_config_build_pattern(hydae_sim *s)
     int n_charts = s->model->n_charts, n_blocks = 0, any = 0;
     hy_pattern_unref(s->jac.pattern);
     s->jac.pattern = NULL;
+    if (s->assembly.shared)
+        return hy_assembly_pattern(s, &s->jac.pattern);
     for (int c = 0; c < n_charts; c++) {
         size_t size;
         any |= block_pattern(s, c, &size) != NULL;
@@ -96,6 +98,8 @@ int hy_config_build_pattern(hydae_sim *s)
 
 int hy_config_has_jacobian(const hydae_sim *s)
 {
+    if (s->assembly.shared)
+        return 0; /* finite differences on the assembled pattern (assembly.c) */
     for (int c = 0; c < s->model->n_charts; c++) {
         const hy_block *b = &s->blocks[c];
         if (s->var_offset[c + 1] > s->var_offset[c] && !b->ops->has_jacobian(b))

@@ -55,7 +55,8 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
-    int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts);
+    int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts)
+                 || hy_assembly_reserve(&s->assembly, n_charts, m->n_slots);
     if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
         || !s->event_active || !s->event_waiting || !s->blocks) {
         hydae_sim_free(s);
@@ -77,6 +78,7 @@ void hydae_sim_free(hydae_sim *s)
     hy_guard_set_free(&s->guards);
     hy_init_work_free(&s->init);
     hy_jac_work_free(&s->jac);
+    hy_assembly_free(&s->assembly);
     void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
@@ -134,6 +136,8 @@ double hy_event_group_tol(double t)
 const char *hy_component_name(const hydae_sim *s, int i, const hydae_mode **mode)
 {
     const hydae_model *m = s->model;
+    if (i >= 0 && i < s->n)
+        i = hy_local_of(s, i);
     for (int c = 0; c < m->n_charts; c++) {
         int off = s->var_offset[c];
         if (i >= off && i < s->var_offset[c + 1]) {
@@ -170,13 +174,16 @@ int hy_block_outcome(hydae_sim *s, int c, double t, int status, const double *va
 int hy_config_residual(double t, const double *y, const double *yp, double *res, void *ctx)
 {
     hydae_sim *s = ctx;
+    const double *y_local, *yp_local;
+    hy_config_local(s, y, yp, &y_local, &yp_local);
     for (int c = 0; c < s->model->n_charts; c++) {
         hy_block *b = &s->blocks[c];
-        int off = s->var_offset[c], n_vars = s->var_offset[c + 1] - off;
-        if (n_vars == 0)
+        int off = s->var_offset[c], row = s->assembly.row_offset[c];
+        int n_rows = s->assembly.row_offset[c + 1] - row;
+        if (s->var_offset[c + 1] == off && n_rows == 0)
             continue;
-        int status = b->ops->residual(b, t, y + off, yp + off, res + off);
-        status = hy_block_outcome(s, c, t, status, res + off, n_vars);
+        int status = b->ops->residual(b, t, y_local + off, yp_local + off, res + row);
+        status = hy_block_outcome(s, c, t, status, res + row, n_rows);
         if (status != 0)
             return status;
     }
@@ -260,7 +267,10 @@ static int build_config(hydae_sim *s)
     }
     s->var_offset[m->n_charts] = n;
     s->guard_offset[m->n_charts] = ng;
-    s->n = n;
+    status = hy_assembly_layout(s, n);
+    if (status)
+        return status;
+    s->n = n; /* the blocks enter in their own layout, folded below */
     s->n_guards = ng;
     status = reserve_config(s);
     if (status)
@@ -278,9 +288,10 @@ static int build_config(hydae_sim *s)
             return status;
         s->has_var_index |= b->uses_var_index;
         if (!b->ops->owns_state)
-            for (int i = off; i < s->var_offset[c + 1]; i++)
+            for (int i = s->assembly.row_offset[c]; i < s->assembly.row_offset[c + 1]; i++)
                 s->init.rows[s->init.n++] = i;
     }
+    hy_assembly_fold(s);
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
     return hy_config_build_pattern(s);
@@ -288,10 +299,12 @@ static int build_config(hydae_sim *s)
 
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
 {
+    const double *y_local, *yp_local;
+    hy_config_local(s, y, yp, &y_local, &yp_local);
     for (int c = 0; c < s->model->n_charts; c++) {
         hy_block *b = &s->blocks[c];
         int off = s->var_offset[c];
-        int status = b->ops->store(b, t, y + off, yp + off);
+        int status = b->ops->store(b, t, y_local + off, yp_local + off);
         if (status)
             return status;
     }
@@ -360,7 +373,7 @@ static int initial_action_keeping_set_starts(hydae_sim *s)
         for (int i = 0; i < mode->n_vars; i++) {
             const hy_var *var = &mode->vars[i];
             double now = s->store[var->slot];
-            if (!var->start_set || now == s->y[s->var_offset[c] + i]
+            if (!var->start_set || now == s->y[hy_unknown_of(s, s->var_offset[c] + i)]
                 || s->blocks[c].ops->owns_state)
                 continue;
             hy_sim_fail(s, "the start value %.17g set for '%s' of mode '%s' is replaced at "
@@ -587,7 +600,9 @@ static int blocks_after_step(hydae_sim *s)
         hy_block *b = &s->blocks[c];
         if (!b->ops->after_step)
             continue;
-        int off = s->var_offset[c];
+        /* A block with after_step owns its state: its unknowns are its own,
+        ** in a row. */
+        int off = hy_unknown_of(s, s->var_offset[c]);
         int status = b->ops->after_step(b, s->t, s->y + off, s->yp + off);
         if (status < 0)
             return status;

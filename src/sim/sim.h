@@ -58,6 +58,47 @@ typedef struct hy_jac_work {
 int hy_jac_work_reserve(hy_jac_work *jw, size_t max_block, size_t max_sparse_values);
 void hy_jac_work_free(hy_jac_work *jw);
 
+/* Shared unknowns (assembly.c): the blocks' components in their own
+** layout ("local": var_offset) and the configuration's unknowns, the
+** distinct variables; the blocks' equations one after another. */
+typedef struct hy_assembly {
+    int shared;                 /* 0: every map below is the identity (unused) */
+    int n_local, n_unknowns;
+    int *row_offset;            /* per chart: its block's first equation (n_charts + 1) */
+    int *slot_unknown;          /* per slot: scratch, -1 between layouts */
+    int *local_unknown;         /* local component -> unknown */
+    int *unknown_local;         /* unknown -> its first local component */
+    double *y_local, *yp_local; /* y, y' gathered in the local layout */
+    int cap_local;
+} hy_assembly;
+
+int hy_assembly_reserve(hy_assembly *a, int n_charts, int n_slots);
+void hy_assembly_free(hy_assembly *a);
+/* After var_offset (n_local components): the unknowns, the rows, and the
+** check that they are as many (else HYDAE_ERR_MODEL with the message). */
+int hy_assembly_layout(struct hydae_sim *s, int n_local);
+/* After the blocks entered (y, y', flags and tolerances written in the
+** local layout): fold them onto the unknowns; s->n becomes their count. */
+void hy_assembly_fold(struct hydae_sim *s);
+/* y, y' of the configuration in the local layout (themselves when nothing
+** is shared, else gathered copies valid until the next call). yp and
+** yp_local may be NULL together. */
+void hy_config_local(struct hydae_sim *s, const double *y, const double *yp,
+                     const double **y_local, const double **yp_local);
+/* The unknown of local component `local`, and the first local component
+** of `unknown`. */
+int hy_unknown_of(const struct hydae_sim *s, int local);
+int hy_local_of(const struct hydae_sim *s, int unknown);
+/* "equation 2 of mode 'm' (paired with variable 'x')" for equation eq of
+** chart c's block (no pairing when unknowns are shared), and the same for
+** a row of the configuration (returns its chart, or -1). */
+void hy_describe_equation(const struct hydae_sim *s, int c, int eq, char *out, size_t size);
+int hy_describe_row(const struct hydae_sim *s, int row, char *out, size_t size);
+struct hy_pattern;
+/* The configuration's pattern from its blocks' (their modes' patterns, or
+** dense blocks) with shared columns merged. 0 or HYDAE_ERR_NOMEM. */
+int hy_assembly_pattern(struct hydae_sim *s, struct hy_pattern **out);
+
 /* The simulator: its parts, each owned by the file named, and the run's
 ** state, owned by sim.c (the hybrid loop). */
 struct hydae_sim {
@@ -67,6 +108,7 @@ struct hydae_sim {
     hy_guard_set guards;        /* guards, and the snapshot for re-arming (events.c) */
     hy_init_work init;          /* consistent initialisation (init.c) */
     hy_jac_work jac;            /* the configuration's Jacobian (jacobian.c) */
+    hy_assembly assembly;       /* shared unknowns (assembly.c) */
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
     char errmsg[1024];
