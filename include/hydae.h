@@ -5,8 +5,10 @@
 ** A model is a set of statecharts running in parallel. Each chart has
 ** modes; each mode is a DAE F(t, y, y', p) = 0 of its own size, with its
 ** own variables, guards (event variables) and output equations. The
-** continuous system of a configuration (one active mode per chart) is the
-** concatenation of the active modes' systems. Transitions fire on guard
+** continuous system of a configuration (one active mode per chart) is
+** assembled from the active modes' systems: a name that is a variable of
+** modes of several charts is one unknown where they are active together
+** (shared unknowns, docs/engine.md). Transitions fire on guard
 ** crossings, time events, sample clocks or named events; their actions
 ** read the old values by name and write the new mode's initial values.
 **
@@ -204,7 +206,10 @@ HYDAE_NODISCARD int hydae_mode_set_start_derivative(hydae_mode *mode, int var, d
 ** in the order of out[] of the output function. Index or < 0. */
 HYDAE_NODISCARD int hydae_mode_add_output(hydae_mode *mode, const char *name);
 /* Exactly one of residual or rhs. n_equations must equal the number of
-** variables; a mismatch is reported when the model is checked. */
+** variables (a mismatch is reported when the model is checked), unless the
+** mode shares variables with modes of other charts: then each
+** configuration must have as many equations as unknowns (checked when it
+** is entered). */
 HYDAE_NODISCARD int hydae_mode_set_residual(hydae_mode *mode, int n_equations,
                                             hydae_residual_fn res, void *user);
 HYDAE_NODISCARD int hydae_mode_set_rhs(hydae_mode *mode, hydae_rhs_fn rhs,

@@ -103,10 +103,26 @@ static hydae_model *two_charts(int variant)
          && hydae_mode_set_guards(on, 1, guard_current) == 0;
     ok = ok && (overdetermined ? hydae_mode_set_residual(on, 2, element_on_twice, NULL)
                                : hydae_mode_set_residual(on, 1, element_on, NULL)) == 0;
+    /* Patterns (CSC, rows are the mode's equations): the assembled one
+    ** merges the columns of i and w. */
+    static const int64_t rc_start[] = { 0, 2, 4, 5 }, rc_row[] = { 0, 1, 0, 1, 1 };
+    static const int64_t off_start[] = { 0, 1, 1 }, off_row[] = { 0 };
+    static const int64_t on_start[] = { 0, 0, 1 }, on_row[] = { 0 };
+    ok = ok && hydae_mode_set_jacobian_pattern(rc, rc_start, rc_row) == 0
+         && hydae_mode_set_jacobian_pattern(off, off_start, off_row) == 0
+         && (overdetermined || hydae_mode_set_jacobian_pattern(on, on_start, on_row) == 0);
     hydae_transition *turn_on = hydae_chart_add_transition(sw, "turn_on", off, on);
     hydae_transition *turn_off = hydae_chart_add_transition(sw, "turn_off", on, off);
     ok = ok && hydae_transition_on_guard(turn_on, 0, HYDAE_RISING) == 0
          && hydae_transition_on_guard(turn_off, 0, HYDAE_FALLING) == 0;
+    if (variant == 3) { /* a third chart: z in no equation, i = 0 said twice when off */
+        hydae_mode *probe = hydae_chart_add_mode(hydae_model_add_chart(m, "probe"), "p");
+        static const int64_t probe_start[] = { 0, 1, 1 }, probe_row[] = { 0 };
+        ok = ok && hydae_mode_add_var(probe, "i", HYDAE_ALGEBRAIC, 0) == 0
+             && hydae_mode_add_var(probe, "z", HYDAE_ALGEBRAIC, 0) == 1
+             && hydae_mode_set_residual(probe, 1, element_off, NULL) == 0
+             && hydae_mode_set_jacobian_pattern(probe, probe_start, probe_row) == 0;
+    }
     if (variant == 2) {
         hydae_mode *x = hydae_chart_add_mode(hydae_model_add_chart(m, "extra"), "x");
         ok = ok && hydae_mode_add_output(x, "w") == 0 && hydae_mode_set_outputs(x, out_one) == 0;
@@ -353,6 +369,24 @@ static void unbalanced_configuration(void)
     hydae_model_free(m);
 }
 
+/* Square but structurally singular: refused at t0 naming what is left. */
+static void structurally_singular(void)
+{
+    hydae_model *m = two_charts(3);
+    test_rows rows;
+    int status = test_run(m, "DSTIFF", 0.01, 1e-4, 1e-8, 1e-8, &rows);
+    int st;
+    hydae_sim *s = hydae_sim_create(m, &st);
+    int run = s && hydae_sim_set_time(s, 0.0, 0.01) == 0 ? hydae_sim_run(s) : 0;
+    const char *msg = s ? hydae_sim_errmsg(s) : "";
+    CHECK(status == HYDAE_ERR_MODEL && run == HYDAE_ERR_MODEL, "status %d, %d", status, run);
+    CHECK(strstr(msg, "structurally singular") && strstr(msg, "not determined: 'z'")
+              && strstr(msg, "at t = 0"), "message: %s", msg);
+    hydae_sim_free(s);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
 /* A name that is a variable of one chart and an output of another is
 ** refused by the model check. */
 static int out_one(double t, const double *y, const double *yp, const double *p, double *out,
@@ -394,6 +428,7 @@ int main(void)
     explicit_method_refused();
     against_closed_form();
     unbalanced_configuration();
+    structurally_singular();
     output_and_variable();
     return CHECK_DONE();
 }

@@ -10,6 +10,7 @@
 #include "core/core.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void hy_mode_free_jacobian_pattern(hydae_mode *mode)
 {
@@ -33,15 +34,30 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
     if (n == 0)
         return HY_ARG_ERROR(m, "mode '%s': add the variables before the Jacobian pattern",
                             mode->name);
+    /* A mode that shares unknowns with other charts may have more equations
+    ** than variables: its pattern is then square of the larger size, the
+    ** columns past its variables empty (assembly.c reads its rows). */
+    size_t size = mode->n_equations > mode->n_vars ? (size_t)mode->n_equations : n;
+    int64_t *extended = NULL;
+    if (size > n) {
+        if (!(extended = hy_malloc((size + 1) * sizeof *extended)))
+            return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the "
+                                 "Jacobian pattern", mode->name);
+        memcpy(extended, col_start, (n + 1) * sizeof *extended);
+        for (size_t j = n + 1; j <= size; j++)
+            extended[j] = col_start[n];
+    }
     size_t bad = SIZE_MAX - 1; /* left so when out of memory */
-    hy_pattern *pattern = hy_pattern_create(n, col_start, row, &bad);
+    hy_pattern *pattern = hy_pattern_create(size, extended ? extended : col_start, row, &bad);
+    hy_free(extended);
     if (!pattern) {
         if (bad == SIZE_MAX)
             return HY_ARG_ERROR(m, "mode '%s': Jacobian pattern: col_start must start at 0 "
                                 "and never decrease", mode->name);
         if (bad < (size_t)col_start[n])
             return HY_ARG_ERROR(m, "mode '%s': Jacobian pattern entry %zu has row %lld, "
-                                "outside 0..%zu", mode->name, bad, (long long)row[bad], n - 1);
+                                "outside 0..%zu", mode->name, bad, (long long)row[bad],
+                                size - 1);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "mode '%s': out of memory for the Jacobian "
                              "pattern", mode->name);
     }

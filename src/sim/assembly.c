@@ -234,7 +234,9 @@ int hy_describe_row(const hydae_sim *s, int row, char *out, size_t size)
 
 /* Chart c's block as (row, column) pairs of the configuration, into rows
 ** and cols from *count (NULL: only counted). Its mode's pattern when it
-** has one covering its equations, else every pair. */
+** has one covering its equations (with the diagonal every hy_pattern has:
+** the structural check below may take such an entry for a real one),
+** else every pair. */
 static void block_entries(const hydae_sim *s, int c, int64_t *rows, int64_t *cols, size_t *count)
 {
     const hy_assembly *a = &s->assembly;
@@ -266,7 +268,10 @@ static void block_entries(const hydae_sim *s, int c, int64_t *rows, int64_t *col
     }
 }
 
-int hy_assembly_pattern(hydae_sim *s, hy_pattern **out)
+/* The blocks' entries by column of the configuration (rows of column j:
+** rows[col_start[j] .. col_start[j+1]), unsorted, no diagonal added). 0 or
+** HYDAE_ERR_NOMEM; the caller frees both. */
+static int assembled_columns(hydae_sim *s, int64_t **col_start_out, int64_t **rows_out)
 {
     int n = s->n, n_charts = s->model->n_charts;
     size_t nnz = 0;
@@ -277,7 +282,6 @@ int hy_assembly_pattern(hydae_sim *s, hy_pattern **out)
     int64_t *col_start = hy_calloc((size_t)n + 2, sizeof(int64_t));
     int64_t *sorted = hy_malloc(sizeof(int64_t) * (nnz + 1));
     int status = HYDAE_ERR_NOMEM;
-    *out = NULL;
     if (rows && cols && col_start && sorted) {
         size_t count = 0;
         for (int c = 0; c < n_charts; c++)
@@ -289,12 +293,132 @@ int hy_assembly_pattern(hydae_sim *s, hy_pattern **out)
             col_start[j + 2] += col_start[j + 1];
         for (size_t k = 0; k < count; k++)
             sorted[col_start[cols[k] + 1]++] = rows[k];
-        *out = hy_pattern_create((size_t)n, col_start, sorted, NULL);
-        status = *out ? 0 : HYDAE_ERR_NOMEM;
+        status = 0;
     }
     hy_free(rows);
     hy_free(cols);
+    if (status) {
+        hy_free(col_start);
+        hy_free(sorted);
+        col_start = sorted = NULL;
+    }
+    *col_start_out = col_start;
+    *rows_out = sorted;
+    return status;
+}
+
+int hy_assembly_pattern(hydae_sim *s, hy_pattern **out)
+{
+    int64_t *col_start, *rows;
+    *out = NULL;
+    if (assembled_columns(s, &col_start, &rows))
+        return HYDAE_ERR_NOMEM;
+    *out = hy_pattern_create((size_t)s->n, col_start, rows, NULL);
     hy_free(col_start);
-    hy_free(sorted);
+    hy_free(rows);
+    return *out ? 0 : HYDAE_ERR_NOMEM;
+}
+
+/* ---- structural check ---- */
+
+/* Maximum matching of the pattern's columns (unknowns) to rows
+** (equations) by augmenting paths (Kuhn's algorithm, depth first with an
+** explicit stack; Duff, "On algorithms for obtaining a maximum
+** transversal", ACM TOMS 7, 1981). match_row[r]: the column of row r, or
+** -1; the number matched, or -1 out of memory. */
+static int match_columns(int n, const int64_t *col_start, const int64_t *rows, int *match_row,
+                         int *match_col)
+{
+    int matched = 0;
+    int *stamp = hy_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *stack_col = hy_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int64_t *next = hy_malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    if (!stamp || !stack_col || !next) {
+        matched = -1;
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        match_row[i] = match_col[i] = stamp[i] = -1;
+    for (int root = 0; root < n; root++) {
+        int depth = 0;
+        stack_col[0] = root;
+        next[root] = col_start[root];
+        stamp[root] = root;
+        while (depth >= 0) {
+            int j = stack_col[depth];
+            if (next[j] == col_start[j + 1]) {
+                depth--; /* no path from j */
+                continue;
+            }
+            int r = (int)rows[next[j]++];
+            int owner = match_row[r];
+            if (owner < 0) { /* augment along the stack */
+                for (int k = depth; k >= 0; k--) {
+                    int col = stack_col[k], taken = match_col[col];
+                    match_col[col] = r;
+                    match_row[r] = col;
+                    r = taken;
+                }
+                matched++;
+                break;
+            }
+            if (stamp[owner] != root) {
+                stamp[owner] = root;
+                next[owner] = col_start[owner];
+                stack_col[++depth] = owner;
+            }
+        }
+    }
+done:
+    hy_free(stamp);
+    hy_free(stack_col);
+    hy_free(next);
+    return matched;
+}
+
+int hy_assembly_check_structure(hydae_sim *s)
+{
+    if (!s->assembly.shared || s->n == 0)
+        return 0;
+    int n = s->n;
+    int64_t *col_start = NULL, *rows = NULL;
+    int *match_row = hy_malloc(sizeof(int) * (size_t)n);
+    int *match_col = hy_malloc(sizeof(int) * (size_t)n);
+    int status = 0;
+    int matched = match_row && match_col && !assembled_columns(s, &col_start, &rows)
+                      ? match_columns(n, col_start, rows, match_row, match_col)
+                      : -1;
+    if (matched < 0) {
+        status = HYDAE_ERR_NOMEM;
+    } else if (matched < n) {
+        char equations[500] = "", unknowns[400] = "";
+        size_t used = 0;
+        for (int r = 0, shown = 0; r < n && shown < 3; r++)
+            if (match_row[r] < 0) {
+                char one[300];
+                hy_describe_row(s, r, one, sizeof one);
+                used += (size_t)snprintf(equations + used, sizeof equations - used, "%s%s",
+                                         shown++ ? "; " : "", one);
+                if (used >= sizeof equations)
+                    break;
+            }
+        used = 0;
+        for (int j = 0, shown = 0; j < n && shown < 6; j++)
+            if (match_col[j] < 0) {
+                used += (size_t)snprintf(unknowns + used, sizeof unknowns - used, "%s'%s'",
+                                         shown++ ? ", " : "", hy_component_name(s, j, NULL));
+                if (used >= sizeof unknowns)
+                    break;
+            }
+        hy_sim_fail(s, "the configuration at t = %.17g is structurally singular: %d of its %d "
+                    "equations can be matched to distinct unknowns; left over: %s; not "
+                    "determined: %s (an equation said twice across charts, or an unknown no "
+                    "active mode's equation contains)", s->t, matched, n, equations, unknowns);
+        status = HYDAE_ERR_MODEL;
+    }
+    hy_free(match_row);
+    hy_free(match_col);
+    hy_free(col_start);
+    hy_free(rows);
     return status;
 }

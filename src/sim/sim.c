@@ -294,7 +294,8 @@ static int build_config(hydae_sim *s)
     hy_assembly_fold(s);
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
-    return hy_config_build_pattern(s);
+    status = hy_config_build_pattern(s);
+    return status ? status : hy_assembly_check_structure(s);
 }
 
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)

@@ -94,6 +94,10 @@ int hy_local_of(const struct hydae_sim *s, int unknown);
 ** a row of the configuration (returns its chart, or -1). */
 void hy_describe_equation(const struct hydae_sim *s, int c, int eq, char *out, size_t size);
 int hy_describe_row(const struct hydae_sim *s, int row, char *out, size_t size);
+/* A configuration with shared unknowns whose pattern has no perfect
+** matching of equations to unknowns: HYDAE_ERR_MODEL naming the equations
+** and unknowns left over; else 0. */
+int hy_assembly_check_structure(struct hydae_sim *s);
 struct hy_pattern;
 /* The configuration's pattern from its blocks' (their modes' patterns, or
 ** dense blocks) with shared columns merged. 0 or HYDAE_ERR_NOMEM. */
