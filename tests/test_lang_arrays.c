@@ -21,14 +21,9 @@
 
 static char source_dir[1024];
 
-/* The example's text with its first `from` replaced by `to`. */
-static char *example_text(const char *name, const char *from, const char *to)
+/* text (freed) with its first `from` replaced by `to`. */
+static char *replace_text(char *text, const char *name, const char *from, const char *to)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, name);
-    size_t length;
-    char *text = lang_test_read(path, &length);
-    CHECK(text != NULL, "cannot read %s", path);
     if (!text || !from)
         return text;
     char *at = strstr(text, from);
@@ -44,6 +39,17 @@ static char *example_text(const char *name, const char *from, const char *to)
     return out;
 }
 
+/* The example's text with its first `from` replaced by `to`. */
+static char *example_text(const char *name, const char *from, const char *to)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, name);
+    size_t length;
+    char *text = lang_test_read(path, &length);
+    CHECK(text != NULL, "cannot read %s", path);
+    return replace_text(text, name, from, to);
+}
+
 static hy_lang_unit *compile(const char *text, const char *name)
 {
     int n_errors = 0;
@@ -52,11 +58,20 @@ static hy_lang_unit *compile(const char *text, const char *name)
     return unit;
 }
 
-static void heat_rod(long n, double t_end, const char *solver)
+/* slices: the interior equations as one equation between slices, the
+** mean as sum(T) (whole-array expressions), the same model. */
+static void heat_rod(long n, double t_end, const char *solver, int slices)
 {
     char size[64];
     snprintf(size, sizeof size, "constant Real N = %ld;", n);
     char *text = example_text("heat_rod", "constant Real N = 100;", size);
+    if (slices) {
+        text = replace_text(text, "heat_rod", "  for i in 2:N - 1 loop\n"
+                            "    der(T[i]) = (T[i - 1] - 2 * T[i] + T[i + 1]) / dx^2;\n"
+                            "  end for;\n",
+                            "  der(T[2:N - 1]) = (T[1:N - 2] - 2 * T[2:N - 1] + T[3:N]) / dx^2;\n");
+        text = replace_text(text, "heat_rod", "sum(T[i] for i in 1:N) / N", "sum(T) / N");
+    }
     hy_lang_unit *unit = text ? compile(text, "heat_rod.hym") : NULL;
     free(text);
     if (!unit)
@@ -87,7 +102,8 @@ static void heat_rod(long n, double t_end, const char *solver)
     CHECK(c_mean >= 0 && last > 0 && fabs(test_value(&rows, last, c_mean) - mean) < 1e-6,
           "heat rod: T_mean %.12g, exact %.12g", c_mean >= 0 && last > 0
               ? test_value(&rows, last, c_mean) : NAN, mean);
-    printf("heat rod N = %ld, %s: max |T_i - exact| = %.3g at t = %g\n", n, solver, worst, t_end);
+    printf("heat rod N = %ld, %s%s: max |T_i - exact| = %.3g at t = %g\n", n, solver,
+           slices ? " (slices)" : "", worst, t_end);
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
 }
@@ -197,13 +213,82 @@ static void spelled_out(void)
     hy_lang_unit_free(unit);
 }
 
+/* Equations between whole arrays and slices, reductions of arrays, and an
+** assignment to a whole array, against the closed form x_i = x_i(0)
+** exp(-k t) (and x = 0 after the reset at t = 1). */
+static void whole_arrays(void)
+{
+    static const char text[] =
+        "model whole\n"
+        "  constant Real n = 5;\n"
+        "  parameter Real k = 0.5;\n"
+        "  Real x[n](start = {i for i in 1:n});\n"
+        "  Real y[n - 1](start = {2 * i for i in 1:n - 1});\n"
+        "equation\n"
+        "  der(x) = -k * x;\n"
+        "  der(y[1:2]) = -k * x[2:3] + 0 * y[3:4];\n"
+        "  der(y[3:n - 1]) = -k * y[3:4];\n"
+        "  output s = sum(x);\n"
+        "  output s24 = sum(x[2:4]);\n"
+        "  output big = max(x);\n"
+        "  output p = product(x[1:3]);\n"
+        "  transition reset when time >= 1 do\n"
+        "    x := 0;\n"
+        "    y := x[2:n];\n"
+        "  end;\n"
+        "end whole;\n";
+    hy_lang_unit *unit = compile(text, "whole.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, "DSTIFF", 2.0, 0.5, 1e-11, 1e-13, &rows) == 0, "whole-array run");
+    const double k = 0.5;
+    double worst = 0.0;
+    int checked = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        double t = rows.t[r];
+        if (rows.kind[r] != HYDAE_ROW_GRID || (t != 0.5 && t != 2.0))
+            continue;
+        double decay = exp(-k * t), before = t < 1;
+        double want[32];
+        int n_want = 0;
+        for (int i = 1; i <= 5; i++) /* x */
+            want[n_want++] = before ? i * decay : 0.0;
+        for (int j = 1; j <= 4; j++) /* y */
+            want[n_want++] = before ? (j <= 2 ? 2.0 * j + (j + 1) * (decay - 1) : 2.0 * j * decay)
+                                    : (j <= 2 ? (j + 1) * exp(-k) : (j + 1) * exp(-k) * exp(-k * (t - 1)));
+        want[n_want++] = before ? 15 * decay : 0; /* s */
+        want[n_want++] = before ? 9 * decay : 0;  /* s24 */
+        want[n_want++] = before ? 5 * decay : 0;  /* big */
+        want[n_want++] = before ? 6 * decay * decay * decay : 0; /* p */
+        static const char *names[] = { "x[1]", "x[2]", "x[3]", "x[4]", "x[5]", "y[1]", "y[2]",
+                                       "y[3]", "y[4]", "s", "s24", "big", "p" };
+        for (int q = 0; q < n_want; q++) {
+            int c = test_column(m, names[q]);
+            CHECK(c >= 0, "no column %s", names[q]);
+            double err = c >= 0 ? fabs(test_value(&rows, r, c) - want[q]) : INFINITY;
+            CHECK(err < 1e-8, "%s at t = %g: %.15g, closed form %.15g", names[q], t,
+                  c >= 0 ? test_value(&rows, r, c) : NAN, want[q]);
+            worst = fmax(worst, err);
+        }
+        checked++;
+    }
+    CHECK(checked == 2, "checked %d rows", checked);
+    printf("whole arrays and slices: max error %.3g against the closed form\n", worst);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
     spelled_out();
-    heat_rod(100, 0.1, "DSTIFF");
-    heat_rod(100, 0.1, "VSTIFF");
-    heat_rod(10000, 1e-3, "DSTIFF");
+    heat_rod(100, 0.1, "DSTIFF", 0);
+    heat_rod(100, 0.1, "VSTIFF", 0);
+    heat_rod(100, 0.1, "DSTIFF", 1);
+    heat_rod(10000, 1e-3, "DSTIFF", 0);
+    whole_arrays();
     brusselator_as_c(50);
     return CHECK_DONE();
 }

@@ -17,13 +17,15 @@
 
 #include <string.h>
 
+enum { PIN_SOFT = 1, PIN_HARD = 2 };
+
 typedef struct aliases {
     hy_syntax *syn;
     hy_diag *diag;
     int der;                 /* the name id of der, or -1 */
     int n_names;
     int *decl_of;            /* by name: model-level scalar variable's decl + 1 */
-    unsigned char *pinned;   /* by name: a state or an assigned variable */
+    unsigned char *pinned;   /* by name: PIN_HARD, PIN_SOFT or 0 (mark_pinned) */
     int *parent;             /* by name: union-find parent (itself: a root) */
     signed char *sign;       /* by name: x = sign * parent */
     int failed;
@@ -107,11 +109,12 @@ static int join(aliases *a, int x, int y, int s)
 {
     int sx, sy;
     int rx = find(a, x, &sx), ry = find(a, y, &sy);
-    if (rx == ry || (a->pinned[rx] && a->pinned[ry]))
+    if (rx == ry || (a->pinned[rx] == PIN_HARD && a->pinned[ry] == PIN_HARD))
         return -1;
     /* rx = k ry with k = s sy / sx = s sy sx (signs are +-1) */
     int k = s * sy * sx;
-    int keep_x = a->pinned[rx] || (!a->pinned[ry] && a->decl_of[rx] < a->decl_of[ry]);
+    int keep_x = a->pinned[rx] > a->pinned[ry]
+                 || (a->pinned[rx] == a->pinned[ry] && a->decl_of[rx] < a->decl_of[ry]);
     if (keep_x) {
         a->parent[ry] = rx;
         a->sign[ry] = (signed char)k;
@@ -122,19 +125,43 @@ static int join(aliases *a, int x, int y, int s)
     return 0;
 }
 
-static void mark_pinned(aliases *a)
+/* A state of the model level or a variable an action assigns is pinned
+** hard (two of them joined are a constraint, the equation stays); one
+** differentiated only in a mode's equations softly: it is the preferred
+** representative, but x = y with a state y of the model level is an
+** alias all the same, der(x) in the mode becoming der(y) (a component's
+** der(b.w) = der(a.w) on the flanges of two inertias). */
+static int mark_pinned(aliases *a)
 {
     const hy_syntax *syn = a->syn;
+    unsigned char *in_mode = hy_calloc((size_t)syn->n_nodes + 1, 1);
+    if (!in_mode)
+        return nomem(a);
+    for (int i = 0; i < syn->n_equations; i++) {
+        const hy_equation_syn *eq = &syn->equations[i];
+        if (eq->mode < 0 || eq->output_name >= 0)
+            continue;
+        for (int j = eq->lhs.root >= 0 ? eq->lhs.first : 0; eq->lhs.root >= 0 && j <= eq->lhs.root; j++)
+            in_mode[j] = 1;
+        for (int j = eq->rhs.root >= 0 ? eq->rhs.first : 0; eq->rhs.root >= 0 && j <= eq->rhs.root; j++)
+            in_mode[j] = 1;
+    }
     for (int i = 0; i < syn->n_nodes; i++) {
         const hy_syn *n = &syn->nodes[i];
-        if (n->op == SYN_CALL && n->name == a->der && a->der >= 0 && n->a >= 0)
-            if (variable(a, &syn->nodes[n->a]) >= 0)
-                a->pinned[syn->nodes[n->a].name] = 1;
+        if (n->op == SYN_CALL && n->name == a->der && a->der >= 0 && n->a >= 0
+            && variable(a, &syn->nodes[n->a]) >= 0) {
+            unsigned char *pin = &a->pinned[syn->nodes[n->a].name];
+            unsigned char level = in_mode[i] ? PIN_SOFT : PIN_HARD;
+            if (*pin < level)
+                *pin = level;
+        }
     }
+    hy_free(in_mode);
     for (int i = 0; i < syn->n_stmts; i++)
         if (!syn->stmts[i].is_raise && syn->stmts[i].target >= 0
             && syn->stmts[i].target < a->n_names)
-            a->pinned[syn->stmts[i].target] = 1;
+            a->pinned[syn->stmts[i].target] = PIN_HARD;
+    return 0;
 }
 
 static int eliminated(const aliases *a, int name)
@@ -152,7 +179,10 @@ static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, i
 }
 
 /* e with eliminated names replaced by +-root, copied to the end of the
-** arena (unchanged when it has none). */
+** arena (unchanged when it has none). A negation follows its operand at
+** once, so every operand's nodes stay one range, before the next
+** operand's (compile_trigger splits a relation that way); der(x) of a
+** negated x is -der(r). */
 static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
 {
     if (e.root < 0 || a->failed)
@@ -164,32 +194,30 @@ static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
         return e;
     size_t n = (size_t)(e.root - e.first + 1);
     int *map = hy_alloc_array(n, sizeof *map);
-    unsigned char *negated = hy_calloc(n, 1);
+    unsigned char *negated = hy_calloc(n, 1);     /* der(x)'s x: -r, written later */
+    unsigned char *der_argument = hy_calloc(n, 1);
     hy_expr_ref out = { a->syn->n_nodes, -1 };
-    if (!map || !negated) {
+    if (!map || !negated || !der_argument) {
         nomem(a);
         goto done;
     }
     for (int j = e.first; j <= e.root; j++) {
+        const hy_syn *node = &a->syn->nodes[j];
+        if (node->op == SYN_CALL && node->name == a->der && node->a >= e.first)
+            der_argument[node->a - e.first] = 1;
+    }
+    for (int j = e.first; j <= e.root; j++) {
         hy_syn node = a->syn->nodes[j]; /* a copy: the arena may move */
-        int k = j - e.first, made;
+        int k = j - e.first, made, negative = 0;
         if (node.op == SYN_NAME && eliminated(a, node.name)) {
             int s, root = find(a, node.name, &s);
             made = add_node(a, &node, SYN_NAME, -1, root);
-            negated[k] = s < 0;
+            negative = s < 0;
         } else {
             int operand[3] = { node.a, node.b, node.c };
-            int is_der = node.op == SYN_CALL && node.name == a->der;
-            for (int o = 0; o < 3; o++) {
-                if (operand[o] < e.first)
-                    continue;
-                int from = operand[o] - e.first;
-                operand[o] = map[from];
-                if (negated[from] && !is_der)
-                    operand[o] = add_node(a, &node, SYN_NEG, operand[o], -1);
-                if (operand[o] < 0)
-                    goto done;
-            }
+            for (int o = 0; o < 3; o++)
+                if (operand[o] >= e.first)
+                    operand[o] = map[operand[o] - e.first];
             made = add_node(a, &node, (hy_syn_op)node.op, operand[0], -1);
             if (made >= 0) {
                 hy_syn *copy = &a->syn->nodes[made];
@@ -198,19 +226,24 @@ static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
                 copy->name = node.name;
                 copy->value = node.value;
                 copy->n_args = node.n_args;
-                negated[k] = is_der && node.a >= e.first && negated[node.a - e.first];
+                negative = node.op == SYN_CALL && node.name == a->der && node.a >= e.first
+                           && negated[node.a - e.first];
             }
+        }
+        if (made >= 0 && negative && !der_argument[k]) {
+            made = add_node(a, &node, SYN_NEG, made, -1);
+            negative = 0;
         }
         if (made < 0)
             goto done;
+        negated[k] = (unsigned char)negative;
         map[k] = made;
     }
     out.root = map[n - 1];
-    if (negated[n - 1])
-        out.root = add_node(a, &a->syn->nodes[out.root], SYN_NEG, out.root, -1);
 done:
     hy_free(map);
     hy_free(negated);
+    hy_free(der_argument);
     return out;
 }
 
@@ -339,7 +372,8 @@ int hy_alias_eliminate(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
             && d->name < a.n_names && !a.decl_of[d->name])
             a.decl_of[d->name] = i + 1;
     }
-    mark_pinned(&a);
+    if (mark_pinned(&a) != 0)
+        goto done;
     for (int i = 0; i < syn->n_equations; i++) {
         int x, y, s;
         if (alias_form(&a, &syn->equations[i], &x, &y, &s) == 0 && join(&a, x, y, s) == 0) {

@@ -73,6 +73,46 @@ static void locate(const hy_diag *d, int line, const char **name, const char **t
         }
 }
 
+/* "line:column" of a position in the main file, "file:line:column" in an
+** imported one (its name as given, e.g. the library's path). */
+void hy_diag_position(const hy_diag *d, int line, int column, char *buf, size_t size)
+{
+    const char *name, *text;
+    size_t len;
+    int local;
+    locate(d, line, &name, &text, &len, &local);
+    if (local == line)
+        snprintf(buf, size, "%d:%d", line, column);
+    else
+        snprintf(buf, size, "%s:%d:%d", name, local, column);
+}
+
+/* The text of line `line` (of any file), without leading blanks, into buf
+** ("" if there is none). */
+void hy_diag_line_text(const hy_diag *d, int line, char *buf, size_t size)
+{
+    const char *name, *text;
+    size_t len;
+    int local;
+    locate(d, line, &name, &text, &len, &local);
+    buf[0] = '\0';
+    if (!text || local <= 0 || size == 0)
+        return;
+    const char *src_end = text + len;
+    size_t i = 0;
+    for (int l = 1; l < local && i < len;) {
+        int brk = hy_line_break(text + i, src_end);
+        i += brk ? (size_t)brk : 1;
+        l += brk != 0;
+    }
+    while (i < len && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    size_t n = 0;
+    while (i < len && text[i] != '\n' && text[i] != '\r' && n + 1 < size)
+        buf[n++] = text[i++];
+    buf[n] = '\0';
+}
+
 /* Print the source line `line` and a caret under `column`. */
 static void quote_line(const hy_diag *d, int line, int column)
 {

@@ -58,6 +58,11 @@ void hy_diag_init(hy_diag *d, FILE *out, const char *file_name, const char *sour
 /* line and column are 1-based; line 0 means no position. */
 void hy_diag_error(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
 void hy_diag_warning(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
+/* "line:column" of a position in the main file, "file:line:column" in an
+** imported one, into buf. */
+void hy_diag_position(const hy_diag *d, int line, int column, char *buf, size_t size);
+/* The text of line `line` of any file, leading blanks skipped, into buf. */
+void hy_diag_line_text(const hy_diag *d, int line, char *buf, size_t size);
 /* A note that belongs to the previous message (no caret line). */
 void hy_diag_note(hy_diag *d, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
 /* Another file's text (an import): the line its first line gets (lex it

@@ -198,7 +198,7 @@ static int compile_equations(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int
     vm->residual = hy_program_build(&ir->dag, roots, NULL, mode->n_equations);
     int ok = vm->residual != NULL
              && vm_sparse_build(ir, &vm->jacobian, mode->jac_nodes, mode->jac_rows, mode->jac_cols,
-                                mode->n_jac_entries, mode->n_vars, mode->n_vars) == 0;
+                                mode->n_jac_entries, mode->n_equations, mode->n_vars) == 0;
     vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
     for (int k = 0; k < mode->n_outputs; k++)
         roots[k] = mode->outputs[k].node;

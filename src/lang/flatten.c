@@ -12,6 +12,13 @@
 ** over the connector ends), the Kirchhoff equations appended at model
 ** level (Modelica 3.6, section 9.2: potentials equal, sum of inside flows
 ** minus outside flows = 0; an unconnected flow = 0).
+**
+** A component whose class has modes and transitions becomes a chart of
+** the flat model named by the instance path ("D1", "sub.D3"): its modes
+** and transitions are copied there with their names, their declarations,
+** equations, entry and exit actions, guards and actions renamed with the
+** prefix (copy_elements, mode_map). The simulated model's own modes,
+** charts, transitions and experiment are copied first, unprefixed.
 */
 #include "lang/flatten.h"
 
@@ -63,6 +70,10 @@ typedef struct flattener {
     connector_inst *connectors;
     int n_connectors, cap_connectors;
     int *loop_map;                        /* input loop -> output loop, this instance */
+    int *mode_map;                        /* input mode -> output mode, of the class
+                                             being instantiated (a class never
+                                             contains itself) */
+    int *chart_map;                       /* input chart -> output chart (top class) */
     int *bound;                           /* variables bound around the item copied */
     int n_bound, cap_bound;
 } flattener;
@@ -291,6 +302,149 @@ static int push_decl(flattener *f, const hy_decl *d)
 
 static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mods_to);
 
+/* ---------------------------------------------------------------- */
+/* Modes, charts and transitions                                    */
+
+/* A component class may have modes and transitions (its instances'
+** charts) but no explicit chart and no experiment: said once per class. */
+static void refuse_component_elements(flattener *f, int cls)
+{
+    const hy_syntax *in = f->in;
+    for (int i = 0; i < in->n_charts && !f->class_refused[cls]; i++)
+        if (in->charts[i].cls == cls) {
+            f->class_refused[cls] = 1;
+            error_at(f, in->charts[i].line, in->charts[i].column, "chart '%s' in class '%s', "
+                     "which is used as a component: a component's modes form its own chart, "
+                     "named after the instance (write the modes and transitions without "
+                     "'chart')", text(f, in->charts[i].name), text(f, in->classes[cls].name));
+        }
+    for (int i = 0; i < in->n_settings && !f->class_refused[cls]; i++)
+        if (in->settings[i].cls == cls) {
+            f->class_refused[cls] = 1;
+            error_at(f, in->settings[i].line, in->settings[i].column, "class '%s' is used as "
+                     "a component: the experiment belongs to the simulated model",
+                     text(f, in->classes[cls].name));
+        }
+}
+
+static int class_has_modes(const flattener *f, int cls)
+{
+    for (int i = 0; i < f->in->n_modes; i++)
+        if (f->in->modes[i].cls == cls)
+            return 1;
+    for (int i = 0; i < f->in->n_transitions; i++)
+        if (f->in->transitions[i].cls == cls)
+            return 1;
+    return 0;
+}
+
+static int add_chart(flattener *f, int name, int line, int column)
+{
+    hy_syntax *out = f->out;
+    if (hy_grow((void **)&out->charts, &out->cap_charts, out->n_charts + 1, sizeof *out->charts))
+        return nomem(f);
+    hy_chart_syn *c = &out->charts[out->n_charts];
+    c->name = name;
+    c->line = line;
+    c->column = column;
+    c->cls = 0;
+    return out->n_charts++;
+}
+
+/* Statements `range` of the input, copied with the prefix to the end of
+** the output's list: the copy's range. */
+static hy_stmt_range copy_stmts(flattener *f, hy_stmt_range range, int prefix)
+{
+    hy_syntax *out = f->out;
+    hy_stmt_range copy = range;
+    copy.first = out->n_stmts;
+    copy.count = 0;
+    for (int k = 0; k < range.count && !f->failed; k++) {
+        hy_stmt_syn st = f->in->stmts[range.first + k];
+        int n_bound = f->n_bound;
+        if (bind_loops(f, st.loop))
+            break;
+        st.loop = map_loop(f, st.loop, prefix);
+        if (!st.is_raise)
+            st.target = prefixed(f, prefix, st.target); /* events keep their names */
+        st.value = copy_expr(f, st.value, prefix);
+        st.target_index = copy_expr(f, st.target_index, prefix);
+        f->n_bound = n_bound;
+        if (f->failed
+            || hy_grow((void **)&out->stmts, &out->cap_stmts, out->n_stmts + 1, sizeof *out->stmts)) {
+            nomem(f);
+            break;
+        }
+        out->stmts[out->n_stmts++] = st;
+        copy.count++;
+    }
+    return copy;
+}
+
+/* The modes and transitions of class cls (and, for the simulated model,
+** chart = -1, its charts and experiment), copied with the prefix: a
+** component's go to its instance's chart `chart`, their names unchanged.
+** Fills mode_map for the declarations and equations copied next. */
+static void copy_elements(flattener *f, int cls, int prefix, int chart)
+{
+    const hy_syntax *in = f->in;
+    hy_syntax *out = f->out;
+    if (f->failed || (prefix >= 0 && chart < 0))
+        return;
+    for (int l = 0; l < in->n_loops; l++)
+        f->loop_map[l] = -1;
+    for (int i = 0; i < in->n_charts && chart < 0; i++)
+        if (in->charts[i].cls == cls)
+            f->chart_map[i] = add_chart(f, in->charts[i].name, in->charts[i].line,
+                                        in->charts[i].column);
+    for (int i = 0; i < in->n_modes && !f->failed; i++) {
+        if (in->modes[i].cls != cls)
+            continue;
+        hy_mode_syn m = in->modes[i];
+        m.cls = 0;
+        m.chart = chart >= 0 ? chart : m.chart >= 0 ? f->chart_map[m.chart] : -1;
+        m.entry = copy_stmts(f, m.entry, prefix);
+        m.exit = copy_stmts(f, m.exit, prefix);
+        if (f->failed
+            || hy_grow((void **)&out->modes, &out->cap_modes, out->n_modes + 1, sizeof *out->modes)) {
+            nomem(f);
+            return;
+        }
+        f->mode_map[i] = out->n_modes;
+        out->modes[out->n_modes++] = m;
+    }
+    for (int i = 0; i < in->n_transitions && !f->failed; i++) {
+        if (in->transitions[i].cls != cls)
+            continue;
+        hy_transition_syn t = in->transitions[i];
+        t.cls = 0;
+        t.chart = chart >= 0 ? chart : t.chart >= 0 ? f->chart_map[t.chart] : -1;
+        t.when = copy_expr(f, t.when, prefix);
+        t.actions = copy_stmts(f, t.actions, prefix);
+        if (f->failed
+            || hy_grow((void **)&out->transitions, &out->cap_transitions, out->n_transitions + 1,
+                       sizeof *out->transitions)) {
+            nomem(f);
+            return;
+        }
+        out->transitions[out->n_transitions++] = t;
+    }
+    for (int i = 0; i < in->n_settings && chart < 0 && !f->failed; i++) {
+        if (in->settings[i].cls != cls)
+            continue;
+        hy_setting_syn st = in->settings[i];
+        st.cls = 0;
+        st.value = copy_expr(f, st.value, -1);
+        if (f->failed
+            || hy_grow((void **)&out->settings, &out->cap_settings, out->n_settings + 1,
+                       sizeof *out->settings)) {
+            nomem(f);
+            return;
+        }
+        out->settings[out->n_settings++] = st;
+    }
+}
+
 /* Component d of class cls: push the modifiers that reach into it (the
 ** outer ones first, stripped of "d."), then its own, and instantiate. */
 static void instantiate_component(flattener *f, const hy_decl *d, int prefix, int mods_from,
@@ -309,12 +463,8 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
         return;
     }
     const hy_class_syn *c = &f->in->classes[type];
-    if (c->n_elements > 0 && !f->class_refused[type]) {
-        f->class_refused[type] = 1;
-        error_at(f, c->first_line, c->first_column, "class '%s' is used as a component: "
-                 "modes, charts, transitions and experiments belong to the simulated model "
-                 "(components with modes are not supported yet)", text(f, c->name));
-    }
+    if (!f->class_refused[type])
+        refuse_component_elements(f, type);
     if (d->mode >= 0) {
         error_at(f, d->line, d->column, "component '%s' is declared in a mode: components that "
                  "come and go with modes are not supported yet", text(f, d->name));
@@ -353,6 +503,11 @@ static void instantiate_component(flattener *f, const hy_decl *d, int prefix, in
         else
             f->connectors[f->n_connectors++] = ci;
     }
+    if (!f->failed && class_has_modes(f, type)) {
+        int chart_name = prefixed(f, prefix, d->name);
+        if (chart_name >= 0)
+            copy_elements(f, type, inner, add_chart(f, chart_name, d->line, d->column));
+    }
     if (!f->failed)
         instantiate(f, type, inner, pushed_from, pushed_to);
     for (int i = pushed_from; i < pushed_to && !f->failed; i++)
@@ -373,6 +528,7 @@ static void copy_decl(flattener *f, const hy_decl *d, int prefix, int mods_from,
     }
     hy_decl out = *d;
     out.cls = 0;
+    out.mode = d->mode >= 0 ? f->mode_map[d->mode] : -1;
     out.name = prefixed(f, prefix, d->name);
     modifier *m = find_mod(f, mods_from, mods_to, d->name);
     if (m) {
@@ -486,6 +642,7 @@ static void copy_equation(flattener *f, const hy_equation_syn *eq, int prefix)
 {
     hy_equation_syn out = *eq;
     out.cls = 0;
+    out.mode = eq->mode >= 0 ? f->mode_map[eq->mode] : -1;
     int n_bound = f->n_bound;
     if (bind_loops(f, eq->loop))
         return;
@@ -725,8 +882,10 @@ static int index_classes(flattener *f)
     f->n_class_eqs = hy_calloc((size_t)n, sizeof *f->n_class_eqs);
     f->class_refused = hy_calloc((size_t)n, 1);
     f->loop_map = hy_calloc((size_t)(in->n_loops > 0 ? in->n_loops : 1), sizeof *f->loop_map);
+    f->mode_map = hy_calloc((size_t)in->n_modes + 1, sizeof *f->mode_map);
+    f->chart_map = hy_calloc((size_t)in->n_charts + 1, sizeof *f->chart_map);
     if (!f->class_decls || !f->n_class_decls || !f->class_eqs || !f->n_class_eqs
-        || !f->class_refused || !f->loop_map)
+        || !f->class_refused || !f->loop_map || !f->mode_map || !f->chart_map)
         return nomem(f);
     int *caps_d = hy_calloc((size_t)n, sizeof *caps_d), *caps_e = hy_calloc((size_t)n, sizeof *caps_e);
     int rc = caps_d && caps_e ? 0 : nomem(f);
@@ -749,46 +908,6 @@ static int index_classes(flattener *f)
     return rc;
 }
 
-/* The simulated model's modes, charts, transitions, statements and
-** settings, their expressions copied unchanged into the new arena. */
-static void copy_top_elements(flattener *f)
-{
-    const hy_syntax *in = f->in;
-    hy_syntax *out = f->out;
-    size_t sizes[] = { sizeof *in->modes, sizeof *in->charts, sizeof *in->transitions,
-                       sizeof *in->settings, sizeof *in->stmts };
-    const void *from[] = { in->modes, in->charts, in->transitions, in->settings, in->stmts };
-    void **to[] = { (void **)&out->modes, (void **)&out->charts, (void **)&out->transitions,
-                    (void **)&out->settings, (void **)&out->stmts };
-    int counts[] = { in->n_modes, in->n_charts, in->n_transitions, in->n_settings, in->n_stmts };
-    int *caps[] = { &out->cap_modes, &out->cap_charts, &out->cap_transitions,
-                    &out->cap_settings, &out->cap_stmts };
-    int *ns[] = { &out->n_modes, &out->n_charts, &out->n_transitions, &out->n_settings,
-                  &out->n_stmts };
-    for (int k = 0; k < 5; k++) {
-        if (counts[k] == 0)
-            continue;
-        if (hy_grow(to[k], caps[k], counts[k], sizes[k])) {
-            nomem(f);
-            return;
-        }
-        memcpy(*to[k], from[k], (size_t)counts[k] * sizes[k]);
-        *ns[k] = counts[k];
-    }
-    for (int l = 0; l < in->n_loops; l++)
-        f->loop_map[l] = -1;
-    for (int i = 0; i < out->n_stmts; i++) {
-        hy_stmt_syn *st = &out->stmts[i];
-        st->loop = map_loop(f, st->loop, -1);
-        st->value = copy_expr(f, st->value, -1);
-        st->target_index = copy_expr(f, st->target_index, -1);
-    }
-    for (int i = 0; i < out->n_transitions; i++)
-        out->transitions[i].when = copy_expr(f, out->transitions[i].when, -1);
-    for (int i = 0; i < out->n_settings; i++)
-        out->settings[i].value = copy_expr(f, out->settings[i].value, -1);
-}
-
 int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
 {
     if (!needs_flattening(syntax) || syntax->top < 0)
@@ -806,9 +925,10 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     out.model_name = top->name;
     out.line = top->line;
     out.column = top->column;
-    if (index_classes(&f) == 0 && instantiate(&f, syntax->top, -1, 0, 0) == 0) {
-        connection_sets(&f);
-        copy_top_elements(&f);
+    if (index_classes(&f) == 0) {
+        copy_elements(&f, syntax->top, -1, -1);
+        if (instantiate(&f, syntax->top, -1, 0, 0) == 0)
+            connection_sets(&f);
     }
     hy_class_syn only = *top;
     if (!f.failed && hy_grow((void **)&out.classes, &out.cap_classes, 1, sizeof only) == 0) {
@@ -829,6 +949,8 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     hy_free(f.connections);
     hy_free(f.connectors);
     hy_free(f.loop_map);
+    hy_free(f.mode_map);
+    hy_free(f.chart_map);
     hy_free(f.bound);
     if (f.failed && diag->n_errors == n_errors)
         hy_diag_nomem(diag);

@@ -8,7 +8,9 @@
 ** joins two connectors into a connection set, which becomes equations
 ** (potentials equal, flows summing to zero: inside connectors +, the
 ** class's own connectors -), and a connector no connection reaches from
-** outside gets flow = 0 (seed 000). What comes out is one flat model.
+** outside gets flow = 0 (seed 000). A component with modes becomes a
+** chart named by its path (`D1`, `sub.D3`) holding its modes and
+** transitions. What comes out is one flat model.
 */
 #ifndef HY_LANG_FLATTEN_H
 #define HY_LANG_FLATTEN_H

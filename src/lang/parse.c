@@ -281,15 +281,18 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
     return node;
 }
 
-/* name '[' expr ']' */
+/* name '[' expr ']' | name '[' expr ':' expr ']' (a slice) */
 static int parse_index(hy_parser *ps, int name, int line, int column)
 {
     next(ps); /* [ */
     int first = ps->syn->n_nodes;
     int index = parse_expr(ps);
+    int last = -1;
+    if (!ps->panic && accept(ps, TK_COLON))
+        last = parse_expr(ps);
     if (ps->panic || !expect(ps, TK_RBRACKET))
         return -1;
-    int node = add_node(ps, SYN_INDEX, line, column, index, -1, -1);
+    int node = add_node(ps, SYN_INDEX, line, column, index, last, -1);
     if (node >= 0) {
         ps->syn->nodes[node].name = name;
         ps->syn->nodes[node].first = first;
@@ -1057,6 +1060,7 @@ static void parse_mode(hy_parser *ps)
     mode->column = column;
     mode->chart = ps->chart;
     mode->is_initial = is_initial;
+    mode->cls = ps->cls;
     int outer_mode = ps->mode;
     ps->mode = index;
     for (;;) {
@@ -1117,6 +1121,7 @@ static void parse_transition(hy_parser *ps)
     tr.line = ps->tk.line;
     tr.column = ps->tk.column;
     tr.chart = ps->chart;
+    tr.cls = ps->cls;
     tr.from = tr.to = -1;
     tr.when.root = -1;
     tr.name = expect_name(ps, "the transition's name");
@@ -1181,6 +1186,7 @@ static void parse_experiment(hy_parser *ps)
         st.line = ps->tk.line;
         st.column = ps->tk.column;
         st.string_value = -1;
+        st.cls = ps->cls;
         st.value.root = -1;
         st.name = expect_name(ps, "a setting name");
         if (st.name < 0 || !expect(ps, TK_EQUAL))
@@ -1221,6 +1227,7 @@ static void parse_chart(hy_parser *ps)
     ps->syn->charts[index].name = name;
     ps->syn->charts[index].line = line;
     ps->syn->charts[index].column = column;
+    ps->syn->charts[index].cls = ps->cls;
     int outer = ps->chart;
     ps->chart = index;
     while (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF) {
@@ -1244,17 +1251,6 @@ static void parse_chart(hy_parser *ps)
     }
     ps->chart = outer;
     parse_end(ps, "chart", name, 1);
-}
-
-/* A mode, chart, transition or experiment in the class being parsed:
-** only the simulated model may have them (checked by flatten.c). */
-static void note_element(hy_parser *ps)
-{
-    hy_class_syn *c = &ps->syn->classes[ps->cls];
-    if (c->n_elements++ == 0) {
-        c->first_line = ps->tk.line;
-        c->first_column = ps->tk.column;
-    }
 }
 
 static void parse_model_body(hy_parser *ps, int model_name)
@@ -1291,19 +1287,15 @@ static void parse_model_body(hy_parser *ps, int model_name)
             parse_equation(ps);
             break;
         case TK_MODE: case TK_INITIAL:
-            note_element(ps);
             parse_mode(ps);
             break;
         case TK_CHART:
-            note_element(ps);
             parse_chart(ps);
             break;
         case TK_TRANSITION:
-            note_element(ps);
             parse_transition(ps);
             break;
         case TK_EXPERIMENT:
-            note_element(ps);
             parse_experiment(ps);
             break;
         case TK_ENTRY: case TK_EXIT:

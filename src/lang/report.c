@@ -26,11 +26,16 @@ typedef struct source_text {
     size_t len;
     size_t *line_starts;
     int n_lines;
+    const hy_diag *diag;     /* the imported files' lines */
 } source_text;
 
 /* The source line `line`, without leading blanks, into buf. */
 static void source_line(const source_text *source, int line, char *buf, size_t size)
 {
+    if (line > source->n_lines && source->diag) {
+        hy_diag_line_text(source->diag, line, buf, size);
+        return;
+    }
     const char *src = source->text;
     size_t len = source->len;
     size_t i = line >= 1 && line <= source->n_lines ? source->line_starts[line - 1] : len;
@@ -71,7 +76,10 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
     const hy_ir_mechanics *mech = &mode->mech;
     fprintf(out, "  mode %s: %d unknown%s, %d equation%s", NAME(ir, mode->name), mode->n_vars,
             mode->n_vars == 1 ? "" : "s", mode->n_equations, mode->n_equations == 1 ? "" : "s");
-    if (st->analysed && st->index_ok)
+    if (mode->n_shared > 0)
+        fprintf(out, ", %d shared with other charts (analysed in its configurations)",
+                mode->n_shared);
+    else if (st->analysed && st->index_ok)
         fprintf(out, ", index <= 1, %d algebraic loop%s", st->n_loops, st->n_loops == 1 ? "" : "s");
     else if (st->analysed && mode->is_mechanical)
         fprintf(out, ", index %d, a mechanical system (%d position%s, %d constraint%s)", st->index,
@@ -91,12 +99,16 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
             fprintf(out, "  unit \"%s\"", NAME(ir, v->unit));
         if (v->description >= 0)
             fprintf(out, "  \"%s\"", NAME(ir, v->description));
+        if (v->is_shared)
+            fprintf(out, "  (shared with other charts)");
         fputc('\n', out);
     }
     for (int i = 0; i < mode->n_equations; i++) {
         source_line(source, mode->equations[i].line, line, sizeof line);
-        fprintf(out, "    equation %d (%d:%d): %s", i, mode->equations[i].line,
-                mode->equations[i].column, line);
+        char at[300];
+        hy_diag_position(source->diag, mode->equations[i].line, mode->equations[i].column, at,
+                         sizeof at);
+        fprintf(out, "    equation %d (%s): %s", i, at, line);
         const char *role = NULL;
         for (int k = 0; mode->is_mechanical && k < mech->n_q; k++)
             role = mech->kinematics[k] == i ? "kinematics" : mech->dynamics[k] == i ? "dynamics" : role;
@@ -114,9 +126,12 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
             fprintf(out, "   [%s%s%s]", role ? role : "", role && count > 0 ? ", " : "", times);
         fputc('\n', out);
     }
-    for (int k = 0; k < mode->n_outputs; k++)
-        fprintf(out, "    output %s (%d:%d)\n", NAME(ir, mode->outputs[k].name), mode->outputs[k].line,
-                mode->outputs[k].column);
+    for (int k = 0; k < mode->n_outputs; k++) {
+        char at[300];
+        hy_diag_position(source->diag, mode->outputs[k].line, mode->outputs[k].column, at,
+                         sizeof at);
+        fprintf(out, "    output %s (%s)\n", NAME(ir, mode->outputs[k].name), at);
+    }
     for (int k = 0; k < mode->n_guards; k++) {
         fprintf(out, "    guard %d:", k);
         for (int t = 0; t < ir->n_transitions; t++) {
@@ -133,7 +148,10 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
         fprintf(out, "    algebraic loop of %d equations:", n);
         for (int k = 0; k < n; k++) {
             int i = st->block_eqs[first + k];
-            fprintf(out, " %d:%d", mode->equations[i].line, mode->equations[i].column);
+            char at[300];
+            hy_diag_position(source->diag, mode->equations[i].line, mode->equations[i].column,
+                             at, sizeof at);
+            fprintf(out, " %s", at);
         }
         fprintf(out, "; unknowns");
         for (int k = 0; k < n; k++) {
@@ -157,7 +175,7 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
                 "the ODE form by coordinate partitioning with VSTIFF, MSTIFF, ABAM, RK45\n");
     } else if (mode->n_vars > 0) {
         fprintf(out, "    Jacobian: %d non-zero entries of %.0f\n", mode->n_jac_entries,
-                (double)mode->n_vars * mode->n_vars);
+                (double)mode->n_equations * mode->n_vars);
     }
 }
 
@@ -170,6 +188,11 @@ static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
                 gl->is_hidden ? "hidden discrete" : gl->is_discrete ? "discrete" : "parameter",
                 NAME(ir, gl->name), gl->value, gl->is_hidden ? " (value of an if-condition)" : "");
     }
+    if (ir->initial_configuration.analysed)
+        fprintf(out, "  initial configuration (the initial mode of every chart): %d unknowns, "
+                "%d equations, index <= 1, %d algebraic loop%s\n",
+                ir->initial_configuration.n_vars, ir->initial_configuration.n_equations,
+                ir->initial_configuration.n_loops, ir->initial_configuration.n_loops == 1 ? "" : "s");
     for (int c = 0; c < ir->n_charts; c++) {
         const hy_ir_chart *ch = &ir->charts[c];
         fprintf(out, "chart %s (initial mode %s)\n", NAME(ir, ch->name),
@@ -218,7 +241,7 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
             hy_structure_analyse(&ir, &diag);
         if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
             hy_diag_nomem(&diag);
-        source_text text = { source, length, NULL, 0 };
+        source_text text = { source, length, NULL, 0, &diag };
         text.n_lines = hy_line_starts(source, length, &text.line_starts);
         if (text.n_lines < 0)
             hy_diag_nomem(&diag);

@@ -10,6 +10,7 @@
 #include "core/core.h"
 #include "lang/sema.h"
 
+#include "integrators/integrator.h"
 #include "lang/vm.h"
 
 #include <math.h>
@@ -63,6 +64,19 @@ typedef struct sema {
 } sema;
 
 #define NAME(s, id) hy_strtab_get((s)->strings, (id))
+
+/* A position for a message: "line:column", "file:line:column" in an
+** imported library. */
+typedef struct position_text {
+    char text[300];
+} position_text;
+
+static position_text position(const sema *s, int line, int column)
+{
+    position_text p;
+    hy_diag_position(s->diag, line, column, p.text, sizeof p.text);
+    return p;
+}
 
 static void error_at(sema *s, const ctx *c, int line, int column, const char *fmt, ...)
     HY_PRINTF(5, 6);
@@ -220,12 +234,17 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
     }
     if (owner >= 0 && is_mode_ctx(c->kind)) {
         const hy_ir_mode *here = &ir->modes[c->mode], *there = &ir->modes[owner];
-        if (there->chart != here->chart)
+        if (there->chart != here->chart && there->syntax_index < 0)
             error_at(s, c, line, column,
-                     "'%s' is an unknown of mode '%s' in chart '%s': modes of different charts "
-                     "are coupled only through parameters, discrete variables and events, "
-                     "not continuously",
-                     NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name));
+                     "'%s' is an output of the model level, which modes of other charts cannot "
+                     "use (declare it as a variable with an equation instead)", NAME(s, name));
+        else if (there->chart != here->chart)
+            error_at(s, c, line, column,
+                     "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
+                     "chart '%s': a mode's own variables exist only while it is active; "
+                     "declare '%s' outside the modes to share it between charts",
+                     NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name),
+                     NAME(s, here->name), NAME(s, ir->charts[here->chart].name), NAME(s, name));
         else
             error_at(s, c, line, column, "'%s' is not a variable of mode '%s' (it belongs to mode '%s')",
                      NAME(s, name), NAME(s, here->name), NAME(s, there->name));
@@ -565,8 +584,8 @@ static int check_new_global(sema *s, int name, int line, int column)
     if (!valid_name(s, name))
         return 0;
     if (s->first_line[name]) {
-        error_at(s, NULL, line, column, "duplicate name '%s' (first declared at %d:%d)", NAME(s, name),
-                 s->first_line[name], s->first_column[name]);
+        error_at(s, NULL, line, column, "duplicate name '%s' (first declared at %s)", NAME(s, name),
+                 position(s, s->first_line[name], s->first_column[name]).text);
         return 0;
     }
     s->first_line[name] = line;
@@ -882,8 +901,8 @@ static void build_charts(sema *s)
         const hy_chart_syn *c = &syn->charts[i];
         for (int k = 0; k < i; k++)
             if (syn->charts[k].name == c->name)
-                error_at(s, NULL, c->line, c->column, "duplicate chart '%s' (first declared at %d:%d)",
-                         NAME(s, c->name), syn->charts[k].line, syn->charts[k].column);
+                error_at(s, NULL, c->line, c->column, "duplicate chart '%s' (first declared at %s)",
+                         NAME(s, c->name), position(s, syn->charts[k].line, syn->charts[k].column).text);
         chart_of_syntax[i] = add_chart(s, c->name, c->line, c->column);
     }
     for (int i = 0; i < syn->n_modes; i++) {
@@ -891,8 +910,8 @@ static void build_charts(sema *s)
         int chart = ms->chart < 0 ? s->implicit_chart : chart_of_syntax[ms->chart];
         for (int m = 0; m < ir->n_modes; m++)
             if (ir->modes[m].chart == chart && ir->modes[m].name == ms->name)
-                error_at(s, NULL, ms->line, ms->column, "duplicate mode '%s' (first declared at %d:%d)",
-                         NAME(s, ms->name), ir->modes[m].line, ir->modes[m].column);
+                error_at(s, NULL, ms->line, ms->column, "duplicate mode '%s' (first declared at %s)",
+                         NAME(s, ms->name), position(s, ir->modes[m].line, ir->modes[m].column).text);
         if (add_mode(s, ms->name, ms->line, ms->column, chart, i) < 0)
             break;
     }
@@ -1005,14 +1024,14 @@ static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_ind
     hy_ir_mode *mode = &ir->modes[m];
     if (s->first_line[d->name]) {
         if (!quiet)
-            error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
-                     NAME(s, d->name), s->first_line[d->name], s->first_column[d->name]);
+            error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
+                     NAME(s, d->name), position(s, s->first_line[d->name], s->first_column[d->name]).text);
         return 0;
     }
     int previous = ix->cur[d->name];
     if (previous >= 0) {
-        error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %d:%d)",
-                 NAME(s, d->name), mode->vars[previous].line, mode->vars[previous].column);
+        error_at(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
+                 NAME(s, d->name), position(s, mode->vars[previous].line, mode->vars[previous].column).text);
         return 0;
     }
     int owner = s->owner_mode[d->name];
@@ -1101,6 +1120,113 @@ static void declare_variables(sema *s)
     hy_free(ix.cur);
 }
 
+/* Mark the names of nodes [first, root] that are variables of the model
+** chart's mode (model_var[name] >= 0) and not yet in mode m: add them. */
+static int share_names_in(sema *s, int m, hy_expr_ref e, const int *model_var, int model_mode,
+                          unsigned stamp)
+{
+    hy_ir *ir = s->ir;
+    for (int j = e.root >= 0 ? e.first : 0; e.root >= 0 && j <= e.root; j++) {
+        const hy_syn *node = &s->syn->nodes[j];
+        if (node->op != SYN_NAME || !valid_name(s, node->name) || model_var[node->name] < 0
+            || s->mark[node->name] == stamp)
+            continue;
+        s->mark[node->name] = stamp;
+        hy_ir_mode *mode = &ir->modes[m];
+        if (find_var(mode, node->name) >= 0)
+            continue; /* a mode-local of the same name: reported as a duplicate */
+        if (GROW(s, mode->vars, mode->n_vars, mode->cap_vars))
+            return -1;
+        hy_ir_var *model_copy = &ir->modes[model_mode].vars[model_var[node->name]];
+        model_copy->is_shared = 1;
+        mode->vars[mode->n_vars] = *model_copy;
+        mode->n_vars++;
+        mode->n_shared++;
+    }
+    return 0;
+}
+
+/* Several charts with modes: the model-level variables a mode of another
+** chart uses (in its equations, outputs and the triggers of the
+** transitions leaving it) become its variables too, shared with the model
+** chart's mode (one unknown of every configuration, seed 000 section 4). */
+static void share_model_variables(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    int model_mode = -1, n_in_chart = 0;
+    for (int m = 0; m < ir->n_modes; m++)
+        if (ir->modes[m].chart == s->shared_mode_chart) {
+            model_mode = m;
+            n_in_chart++;
+        }
+    if (model_mode < 0 || n_in_chart != 1 || ir->n_charts < 2)
+        return;
+    if (ir->modes[model_mode].syntax_index >= 0)
+        return; /* one chart of modes receives the model level: nothing is shared */
+    int *model_var = hy_malloc(sizeof *model_var * ((size_t)s->n_names + 1));
+    if (!model_var) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+        return;
+    }
+    for (int i = 0; i <= s->n_names; i++)
+        model_var[i] = -1;
+    for (int k = 0; k < ir->modes[model_mode].n_vars; k++)
+        model_var[ir->modes[model_mode].vars[k].name] = k;
+    for (int m = 0; m < ir->n_modes; m++) {
+        const hy_ir_mode *mode = &ir->modes[m];
+        if (mode->chart == s->shared_mode_chart || mode->syntax_index < 0)
+            continue;
+        unsigned stamp = next_mark(s);
+        int failed = 0;
+        for (int i = 0; i < syn->n_equations && !failed; i++) {
+            const hy_equation_syn *eq = &syn->equations[i];
+            if (eq->mode != mode->syntax_index)
+                continue;
+            failed = share_names_in(s, m, eq->lhs, model_var, model_mode, stamp) != 0
+                     || share_names_in(s, m, eq->rhs, model_var, model_mode, stamp) != 0;
+        }
+        for (int i = 0; i < ir->n_transitions && !failed; i++)
+            if (ir->transitions[i].from == m)
+                failed = share_names_in(s, m, syn->transitions[i].when, model_var, model_mode,
+                                        stamp) != 0;
+        if (failed)
+            break;
+    }
+    for (int k = 0; k < ir->modes[model_mode].n_vars; k++)
+        ir->modes[model_mode].n_shared += ir->modes[model_mode].vars[k].is_shared;
+    hy_free(model_var);
+}
+
+/* Modes sharing unknowns are residuals of their configuration's DAE:
+** an experiment naming an integrator of explicit ODEs only is refused
+** here, where the setting can be pointed at (DSTIFF, the default, runs
+** them). */
+static void check_integrator(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    int shared = -1;
+    for (int m = 0; m < s->ir->n_modes && shared < 0; m++)
+        if (s->ir->modes[m].n_shared > 0 && s->ir->modes[m].syntax_index >= 0)
+            shared = m;
+    if (shared < 0)
+        return;
+    for (int i = 0; i < syn->n_settings; i++) {
+        const hy_setting_syn *st = &syn->settings[i];
+        if (st->string_value < 0 || strcmp(NAME(s, st->name), "integrator_type") != 0)
+            continue;
+        const hy_integrator_ops *method = hy_integrator_find(NAME(s, st->string_value));
+        if (method && method->needs_rhs)
+            error_at(s, NULL, st->line, st->column,
+                     "integrator_type \"%s\" solves explicit ODEs y' = f(t, y) only, but the "
+                     "modes of chart '%s' share unknowns with other charts (their equations "
+                     "join one DAE): use DSTIFF, the default",
+                     NAME(s, st->string_value),
+                     NAME(s, s->ir->charts[s->ir->modes[shared].chart].name));
+    }
+}
+
 /* ---------------------------------------------------------------- */
 /* Transitions: endpoints, triggers, guards                         */
 
@@ -1141,8 +1267,8 @@ static void resolve_transitions(sema *s)
         for (int k = 0; k < i; k++)
             if (syn->transitions[k].name == ts->name && transition_chart(s, &syn->transitions[k]) == tr->chart)
                 error_at(s, NULL, ts->line, ts->column,
-                         "duplicate transition '%s' (first declared at %d:%d)", NAME(s, ts->name),
-                         syn->transitions[k].line, syn->transitions[k].column);
+                         "duplicate transition '%s' (first declared at %s)", NAME(s, ts->name),
+                         position(s, syn->transitions[k].line, syn->transitions[k].column).text);
         if (tr->chart < 0)
             continue;
         if (ts->from < 0) {
@@ -1316,8 +1442,8 @@ static int uses_derivative(sema *s, int node)
 static void find_explicit_form(sema *s, hy_ir_mode *mode)
 {
     mode->is_explicit = 0;
-    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars)
-        return;
+    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars || mode->n_shared > 0)
+        return; /* shared unknowns: the configuration's system is the DAE */
     int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
     if (!rhs) { /* not "no explicit form": that would refuse VSTIFF ... */
         hy_diag_nomem(s->diag);
@@ -1384,7 +1510,7 @@ static void compile_mode(sema *s, int m)
         mode->n_equations++;
     }
     mode = &ir->modes[m];
-    if (!equation_errors && mode->n_equations != mode->n_vars) {
+    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0) {
         char list[400] = "";
         size_t used = 0;
         for (int k = 0; k < mode->n_vars && used + 40 < sizeof list; k++)
@@ -1914,7 +2040,8 @@ int hy_sema(const hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, hy_ir *i
     ** running out of memory they stop: what a phase left half built is no
     ** ground for the next one. */
     static void (*const phases[])(sema *) = {
-        declare_variables, resolve_transitions, compile_modes, check_reachability,
+        declare_variables, resolve_transitions, share_model_variables, compile_modes,
+        check_integrator, check_reachability,
         compile_actions, build_initial_action, check_unused_actions,
         add_relation_transitions, check_events,
     };

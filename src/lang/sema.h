@@ -24,6 +24,9 @@ typedef struct hy_ir_var {
     double rtol, atol;       /* 0: the run's */
     int unit, description;   /* string ids or -1 */
     int line, column;
+    int is_shared;           /* a model-level variable that modes of other
+                                charts use too: one unknown of every
+                                configuration with those modes active */
 } hy_ir_var;
 
 typedef struct hy_ir_equation {
@@ -100,6 +103,10 @@ typedef struct hy_ir_mode {
     int chart;
     int n_vars, cap_vars;
     hy_ir_var *vars;
+    int n_shared;            /* vars with is_shared: then n_equations may
+                                differ from n_vars (the configuration is
+                                square, checked by structure.c at the start
+                                and by the simulator at every event) */
     int n_equations, cap_equations;
     hy_ir_equation *equations;
     int n_outputs, cap_outputs;
@@ -185,6 +192,11 @@ typedef struct hy_ir {
     ** values that use parameters, the initial modes' entry actions and the
     ** initial truth of their hidden condition variables. No statements: none. */
     hy_ir_transition initial;
+    /* Modes sharing unknowns: the initial configuration, as structure.c
+    ** analysed it (analysed 0: no shared unknowns, or refused). */
+    struct {
+        int analysed, n_vars, n_equations, n_loops;
+    } initial_configuration;
 } hy_ir;
 
 /* Analyse a parsed model. Errors go to diag; returns their number (the IR

@@ -225,14 +225,21 @@ static int blt(const incidence *g, const int *col_match, hy_ir_structure *st)
     return ok ? 0 : -1;
 }
 
-static void list_lines(const hy_ir_mode *mode, const int *eqs, int n, char *buf, size_t size)
+static void list_lines(const hy_diag *diag, const hy_ir_mode *mode, const int *eqs, int n,
+                       char *buf, size_t size)
 {
     size_t used = 0;
+    int k = 0;
     buf[0] = '\0';
-    for (int k = 0; k < n && used + 24 < size; k++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%d:%d", k ? ", " : "",
-                                 mode->equations[eqs[k]].line, mode->equations[eqs[k]].column);
-    if (used + 24 >= size)
+    for (; k < n; k++) {
+        char at[200];
+        hy_diag_position(diag, mode->equations[eqs[k]].line, mode->equations[eqs[k]].column, at,
+                         sizeof at);
+        if (used + strlen(at) + 8 >= size)
+            break;
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", at);
+    }
+    if (k < n)
         snprintf(buf + used, size - used, ", ...");
 }
 
@@ -271,12 +278,16 @@ static void multiplier_hint(hy_ir *ir, const hy_ir_mode *mode, const int *col_ma
              name, mode->equations[constraint].line, mode->equations[constraint].column, name);
 }
 
-static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
+/* what: "mode 'NAME'" or "the initial configuration (...)", for messages;
+** a configuration (is_configuration) is not reduced if its index is > 1:
+** that is reported. */
+static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag, const char *what,
+                        int is_configuration)
 {
     hy_ir_structure *st = &mode->structure;
     int n = mode->n_vars, n_errors = 0;
-    if (mode->n_equations != n)
-        return 0; /* reported by sema */
+    if (mode->n_equations != n || (mode->n_shared > 0 && !is_configuration))
+        return 0; /* reported by sema; a mode with shared unknowns: in its configurations */
     st->analysed = 1;
     st->index_ok = 1;
     if (n == 0)
@@ -292,7 +303,6 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
     }
     int matched = maximum_matching(&g, n, row_match, col_match);
     incidence_free(&g);
-    const char *name = hy_strtab_get(ir->strings, mode->name);
     if (matched < 0) {
         hy_free(col_match);
         hy_diag_nomem(diag);
@@ -309,14 +319,14 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
             if (col_match[j] < 0)
                 used += (size_t)snprintf(unknowns + used, sizeof unknowns - used, "%s%s",
                                          used ? ", " : "", hy_strtab_get(ir->strings, mode->vars[j].name));
-        list_lines(mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
+        list_lines(diag, mode, st->unmatched, st->n_unmatched, lines, sizeof lines);
         int first = st->unmatched ? st->unmatched[0] : 0;
         char hint[400] = "";
         multiplier_hint(ir, mode, col_match, hint, sizeof hint);
         hy_diag_error(diag, mode->equations[first].line, mode->equations[first].column,
-                      "mode '%s' is structurally singular: the equation%s at %s cannot be "
+                      "%s is structurally singular: the equation%s at %s cannot be "
                       "matched to an unknown; no equation determines %s%s",
-                      name, st->n_unmatched == 1 ? "" : "s", lines, unknowns, hint);
+                      what, st->n_unmatched == 1 ? "" : "s", lines, unknowns, hint);
         hy_free(col_match);
         return 1;
     }
@@ -337,6 +347,20 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
         for (int i = 0; i < n; i++)
             if (row_match[i] < 0)
                 st->index_eqs[st->n_index_eqs++] = i;
+        if (is_configuration) {
+            char lines[300];
+            list_lines(diag, mode, st->index_eqs, st->n_index_eqs, lines, sizeof lines);
+            hy_diag_error(diag, mode->equations[st->index_eqs[0]].line,
+                          mode->equations[st->index_eqs[0]].column,
+                          "%s has index > 1: the equation%s at %s cannot be solved for a "
+                          "derivative or an algebraic unknown once the states are known; "
+                          "differentiate a constraint by hand (modes that share unknowns are "
+                          "not reduced as mechanical systems)",
+                          what, st->n_index_eqs == 1 ? "" : "s", lines);
+            incidence_free(&g);
+            hy_free(col_match);
+            return 1;
+        }
         /* Which equations to differentiate; a mechanical system is then
         ** reduced by the simulator, anything else is refused. */
         if (hy_pantelides(ir, (int)(mode - ir->modes)) != 0) {
@@ -354,10 +378,144 @@ static int analyse_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
     return n_errors;
 }
 
+static void free_structure(hy_ir_structure *st)
+{
+    hy_free(st->unmatched);
+    hy_free(st->index_eqs);
+    hy_free(st->block_start);
+    hy_free(st->block_eqs);
+    hy_free(st->eq_unknown);
+    hy_free(st->differentiations);
+    memset(st, 0, sizeof *st);
+}
+
+/* Mode `from`'s equations appended to cfg, its unknowns merged into cfg's
+** by name (config_var: name -> index in cfg, -1) and its y, y' leaves
+** renumbered. 0, or -1 out of memory. */
+static int add_to_configuration(hy_ir *ir, hy_ir_mode *cfg, const hy_ir_mode *from,
+                                int *config_var)
+{
+    int cap_vars = cfg->n_vars, cap_eqs = cfg->n_equations;
+    int *y = hy_malloc(sizeof *y * ((size_t)from->n_vars + 1));
+    int *yp = hy_malloc(sizeof *yp * ((size_t)from->n_vars + 1));
+    int status = y && yp ? 0 : -1;
+    for (int k = 0; k < from->n_vars && status == 0; k++) {
+        const hy_ir_var *v = &from->vars[k];
+        int j = config_var[v->name];
+        if (j < 0) {
+            if (hy_grow((void **)&cfg->vars, &cap_vars, cfg->n_vars + 1, sizeof *cfg->vars)) {
+                status = -1;
+                break;
+            }
+            j = config_var[v->name] = cfg->n_vars++;
+            cfg->vars[j] = *v;
+        }
+        cfg->vars[j].is_differential |= v->is_differential;
+        y[k] = hy_x_leaf(&ir->dag, X_Y, j);
+        yp[k] = hy_x_leaf(&ir->dag, X_YP, j);
+        if (y[k] < 0 || yp[k] < 0)
+            status = -1;
+    }
+    for (int i = 0; i < from->n_equations && status == 0; i++) {
+        hy_ir_equation eq = from->equations[i];
+        eq.residual = hy_x_substitute(&ir->dag, eq.residual, X_Y, y, from->n_vars);
+        if (eq.residual >= 0)
+            eq.residual = hy_x_substitute(&ir->dag, eq.residual, X_YP, yp, from->n_vars);
+        if (eq.residual < 0
+            || hy_grow((void **)&cfg->equations, &cap_eqs, cfg->n_equations + 1,
+                       sizeof *cfg->equations)) {
+            status = -1;
+            break;
+        }
+        eq.explicit_state = eq.explicit_rhs = -1;
+        cfg->equations[cfg->n_equations++] = eq;
+    }
+    hy_free(y);
+    hy_free(yp);
+    return status;
+}
+
+/* When modes share unknowns, the initial configuration (the initial mode
+** of every chart) as one temporary mode, analysed as a mode is: a
+** structurally singular or high-index start is said at compile time. (The
+** simulator checks every configuration it enters.) */
+static int analyse_initial_configuration(hy_ir *ir, hy_diag *diag)
+{
+    int shared = 0;
+    for (int c = 0; c < ir->n_charts; c++)
+        shared |= ir->charts[c].initial >= 0 && ir->modes[ir->charts[c].initial].n_shared > 0;
+    if (!shared)
+        return 0;
+    hy_ir_mode cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.name = ir->model_name;
+    cfg.chart = -1;
+    cfg.syntax_index = -1;
+    int *config_var = hy_malloc(sizeof *config_var * ((size_t)ir->strings->n_strings + 1));
+    char what[400];
+    size_t used = (size_t)snprintf(what, sizeof what, "the initial configuration (");
+    int status = config_var ? 0 : -1;
+    for (int i = 0; config_var && i <= ir->strings->n_strings; i++)
+        config_var[i] = -1;
+    for (int c = 0; c < ir->n_charts && status == 0; c++) {
+        int m = ir->charts[c].initial;
+        if (m < 0)
+            continue;
+        status = add_to_configuration(ir, &cfg, &ir->modes[m], config_var);
+        if (used + 80 < sizeof what)
+            used += (size_t)snprintf(what + used, sizeof what - used, "%s%s of chart %s",
+                                     c ? ", " : "", hy_strtab_get(ir->strings, ir->modes[m].name),
+                                     hy_strtab_get(ir->strings, ir->charts[c].name));
+        else if (used + 8 < sizeof what)
+            used += (size_t)snprintf(what + used, sizeof what - used, ", ...");
+    }
+    if (used + 2 < sizeof what)
+        snprintf(what + used, sizeof what - used, ")");
+    int n_errors = 0;
+    if (status != 0) {
+        hy_diag_nomem(diag);
+        n_errors = 1;
+    } else {
+        /* The counts were checked by sema per mode but not summed. */
+        if (cfg.n_equations != cfg.n_vars) {
+            int line = 0, column = 0; /* at the first initial mode that shares */
+            for (int c = ir->n_charts - 1; c >= 0; c--) {
+                const hy_ir_mode *m = ir->charts[c].initial >= 0 ? &ir->modes[ir->charts[c].initial]
+                                                                 : NULL;
+                if (m && m->n_shared > 0 && m->syntax_index >= 0) {
+                    line = m->line;
+                    column = m->column;
+                }
+            }
+            hy_diag_error(diag, line, column, "%s has %d equation%s for %d unknown%s: the "
+                          "system is %s", what, cfg.n_equations, cfg.n_equations == 1 ? "" : "s",
+                          cfg.n_vars, cfg.n_vars == 1 ? "" : "s",
+                          cfg.n_equations < cfg.n_vars ? "underdetermined" : "overdetermined");
+            n_errors = 1;
+        } else {
+            n_errors = analyse_mode(ir, &cfg, diag, what, 1);
+        }
+        ir->initial_configuration.analysed = cfg.structure.analysed && n_errors == 0;
+        ir->initial_configuration.n_vars = cfg.n_vars;
+        ir->initial_configuration.n_equations = cfg.n_equations;
+        ir->initial_configuration.n_loops = cfg.structure.n_loops;
+    }
+    free_structure(&cfg.structure);
+    hy_free(cfg.vars);
+    hy_free(cfg.equations);
+    hy_free(config_var);
+    return n_errors;
+}
+
 int hy_structure_analyse(hy_ir *ir, hy_diag *diag)
 {
     int n_errors = 0;
-    for (int m = 0; m < ir->n_modes; m++)
-        n_errors += analyse_mode(ir, &ir->modes[m], diag);
+    for (int m = 0; m < ir->n_modes; m++) {
+        char what[300];
+        snprintf(what, sizeof what, "mode '%s'", hy_strtab_get(ir->strings, ir->modes[m].name));
+        n_errors += analyse_mode(ir, &ir->modes[m], diag, what, 0);
+    }
+    if (n_errors == 0)
+        n_errors += analyse_initial_configuration(ir, diag);
     return n_errors;
 }

@@ -23,7 +23,7 @@ typedef enum hy_syn_op {
     SYN_IF,                                  /* if a then b else c */
     SYN_CALL,                                /* name(a, b, c): n_args given */
     /* Array constructs, gone after hy_unroll (unroll.c): */
-    SYN_INDEX,                               /* name[a] */
+    SYN_INDEX,                               /* name[a], or the slice name[a:b] if b >= 0 */
     SYN_REDUCE,                              /* name(a for var in b:c), name sum/min/max/product */
     SYN_ARRAY,                               /* {a, ...}: a is one element, b the next link or -1 */
     SYN_COMPREH                              /* {a for var in b:c} */
@@ -119,10 +119,12 @@ typedef struct hy_mode_syn {
     int chart;               /* -1: the implicit chart of the model */
     int is_initial;
     hy_stmt_range entry, exit;
+    int cls;                 /* the class it belongs to */
 } hy_mode_syn;
 
 typedef struct hy_chart_syn {
     int name, line, column;
+    int cls;                 /* the class it belongs to */
 } hy_chart_syn;
 
 typedef struct hy_transition_syn {
@@ -136,28 +138,27 @@ typedef struct hy_transition_syn {
     int priority_line, priority_column;
     int fires_at_start;      /* `initial`: a level test at t0 as well */
     int initial_line, initial_column;
+    int cls;                 /* the class it belongs to */
 } hy_transition_syn;
 
 typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
 
 /* `model | block | connector NAME ... end NAME;`: a file holds one or more;
 ** the last model is the one simulated, the others are instantiated as
-** components (flatten.c). */
+** components (flatten.c; a component's modes and transitions become a
+** chart of its own). */
 typedef struct hy_class_syn {
     int name, line, column;  /* name: "Library.Class" for an imported one */
     int short_name;          /* "Class" */
     int package;             /* the library it was imported from, -1: the file's own */
     hy_class_kind kind;
-    int n_elements;          /* modes, charts, transitions, settings: only the
-                                simulated model may have them (line of the
-                                first in first_line) */
-    int first_line, first_column;
 } hy_class_syn;
 
 typedef struct hy_setting_syn {
     int name, line, column;
     hy_expr_ref value;       /* a number */
     int string_value;        /* a string id, or -1 */
+    int cls;                 /* the class it belongs to */
 } hy_setting_syn;
 
 typedef struct hy_syntax {

@@ -33,6 +33,8 @@ typedef struct unroller {
     hy_strtab *strings;
     hy_diag *diag;
     int mode;                /* scope of array names: this mode, then the model */
+    long elem;               /* > 0: the element of an array equation being written
+                                (whole arrays and slices stand for their elem-th) */
     binding *env;            /* loop variables, innermost last */
     int n_env, cap_env;
     array_info *arrays;
@@ -305,6 +307,20 @@ static int add_out(unroller *u, const hy_syn *like, hy_syn_op op, int a, int b, 
 
 static int copy_range(unroller *u, int first, int root);
 
+/* The bounds of slice n (name[a:b]) of array a: 1 <= lo <= hi <= size. */
+static int slice_bounds(unroller *u, const hy_syn *n, const array_info *a, long *lo, long *hi)
+{
+    hy_expr_ref from = { n->first, n->a }, to = { n->a + 1, n->b };
+    char what[160];
+    snprintf(what, sizeof what, "start of the slice of '%s'", name_of(u, n->name));
+    if (eval_integer(u, from, n->line, n->column, what, 1, a->size, lo))
+        return -1;
+    snprintf(what, sizeof what, "end of the slice of '%s'", name_of(u, n->name));
+    if (eval_integer(u, to, n->line, n->column, what, *lo, a->size, hi))
+        return -1;
+    return 0;
+}
+
 static int copy_index(unroller *u, const hy_syn *n)
 {
     array_info *a = find_array(u, n->name);
@@ -312,13 +328,24 @@ static int copy_index(unroller *u, const hy_syn *n)
         return error_at(u, n->line, n->column, "'%s' is not an array", name_of(u, n->name));
     if (a->size < 0)
         return -1; /* its size was refused */
-    hy_expr_ref index = { n->first, n->a };
-    const hy_syn *at = &u->in->nodes[n->first];
-    char what[160];
-    snprintf(what, sizeof what, "index of '%s'", name_of(u, n->name));
     long k = 0;
-    if (eval_integer(u, index, at->line, at->column, what, 1, a->size, &k))
-        return -1;
+    if (n->b >= 0) {
+        long lo, hi;
+        if (slice_bounds(u, n, a, &lo, &hi))
+            return -1;
+        if (u->elem <= 0 || u->elem > hi - lo + 1)
+            return error_at(u, n->line, n->column, "the slice '%s[%ld:%ld]' stands for %ld "
+                            "values: use it in an equation between arrays of that length, or "
+                            "in sum(...)", name_of(u, n->name), lo, hi, hi - lo + 1);
+        k = lo + u->elem - 1;
+    } else {
+        hy_expr_ref index = { n->first, n->a };
+        const hy_syn *at = &u->in->nodes[n->first];
+        char what[160];
+        snprintf(what, sizeof what, "index of '%s'", name_of(u, n->name));
+        if (eval_integer(u, index, at->line, at->column, what, 1, a->size, &k))
+            return -1;
+    }
     int node = add_out(u, n, SYN_NAME, -1, -1, -1);
     if (node < 0)
         return -1;
@@ -376,9 +403,75 @@ static int copy_reduce(unroller *u, const hy_syn *n)
     return acc;
 }
 
+/* The reductions that take a whole array or a slice: sum(x), sum(x[2:n]),
+** product, and min / max of one argument. */
+static int is_array_reduction(const unroller *u, const hy_syn *n)
+{
+    if (n->op != SYN_CALL || n->n_args != 1 || n->a < 0)
+        return 0;
+    const char *f = name_of(u, n->name);
+    if (strcmp(f, "sum") && strcmp(f, "product") && strcmp(f, "min") && strcmp(f, "max"))
+        return 0;
+    const hy_syn *arg = &u->in->nodes[n->a];
+    return (arg->op == SYN_NAME && !find_binding(u, arg->name) && find_array(u, arg->name))
+           || (arg->op == SYN_INDEX && arg->b >= 0);
+}
+
+/* The first node of the range node j stands for as a whole (an array
+** construct, an array reduction), or -1. */
+static int construct_start(const unroller *u, int j)
+{
+    const hy_syn *n = &u->in->nodes[j];
+    if (n->op >= SYN_INDEX)
+        return n->first;
+    if (!is_array_reduction(u, n))
+        return -1;
+    const hy_syn *arg = &u->in->nodes[n->a];
+    return arg->op == SYN_INDEX ? arg->first : n->a;
+}
+
+/* sum / product / min / max over the elements of an array or a slice. */
+static int copy_array_reduction(unroller *u, const hy_syn *n)
+{
+    const hy_syn *arg = &u->in->nodes[n->a];
+    array_info *a = find_array(u, arg->name);
+    if (!a)
+        return error_at(u, arg->line, arg->column, "'%s' is not an array",
+                        name_of(u, arg->name));
+    if (a->size < 0)
+        return -1;
+    long lo = 1, hi = a->size;
+    if (arg->op == SYN_INDEX && slice_bounds(u, arg, a, &lo, &hi))
+        return -1;
+    const char *f = name_of(u, n->name);
+    int is_sum = strcmp(f, "sum") == 0, is_product = strcmp(f, "product") == 0;
+    int acc = -1;
+    for (long k = lo; k <= hi; k++) {
+        int id = count_item(u, n->line, n->column) ? -1 : element_name(u, a, k);
+        int term = id < 0 ? -1 : add_out(u, arg, SYN_NAME, -1, -1, -1);
+        if (term < 0)
+            return -1;
+        u->out->nodes[term].name = id;
+        if (acc < 0) {
+            acc = term;
+            continue;
+        }
+        acc = add_out(u, n, is_sum ? SYN_ADD : is_product ? SYN_MUL : SYN_CALL, acc, term, -1);
+        if (acc < 0)
+            return -1;
+        if (!is_sum && !is_product) {
+            u->out->nodes[acc].name = n->name;
+            u->out->nodes[acc].n_args = 2;
+        }
+    }
+    return acc;
+}
+
 static int copy_construct(unroller *u, const hy_syn *n)
 {
     switch (n->op) {
+    case SYN_CALL:
+        return copy_array_reduction(u, n);
     case SYN_INDEX:
         return copy_index(u, n);
     case SYN_REDUCE:
@@ -402,9 +495,17 @@ static int copy_name(unroller *u, const hy_syn *n)
     array_info *a = find_array(u, n->name);
     if (a && a->size < 0)
         return -1;
+    if (a && u->elem > 0 && u->elem <= a->size) {
+        int id = element_name(u, a, u->elem);
+        if (id < 0)
+            return -1;
+        u->out->nodes[node].name = id;
+        return node;
+    }
     if (a)
         return error_at(u, n->line, n->column, "'%s' is an array of %ld elements: use one "
-                        "('%s[i]') or sum(...) over them", name_of(u, n->name), a->size,
+                        "('%s[i]'), sum(...) over them, or write an equation between arrays "
+                        "of the same length", name_of(u, n->name), a->size,
                         name_of(u, n->name));
     u->out->nodes[node].name = n->name;
     return node;
@@ -426,9 +527,11 @@ static int copy_range(unroller *u, int first, int root)
 #define OWNER(j) u->ints[base + (int)n + (j) - first]
     for (int j = first; j <= root; j++)
         OWNER(j) = -1;
-    for (int j = first; j <= root; j++)
-        if (nodes[j].op >= SYN_INDEX && nodes[j].first >= first && OWNER(nodes[j].first) < j)
-            OWNER(nodes[j].first) = j; /* the outermost of those starting there */
+    for (int j = first; j <= root; j++) {
+        int start = construct_start(u, j);
+        if (start >= first && OWNER(start) < j)
+            OWNER(start) = j; /* the outermost of those starting there */
+    }
     int result = -1;
     for (int j = first; j <= root; j++) {
         const hy_syn *s = &nodes[j];
@@ -648,11 +751,139 @@ static int indexed_name(unroller *u, int name, hy_expr_ref index, int line, int 
     return element_name(u, a, k);
 }
 
-static void emit_equation(unroller *u, const hy_equation_syn *eq)
+/* The number of elements expression e stands for: 0 for one value, n
+** when it holds whole arrays or slices of n elements (combined element by
+** element: + - and functions of arrays of one length, * / ^ of an array
+** and a value). Node by node in index order, a construct's range (an
+** index, a reduction) counting as one value. -1 after reporting. */
+static long expr_length(unroller *u, hy_expr_ref e)
+{
+    if (e.root < 0)
+        return 0;
+    const hy_syn *nodes = u->in->nodes;
+    int first = e.first, n = e.root - first + 1;
+    int base = push_ints(u, 2 * (size_t)n);
+    if (base < 0)
+        return -1;
+#define LEN(j) u->ints[base + (j) - first]
+#define OWNER(j) u->ints[base + n + (j) - first]
+    for (int j = first; j <= e.root; j++)
+        OWNER(j) = -1;
+    for (int j = first; j <= e.root; j++) {
+        int start = construct_start(u, j);
+        if (start >= first && OWNER(start) < j)
+            OWNER(start) = j;
+    }
+    long result = 0;
+    for (int j = first; j <= e.root && result >= 0; j++) {
+        const hy_syn *node = &nodes[j];
+        long len = 0;
+        if (OWNER(j) >= 0) {
+            j = OWNER(j);
+            node = &nodes[j];
+            if (node->op == SYN_INDEX && node->b >= 0) {
+                array_info *a = find_array(u, node->name);
+                long lo, hi;
+                if (!a)
+                    len = error_at(u, node->line, node->column, "'%s' is not an array",
+                                   name_of(u, node->name));
+                else
+                    len = a->size < 0 || slice_bounds(u, node, a, &lo, &hi) ? -1 : hi - lo + 1;
+            }
+        } else if (node->op == SYN_NAME && !find_binding(u, node->name)) {
+            array_info *a = find_array(u, node->name);
+            len = a ? a->size : 0;
+        } else if (node->op < SYN_INDEX) {
+            int operands[3] = { node->a, node->b, node->c };
+            for (int k = 0; k < 3 && len >= 0; k++) {
+                if (operands[k] < first)
+                    continue;
+                long other = LEN(operands[k]);
+                if (other < 0 || other == 0 || other == len) {
+                    len = other < 0 ? -1 : (other ? other : len);
+                    continue;
+                }
+                if (len > 0)
+                    len = error_at(u, node->line, node->column, "arrays of %ld and %ld elements "
+                                   "combined", len, other);
+                else
+                    len = other;
+            }
+            int product = node->op == SYN_MUL || node->op == SYN_DIV || node->op == SYN_POW;
+            if (len > 0 && product && node->a >= first && node->b >= first
+                && LEN(node->a) > 0 && LEN(node->b) > 0)
+                len = error_at(u, node->line, node->column, "'%s' between two arrays: hydae "
+                               "multiplies arrays only element by element in a loop "
+                               "('x[i] * y[i]'), or sum(x[i] * y[i] for i in 1:n)",
+                               node->op == SYN_MUL ? "*" : node->op == SYN_DIV ? "/" : "^");
+        }
+        LEN(j) = (int)(len < 0 ? -1 : len);
+        if (len < 0)
+            result = -1;
+        else if (j == e.root)
+            result = len;
+    }
+#undef LEN
+#undef OWNER
+    u->n_ints = base;
+    return result;
+}
+
+static void push_equation(unroller *u, const hy_equation_syn *out)
 {
     hy_syntax *s = u->out;
+    if (hy_grow((void **)&s->equations, &s->cap_equations, s->n_equations + 1,
+                sizeof *s->equations)) {
+        nomem(u);
+        return;
+    }
+    s->equations[s->n_equations++] = *out;
+}
+
+/* lhs = rhs between arrays of `length` elements: one equation per element. */
+static void emit_array_equation(unroller *u, const hy_equation_syn *eq, long length)
+{
     hy_equation_syn out = *eq;
+    out.loop = -1;
+    out.output_index.root = -1;
+    int n_errors = u->diag->n_errors;
+    for (long k = 1; k <= length && !u->failed && u->diag->n_errors == n_errors; k++) {
+        u->elem = k;
+        out.lhs = copy_expr(u, eq->lhs);
+        out.rhs = copy_expr(u, eq->rhs);
+        u->elem = 0;
+        if (u->diag->n_errors > n_errors || u->failed || count_item(u, eq->line, eq->column))
+            return;
+        push_equation(u, &out);
+    }
+    u->elem = 0;
+}
+
+static void emit_equation(unroller *u, const hy_equation_syn *eq)
+{
     u->mode = eq->mode;
+    long lhs_length = expr_length(u, eq->lhs), rhs_length = expr_length(u, eq->rhs);
+    if (lhs_length < 0 || rhs_length < 0)
+        return;
+    if (lhs_length > 0 || rhs_length > 0) {
+        if (eq->output_name >= 0)
+            error_at(u, eq->line, eq->column, "output '%s' is one value but its expression has "
+                     "%ld elements (declare outputs element by element in a for-loop)",
+                     name_of(u, eq->output_name), lhs_length + rhs_length);
+        else if (lhs_length == 0 || rhs_length == 0)
+            error_at(u, eq->line, eq->column, "the %s side is one value but the %s side has "
+                     "%ld elements: an equation between arrays needs arrays of the same length "
+                     "on both sides", lhs_length ? "right" : "left", lhs_length ? "left" : "right",
+                     lhs_length + rhs_length);
+        else if (lhs_length != rhs_length)
+            error_at(u, eq->line, eq->column, "the left side has %ld elements and the right "
+                     "side %ld: an equation between arrays needs the same length on both "
+                     "sides", lhs_length, rhs_length);
+        else
+            emit_array_equation(u, eq, lhs_length);
+        return;
+    }
+    hy_equation_syn out = *eq;
     out.loop = -1;
     out.output_index.root = -1;
     if (eq->output_name >= 0) {
@@ -666,17 +897,58 @@ static void emit_equation(unroller *u, const hy_equation_syn *eq)
     out.rhs = copy_expr(u, eq->rhs);
     if (u->diag->n_errors > n_errors || u->failed || count_item(u, eq->line, eq->column))
         return;
-    if (hy_grow((void **)&s->equations, &s->cap_equations, s->n_equations + 1,
-                sizeof *s->equations)) {
+    push_equation(u, &out);
+}
+
+static void push_statement(unroller *u, const hy_stmt_syn *out)
+{
+    hy_syntax *s = u->out;
+    if (hy_grow((void **)&s->stmts, &s->cap_stmts, s->n_stmts + 1, sizeof *s->stmts)) {
         nomem(u);
         return;
     }
-    s->equations[s->n_equations++] = out;
+    s->stmts[s->n_stmts++] = *out;
+}
+
+/* x := value for a whole array x: one assignment per element, the value
+** one for all or an array expression of x's length. 1 if st was one. */
+static int emit_array_assignment(unroller *u, const hy_stmt_syn *st)
+{
+    array_info *a = st->is_raise || st->target_index.root >= 0 ? NULL
+                                                                : find_array(u, st->target);
+    if (!a)
+        return 0;
+    if (a->size < 0)
+        return 1;
+    long length = expr_length(u, st->value);
+    if (length < 0)
+        return 1;
+    if (length > 0 && length != a->size) {
+        error_at(u, st->line, st->column, "'%s' has %ld elements but the value %ld",
+                 name_of(u, st->target), a->size, length);
+        return 1;
+    }
+    hy_stmt_syn out = *st;
+    out.loop = -1;
+    int n_errors = u->diag->n_errors;
+    for (long k = 1; k <= a->size && !u->failed && u->diag->n_errors == n_errors; k++) {
+        out.target = element_name(u, a, k);
+        if (out.target < 0)
+            return 1;
+        u->elem = length > 0 ? k : 0;
+        out.value = copy_expr(u, st->value);
+        u->elem = 0;
+        if (u->diag->n_errors > n_errors || u->failed || count_item(u, st->line, st->column))
+            return 1;
+        push_statement(u, &out);
+    }
+    return 1;
 }
 
 static void emit_statement(unroller *u, const hy_stmt_syn *st)
 {
-    hy_syntax *s = u->out;
+    if (emit_array_assignment(u, st))
+        return;
     hy_stmt_syn out = *st;
     out.loop = -1;
     out.target_index.root = -1;
@@ -689,11 +961,7 @@ static void emit_statement(unroller *u, const hy_stmt_syn *st)
     out.value = copy_expr(u, st->value);
     if (u->diag->n_errors > n_errors || u->failed || count_item(u, st->line, st->column))
         return;
-    if (hy_grow((void **)&s->stmts, &s->cap_stmts, s->n_stmts + 1, sizeof *s->stmts)) {
-        nomem(u);
-        return;
-    }
-    s->stmts[s->n_stmts++] = out;
+    push_statement(u, &out);
 }
 
 /* Items [first, first + count) whose loops at depths below `depth` are

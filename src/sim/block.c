@@ -144,16 +144,42 @@ static const hy_pattern *mode_pattern(const hy_block *b)
 static int mode_has_jacobian(const hy_block *b)
 {
     const hydae_mode *mode = b->mode;
-    return mode->jacobian || (mode->sparse_jacobian && mode->pattern);
+    return (mode->jacobian && mode->n_equations == mode->n_vars)
+           || (mode->sparse_jacobian && mode->pattern);
 }
 
-/* Entry (i, j) of a block at offset off: written, or dropped when the
-** matrix has no place for it (outside the pattern: taken as zero). */
-static void put(hy_matrix *jac, size_t off, size_t i, size_t j, double v)
+/* Where a block's entries go in the configuration's matrix: its equation i
+** in row row0 + i, its variable j in column col[j] (shared unknowns,
+** assembly.c) or col0 + j; entries past its equations or variables (the
+** diagonal of a mode's non-square pattern) are none of its own. */
+typedef struct placement {
+    size_t row0, col0, n_rows, n_cols;
+    const int *col;
+} placement;
+
+static placement block_placement(const hy_block *b, size_t off)
 {
-    double *at = hy_matrix_at(jac, off + i, off + j);
-    if (at)
-        *at = v;
+    const hydae_sim *s = b->sim;
+    const hydae_mode *mode = b->mode;
+    placement at = { off, off, (size_t)mode->n_vars, (size_t)mode->n_vars, NULL };
+    if (s->assembly.shared) {
+        int c = mode->chart->index;
+        at.row0 = (size_t)s->assembly.row_offset[c];
+        at.n_rows = (size_t)(s->assembly.row_offset[c + 1] - s->assembly.row_offset[c]);
+        at.col = s->assembly.local_unknown + off;
+    }
+    return at;
+}
+
+/* Entry (i, j) of the block: written, or dropped when the matrix has no
+** place for it (outside the pattern: taken as zero). */
+static void put(hy_matrix *jac, const placement *at, size_t i, size_t j, double v)
+{
+    if (i >= at->n_rows || j >= at->n_cols)
+        return;
+    double *place = hy_matrix_at(jac, at->row0 + i, at->col ? (size_t)at->col[j] : at->col0 + j);
+    if (place)
+        *place = v;
 }
 
 /* The value of entry (i, j) as the solver takes it: an explicit ODE's
@@ -215,12 +241,13 @@ static int sparse_in_place(const hydae_mode *mode, double t, double cj, const do
 ** the normalised pattern's order, then placed. (The scratch reserved by
 ** hy_jac_work_reserve is not touched when the values go straight into the
 ** solver's storage: its pages never become resident.) */
-static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
-                        const double *y, const double *yp, hy_matrix *jac)
+static int sparse_block(hydae_sim *s, const hydae_mode *mode, const placement *at, size_t off,
+                        double t, double cj, const double *y, const double *yp, hy_matrix *jac)
 {
     const hy_pattern *p = mode->pattern;
     int in_place_status;
-    if (off == 0 && sparse_in_place(mode, t, cj, y, yp, s->store, jac, &in_place_status))
+    if (off == 0 && !s->assembly.shared
+        && sparse_in_place(mode, t, cj, y, yp, s->store, jac, &in_place_status))
         return in_place_status;
     size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
     if (need > s->jac.cap_values) {
@@ -252,14 +279,14 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, size_t off, double
             if (same)
                 jac->values[k] = v;
             else
-                put(jac, off, i, j, v);
+                put(jac, at, i, j, v);
         }
     return 0;
 }
 
 /* A mode's dense Jacobian into its block. */
-static int dense_block(hydae_sim *s, const hydae_mode *mode, size_t off, double t, double cj,
-                       const double *y, const double *yp, hy_matrix *jac)
+static int dense_block(hydae_sim *s, const hydae_mode *mode, const placement *at, double t,
+                       double cj, const double *y, const double *yp, hy_matrix *jac)
 {
     size_t nb = (size_t)mode->n_vars;
     double *block = s->jac.block;
@@ -271,7 +298,7 @@ static int dense_block(hydae_sim *s, const hydae_mode *mode, size_t off, double 
             double v = block[i + j * nb];
             if (mode->rhs)
                 v = (i == j ? cj : 0.0) - v;
-            put(jac, off, i, j, v);
+            put(jac, at, i, j, v);
         }
     return 0;
 }
@@ -280,9 +307,10 @@ static int mode_jacobian(hy_block *b, size_t off, double t, double cj, const dou
                          const double *yp, hy_matrix *jac)
 {
     const hydae_mode *mode = b->mode;
+    placement at = block_placement(b, off);
     return mode->sparse_jacobian && mode->pattern
-               ? sparse_block(b->sim, mode, off, t, cj, y, yp, jac)
-               : dense_block(b->sim, mode, off, t, cj, y, yp, jac);
+               ? sparse_block(b->sim, mode, &at, off, t, cj, y, yp, jac)
+               : dense_block(b->sim, mode, &at, t, cj, y, yp, jac);
 }
 
 static int mode_expand(hy_block *b, double t, const double *y, const double *yp,

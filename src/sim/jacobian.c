@@ -98,11 +98,15 @@ int hy_config_build_pattern(hydae_sim *s)
 
 int hy_config_has_jacobian(const hydae_sim *s)
 {
-    if (s->assembly.shared)
-        return 0; /* finite differences on the assembled pattern (assembly.c) */
     for (int c = 0; c < s->model->n_charts; c++) {
         const hy_block *b = &s->blocks[c];
-        if (s->var_offset[c + 1] > s->var_offset[c] && !b->ops->has_jacobian(b))
+        int has_entries = s->var_offset[c + 1] > s->var_offset[c]
+                          || s->assembly.row_offset[c + 1] > s->assembly.row_offset[c];
+        if (!has_entries)
+            continue;
+        /* With shared unknowns a block places its entries by the assembly's
+        ** maps (block.c), which a block that owns its state does not. */
+        if (!b->ops->has_jacobian(b) || (s->assembly.shared && b->ops->owns_state))
             return 0;
     }
     return 1;
@@ -113,6 +117,7 @@ int hy_config_jacobian(double t, double cj, const double *y, const double *yp, h
 {
     hydae_sim *s = ctx;
     hy_matrix_zero(jac);
+    hy_config_local(s, y, yp, &y, &yp);
     for (int c = 0; c < s->model->n_charts; c++) {
         hy_block *b = &s->blocks[c];
         size_t off = (size_t)s->var_offset[c];
