@@ -517,14 +517,14 @@ static int solve_corrector(dstiff_mem *d, double t_new)
             return HY_EVAL_OK;
         }
         d->head.worst = hy_argmax_weighted(n, d->delta, d->w_newton);
-        if (d->jac_state == JAC_FRESH && d->has_index && d->dae.jac == NULL
+        if (d->jac_state == JAC_FRESH && d->dae.jac == NULL && d->dae.jac_matrix == NULL
             && !d->fd_tol_increments) {
-            /* A fresh finite-difference matrix did not converge on a
-            ** problem with index-2/3 components: its columns may be
-            ** rounding noise (see eval_iter_matrix). From now on (until
-            ** init) form it with the tolerance-floored increments, and
-            ** retry this step with one. Problems without var_index, or
-            ** whose corrector never fails with a fresh matrix, keep
+            /* A fresh finite-difference matrix did not converge: its
+            ** columns may be rounding noise (see eval_iter_matrix: an
+            ** index-2/3 component, or a diode's current near 0 beside a
+            ** source's volts). From now on (until init) form it with the
+            ** tolerance-floored increments, and retry this step with one.
+            ** Problems whose corrector never fails with a fresh matrix keep
             ** DASSL's increments. Counted as a convergence failure (h is
             ** kept). */
             d->head.stats.n_conv_fails++;
