@@ -480,6 +480,9 @@ int main(int argc, char **argv)
           NULL },
         { "x_components", "rlc_circuit", 0.5, 0.1, 0, 0, NULL, NULL },
         { "x_library", "lowpass", 0.01, 0.005, 0, 0, NULL, NULL },
+        { "x_component_modes", "bridge_rectifier", 0.012, 0.002, 0, 0, NULL, NULL },
+        { "x_component_arrays", "tests/fuzz/corpus/fuzz_model/component_arrays.hym", 1.0, 0.5,
+          0, 0, NULL, NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

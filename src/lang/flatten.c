@@ -815,8 +815,11 @@ static int end_name(flattener *f, int cls, int name, hy_expr_ref index, int memb
     if (integer_in_class(f, cls, index, what, 1, HY_FLATTEN_MAX_ARRAY, &k))
         return -1;
     int id = element_id(f, name, k);
-    if (id >= 0 && member >= 0)
+    if (id >= 0 && member >= 0) {
         id = hy_strtab_intern_join(f->strings, text(f, id), ".", text(f, member));
+        if (id < 0)
+            return nomem(f);
+    }
     return id;
 }
 
