@@ -280,6 +280,49 @@ static void whole_arrays(void)
     hy_lang_unit_free(unit);
 }
 
+/* A parameter that sizes an array is structural: the rod with `parameter
+** Real N = 30` is the rod with the constant (the same numbers), and
+** setting N afterwards is refused, naming why; a parameter the arrays do
+** not depend on stays settable. */
+static void structural_parameter(void)
+{
+    char *with_constant = example_text("heat_rod", "constant Real N = 100;", "constant Real N = 30;");
+    char *with_parameter = example_text("heat_rod", "constant Real N = 100;",
+                                        "parameter Real N = 30;\n  parameter Real unused = 1;");
+    hy_lang_unit *uc = with_constant ? compile(with_constant, "rod_c.hym") : NULL;
+    hy_lang_unit *up = with_parameter ? compile(with_parameter, "rod_p.hym") : NULL;
+    free(with_constant);
+    free(with_parameter);
+    if (!uc || !up) {
+        hy_lang_unit_free(uc);
+        hy_lang_unit_free(up);
+        return;
+    }
+    hydae_model *mc = hy_lang_unit_model(uc), *mp = hy_lang_unit_model(up);
+    CHECK(hydae_model_set_param(mp, "N", 10) == HYDAE_ERR_ARG
+              && strstr(hydae_model_errmsg(mp), "'N' is a structural parameter"),
+          "setting N: %s", hydae_model_errmsg(mp));
+    CHECK(hydae_model_set_param(mp, "unused", 2) == 0, "setting a plain parameter: %s",
+          hydae_model_errmsg(mp));
+    test_rows rc, rp;
+    CHECK(test_run(mc, "DSTIFF", 0.05, 0.01, 1e-8, 1e-10, &rc) == 0, "rod (constant N)");
+    CHECK(test_run(mp, "DSTIFF", 0.05, 0.01, 1e-8, 1e-10, &rp) == 0, "rod (parameter N)");
+    double worst = rc.n_rows == rp.n_rows ? 0 : INFINITY;
+    for (int r = 0; r < rc.n_rows && r < rp.n_rows; r++)
+        for (int i = 1; i <= 30; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "T[%d]", i);
+            int a = test_column(mc, name), b = test_column(mp, name);
+            worst = a >= 0 && b >= 0 ? fmax(worst, fabs(test_value(&rc, r, a) - test_value(&rp, r, b)))
+                                     : INFINITY;
+        }
+    CHECK(worst == 0.0, "the rod with a parameter N differs from the constant one by %g", worst);
+    test_rows_free(&rc);
+    test_rows_free(&rp);
+    hy_lang_unit_free(uc);
+    hy_lang_unit_free(up);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
@@ -289,6 +332,7 @@ int main(void)
     heat_rod(100, 0.1, "DSTIFF", 1);
     heat_rod(10000, 1e-3, "DSTIFF", 0);
     whole_arrays();
+    structural_parameter();
     brusselator_as_c(50);
     return CHECK_DONE();
 }

@@ -11,6 +11,7 @@
 #include "lang/flatten.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
+#include "model/model.h"
 #include "core/core.h"
 
 #include <errno.h>
@@ -82,6 +83,12 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         hy_unroll(&syntax, &unit->strings, &diag);
     if (diag.n_errors == 0 && syntax.flattened)
         hy_alias_eliminate(&syntax, &unit->strings, &diag);
+    /* Parameters that size arrays or bound loops are fixed from here on:
+    ** constants for the checker, names the model refuses to set. */
+    hy_syntax_freeze_structural(&syntax);
+    int n_structural = syntax.n_structural, *structural = syntax.structural;
+    syntax.structural = NULL;
+    syntax.n_structural = syntax.cap_structural = 0;
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);
@@ -92,8 +99,13 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
             hy_diag_nomem(&diag);
         if (diag.n_errors == 0)
             hy_build_model(unit, &ir, &hy_eval_vm, &diag);
+        for (int i = 0; i < n_structural && diag.n_errors == 0 && unit->model; i++)
+            if (hy_model_add_structural(unit->model,
+                                        hy_strtab_get(&unit->strings, structural[i])))
+                hy_diag_nomem(&diag);
         hy_ir_free(&ir);
     }
+    hy_free(structural);
     hy_syntax_free(&syntax);
     hy_lang_imports_free(&imports);
     hy_diag_free(&diag);

@@ -88,6 +88,7 @@ typedef struct flattener {
     int n_bound, cap_bound;
     loop_value *values;                   /* loop variables' values (connect() in loops) */
     int n_values, cap_values;
+    int eval_prefix;                      /* the instance whose constants are evaluated */
 } flattener;
 
 static void error_at(flattener *f, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
@@ -188,11 +189,18 @@ static int constant_name(flattener *f, int cls, const hy_syn *n, int depth, doub
         }
     int decl = find_decl(f, cls, n->name);
     const hy_decl *d = decl >= 0 ? &f->in->decls[decl] : NULL;
-    if (!d || d->kind != DECL_CONSTANT || d->size.root >= 0 || d->value.root < 0) {
-        error_at(f, n->line, n->column, "'%s' is not a constant of class '%s' or the variable "
-                 "of an enclosing loop: component array sizes and connect() indices are "
-                 "constant", text(f, n->name), text(f, f->in->classes[cls].name));
+    if (!d || (d->kind != DECL_CONSTANT && d->kind != DECL_PARAMETER) || d->size.root >= 0
+        || d->value.root < 0 || d->mode >= 0) {
+        error_at(f, n->line, n->column, "'%s' is not a constant or parameter of class '%s' or "
+                 "the variable of an enclosing loop: component array sizes and connect() "
+                 "indices are fixed when the model is compiled", text(f, n->name),
+                 text(f, f->in->classes[cls].name));
         return -1;
+    }
+    if (d->kind == DECL_PARAMETER) { /* structural: frozen (hy_syntax_freeze_structural) */
+        int name = prefixed(f, f->eval_prefix, n->name);
+        if (name < 0 || hy_syntax_note_structural(f->out, name))
+            return nomem(f);
     }
     if (depth >= 32) {
         error_at(f, n->line, n->column, "constant '%s' is defined through too many others (a "
@@ -673,6 +681,7 @@ static void instantiate_array(flattener *f, const hy_decl *d, int prefix, int mo
                               int mods_to)
 {
     long n = 0;
+    f->eval_prefix = prefix;
     if (array_size(f, d, &n))
         return;
     hy_decl marker = *d;
@@ -733,7 +742,7 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
                           connect_end *end)
 {
     const char *path = text(f, name);
-    int cur = cls, depth = 0;
+    int cur = cls, depth = 0, cur_prefix = prefix; /* the instance of class cur */
     for (;;) {
         const char *dot = strchr(path, '.');
         size_t len = dot ? (size_t)(dot - path) : strlen(path);
@@ -754,6 +763,7 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
             return -1;
         }
         long size = 0;
+        f->eval_prefix = cur_prefix;
         if (type >= 0 && bracket && array_size(f, d, &size) == 0
             && (index < 1 || index > size)) {
             error_at(f, line, column, "connect(): index %ld of '%s' is outside 1 .. %ld", index,
@@ -784,6 +794,11 @@ static int connect_end_of(flattener *f, int cls, int prefix, int name, int line,
             return -1;
         }
         cur = type;
+        int segment_with_index = hy_strtab_intern(f->strings, path, len);
+        cur_prefix = segment_with_index < 0 ? -1
+                                            : instance_prefix(f, cur_prefix, segment_with_index);
+        if (cur_prefix < 0)
+            return nomem(f);
         path = dot + 1;
     }
 }
@@ -825,6 +840,7 @@ static int end_name(flattener *f, int cls, int name, hy_expr_ref index, int memb
 
 static void connect_once(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
 {
+    f->eval_prefix = prefix;
     int name_a = end_name(f, cls, eq->connect_a, eq->connect_a_index, eq->connect_a_member);
     int name_b = end_name(f, cls, eq->connect_b, eq->connect_b_index, eq->connect_b_member);
     if (name_a < 0 || name_b < 0)
@@ -860,6 +876,7 @@ static void connect_in_loops(flattener *f, int cls, int prefix, const hy_equatio
     }
     const hy_loop_syn *l = &f->in->loops[chain[depth]];
     long lo = 0, hi = -1;
+    f->eval_prefix = prefix;
     if (integer_in_class(f, cls, l->from, "start of the loop range", -HY_FLATTEN_MAX_ARRAY,
                          HY_FLATTEN_MAX_ARRAY, &lo)
         || integer_in_class(f, cls, l->to, "end of the loop range", -HY_FLATTEN_MAX_ARRAY,

@@ -1530,8 +1530,30 @@ int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, 
     return s->n_nodes++;
 }
 
+int hy_syntax_note_structural(hy_syntax *s, int name)
+{
+    for (int i = 0; i < s->n_structural; i++)
+        if (s->structural[i] == name)
+            return 0;
+    if (hy_grow((void **)&s->structural, &s->cap_structural, s->n_structural + 1,
+                sizeof *s->structural))
+        return -1;
+    s->structural[s->n_structural++] = name;
+    return 0;
+}
+
+void hy_syntax_freeze_structural(hy_syntax *s)
+{
+    for (int k = 0; k < s->n_structural; k++)
+        for (int i = 0; i < s->n_decls; i++)
+            if (s->decls[i].name == s->structural[k] && s->decls[i].kind == DECL_PARAMETER
+                && s->decls[i].mode < 0)
+                s->decls[i].kind = DECL_CONSTANT;
+}
+
 void hy_syntax_free(hy_syntax *s)
 {
+    hy_free(s->structural);
     hy_free(s->nodes);
     hy_free(s->decls);
     hy_free(s->equations);

@@ -191,6 +191,9 @@ typedef struct hy_syntax {
     int n_mods, cap_mods;
     hy_mod_syn *mods;
     int flattened;           /* components were expanded (flatten.c) */
+    int *structural;         /* parameters that size arrays or bound loops (their
+                                names' ids): frozen as constants, hy_syntax_freeze */
+    int n_structural, cap_structural;
     int n_aliases;           /* alias equations removed (alias.c) */
 } hy_syntax;
 
@@ -198,5 +201,9 @@ typedef struct hy_syntax {
 ** when out of memory (parse.c). */
 int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
+/* name was used as a structural parameter: 0, or -1 when out of memory. */
+int hy_syntax_note_structural(hy_syntax *s, int name);
+/* The parameters noted structural become constants (parse.c). */
+void hy_syntax_freeze_structural(hy_syntax *s);
 
 #endif

@@ -197,12 +197,15 @@ static int constant_name(unroller *u, const hy_syn *n, double *value)
     }
     int decl = n->name < u->n_constant_decl ? u->constant_decl[n->name] - 1 : -1;
     if (decl < 0)
-        return error_at(u, n->line, n->column, "'%s' is neither a constant nor the variable "
-                        "of an enclosing loop: sizes, loop ranges and indices are constant",
-                        name_of(u, n->name));
+        return error_at(u, n->line, n->column, "'%s' is neither a constant, a parameter nor "
+                        "the variable of an enclosing loop: sizes, loop ranges and indices are "
+                        "fixed when the model is compiled", name_of(u, n->name));
     const hy_decl *d = &u->in->decls[decl];
     if (d->value.root < 0)
-        return error_at(u, n->line, n->column, "constant '%s' has no value", name_of(u, n->name));
+        return error_at(u, n->line, n->column, "%s '%s' has no value",
+                        d->kind == DECL_PARAMETER ? "parameter" : "constant", name_of(u, n->name));
+    if (d->kind == DECL_PARAMETER && hy_syntax_note_structural(u->out, n->name))
+        return nomem(u);
     if (u->const_depth >= 64)
         return error_at(u, n->line, n->column, "constant '%s' is defined through too many "
                         "others (a cycle?)", name_of(u, n->name));
@@ -592,8 +595,9 @@ static int register_arrays(unroller *u)
     u->n_is_array = u->n_constant_decl = n_ids;
     for (int i = 0; i < in->n_decls; i++) {
         const hy_decl *d = &in->decls[i];
-        if (d->kind == DECL_CONSTANT && d->mode < 0 && d->size.root < 0)
-            u->constant_decl[d->name] = i + 1;
+        if ((d->kind == DECL_CONSTANT || d->kind == DECL_PARAMETER) && d->mode < 0
+            && d->size.root < 0)
+            u->constant_decl[d->name] = i + 1; /* a parameter used here becomes structural */
     }
     for (int i = 0; i < in->n_decls; i++) {
         const hy_decl *d = &in->decls[i];
@@ -1046,6 +1050,9 @@ static int copy_rest(unroller *u)
     out->line = in->line;
     out->column = in->column;
     out->flattened = in->flattened; /* alias elimination follows */
+    for (int i = 0; i < in->n_structural; i++)
+        if (hy_syntax_note_structural(out, in->structural[i]))
+            return nomem(u);
     size_t sizes[] = { sizeof *in->modes, sizeof *in->charts, sizeof *in->transitions,
                        sizeof *in->settings };
     const void *from[] = { in->modes, in->charts, in->transitions, in->settings };

@@ -86,6 +86,7 @@ void hydae_model_free(hydae_model *m)
     hy_name_index_free(&m->slot_map);
     hy_free(m->column_slot);
     hy_free(m->event_names);
+    hy_free(m->structural);
     hy_names_free(&m->var_names);
     hy_free(m->var_extras);
     hy_free(m->name);
@@ -155,6 +156,24 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
         return HYDAE_ERR_ARG;
     }
     m->globals[i].value = value;
+    return 0;
+}
+
+int hy_model_add_structural(hydae_model *m, const char *name)
+{
+    const char *copy = hy_names_copy(&m->var_names, name);
+    if (!copy || hy_reserve((void **)&m->structural, &m->cap_structural, m->n_structural + 1,
+                            sizeof *m->structural))
+        return -1;
+    m->structural[m->n_structural++] = copy;
+    return 0;
+}
+
+int hy_model_is_structural(const hydae_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_structural; i++)
+        if (strcmp(m->structural[i], name) == 0)
+            return 1;
     return 0;
 }
 

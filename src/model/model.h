@@ -173,6 +173,10 @@ struct hydae_model {
     int *column_slot;           /* result column -> slot */
     int n_events;
     const char **event_names;   /* borrowed from transitions */
+    /* Parameters of a model file fixed when it was compiled (they size
+    ** arrays or bound loops): setting one is refused with the reason. */
+    const char **structural;    /* in var_names */
+    int n_structural, cap_structural;
 };
 
 /* A variable's own tolerances (0: the run's setting) and start derivative. */
@@ -197,6 +201,11 @@ int hy_model_find_event(const hydae_model *m, const char *name);
 int hy_var_is_algebraic(hydae_var_kind kind);
 /* 1 if `name` is a variable of mode (sets *var_index), else 0. */
 int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
+
+/* name is a structural parameter (the language, compile.c): 0 or -1. */
+int hy_model_add_structural(hydae_model *m, const char *name);
+/* 1 if name is one. */
+int hy_model_is_structural(const hydae_model *m, const char *name);
 
 /* The first construction error, kept on the model (sticky, as SQLite keeps
 ** it on its handle): later ones do not overwrite it. Returns status. */

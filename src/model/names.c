@@ -154,6 +154,12 @@ static int by_distance(const void *a, const void *b)
 
 void hy_model_describe_unknown(hydae_model *m, const char *name, char *out, size_t size)
 {
+    if (hy_model_is_structural(m, name)) {
+        hy_format(out, size, "'%s' is a structural parameter of model '%s': it sizes arrays or "
+                  "bounds loops, so its value is fixed when the model file is compiled (change "
+                  "it in the file)", name, m->name);
+        return;
+    }
     settable *list = NULL;
     int n = 0;
     if (collect_settable(m, name, &list, &n)) {
