@@ -22,7 +22,7 @@ static int check_new_global(sema *s, int name, int line, int column)
         return 0;
     if (s->first_line[name]) {
         sema_error(s, NULL, line, column, "duplicate name '%s' (first declared at %s)", NAME(s, name),
-                 sema_position(s, s->first_line[name], s->first_column[name]).text);
+                   sema_position(s, s->first_line[name], s->first_column[name]).text);
         return 0;
     }
     s->first_line[name] = line;
@@ -44,7 +44,7 @@ void sema_declare_globals(sema *s)
             const char *kind = d->kind == DECL_CONSTANT ? "constant" : "parameter";
             if (d->value.root < 0) {
                 sema_error(s, NULL, d->line, d->column, "%s '%s' needs a value (%s Real %s = ...;)",
-                         kind, NAME(s, d->name), kind, NAME(s, d->name));
+                           kind, NAME(s, d->name), kind, NAME(s, d->name));
                 continue;
             }
             ctx c;
@@ -115,6 +115,111 @@ static const struct {
     { "dae_interpolation", SET_BOOL },
 };
 
+/* The index of `name` in known_settings, or -1. */
+static int find_known_setting(const char *name)
+{
+    int known = -1;
+    for (size_t k = 0; k < sizeof known_settings / sizeof known_settings[0]; k++)
+        if (strcmp(known_settings[k].name, name) == 0)
+            known = (int)k;
+    return known;
+}
+
+/* The value of setting st (called name) of the given type: a number in
+** *value (NAN for a string) and, if written as a string, its text in
+** *text. 0, or -1 after reporting. */
+static int setting_value(sema *s, const hy_setting_syn *st, const char *name, setting_type type,
+                         double *value, const char **text)
+{
+    *value = NAN;
+    *text = NULL;
+    if (st->string_value >= 0) {
+        *text = NAME(s, st->string_value);
+        if (type == SET_BOOL && (strcmp(*text, "TRUE") == 0 || strcmp(*text, "FALSE") == 0)) {
+            *value = (*text)[0] == 'T';
+        } else if (type != SET_STRING) {
+            sema_error(s, NULL, st->line, st->column, "experiment setting '%s' takes a %s, not a string",
+                       name, type == SET_BOOL ? "truth value (true, false)" : "number");
+            return -1;
+        }
+        return 0;
+    }
+    if (type == SET_STRING) {
+        sema_error(s, NULL, st->line, st->column, "experiment setting '%s' takes a string", name);
+        return -1;
+    }
+    int ok;
+    *value = sema_const_value(s, st->value, 1, NULL, &ok);
+    if (!ok)
+        return -1;
+    if (!isfinite(*value)) {
+        sema_error(s, NULL, st->line, st->column, "experiment setting '%s' is not finite", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Param_Transient's integr_tol: RTOL = ATOL = INTEGR_TOL where not given. */
+typedef struct integr_tol_setting {
+    int given;
+    double value;
+} integr_tol_setting;
+
+/* The setting `name` = value (text for a string) into the field of ex it
+** sets, with its range checked (reported). */
+static void apply_setting(sema *s, hy_lang_experiment *ex, const hy_setting_syn *st, const char *name,
+                          double value, const char *text, integr_tol_setting *integr_tol)
+{
+    int positive = 1;
+    if (strcmp(name, "t0") == 0) {
+        ex->t0 = value;
+        ex->has_t0 = 1;
+    } else if (strcmp(name, "t_end") == 0) {
+        ex->t_end = value;
+        ex->has_t_end = 1;
+    } else if (strcmp(name, "dt") == 0) {
+        ex->dt = value;
+        ex->has_dt = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "rtol") == 0) {
+        ex->rtol = value;
+        ex->has_rtol = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "atol") == 0) {
+        ex->atol = value;
+        ex->has_atol = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "integr_tol") == 0) {
+        integr_tol->value = value;
+        integr_tol->given = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "h_max") == 0) {
+        ex->h_max = value;
+        ex->has_h_max = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "h_min") == 0) {
+        ex->h_min = value;
+        ex->has_h_min = 1;
+        positive = value >= 0;
+    } else if (strcmp(name, "h0") == 0 || strcmp(name, "h0_max") == 0) {
+        ex->h0 = value;
+        ex->has_h0 = 1;
+        positive = value > 0;
+    } else if (strcmp(name, "max_order") == 0) {
+        if (value != floor(value) || value < 1 || value > 12) {
+            sema_error(s, NULL, st->line, st->column, "max_order must be an integer from 1 to 12");
+            return;
+        }
+        ex->max_order = (int)value;
+        ex->has_max_order = 1;
+    } else if (strcmp(name, "integrator_type") == 0) {
+        snprintf(ex->integrator_type, sizeof ex->integrator_type, "%s", text ? text : "");
+        ex->has_integrator_type = 1;
+    }
+    if (!positive)
+        sema_error(s, NULL, st->line, st->column, "experiment setting '%s' must be positive", name);
+}
+
 void sema_read_experiment(sema *s, hy_lang_experiment *ex)
 {
     const hy_syntax *syn = s->syn;
@@ -122,20 +227,16 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
     if (!ex)
         ex = &local;
     memset(ex, 0, sizeof *ex);
-    int has_integr_tol = 0;
-    double integr_tol = 0.0;
+    integr_tol_setting integr_tol = { 0, 0.0 };
     for (int i = 0; i < syn->n_settings; i++) {
         const hy_setting_syn *st = &syn->settings[i];
         const char *name = NAME(s, st->name);
-        int known = -1;
-        for (size_t k = 0; k < sizeof known_settings / sizeof known_settings[0]; k++)
-            if (strcmp(known_settings[k].name, name) == 0)
-                known = (int)k;
+        int known = find_known_setting(name);
         if (known < 0) {
             sema_error(s, NULL, st->line, st->column,
-                     "unknown experiment setting '%s' (known: t0, t_end, dt, rtol, atol, "
-                     "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, and the "
-                     "Param_Transient dae_* settings)", name);
+                       "unknown experiment setting '%s' (known: t0, t_end, dt, rtol, atol, "
+                       "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, and the "
+                       "Param_Transient dae_* settings)", name);
             continue;
         }
         int duplicate = 0;
@@ -149,31 +250,10 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
         if (ex->n_settings >= HY_LANG_MAX_SETTINGS)
             continue;
         setting_type type = known_settings[known].type;
-        double value = NAN;
-        const char *text = NULL;
-        if (st->string_value >= 0) {
-            text = NAME(s, st->string_value);
-            if (type == SET_BOOL && (strcmp(text, "TRUE") == 0 || strcmp(text, "FALSE") == 0)) {
-                value = text[0] == 'T';
-            } else if (type != SET_STRING) {
-                sema_error(s, NULL, st->line, st->column, "experiment setting '%s' takes a %s, not a string",
-                         name, type == SET_BOOL ? "truth value (true, false)" : "number");
-                continue;
-            }
-        } else {
-            if (type == SET_STRING) {
-                sema_error(s, NULL, st->line, st->column, "experiment setting '%s' takes a string", name);
-                continue;
-            }
-            int ok;
-            value = sema_const_value(s, st->value, 1, NULL, &ok);
-            if (!ok)
-                continue;
-            if (!isfinite(value)) {
-                sema_error(s, NULL, st->line, st->column, "experiment setting '%s' is not finite", name);
-                continue;
-            }
-        }
+        double value;
+        const char *text;
+        if (setting_value(s, st, name, type, &value, &text) != 0)
+            continue;
         hy_lang_setting *out = &ex->settings[ex->n_settings++];
         snprintf(out->name, sizeof out->name, "%s", name);
         if (text && type == SET_STRING)
@@ -183,62 +263,15 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
         out->is_string = type == SET_STRING;
         out->line = st->line;
         out->column = st->column;
-        int positive = 1;
-        if (strcmp(name, "t0") == 0) {
-            ex->t0 = value;
-            ex->has_t0 = 1;
-        } else if (strcmp(name, "t_end") == 0) {
-            ex->t_end = value;
-            ex->has_t_end = 1;
-        } else if (strcmp(name, "dt") == 0) {
-            ex->dt = value;
-            ex->has_dt = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "rtol") == 0) {
-            ex->rtol = value;
-            ex->has_rtol = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "atol") == 0) {
-            ex->atol = value;
-            ex->has_atol = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "integr_tol") == 0) {
-            integr_tol = value;
-            has_integr_tol = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "h_max") == 0) {
-            ex->h_max = value;
-            ex->has_h_max = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "h_min") == 0) {
-            ex->h_min = value;
-            ex->has_h_min = 1;
-            positive = value >= 0;
-        } else if (strcmp(name, "h0") == 0 || strcmp(name, "h0_max") == 0) {
-            ex->h0 = value;
-            ex->has_h0 = 1;
-            positive = value > 0;
-        } else if (strcmp(name, "max_order") == 0) {
-            if (value != floor(value) || value < 1 || value > 12) {
-                sema_error(s, NULL, st->line, st->column, "max_order must be an integer from 1 to 12");
-                continue;
-            }
-            ex->max_order = (int)value;
-            ex->has_max_order = 1;
-        } else if (strcmp(name, "integrator_type") == 0) {
-            snprintf(ex->integrator_type, sizeof ex->integrator_type, "%s", text ? text : "");
-            ex->has_integrator_type = 1;
-        }
-        if (!positive)
-            sema_error(s, NULL, st->line, st->column, "experiment setting '%s' must be positive", name);
+        apply_setting(s, ex, st, name, value, text, &integr_tol);
     }
-    if (has_integr_tol) { /* Param_Transient: RTOL = ATOL = INTEGR_TOL */
+    if (integr_tol.given) {
         if (!ex->has_rtol) {
-            ex->rtol = integr_tol;
+            ex->rtol = integr_tol.value;
             ex->has_rtol = 1;
         }
         if (!ex->has_atol) {
-            ex->atol = integr_tol;
+            ex->atol = integr_tol.value;
             ex->has_atol = 1;
         }
     }
@@ -292,44 +325,31 @@ int sema_scope_in_mode(const sema *s, int scope, int m)
     return mode->chart == s->shared_mode_chart;
 }
 
-void sema_build_charts(sema *s)
+/* The implicit chart (if needed: it comes first) and the declared charts
+** and modes, in their order, with duplicates reported. 0, or -1 when out
+** of memory. */
+static int add_declared_charts(sema *s, int need_implicit)
 {
     const hy_syntax *syn = s->syn;
     hy_ir *ir = s->ir;
-    int has_top_modes = 0, has_shared = 0, has_top_transitions = 0;
-    for (int i = 0; i < syn->n_modes; i++)
-        if (syn->modes[i].chart < 0)
-            has_top_modes = 1;
-    for (int i = 0; i < syn->n_decls; i++)
-        if (syn->decls[i].mode < 0 && syn->decls[i].kind == DECL_VARIABLE)
-            has_shared = 1;
-    for (int i = 0; i < syn->n_equations; i++)
-        if (syn->equations[i].mode < 0)
-            has_shared = 1;
-    for (int i = 0; i < syn->n_transitions; i++)
-        if (syn->transitions[i].chart < 0)
-            has_top_transitions = 1;
-    /* Explicit charts keep their order; the implicit chart comes first. */
-    int model_name = syn->model_name;
-    int need_implicit = has_top_modes || has_top_transitions || syn->n_charts == 0;
     s->implicit_chart = -1;
     if (need_implicit) {
         s->implicit_chart = add_chart(s, sema_intern(s, "main"), syn->line, syn->column);
         if (s->implicit_chart < 0)
-            return;
+            return -1;
     }
     int *chart_of_syntax = hy_calloc((size_t)syn->n_charts + 1, sizeof *chart_of_syntax);
     if (!chart_of_syntax) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
-        return;
+        return -1;
     }
     for (int i = 0; i < syn->n_charts; i++) {
         const hy_chart_syn *c = &syn->charts[i];
         for (int k = 0; k < i; k++)
             if (syn->charts[k].name == c->name)
                 sema_error(s, NULL, c->line, c->column, "duplicate chart '%s' (first declared at %s)",
-                         NAME(s, c->name), sema_position(s, syn->charts[k].line, syn->charts[k].column).text);
+                           NAME(s, c->name), sema_position(s, syn->charts[k].line, syn->charts[k].column).text);
         chart_of_syntax[i] = add_chart(s, c->name, c->line, c->column);
     }
     for (int i = 0; i < syn->n_modes; i++) {
@@ -338,14 +358,24 @@ void sema_build_charts(sema *s)
         for (int m = 0; m < ir->n_modes; m++)
             if (ir->modes[m].chart == chart && ir->modes[m].name == ms->name)
                 sema_error(s, NULL, ms->line, ms->column, "duplicate mode '%s' (first declared at %s)",
-                         NAME(s, ms->name), sema_position(s, ir->modes[m].line, ir->modes[m].column).text);
+                           NAME(s, ms->name), sema_position(s, ir->modes[m].line, ir->modes[m].column).text);
         if (add_mode(s, ms->name, ms->line, ms->column, chart, i) < 0)
             break;
     }
     hy_free(chart_of_syntax);
     if (s->diag->out_of_memory) /* a chart or mode missing: modes may have chart -1 */
-        return;
-    /* Where the model-level variables and equations go. */
+        return -1;
+    return 0;
+}
+
+/* Where the model-level variables and equations go (s->shared_mode_chart):
+** the one mode of a model without modes, the only chart with modes, or,
+** with several such charts, a chart of their own. */
+static void place_model_level(sema *s, int has_shared)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    int model_name = syn->model_name;
     int n_charts_with_modes = 0, only_chart = -1;
     for (int c = 0; c < ir->n_charts; c++) {
         int has = 0;
@@ -371,16 +401,27 @@ void sema_build_charts(sema *s)
         if (chart >= 0 && add_mode(s, model_name, syn->line, syn->column, chart, -1) >= 0)
             s->shared_mode_chart = chart;
     }
-    /* Charts without modes (an empty explicit chart) are refused. */
+}
+
+/* Charts without modes (an empty explicit chart) are refused. */
+static void check_empty_charts(sema *s)
+{
+    hy_ir *ir = s->ir;
     for (int c = 0; c < ir->n_charts; c++) {
         int has = 0;
         for (int m = 0; m < ir->n_modes; m++)
             has |= ir->modes[m].chart == c;
         if (!has && c != s->implicit_chart)
             sema_error(s, NULL, ir->charts[c].line, ir->charts[c].column, "chart '%s' has no modes",
-                     NAME(s, ir->charts[c].name));
+                       NAME(s, ir->charts[c].name));
     }
-    /* Initial modes. */
+}
+
+/* Each chart's initial mode: the one marked `initial`, else its first. */
+static void choose_initial_modes(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
     for (int m = 0; m < ir->n_modes; m++) {
         hy_ir_mode *mode = &ir->modes[m];
         hy_ir_chart *chart = &ir->charts[mode->chart];
@@ -389,14 +430,38 @@ void sema_build_charts(sema *s)
             if (chart->initial >= 0 && ir->modes[chart->initial].syntax_index >= 0
                 && syn->modes[ir->modes[chart->initial].syntax_index].is_initial)
                 sema_error(s, NULL, mode->line, mode->column,
-                         "chart '%s' has two initial modes ('%s' and '%s')", NAME(s, chart->name),
-                         NAME(s, ir->modes[chart->initial].name), NAME(s, mode->name));
+                           "chart '%s' has two initial modes ('%s' and '%s')", NAME(s, chart->name),
+                           NAME(s, ir->modes[chart->initial].name), NAME(s, mode->name));
             else
                 chart->initial = m;
         } else if (chart->initial < 0) {
             chart->initial = m;
         }
     }
+}
+
+void sema_build_charts(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    int has_top_modes = 0, has_shared = 0, has_top_transitions = 0;
+    for (int i = 0; i < syn->n_modes; i++)
+        if (syn->modes[i].chart < 0)
+            has_top_modes = 1;
+    for (int i = 0; i < syn->n_decls; i++)
+        if (syn->decls[i].mode < 0 && syn->decls[i].kind == DECL_VARIABLE)
+            has_shared = 1;
+    for (int i = 0; i < syn->n_equations; i++)
+        if (syn->equations[i].mode < 0)
+            has_shared = 1;
+    for (int i = 0; i < syn->n_transitions; i++)
+        if (syn->transitions[i].chart < 0)
+            has_top_transitions = 1;
+    int need_implicit = has_top_modes || has_top_transitions || syn->n_charts == 0;
+    if (add_declared_charts(s, need_implicit) != 0)
+        return;
+    place_model_level(s, has_shared);
+    check_empty_charts(s);
+    choose_initial_modes(s);
 }
 
 /* ---------------------------------------------------------------- */
@@ -452,25 +517,26 @@ static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_ind
     if (s->first_line[d->name]) {
         if (!quiet)
             sema_error(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
-                     NAME(s, d->name), sema_position(s, s->first_line[d->name], s->first_column[d->name]).text);
+                       NAME(s, d->name), sema_position(s, s->first_line[d->name], s->first_column[d->name]).text);
         return 0;
     }
     int previous = ix->cur[d->name];
     if (previous >= 0) {
         sema_error(s, NULL, d->line, d->column, "duplicate name '%s' (first declared at %s)",
-                 NAME(s, d->name), sema_position(s, mode->vars[previous].line, mode->vars[previous].column).text);
+                   NAME(s, d->name),
+                   sema_position(s, mode->vars[previous].line, mode->vars[previous].column).text);
         return 0;
     }
     int owner = s->owner_mode[d->name];
     if (owner >= 0 && ir->modes[owner].chart != mode->chart) {
         if (!quiet)
             sema_error(s, NULL, d->line, d->column,
-                     "'%s' is declared in modes of two charts ('%s' of chart '%s' "
-                     "and '%s' of chart '%s'); values move between modes by name, "
-                     "so each name belongs to one chart",
-                     NAME(s, d->name), NAME(s, ir->modes[owner].name),
-                     NAME(s, ir->charts[ir->modes[owner].chart].name),
-                     NAME(s, mode->name), NAME(s, ir->charts[mode->chart].name));
+                       "'%s' is declared in modes of two charts ('%s' of chart '%s' "
+                       "and '%s' of chart '%s'); values move between modes by name, "
+                       "so each name belongs to one chart",
+                       NAME(s, d->name), NAME(s, ir->modes[owner].name),
+                       NAME(s, ir->charts[ir->modes[owner].chart].name),
+                       NAME(s, mode->name), NAME(s, ir->charts[mode->chart].name));
         return 0;
     }
     if (GROW(s, mode->vars, mode->n_vars, mode->cap_vars))
@@ -646,10 +712,10 @@ void sema_check_integrator(sema *s)
         const hy_integrator_ops *method = hy_integrator_find(NAME(s, st->string_value));
         if (method && method->needs_rhs)
             sema_error(s, NULL, st->line, st->column,
-                     "integrator_type \"%s\" solves explicit ODEs y' = f(t, y) only, but the "
-                     "modes of chart '%s' share unknowns with other charts (their equations "
-                     "join one DAE): use DSTIFF, the default",
-                     NAME(s, st->string_value),
-                     NAME(s, s->ir->charts[s->ir->modes[shared].chart].name));
+                       "integrator_type \"%s\" solves explicit ODEs y' = f(t, y) only, but the "
+                       "modes of chart '%s' share unknowns with other charts (their equations "
+                       "join one DAE): use DSTIFF, the default",
+                       NAME(s, st->string_value),
+                       NAME(s, s->ir->charts[s->ir->modes[shared].chart].name));
     }
 }

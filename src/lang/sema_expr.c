@@ -81,9 +81,9 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
         if (s->output_of[name] >= 0) {
             if (c->kind == CTX_EQUATION) {
                 sema_error(s, c, line, column,
-                         "'%s' is an output of mode '%s'; equations cannot use outputs "
-                         "(declare it as a variable with an equation instead)",
-                         NAME(s, name), NAME(s, ir->modes[c->mode].name));
+                           "'%s' is an output of mode '%s'; equations cannot use outputs "
+                           "(declare it as a variable with an equation instead)",
+                           NAME(s, name), NAME(s, ir->modes[c->mode].name));
                 return -1;
             }
             return s->output_of[name];
@@ -97,8 +97,8 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
     case G_DERIVED:
         if (c->kind == CTX_CONST && !c->allow_params) {
             sema_error(s, c, line, column, "'%s' is a %s; %s is needed here", NAME(s, name),
-                     s->gkind[name] == G_DISCRETE ? "discrete variable" : "parameter",
-                     c->what ? c->what : "a constant expression (numbers and constants)");
+                       s->gkind[name] == G_DISCRETE ? "discrete variable" : "parameter",
+                       c->what ? c->what : "a constant expression (numbers and constants)");
             return -1;
         }
         c->uses_param = 1;
@@ -117,9 +117,9 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
         /* Not an unknown here: an output of this mode not yet defined. */
         if (c->kind == CTX_EQUATION)
             sema_error(s, c, line, column,
-                     "'%s' is an output of mode '%s'; equations cannot use outputs "
-                     "(declare it as a variable with an equation instead)",
-                     NAME(s, name), NAME(s, ir->modes[c->mode].name));
+                       "'%s' is an output of mode '%s'; equations cannot use outputs "
+                       "(declare it as a variable with an equation instead)",
+                       NAME(s, name), NAME(s, ir->modes[c->mode].name));
         else
             sema_error(s, c, line, column, "output '%s' is used before its definition", NAME(s, name));
         return -1;
@@ -128,23 +128,23 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
         const hy_ir_mode *here = &ir->modes[c->mode], *there = &ir->modes[owner];
         if (there->chart != here->chart && there->syntax_index < 0)
             sema_error(s, c, line, column,
-                     "'%s' is an output of the model level, which modes of other charts cannot "
-                     "use (declare it as a variable with an equation instead)", NAME(s, name));
+                       "'%s' is an output of the model level, which modes of other charts cannot "
+                       "use (declare it as a variable with an equation instead)", NAME(s, name));
         else if (there->chart != here->chart)
             sema_error(s, c, line, column,
-                     "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
-                     "chart '%s': a mode's own variables exist only while it is active; "
-                     "declare '%s' outside the modes to share it between charts",
-                     NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name),
-                     NAME(s, here->name), NAME(s, ir->charts[here->chart].name), NAME(s, name));
+                       "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
+                       "chart '%s': a mode's own variables exist only while it is active; "
+                       "declare '%s' outside the modes to share it between charts",
+                       NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name),
+                       NAME(s, here->name), NAME(s, ir->charts[here->chart].name), NAME(s, name));
         else
             sema_error(s, c, line, column, "'%s' is not a variable of mode '%s' (it belongs to mode '%s')",
-                     NAME(s, name), NAME(s, here->name), NAME(s, there->name));
+                       NAME(s, name), NAME(s, here->name), NAME(s, there->name));
         return -1;
     }
     if (owner >= 0 && c->kind == CTX_CONST) {
         sema_error(s, c, line, column, "'%s' is a variable; %s is needed here", NAME(s, name),
-                 c->what ? c->what : "a constant expression");
+                   c->what ? c->what : "a constant expression");
         return -1;
     }
     sema_error(s, c, line, column, "undefined name '%s'", NAME(s, name));
@@ -182,13 +182,13 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
         const hy_syn *arg = &s->syn->nodes[node->a];
         if (!is_mode_ctx(c->kind)) {
             sema_error(s, c, node->line, node->column, "der() is allowed in equations, outputs and "
-                     "guards of a mode, not %s",
-                     c->kind == CTX_ACTION ? "in actions and conditions" : "here");
+                       "guards of a mode, not %s",
+                       c->kind == CTX_ACTION ? "in actions and conditions" : "here");
             return -1;
         }
         if (arg->op != SYN_NAME) {
             sema_error(s, c, node->line, node->column,
-                     "der() needs a variable: write der(x) for an unknown x of the mode");
+                       "der() needs a variable: write der(x) for an unknown x of the mode");
             return -1;
         }
         if (a < 0)
@@ -196,7 +196,7 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
         int k = valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
         if (k < 0) {
             sema_error(s, c, arg->line, arg->column, "der() of '%s', which is not a variable of mode '%s'",
-                     NAME(s, arg->name), NAME(s, ir->modes[c->mode].name));
+                       NAME(s, arg->name), NAME(s, ir->modes[c->mode].name));
             return -1;
         }
         hy_ir_var *var = &ir->modes[c->mode].vars[k];
@@ -204,17 +204,17 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
             var->is_differential = 1;
         } else if (!var->is_differential) {
             sema_error(s, c, node->line, node->column,
-                     "der(%s) outside the equations needs '%s' to be a state of mode '%s' "
-                     "(der(%s) in one of its equations)",
-                     NAME(s, arg->name), NAME(s, arg->name), NAME(s, ir->modes[c->mode].name),
-                     NAME(s, arg->name));
+                       "der(%s) outside the equations needs '%s' to be a state of mode '%s' "
+                       "(der(%s) in one of its equations)",
+                       NAME(s, arg->name), NAME(s, arg->name), NAME(s, ir->modes[c->mode].name),
+                       NAME(s, arg->name));
             return -1;
         }
         return hy_x_leaf(&ir->dag, X_YP, k);
     }
     if (strcmp(fname, "sample") == 0) {
         sema_error(s, c, node->line, node->column,
-                 "sample() is only allowed as the trigger of a transition (when sample(start, period))");
+                   "sample() is only allowed as the trigger of a transition (when sample(start, period))");
         return -1;
     }
     hy_function fn = hy_function_find(fname);
@@ -225,7 +225,7 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
     int arity = hy_function_arity(fn);
     if (node->n_args != arity) {
         sema_error(s, c, node->line, node->column, "function '%s' takes %d argument%s, got %d", fname,
-                 arity, arity == 1 ? "" : "s", node->n_args);
+                   arity, arity == 1 ? "" : "s", node->n_args);
         return -1;
     }
     if (a < 0 || (arity == 2 && b < 0))
@@ -271,9 +271,9 @@ static int check_folded(sema *s, ctx *c, const hy_syn *node, int r, int a, int b
     else
         snprintf(text, sizeof text, "%g %s %g", x, binary_symbol((hy_syn_op)node->op), y);
     sema_error(s, c, node->line, node->column, "the constant expression %s is %s", text,
-             isnan(value) ? "not a number (NaN)"
-             : value > 0  ? "infinite (inf)"
-                          : "infinite (-inf)");
+               isnan(value) ? "not a number (NaN)"
+               : value > 0  ? "infinite (inf)"
+                            : "infinite (-inf)");
     return -1;
 }
 
@@ -307,13 +307,13 @@ int sema_lower(sema *s, ctx *c, int first, int root)
         case SYN_TIME:
             if (c->kind == CTX_CONST)
                 sema_error(s, c, node->line, node->column, "'time' is not constant; %s is needed here",
-                         c->what ? c->what : "a constant expression");
+                           c->what ? c->what : "a constant expression");
             else
                 r = hy_x_leaf(&ir->dag, X_T, 0);
             break;
         case SYN_EVENT:
             sema_error(s, c, node->line, node->column,
-                     "'event %s' is only allowed as the trigger of a transition", NAME(s, node->name));
+                       "'event %s' is only allowed as the trigger of a transition", NAME(s, node->name));
             break;
         case SYN_NEG:
             r = hy_x_unary(&ir->dag, X_NEG, a);
@@ -367,7 +367,7 @@ int sema_lower_ref(sema *s, ctx *c, hy_expr_ref ref)
 ** parameters' default values; NAN and *ok = 0 after reporting. *param_node
 ** (may be NULL) gets its DAG node when it uses parameters, else -1. */
 double sema_const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
-                               int *ok, int *param_node)
+                             int *ok, int *param_node)
 {
     ctx c;
     memset(&c, 0, sizeof c);
@@ -426,9 +426,9 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
     hy_ir *ir = s->ir;
     if (node->op == SYN_EQ || node->op == SYN_NE) {
         sema_error(s, c, node->line, node->column,
-                 "'%s' compares values that change continuously, which are never exactly equal "
-                 "during integration; use <, <=, > or >=",
-                 node->op == SYN_EQ ? "==" : "<>");
+                   "'%s' compares values that change continuously, which are never exactly equal "
+                   "during integration; use <, <=, > or >=",
+                   node->op == SYN_EQ ? "==" : "<>");
         return -1;
     }
     hy_ir_mode *mode = &ir->modes[c->mode];
@@ -519,22 +519,30 @@ static void find_explicit_form(sema *s, hy_ir_mode *mode)
     }
 }
 
-void sema_compile_mode(sema *s, int m)
+/* An empty context of kind `kind` in mode m. */
+static ctx mode_ctx(int m, ctx_kind kind)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.mode = m;
+    return c;
+}
+
+/* Mode m's equations (not its outputs) as residuals, each marked explicit
+** when it is der(x) = f with f free of der(). 1 if one was refused
+** (reported), else 0; -1 when out of memory. */
+static int compile_equations(sema *s, int m)
 {
     const hy_syntax *syn = s->syn;
     hy_ir *ir = s->ir;
     hy_ir_mode *mode = &ir->modes[m];
-    for (int k = 0; k < mode->n_vars; k++)
-        s->var_of[mode->vars[k].name] = k;
-    ctx c;
-    memset(&c, 0, sizeof c);
-    c.mode = m;
+    ctx c = mode_ctx(m, CTX_EQUATION);
     int equation_errors = 0;
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
         if (eq->output_name >= 0 || !sema_scope_in_mode(s, eq->mode, m))
             continue;
-        c.kind = CTX_EQUATION;
         int before = s->n_errors;
         int lhs = sema_lower_ref(s, &c, eq->lhs);
         int rhs = sema_lower_ref(s, &c, eq->rhs);
@@ -553,7 +561,7 @@ void sema_compile_mode(sema *s, int m)
         if (explicit_state >= 0 && uses_derivative(s, explicit_rhs) != 0)
             explicit_state = -1;
         if (GROW(s, mode->equations, mode->n_equations, mode->cap_equations))
-            return;
+            return -1;
         mode->equations[mode->n_equations].explicit_state = explicit_state;
         mode->equations[mode->n_equations].explicit_rhs = explicit_state >= 0 ? explicit_rhs : -1;
         mode->equations[mode->n_equations].residual = residual;
@@ -561,34 +569,46 @@ void sema_compile_mode(sema *s, int m)
         mode->equations[mode->n_equations].column = eq->column;
         mode->n_equations++;
     }
-    mode = &ir->modes[m];
-    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0) {
-        char list[400] = "";
-        size_t used = 0;
-        for (int k = 0; k < mode->n_vars && used + 40 < sizeof list; k++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
-                                     NAME(s, mode->vars[k].name));
-        if (used + 40 >= sizeof list)
-            snprintf(list + used, sizeof list - used, ", ...");
-        /* A mechanical system written without its multiplier. */
-        char hint[300] = "";
-        int constraint = mode->n_equations > mode->n_vars
-                             ? hy_mechanics_position_constraint(ir, mode) : -1;
-        if (constraint >= 0)
-            snprintf(hint, sizeof hint,
-                     "; the equation at %d:%d constrains the positions and needs a multiplier: "
-                     "declare one and write it into the dynamics (M der(u) = F - C lambda)",
-                     mode->equations[constraint].line, mode->equations[constraint].column);
-        sema_error(s, NULL, mode->line, mode->column,
-                 "mode '%s' has %d equation%s for %d unknown%s%s%s%s: the system is %s%s",
-                 NAME(s, mode->name), mode->n_equations, mode->n_equations == 1 ? "" : "s",
-                 mode->n_vars, mode->n_vars == 1 ? "" : "s", mode->n_vars ? " (" : "", list,
-                 mode->n_vars ? ")" : "",
-                 mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
-    }
-    if (!equation_errors)
-        find_explicit_form(s, mode);
-    /* Outputs, in order; each may use the ones before it. */
+    return equation_errors;
+}
+
+/* A mode whose equations and unknowns differ in number: reported with its
+** unknowns and, for a mechanical system written without its multiplier,
+** the position constraint that needs one. */
+static void report_equation_count(sema *s, const hy_ir_mode *mode)
+{
+    char list[400] = "";
+    size_t used = 0;
+    for (int k = 0; k < mode->n_vars && used + 40 < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
+                                 NAME(s, mode->vars[k].name));
+    if (used + 40 >= sizeof list)
+        snprintf(list + used, sizeof list - used, ", ...");
+    /* A mechanical system written without its multiplier. */
+    char hint[300] = "";
+    int constraint = mode->n_equations > mode->n_vars
+                         ? hy_mechanics_position_constraint(s->ir, mode) : -1;
+    if (constraint >= 0)
+        snprintf(hint, sizeof hint,
+                 "; the equation at %d:%d constrains the positions and needs a multiplier: "
+                 "declare one and write it into the dynamics (M der(u) = F - C lambda)",
+                 mode->equations[constraint].line, mode->equations[constraint].column);
+    sema_error(s, NULL, mode->line, mode->column,
+               "mode '%s' has %d equation%s for %d unknown%s%s%s%s: the system is %s%s",
+               NAME(s, mode->name), mode->n_equations, mode->n_equations == 1 ? "" : "s",
+               mode->n_vars, mode->n_vars == 1 ? "" : "s", mode->n_vars ? " (" : "", list,
+               mode->n_vars ? ")" : "",
+               mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
+}
+
+/* Mode m's outputs, in order; each may use the ones before it. 0, or -1
+** when out of memory. */
+static int compile_outputs(sema *s, int m)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    ctx c = mode_ctx(m, CTX_OUTPUT);
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
         if (eq->output_name < 0 || !sema_scope_in_mode(s, eq->mode, m) || !valid_name(s, eq->output_name))
@@ -596,22 +616,21 @@ void sema_compile_mode(sema *s, int m)
         int name = eq->output_name;
         if (s->var_of[name] >= 0) {
             sema_error(s, NULL, eq->line, eq->column,
-                     "'%s' is a variable of mode '%s' and cannot also be one of its outputs",
-                     NAME(s, name), NAME(s, mode->name));
+                       "'%s' is a variable of mode '%s' and cannot also be one of its outputs",
+                       NAME(s, name), NAME(s, mode->name));
             continue;
         }
         if (s->output_of[name] >= 0 || s->first_line[name]) {
             sema_error(s, NULL, eq->line, eq->column, "duplicate name '%s'%s", NAME(s, name),
-                     s->output_of[name] >= 0 ? " (an output of this mode already)" : "");
+                       s->output_of[name] >= 0 ? " (an output of this mode already)" : "");
             continue;
         }
-        c.kind = CTX_OUTPUT;
         int node = sema_lower_ref(s, &c, eq->rhs);
         mode = &ir->modes[m];
         if (node < 0)
             continue;
         if (GROW(s, mode->outputs, mode->n_outputs, mode->cap_outputs))
-            return;
+            return -1;
         hy_ir_output *out = &mode->outputs[mode->n_outputs++];
         out->name = name;
         out->node = node;
@@ -619,6 +638,26 @@ void sema_compile_mode(sema *s, int m)
         out->column = eq->column;
         s->output_of[name] = node;
     }
+    return 0;
+}
+
+void sema_compile_mode(sema *s, int m)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    for (int k = 0; k < mode->n_vars; k++)
+        s->var_of[mode->vars[k].name] = k;
+    int equation_errors = compile_equations(s, m);
+    if (equation_errors < 0)
+        return;
+    mode = &ir->modes[m];
+    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0)
+        report_equation_count(s, mode);
+    if (!equation_errors)
+        find_explicit_form(s, mode);
+    if (compile_outputs(s, m) != 0)
+        return;
     /* The triggers of the transitions leaving this mode. */
     for (int i = 0; i < syn->n_transitions; i++)
         if (ir->transitions[i].from == m) {

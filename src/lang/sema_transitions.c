@@ -52,8 +52,8 @@ void sema_resolve_transitions(sema *s)
         for (int k = 0; k < i; k++)
             if (syn->transitions[k].name == ts->name && transition_chart(s, &syn->transitions[k]) == tr->chart)
                 sema_error(s, NULL, ts->line, ts->column,
-                         "duplicate transition '%s' (first declared at %s)", NAME(s, ts->name),
-                         sema_position(s, syn->transitions[k].line, syn->transitions[k].column).text);
+                           "duplicate transition '%s' (first declared at %s)", NAME(s, ts->name),
+                           sema_position(s, syn->transitions[k].line, syn->transitions[k].column).text);
         if (tr->chart < 0)
             continue;
         if (ts->from < 0) {
@@ -65,22 +65,25 @@ void sema_resolve_transitions(sema *s)
                 }
             if (n != 1)
                 sema_error(s, NULL, ts->line, ts->column,
-                         "transition '%s' needs 'from MODE to MODE': its chart has %d modes",
-                         NAME(s, ts->name), n);
+                           "transition '%s' needs 'from MODE to MODE': its chart has %d modes",
+                           NAME(s, ts->name), n);
             tr->from = tr->to = n == 1 ? only : -1;
             continue;
         }
         tr->from = find_mode(s, tr->chart, ts->from);
         tr->to = find_mode(s, tr->chart, ts->to);
         const char *chart_name = NAME(s, ir->charts[tr->chart].name);
+        int implicit = tr->chart == s->implicit_chart; /* else: " (chart 'NAME')" */
         if (tr->from < 0)
-            sema_error(s, NULL, ts->from_line, ts->from_column, "transition '%s' leaves unknown mode '%s'%s%s%s",
-                     NAME(s, ts->name), NAME(s, ts->from), tr->chart == s->implicit_chart ? "" : " (chart '",
-                     tr->chart == s->implicit_chart ? "" : chart_name, tr->chart == s->implicit_chart ? "" : "')");
+            sema_error(s, NULL, ts->from_line, ts->from_column,
+                       "transition '%s' leaves unknown mode '%s'%s%s%s", NAME(s, ts->name),
+                       NAME(s, ts->from), implicit ? "" : " (chart '", implicit ? "" : chart_name,
+                       implicit ? "" : "')");
         if (tr->to < 0)
-            sema_error(s, NULL, ts->to_line, ts->to_column, "transition '%s' enters unknown mode '%s'%s%s%s",
-                     NAME(s, ts->name), NAME(s, ts->to), tr->chart == s->implicit_chart ? "" : " (chart '",
-                     tr->chart == s->implicit_chart ? "" : chart_name, tr->chart == s->implicit_chart ? "" : "')");
+            sema_error(s, NULL, ts->to_line, ts->to_column,
+                       "transition '%s' enters unknown mode '%s'%s%s%s", NAME(s, ts->name),
+                       NAME(s, ts->to), implicit ? "" : " (chart '", implicit ? "" : chart_name,
+                       implicit ? "" : "')");
     }
 }
 
@@ -92,16 +95,16 @@ void sema_transition_options(sema *s, int i)
     if (ts->priority_line > 0) {
         if (!(ts->priority >= 1.0 && ts->priority <= 1e6 && ts->priority == floor(ts->priority)))
             sema_error(s, NULL, ts->priority_line, ts->priority_column, "priority %g of "
-                     "transition '%s': want a whole number from 1 (fires first) to 1e6",
-                     ts->priority, NAME(s, ts->name));
+                       "transition '%s': want a whole number from 1 (fires first) to 1e6",
+                       ts->priority, NAME(s, ts->name));
         else
             tr->priority = (int)ts->priority;
     }
     if (ts->fires_at_start) {
         if (tr->trigger != HY_IR_GUARD)
             sema_error(s, NULL, ts->initial_line, ts->initial_column, "'initial' of transition "
-                     "'%s' needs a zero-crossing trigger (a < b): it makes the crossing fire at "
-                     "the start when the guard is already past zero", NAME(s, ts->name));
+                       "'%s' needs a zero-crossing trigger (a < b): it makes the crossing fire at "
+                       "the start when the guard is already past zero", NAME(s, ts->name));
         tr->fires_at_start = 1;
     }
 }
@@ -131,7 +134,7 @@ void sema_compile_trigger(sema *s, int i)
     if (T->op == SYN_CALL && strcmp(NAME(s, T->name), "sample") == 0) {
         if (T->n_args != 2) {
             sema_error(s, NULL, T->line, T->column, "sample() takes 2 arguments (start, period), got %d",
-                     T->n_args);
+                       T->n_args);
             return;
         }
         ctx cc;
@@ -149,20 +152,20 @@ void sema_compile_trigger(sema *s, int i)
             sema_error(s, NULL, T->line, T->column, "sample() needs a finite start and a positive period");
         else if (!(tr->period > 2.0 * hy_time_tol(tr->t_start)))
             sema_error(s, NULL, T->line, T->column, "sample() period %g is below the time "
-                     "resolution of event times near t = %g (%g): its ticks cannot be told "
-                     "apart", tr->period, tr->t_start, 2.0 * hy_time_tol(tr->t_start));
+                       "resolution of event times near t = %g (%g): its ticks cannot be told "
+                       "apart", tr->period, tr->t_start, 2.0 * hy_time_tol(tr->t_start));
         return;
     }
     if (T->op == SYN_EQ || T->op == SYN_NE) {
         sema_error(s, NULL, T->line, T->column,
-                 "a zero-crossing trigger needs <, <=, > or >= ('%s' is never met exactly)",
-                 T->op == SYN_EQ ? "==" : "<>");
+                   "a zero-crossing trigger needs <, <=, > or >= ('%s' is never met exactly)",
+                   T->op == SYN_EQ ? "==" : "<>");
         return;
     }
     if (T->op != SYN_LT && T->op != SYN_LE && T->op != SYN_GT && T->op != SYN_GE) {
         sema_error(s, NULL, T->line, T->column,
-                 "a transition trigger must be a relation (a < b), 'time >= c', "
-                 "'sample(start, period)' or 'event NAME'");
+                   "a transition trigger must be a relation (a < b), 'time >= c', "
+                   "'sample(start, period)' or 'event NAME'");
         return;
     }
     const hy_syn *lhs = &syn->nodes[T->a], *rhs = &syn->nodes[T->b];
@@ -192,8 +195,8 @@ void sema_compile_trigger(sema *s, int i)
         return;
     if (!(hy_x_node(&ir->dag, g).deps & HY_DEP_STATE)) {
         sema_error(s, NULL, T->line, T->column,
-                 "this trigger does not depend on the mode's unknowns or on time, so it never "
-                 "crosses zero; use 'event NAME' or a condition after 'and'");
+                   "this trigger does not depend on the mode's unknowns or on time, so it never "
+                   "crosses zero; use 'event NAME' or a condition after 'and'");
         return;
     }
     tr->trigger = HY_IR_GUARD;
@@ -218,7 +221,7 @@ static int target_ok(sema *s, const ctx *c, int target, int to_mode, int line, i
         return 0;
     case G_DERIVED:
         sema_error(s, c, line, column,
-                 "cannot assign to '%s': it is computed from other parameters", NAME(s, target));
+                   "cannot assign to '%s': it is computed from other parameters", NAME(s, target));
         return 0;
     case G_INVALID:
         return 0; /* its declaration was reported */
@@ -229,9 +232,9 @@ static int target_ok(sema *s, const ctx *c, int target, int to_mode, int line, i
         return 1;
     if (s->owner_mode[target] >= 0)
         sema_error(s, c, line, column,
-                 "cannot assign to '%s': it is not a variable of mode '%s' (the mode entered), "
-                 "a parameter or a discrete variable",
-                 NAME(s, target), to_mode >= 0 ? NAME(s, ir->modes[to_mode].name) : "?");
+                   "cannot assign to '%s': it is not a variable of mode '%s' (the mode entered), "
+                   "a parameter or a discrete variable",
+                   NAME(s, target), to_mode >= 0 ? NAME(s, ir->modes[to_mode].name) : "?");
     else
         sema_error(s, c, line, column, "cannot assign to undefined name '%s'", NAME(s, target));
     return 0;
@@ -557,10 +560,10 @@ void sema_check_reachability(sema *s)
     for (int m = 0; m < ir->n_modes; m++)
         if (!reached[m])
             sema_error(s, NULL, ir->modes[m].line, ir->modes[m].column,
-                     "mode '%s' is unreachable: no transitions lead to it from the initial mode '%s'",
-                     NAME(s, ir->modes[m].name),
-                     ir->charts[ir->modes[m].chart].initial >= 0
-                         ? NAME(s, ir->modes[ir->charts[ir->modes[m].chart].initial].name) : "?");
+                       "mode '%s' is unreachable: no transitions lead to it from the initial mode '%s'",
+                       NAME(s, ir->modes[m].name),
+                       ir->charts[ir->modes[m].chart].initial >= 0
+                           ? NAME(s, ir->modes[ir->charts[ir->modes[m].chart].initial].name) : "?");
     hy_free(reached);
     hy_free(queue);
 }
