@@ -1,0 +1,672 @@
+/*
+** Semantic analysis, expressions: names resolved in their context (a
+** mode's unknowns and outputs, globals, reads of an action), expressions
+** lowered to nodes of the expression DAG with calls checked and constants
+** folded, compile-time evaluation, relations inside equations turned into
+** hidden discrete variables, and each mode's equations and outputs.
+*/
+#include "core/core.h"
+#include "lang/sema_internal.h"
+
+#include "lang/vm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- */
+/* Compile-time evaluation                                          */
+
+/* Value of node with p = the globals' current values, y = y_values,
+** in = in_values (either may be NULL if unused), time = t0. */
+double sema_evaluate(sema *s, int node, const double *y_values, int n_y, const double *in_values)
+{
+    hy_ir *ir = s->ir;
+    if (node < 0)
+        return NAN;
+    if (hy_x_node(&ir->dag, node).op == X_NUM)
+        return hy_x_node(&ir->dag, node).value;
+    int out_index = 0;
+    hy_program *prog = hy_program_build(&ir->dag, &node, &out_index, 1);
+    double *p = hy_malloc(sizeof *p * (size_t)(ir->n_globals + 1));
+    double *zeros = hy_calloc((size_t)n_y + 1, sizeof *zeros);
+    double result = NAN;
+    if (prog && p && zeros) {
+        for (int i = 0; i < ir->n_globals; i++)
+            p[i] = ir->globals[i].value;
+        hy_vm_input input = { s->t0, 0.0, y_values ? y_values : zeros, zeros, p, in_values };
+        hy_program_run(prog, &input, &result);
+    } else {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
+    hy_program_free(prog);
+    hy_free(p);
+    hy_free(zeros);
+    return result;
+}
+
+/* ---------------------------------------------------------------- */
+/* Names                                                            */
+
+int sema_add_read(sema *s, hy_ir_transition *tr, int name)
+{
+    if (s->read_slot[name] >= 0)
+        return s->read_slot[name];
+    if (GROW(s, tr->reads, tr->n_reads, tr->cap_reads))
+        return -1;
+    tr->reads[tr->n_reads] = name;
+    s->read_slot[name] = tr->n_reads;
+    return tr->n_reads++;
+}
+
+void sema_clear_reads(sema *s, const hy_ir_transition *tr)
+{
+    for (int k = 0; k < tr->n_reads; k++)
+        s->read_slot[tr->reads[k]] = -1;
+}
+
+static int is_mode_ctx(ctx_kind kind)
+{
+    return kind == CTX_EQUATION || kind == CTX_OUTPUT || kind == CTX_GUARD;
+}
+
+static int resolve_name(sema *s, ctx *c, int name, int line, int column)
+{
+    hy_ir *ir = s->ir;
+    if (!valid_name(s, name))
+        return -1;
+    if (is_mode_ctx(c->kind)) {
+        if (s->var_of[name] >= 0)
+            return hy_x_leaf(&ir->dag, X_Y, s->var_of[name]);
+        if (s->output_of[name] >= 0) {
+            if (c->kind == CTX_EQUATION) {
+                sema_error(s, c, line, column,
+                           "'%s' is an output of mode '%s'; equations cannot use outputs "
+                           "(declare it as a variable with an equation instead)",
+                           NAME(s, name), NAME(s, ir->modes[c->mode].name));
+                return -1;
+            }
+            return s->output_of[name];
+        }
+    }
+    switch ((global_kind)s->gkind[name]) {
+    case G_CONSTANT:
+        return s->gref[name];
+    case G_PARAMETER:
+    case G_DISCRETE:
+    case G_DERIVED:
+        if (c->kind == CTX_CONST && !c->allow_params) {
+            sema_error(s, c, line, column, "'%s' is a %s; %s is needed here", NAME(s, name),
+                       s->gkind[name] == G_DISCRETE ? "discrete variable" : "parameter",
+                       c->what ? c->what : "a constant expression (numbers and constants)");
+            return -1;
+        }
+        c->uses_param = 1;
+        return s->gkind[name] == G_DERIVED ? s->gref[name] : hy_x_leaf(&ir->dag, X_P, s->gref[name]);
+    case G_INVALID:
+        return -1;
+    default:
+        break;
+    }
+    int owner = s->owner_mode[name];
+    if (c->kind == CTX_ACTION && owner >= 0) {
+        int k = sema_add_read(s, c->tr, name);
+        return k < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, k);
+    }
+    if (owner == c->mode && is_mode_ctx(c->kind)) {
+        /* Not an unknown here: an output of this mode not yet defined. */
+        if (c->kind == CTX_EQUATION)
+            sema_error(s, c, line, column,
+                       "'%s' is an output of mode '%s'; equations cannot use outputs "
+                       "(declare it as a variable with an equation instead)",
+                       NAME(s, name), NAME(s, ir->modes[c->mode].name));
+        else
+            sema_error(s, c, line, column, "output '%s' is used before its definition", NAME(s, name));
+        return -1;
+    }
+    if (owner >= 0 && is_mode_ctx(c->kind)) {
+        const hy_ir_mode *here = &ir->modes[c->mode], *there = &ir->modes[owner];
+        if (there->chart != here->chart && there->syntax_index < 0)
+            sema_error(s, c, line, column,
+                       "'%s' is an output of the model level, which modes of other charts cannot "
+                       "use (declare it as a variable with an equation instead)", NAME(s, name));
+        else if (there->chart != here->chart)
+            sema_error(s, c, line, column,
+                       "'%s' is declared in mode '%s' of chart '%s' and used in mode '%s' of "
+                       "chart '%s': a mode's own variables exist only while it is active; "
+                       "declare '%s' outside the modes to share it between charts",
+                       NAME(s, name), NAME(s, there->name), NAME(s, ir->charts[there->chart].name),
+                       NAME(s, here->name), NAME(s, ir->charts[here->chart].name), NAME(s, name));
+        else
+            sema_error(s, c, line, column, "'%s' is not a variable of mode '%s' (it belongs to mode '%s')",
+                       NAME(s, name), NAME(s, here->name), NAME(s, there->name));
+        return -1;
+    }
+    if (owner >= 0 && c->kind == CTX_CONST) {
+        sema_error(s, c, line, column, "'%s' is a variable; %s is needed here", NAME(s, name),
+                   c->what ? c->what : "a constant expression");
+        return -1;
+    }
+    sema_error(s, c, line, column, "undefined name '%s'", NAME(s, name));
+    return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Expressions                                                      */
+
+static hy_xop relation_xop(hy_syn_op op)
+{
+    switch (op) {
+    case SYN_LT: return X_LT;
+    case SYN_LE: return X_LE;
+    case SYN_GT: return X_GT;
+    case SYN_GE: return X_GE;
+    case SYN_EQ: return X_EQ;
+    default: return X_NE;
+    }
+}
+
+static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b);
+
+static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int *val)
+{
+    hy_ir *ir = s->ir;
+    const char *fname = NAME(s, node->name);
+    int a = node->a >= first ? val[node->a - first] : -1;
+    int b = node->b >= first ? val[node->b - first] : -1;
+    if (strcmp(fname, "der") == 0) {
+        if (node->n_args != 1) {
+            sema_error(s, c, node->line, node->column, "der() takes 1 argument, got %d", node->n_args);
+            return -1;
+        }
+        const hy_syn *arg = &s->syn->nodes[node->a];
+        if (!is_mode_ctx(c->kind)) {
+            sema_error(s, c, node->line, node->column, "der() is allowed in equations, outputs and "
+                       "guards of a mode, not %s",
+                       c->kind == CTX_ACTION ? "in actions and conditions" : "here");
+            return -1;
+        }
+        if (arg->op != SYN_NAME) {
+            sema_error(s, c, node->line, node->column,
+                       "der() needs a variable: write der(x) for an unknown x of the mode");
+            return -1;
+        }
+        if (a < 0)
+            return -1; /* the name was reported */
+        int k = valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
+        if (k < 0) {
+            sema_error(s, c, arg->line, arg->column, "der() of '%s', which is not a variable of mode '%s'",
+                       NAME(s, arg->name), NAME(s, ir->modes[c->mode].name));
+            return -1;
+        }
+        hy_ir_var *var = &ir->modes[c->mode].vars[k];
+        if (c->kind == CTX_EQUATION) {
+            var->is_differential = 1;
+        } else if (!var->is_differential) {
+            sema_error(s, c, node->line, node->column,
+                       "der(%s) outside the equations needs '%s' to be a state of mode '%s' "
+                       "(der(%s) in one of its equations)",
+                       NAME(s, arg->name), NAME(s, arg->name), NAME(s, ir->modes[c->mode].name),
+                       NAME(s, arg->name));
+            return -1;
+        }
+        return hy_x_leaf(&ir->dag, X_YP, k);
+    }
+    if (strcmp(fname, "sample") == 0) {
+        sema_error(s, c, node->line, node->column,
+                   "sample() is only allowed as the trigger of a transition (when sample(start, period))");
+        return -1;
+    }
+    hy_function fn = hy_function_find(fname);
+    if (fn == FN_N_FUNCTIONS) {
+        sema_error(s, c, node->line, node->column, "unknown function '%s'", fname);
+        return -1;
+    }
+    int arity = hy_function_arity(fn);
+    if (node->n_args != arity) {
+        sema_error(s, c, node->line, node->column, "function '%s' takes %d argument%s, got %d", fname,
+                   arity, arity == 1 ? "" : "s", node->n_args);
+        return -1;
+    }
+    if (a < 0 || (arity == 2 && b < 0))
+        return -1;
+    return hy_x_fn(&ir->dag, fn, a, arity == 2 ? b : -1);
+}
+
+static int is_nonfinite_num(const hy_expr *e, int node)
+{
+    if (node < 0)
+        return 0;
+    const hy_xnode x = hy_x_node(e, node);
+    return x.op == X_NUM && !isfinite(x.value);
+}
+
+static const char *binary_symbol(hy_syn_op op)
+{
+    switch (op) {
+    case SYN_ADD: return "+";
+    case SYN_SUB: return "-";
+    case SYN_MUL: return "*";
+    case SYN_DIV: return "/";
+    default: return "^";
+    }
+}
+
+/* The node r of syntax node `node` folded to a number that is not finite
+** (0/0, 1/0, log(0), sqrt(-1), exp(1000)) from finite operands a, b:
+** reported at the operator as a literal out of range is, and -1; else r.
+** (An operand that is not finite was reported where it arose.) */
+static int check_folded(sema *s, ctx *c, const hy_syn *node, int r, int a, int b)
+{
+    const hy_expr *e = &s->ir->dag;
+    if (!is_nonfinite_num(e, r) || is_nonfinite_num(e, a) || is_nonfinite_num(e, b))
+        return r;
+    double value = hy_x_node(e, r).value, x = a >= 0 ? hy_x_node(e, a).value : NAN;
+    double y = b >= 0 ? hy_x_node(e, b).value : NAN;
+    char text[200];
+    if (node->op == SYN_CALL && b >= 0)
+        snprintf(text, sizeof text, "%s(%g, %g)", NAME(s, node->name), x, y);
+    else if (node->op == SYN_CALL)
+        snprintf(text, sizeof text, "%s(%g)", NAME(s, node->name), x);
+    else
+        snprintf(text, sizeof text, "%g %s %g", x, binary_symbol((hy_syn_op)node->op), y);
+    sema_error(s, c, node->line, node->column, "the constant expression %s is %s", text,
+               isnan(value) ? "not a number (NaN)"
+               : value > 0  ? "infinite (inf)"
+                            : "infinite (-inf)");
+    return -1;
+}
+
+/* Lower the expression [first, root] of the syntax in context c: its DAG
+** node, or -1 after reporting. Walks the range in index order. */
+int sema_lower(sema *s, ctx *c, int first, int root)
+{
+    if (root < 0)
+        return -1;
+    hy_ir *ir = s->ir;
+    int n = root - first + 1;
+    int *val = hy_malloc(sizeof *val * (size_t)n);
+    if (!val) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+        return -1;
+    }
+    for (int i = first; i <= root; i++) {
+        const hy_syn *node = &s->syn->nodes[i];
+        int a = node->a >= first ? val[node->a - first] : -1;
+        int b = node->b >= first ? val[node->b - first] : -1;
+        int cc = node->c >= first ? val[node->c - first] : -1;
+        int r = -1;
+        switch ((hy_syn_op)node->op) {
+        case SYN_NUM:
+            r = hy_x_num(&ir->dag, node->value);
+            break;
+        case SYN_NAME:
+            r = resolve_name(s, c, node->name, node->line, node->column);
+            break;
+        case SYN_TIME:
+            if (c->kind == CTX_CONST)
+                sema_error(s, c, node->line, node->column, "'time' is not constant; %s is needed here",
+                           c->what ? c->what : "a constant expression");
+            else
+                r = hy_x_leaf(&ir->dag, X_T, 0);
+            break;
+        case SYN_EVENT:
+            sema_error(s, c, node->line, node->column,
+                       "'event %s' is only allowed as the trigger of a transition", NAME(s, node->name));
+            break;
+        case SYN_NEG:
+            r = hy_x_unary(&ir->dag, X_NEG, a);
+            break;
+        case SYN_NOT:
+            r = hy_x_unary(&ir->dag, X_NOT, a);
+            break;
+        case SYN_ADD: case SYN_SUB: case SYN_MUL: case SYN_DIV: case SYN_POW: {
+            static const hy_xop xop[] = { [SYN_ADD] = X_ADD, [SYN_SUB] = X_SUB, [SYN_MUL] = X_MUL,
+                                          [SYN_DIV] = X_DIV, [SYN_POW] = X_POW };
+            r = check_folded(s, c, node, hy_x_binary(&ir->dag, xop[node->op], a, b), a, b);
+            break;
+        }
+        case SYN_AND: r = hy_x_binary(&ir->dag, X_AND, a, b); break;
+        case SYN_OR: r = hy_x_binary(&ir->dag, X_OR, a, b); break;
+        case SYN_LT: case SYN_LE: case SYN_GT: case SYN_GE: case SYN_EQ: case SYN_NE:
+            if (a < 0 || b < 0)
+                break;
+            if (c->kind == CTX_EQUATION
+                && ((hy_x_node(&ir->dag, a).deps | hy_x_node(&ir->dag, b).deps) & HY_DEP_STATE))
+                r = hidden_relation(s, c, node, a, b);
+            else
+                r = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
+            break;
+        case SYN_IF:
+            r = hy_x_if(&ir->dag, a, b, cc);
+            break;
+        case SYN_CALL:
+            r = check_folded(s, c, node, lower_call(s, c, node, first, val), a, b);
+            break;
+        case SYN_INDEX: case SYN_REDUCE: case SYN_ARRAY: case SYN_COMPREH:
+            break; /* expanded by hy_unroll before the checker runs */
+        }
+        val[i - first] = r;
+    }
+    int result = val[n - 1];
+    hy_free(val);
+    if (ir->dag.failed && !s->diag->out_of_memory) {
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+    }
+    return result;
+}
+
+int sema_lower_ref(sema *s, ctx *c, hy_expr_ref ref)
+{
+    return sema_lower(s, c, ref.first, ref.root);
+}
+
+/* A constant (allow_params: or parameter) expression's value with the
+** parameters' default values; NAN and *ok = 0 after reporting. *param_node
+** (may be NULL) gets its DAG node when it uses parameters, else -1. */
+double sema_const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
+                             int *ok, int *param_node)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.kind = CTX_CONST;
+    c.allow_params = allow_params;
+    c.what = what;
+    int node = sema_lower_ref(s, &c, ref);
+    if (param_node)
+        *param_node = node >= 0 && c.uses_param ? node : -1;
+    if (node < 0) {
+        *ok = 0;
+        return NAN;
+    }
+    *ok = 1;
+    return sema_evaluate(s, node, NULL, 0, NULL);
+}
+
+double sema_const_value(sema *s, hy_expr_ref ref, int allow_params, const char *what, int *ok)
+{
+    return sema_const_value_node(s, ref, allow_params, what, ok, NULL);
+}
+
+/* ---------------------------------------------------------------- */
+/* Hidden condition variables                                       */
+
+int sema_add_global(sema *s, int name, int is_discrete, double value, int line, int column)
+{
+    hy_ir *ir = s->ir;
+    if (GROW(s, ir->globals, ir->n_globals, ir->cap_globals))
+        return -1;
+    hy_ir_global *g = &ir->globals[ir->n_globals];
+    memset(g, 0, sizeof *g);
+    g->name = name;
+    g->is_discrete = is_discrete;
+    g->value = value;
+    g->start_node = -1;
+    g->unit = g->description = -1;
+    g->line = line;
+    g->column = column;
+    return ir->n_globals++;
+}
+
+int sema_add_guard(sema *s, hy_ir_mode *mode, int node)
+{
+    for (int k = 0; k < mode->n_guards; k++)
+        if (mode->guards[k] == node)
+            return k;
+    if (GROW(s, mode->guards, mode->n_guards, mode->cap_guards))
+        return -1;
+    mode->guards[mode->n_guards] = node;
+    return mode->n_guards++;
+}
+
+static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
+{
+    hy_ir *ir = s->ir;
+    if (node->op == SYN_EQ || node->op == SYN_NE) {
+        sema_error(s, c, node->line, node->column,
+                   "'%s' compares values that change continuously, which are never exactly equal "
+                   "during integration; use <, <=, > or >=",
+                   node->op == SYN_EQ ? "==" : "<>");
+        return -1;
+    }
+    hy_ir_mode *mode = &ir->modes[c->mode];
+    int guard_node = hy_x_binary(&ir->dag, X_SUB, a, b);
+    int guard = guard_node < 0 ? -1 : sema_add_guard(s, mode, guard_node);
+    if (guard < 0)
+        return -1;
+    int rising = node->op == SYN_GT || node->op == SYN_GE;
+    for (int k = 0; k < mode->n_relations; k++)
+        if (mode->relations[k].guard == guard && mode->relations[k].true_when_rising == rising)
+            return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
+    if (GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
+        return -1;
+    char hidden_name[300];
+    snprintf(hidden_name, sizeof hidden_name, "%s.if%d", NAME(s, mode->name), mode->n_relations + 1);
+    int name = hy_strtab_intern(s->strings, hidden_name, strlen(hidden_name));
+    int live = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
+    if (name < 0 || live < 0)
+        return -1;
+    /* The value at t0 from the start values. */
+    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
+    if (!starts)
+        return -1;
+    for (int k = 0; k < mode->n_vars; k++)
+        starts[k] = mode->vars[k].start;
+    double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
+    hy_free(starts);
+    int global = sema_add_global(s, name, 1, initial != 0.0 && !isnan(initial), node->line, node->column);
+    if (global < 0)
+        return -1;
+    ir->globals[global].is_hidden = 1;
+    hy_ir_relation *rel = &mode->relations[mode->n_relations++];
+    rel->guard = guard;
+    rel->true_when_rising = rising;
+    rel->global = global;
+    rel->relation_node = live;
+    return hy_x_leaf(&ir->dag, X_P, global);
+}
+
+/* ---------------------------------------------------------------- */
+/* Modes: equations and outputs                                     */
+
+/* If the syntax expression `side` is der(NAME) of an unknown of the mode
+** being compiled: that unknown's index, else -1. */
+static int der_of_unknown(const sema *s, hy_expr_ref side)
+{
+    if (side.root < 0)
+        return -1;
+    const hy_syn *node = &s->syn->nodes[side.root];
+    if (node->op != SYN_CALL || node->n_args != 1 || strcmp(NAME(s, node->name), "der") != 0)
+        return -1;
+    const hy_syn *arg = &s->syn->nodes[node->a];
+    return arg->op == SYN_NAME && valid_name(s, arg->name) ? s->var_of[arg->name] : -1;
+}
+
+/* Does node (a DAG node) use any y'? (Its dependency flags say.) */
+static int uses_derivative(sema *s, int node)
+{
+    return node >= 0 && (hy_x_node(&s->ir->dag, node).deps & HY_DEP_YP) != 0;
+}
+
+/* An explicit ODE: one der(x_k) = f_k per unknown, every f_k free of der(). */
+static void find_explicit_form(sema *s, hy_ir_mode *mode)
+{
+    mode->is_explicit = 0;
+    if (mode->n_vars == 0 || mode->n_equations != mode->n_vars || mode->n_shared > 0)
+        return; /* shared unknowns: the configuration's system is the DAE */
+    int *rhs = hy_malloc(sizeof *rhs * (size_t)mode->n_vars);
+    if (!rhs) { /* not "no explicit form": that would refuse VSTIFF ... */
+        hy_diag_nomem(s->diag);
+        s->n_errors++;
+        return;
+    }
+    for (int k = 0; k < mode->n_vars; k++)
+        rhs[k] = -1;
+    int ok = 1;
+    for (int i = 0; i < mode->n_equations && ok; i++) {
+        int k = mode->equations[i].explicit_state;
+        ok = k >= 0 && rhs[k] < 0;
+        if (ok)
+            rhs[k] = mode->equations[i].explicit_rhs;
+    }
+    if (ok) {
+        mode->rhs_nodes = rhs;
+        mode->is_explicit = 1;
+    } else {
+        hy_free(rhs);
+    }
+}
+
+/* An empty context of kind `kind` in mode m. */
+static ctx mode_ctx(int m, ctx_kind kind)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.mode = m;
+    return c;
+}
+
+/* Mode m's equations (not its outputs) as residuals, each marked explicit
+** when it is der(x) = f with f free of der(). 1 if one was refused
+** (reported), else 0; -1 when out of memory. */
+static int compile_equations(sema *s, int m)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    ctx c = mode_ctx(m, CTX_EQUATION);
+    int equation_errors = 0;
+    for (int i = 0; i < syn->n_equations; i++) {
+        const hy_equation_syn *eq = &syn->equations[i];
+        if (eq->output_name >= 0 || !sema_scope_in_mode(s, eq->mode, m))
+            continue;
+        int before = s->n_errors;
+        int lhs = sema_lower_ref(s, &c, eq->lhs);
+        int rhs = sema_lower_ref(s, &c, eq->rhs);
+        int residual = hy_x_binary(&ir->dag, X_SUB, lhs, rhs);
+        mode = &ir->modes[m];
+        if (residual < 0 || s->n_errors > before) {
+            equation_errors = 1;
+            continue;
+        }
+        /* der(x) = f or f = der(x), f free of der(): explicit. */
+        int explicit_state = der_of_unknown(s, eq->lhs), explicit_rhs = rhs;
+        if (explicit_state < 0) {
+            explicit_state = der_of_unknown(s, eq->rhs);
+            explicit_rhs = lhs;
+        }
+        if (explicit_state >= 0 && uses_derivative(s, explicit_rhs) != 0)
+            explicit_state = -1;
+        if (GROW(s, mode->equations, mode->n_equations, mode->cap_equations))
+            return -1;
+        mode->equations[mode->n_equations].explicit_state = explicit_state;
+        mode->equations[mode->n_equations].explicit_rhs = explicit_state >= 0 ? explicit_rhs : -1;
+        mode->equations[mode->n_equations].residual = residual;
+        mode->equations[mode->n_equations].line = eq->line;
+        mode->equations[mode->n_equations].column = eq->column;
+        mode->n_equations++;
+    }
+    return equation_errors;
+}
+
+/* A mode whose equations and unknowns differ in number: reported with its
+** unknowns and, for a mechanical system written without its multiplier,
+** the position constraint that needs one. */
+static void report_equation_count(sema *s, const hy_ir_mode *mode)
+{
+    char list[400] = "";
+    size_t used = 0;
+    for (int k = 0; k < mode->n_vars && used + 40 < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
+                                 NAME(s, mode->vars[k].name));
+    if (used + 40 >= sizeof list)
+        snprintf(list + used, sizeof list - used, ", ...");
+    /* A mechanical system written without its multiplier. */
+    char hint[300] = "";
+    int constraint = mode->n_equations > mode->n_vars
+                         ? hy_mechanics_position_constraint(s->ir, mode) : -1;
+    if (constraint >= 0)
+        snprintf(hint, sizeof hint,
+                 "; the equation at %d:%d constrains the positions and needs a multiplier: "
+                 "declare one and write it into the dynamics (M der(u) = F - C lambda)",
+                 mode->equations[constraint].line, mode->equations[constraint].column);
+    sema_error(s, NULL, mode->line, mode->column,
+               "mode '%s' has %d equation%s for %d unknown%s%s%s%s: the system is %s%s",
+               NAME(s, mode->name), mode->n_equations, mode->n_equations == 1 ? "" : "s",
+               mode->n_vars, mode->n_vars == 1 ? "" : "s", mode->n_vars ? " (" : "", list,
+               mode->n_vars ? ")" : "",
+               mode->n_equations < mode->n_vars ? "underdetermined" : "overdetermined", hint);
+}
+
+/* Mode m's outputs, in order; each may use the ones before it. 0, or -1
+** when out of memory. */
+static int compile_outputs(sema *s, int m)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    ctx c = mode_ctx(m, CTX_OUTPUT);
+    for (int i = 0; i < syn->n_equations; i++) {
+        const hy_equation_syn *eq = &syn->equations[i];
+        if (eq->output_name < 0 || !sema_scope_in_mode(s, eq->mode, m) || !valid_name(s, eq->output_name))
+            continue;
+        int name = eq->output_name;
+        if (s->var_of[name] >= 0) {
+            sema_error(s, NULL, eq->line, eq->column,
+                       "'%s' is a variable of mode '%s' and cannot also be one of its outputs",
+                       NAME(s, name), NAME(s, mode->name));
+            continue;
+        }
+        if (s->output_of[name] >= 0 || s->first_line[name]) {
+            sema_error(s, NULL, eq->line, eq->column, "duplicate name '%s'%s", NAME(s, name),
+                       s->output_of[name] >= 0 ? " (an output of this mode already)" : "");
+            continue;
+        }
+        int node = sema_lower_ref(s, &c, eq->rhs);
+        mode = &ir->modes[m];
+        if (node < 0)
+            continue;
+        if (GROW(s, mode->outputs, mode->n_outputs, mode->cap_outputs))
+            return -1;
+        hy_ir_output *out = &mode->outputs[mode->n_outputs++];
+        out->name = name;
+        out->node = node;
+        out->line = eq->line;
+        out->column = eq->column;
+        s->output_of[name] = node;
+    }
+    return 0;
+}
+
+void sema_compile_mode(sema *s, int m)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[m];
+    for (int k = 0; k < mode->n_vars; k++)
+        s->var_of[mode->vars[k].name] = k;
+    int equation_errors = compile_equations(s, m);
+    if (equation_errors < 0)
+        return;
+    mode = &ir->modes[m];
+    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0)
+        report_equation_count(s, mode);
+    if (!equation_errors)
+        find_explicit_form(s, mode);
+    if (compile_outputs(s, m) != 0)
+        return;
+    /* The triggers of the transitions leaving this mode. */
+    for (int i = 0; i < syn->n_transitions; i++)
+        if (ir->transitions[i].from == m) {
+            sema_compile_trigger(s, i);
+            sema_transition_options(s, i);
+        }
+    mode = &ir->modes[m];
+    for (int k = 0; k < mode->n_vars; k++)
+        s->var_of[mode->vars[k].name] = -1;
+    for (int k = 0; k < mode->n_outputs; k++)
+        s->output_of[mode->outputs[k].name] = -1;
+}
