@@ -2,7 +2,7 @@
 # Regression tests for issue 13's defects of the model compiler and of
 # model size, with the reproducers of tests/repro/ (each asserts the exit
 # status and the message; .ci/run runs them again under ASan and UBSan):
-#   D2  an `if` on unknowns (use after free in sema.c's refresh_relations)
+#   D2  an `if` on unknowns (use after free in refresh_relations, now in sema_transitions.c)
 #   D3  a nonlinear mechanical constraint (use after free in mechanics.c)
 #   D4  a NUL byte in a string literal (read past the end in strtab.c)
 #   D5  `output` inside an action or entry section (endless loop)
