@@ -56,6 +56,19 @@ void hy_diag_free(hy_diag *d)
 }
 
 /* The file of a line: its name, text and the line within it. */
+/* Where line `local` (1-based) of text begins. */
+static size_t line_start(const char *text, size_t len, int local)
+{
+    const char *src_end = text + len;
+    size_t i = 0;
+    for (int l = 1; l < local && i < len;) {
+        int brk = hy_line_break(text + i, src_end);
+        i += brk ? (size_t)brk : 1;
+        l += brk != 0;
+    }
+    return i;
+}
+
 static void locate(const hy_diag *d, int line, const char **name, const char **text,
                    size_t *len, int *local)
 {
@@ -98,13 +111,7 @@ void hy_diag_line_text(const hy_diag *d, int line, char *buf, size_t size)
     buf[0] = '\0';
     if (!text || local <= 0 || size == 0)
         return;
-    const char *src_end = text + len;
-    size_t i = 0;
-    for (int l = 1; l < local && i < len;) {
-        int brk = hy_line_break(text + i, src_end);
-        i += brk ? (size_t)brk : 1;
-        l += brk != 0;
-    }
+    size_t i = line_start(text, len, local);
     while (i < len && (text[i] == ' ' || text[i] == '\t'))
         i++;
     size_t n = 0;
@@ -122,13 +129,7 @@ static void quote_line(const hy_diag *d, int line, int column)
     locate(d, line, &name, &text, &len, &local);
     if (!text || local <= 0)
         return;
-    const char *src_end = text + len;
-    size_t i = 0;
-    for (int l = 1; l < local && i < len;) {
-        int brk = hy_line_break(text + i, src_end);
-        i += brk ? (size_t)brk : 1;
-        l += brk != 0;
-    }
+    size_t i = line_start(text, len, local);
     size_t end = i;
     while (end < len && text[end] != '\n' && text[end] != '\r')
         end++;

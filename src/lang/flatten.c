@@ -228,12 +228,9 @@ static int eval_in_class(flattener *f, int cls, hy_expr_ref e, int depth, double
         switch (node->op) {
         case SYN_NUM: v = node->value; break;
         case SYN_NAME: rc = constant_name(f, cls, node, depth, &v); break;
-        case SYN_NEG: v = -a; break;
-        case SYN_ADD: v = a + b; break;
-        case SYN_SUB: v = a - b; break;
-        case SYN_MUL: v = a * b; break;
-        case SYN_DIV: v = a / b; break;
-        case SYN_POW: v = pow(a, b); break;
+        case SYN_NEG: case SYN_ADD: case SYN_SUB: case SYN_MUL: case SYN_DIV: case SYN_POW:
+            hy_syn_arith((hy_syn_op)node->op, a, b, &v);
+            break;
         default:
             error_at(f, node->line, node->column, "a component array's size or a connect() "
                      "index must be a constant expression (numbers, constants, loop "

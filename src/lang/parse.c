@@ -18,6 +18,7 @@
 #include "lang/lex.h"
 #include "core/core.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1528,6 +1529,19 @@ int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, 
     n->c = c;
     n->name = n->first = n->var = -1;
     return s->n_nodes++;
+}
+
+int hy_syn_arith(hy_syn_op op, double a, double b, double *value)
+{
+    switch (op) {
+    case SYN_NEG: *value = -a; return 1;
+    case SYN_ADD: *value = a + b; return 1;
+    case SYN_SUB: *value = a - b; return 1;
+    case SYN_MUL: *value = a * b; return 1;
+    case SYN_DIV: *value = a / b; return 1;
+    case SYN_POW: *value = pow(a, b); return 1;
+    default: return 0;
+    }
 }
 
 int hy_syntax_note_structural(hy_syntax *s, int name)

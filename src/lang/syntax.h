@@ -201,6 +201,9 @@ typedef struct hy_syntax {
 ** when out of memory (parse.c). */
 int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
+/* a op b (or op a) for the arithmetic of constant expressions (NEG, ADD,
+** SUB, MUL, DIV, POW) into *value: 1, or 0 for another op (parse.c). */
+int hy_syn_arith(hy_syn_op op, double a, double b, double *value);
 /* name was used as a structural parameter: 0, or -1 when out of memory. */
 int hy_syntax_note_structural(hy_syntax *s, int name);
 /* The parameters noted structural become constants (parse.c). */

@@ -258,12 +258,9 @@ static int eval_constant(unroller *u, int first, int root, double *value)
         switch (n->op) {
         case SYN_NUM: v = n->value; break;
         case SYN_NAME: rc = constant_name(u, n, &v); break;
-        case SYN_NEG: v = -a; break;
-        case SYN_ADD: v = a + b; break;
-        case SYN_SUB: v = a - b; break;
-        case SYN_MUL: v = a * b; break;
-        case SYN_DIV: v = a / b; break;
-        case SYN_POW: v = pow(a, b); break;
+        case SYN_NEG: case SYN_ADD: case SYN_SUB: case SYN_MUL: case SYN_DIV: case SYN_POW:
+            hy_syn_arith((hy_syn_op)n->op, a, b, &v);
+            break;
         case SYN_CALL: {
             double args[2] = { a, b };
             rc = constant_call(u, n, args, &v);
