@@ -335,6 +335,63 @@ static void moded_array(void)
     hy_lang_unit_free(unit);
 }
 
+/* A bank of 40 diodes in parallel branches switches at one instant: each
+** of the 4 switchings of a 40 ms run (the sine's zeros at 10, 20, 30 ms
+** and the first turn-on just after 0) is one event instant firing all 40
+** transitions, and every branch current follows max(vs, 0) / R. */
+static void diode_bank(void)
+{
+    static const char text[] =
+        "import Electrical;\n"
+        "model bank\n"
+        "  constant Real N = 40;\n"
+        "  SineVoltage src(V = 10, f = 50);\n"
+        "  IdealDiode D[N];\n"
+        "  Resistor R[N](R = 10);\n"
+        "  Ground g;\n"
+        "equation\n"
+        "  for k in 1:N loop\n"
+        "    connect(src.p, D[k].p);\n"
+        "    connect(D[k].n, R[k].p);\n"
+        "    connect(R[k].n, src.n);\n"
+        "  end for;\n"
+        "  connect(src.n, g.p);\n"
+        "end bank;\n";
+    hy_lang_unit *unit = compile_text(text, "bank.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    int ok = s && hydae_sim_set_time(s, 0.0, 0.04) == 0
+             && hydae_sim_set_output_interval(s, 1e-4) == 0
+             && hydae_sim_set_tolerances(s, 1e-8, 1e-8) == 0
+             && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0;
+    CHECK(ok && hydae_sim_run(s) == 0, "bank run: %s", s ? hydae_sim_errmsg(s) : "");
+    hydae_stats st;
+    memset(&st, 0, sizeof st);
+    if (s)
+        hydae_sim_get_stats(s, &st);
+    CHECK(st.n_events == 4 && st.n_transitions == 160, "%ld event instants, %ld transitions "
+          "(expected 4 and 160)", st.n_events, st.n_transitions);
+    double worst = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        double vs = 10 * sin(2 * 3.141592653589793 * 50 * rows.t[r]);
+        for (int k = 1; k <= 40; k += 13) {
+            char name[16];
+            snprintf(name, sizeof name, "D[%d].i", k);
+            worst = fmax(worst, fabs(value(m, &rows, r, name) - fmax(vs, 0) / (10 + 1e-5)));
+        }
+    }
+    CHECK(rows.n_rows > 400 && worst < 2e-4, "branch currents off max(vs, 0) / R by %.3g A",
+          worst);
+    hydae_sim_free(s);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
@@ -344,5 +401,6 @@ int main(void)
     component_arrays();
     resistor_ladder();
     moded_array();
+    diode_bank();
     return CHECK_DONE();
 }

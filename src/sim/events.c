@@ -72,11 +72,13 @@ int hy_guard_set_reserve(hy_guard_set *gs, int n_guards, int n)
         return 0;
     size_t ng = (size_t)n_guards;
     double **values[] = { &gs->g_start, &gs->g_end, &gs->g_work, &gs->g_root,
-                          &gs->g_slope_start, &gs->g_slope_end, &gs->g_probe };
+                          &gs->g_slope_start, &gs->g_slope_end, &gs->g_probe,
+                          &gs->g_up, &gs->g_left };
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         if (resize((void **)values[i], ng, sizeof(double)))
             return HYDAE_ERR_NOMEM;
-    signed char **flags[] = { &gs->g_sign, &gs->g_crossed, &gs->prev_sign, &gs->prev_crossed };
+    signed char **flags[] = { &gs->g_sign, &gs->g_crossed, &gs->prev_sign, &gs->prev_crossed,
+                              (signed char **)&gs->g_state };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (resize((void **)flags[i], ng, 1))
             return HYDAE_ERR_NOMEM;
@@ -87,7 +89,8 @@ int hy_guard_set_reserve(hy_guard_set *gs, int n_guards, int n)
 void hy_guard_set_free(hy_guard_set *gs)
 {
     void *arrays[] = { gs->g_start, gs->g_end, gs->g_work, gs->g_root, gs->g_slope_start,
-                       gs->g_slope_end, gs->g_probe, gs->g_sign, gs->g_crossed,
+                       gs->g_slope_end, gs->g_probe, gs->g_up, gs->g_left, gs->g_state,
+                       gs->g_sign, gs->g_crossed,
                        gs->prev_active, gs->prev_guard_offset, gs->prev_var_offset,
                        gs->prev_y, gs->prev_sign, gs->prev_crossed, gs->chart_fired };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -393,28 +396,157 @@ static int guard_root(hydae_sim *s, int k, double t_a, double t_b, int at_step_e
     return 0;
 }
 
+/* The level a plain crossing of guard k in direction dir is measured
+** from: zero, or for an unarmed guard that started inside the band on the
+** crossed side, the band's edge. */
+static double crossing_level(const hydae_sim *s, int k, int dir)
+{
+    if (s->guards.g_sign[k] == 0 && dir * s->guards.g_start[k] >= 0.0)
+        return dir * arming_band(s);
+    return 0.0;
+}
+
+static int past_level(double g, int dir, double level)
+{
+    return dir > 0 ? g - level > 0.0 : g - level < 0.0;
+}
+
+/* Plain crossings (a sign change over the interval) waiting in locate_in. */
+enum { GUARD_DONE = 0, GUARD_WAITING = 1, GUARD_IN_INSTANT = 2 };
+
+/* The waiting guard whose crossing the secant through its ends puts
+** first, or -1. */
+static int earliest_waiting(const hydae_sim *s, double t_a, double t_b)
+{
+    const hy_guard_set *gs = &s->guards;
+    int best = -1;
+    double best_t = INFINITY;
+    for (int k = 0; k < s->n_guards; k++) {
+        if (gs->g_state[k] != GUARD_WAITING)
+            continue;
+        double level = crossing_level(s, k, gs->g_crossed[k]);
+        double g_a = gs->g_start[k] - level, g_b = gs->g_end[k] - level;
+        double t_est = g_b != g_a ? t_a - g_a * (t_b - t_a) / (g_b - g_a) : t_a;
+        if (best < 0 || t_est < best_t)
+            best = k, best_t = t_est;
+    }
+    return best;
+}
+
+/* Bracket waiting guard k's crossing between t_a (values g_start) and t_hi
+** (values g_hi). */
+static int bracket_waiting(hydae_sim *s, int k, double t_a, double t_hi, const double *g_hi)
+{
+    hy_guard_set *gs = &s->guards;
+    int dir = gs->g_crossed[k];
+    double level = crossing_level(s, k, dir);
+    gs->g_state[k] = GUARD_DONE;
+    return hy_root_bracket(s, k, dir, level, t_a, gs->g_start[k] - level, t_hi,
+                           g_hi[k] - level, &gs->g_root[k]);
+}
+
+/* The waiting crossings against the first located one, t_first: with the
+** guards evaluated at the instant's end (t_first + its grouping tolerance)
+** and just before t_first, a guard that has not crossed at the end crosses
+** after the instant; one that crosses between the two belongs to it (its
+** exact time is not needed); one that crossed before t_first is bracketed
+** and is the new first, and the sorting starts again. Two evaluations of
+** the guards instead of a bracket per guard: a bank of diodes switching at
+** one instant costs O(G) evaluations, not O(G^2). */
+static int sort_waiting(hydae_sim *s, double t_a, double t_b, double *t_first)
+{
+    hy_guard_set *gs = &s->guards;
+    for (;;) {
+        int any = 0;
+        for (int k = 0; k < s->n_guards && !any; k++)
+            any = gs->g_state[k] == GUARD_WAITING;
+        if (!any)
+            return 0;
+        double t_up = fmin(t_b, *t_first + hy_event_group_tol(*t_first));
+        double t_left = nextafter(*t_first, -INFINITY);
+        const double *g_up = gs->g_end, *g_left = gs->g_start;
+        int status = 0;
+        if (t_up < t_b) {
+            status = hy_guards_at(s, t_up, gs->g_up);
+            g_up = gs->g_up;
+        }
+        if (!status && t_left > t_a) {
+            status = hy_guards_at(s, t_left, gs->g_left);
+            g_left = gs->g_left;
+        }
+        if (status)
+            return status;
+        int earlier = -1;
+        for (int k = 0; k < s->n_guards; k++) {
+            if (gs->g_state[k] != GUARD_WAITING)
+                continue;
+            int dir = gs->g_crossed[k];
+            double level = crossing_level(s, k, dir);
+            if (!past_level(g_up[k], dir, level)) {
+                gs->g_state[k] = GUARD_DONE; /* after the instant */
+                gs->g_crossed[k] = 0;
+                gs->g_root[k] = INFINITY;
+            } else if (!past_level(g_left[k], dir, level)) {
+                gs->g_state[k] = GUARD_IN_INSTANT;
+                gs->g_root[k] = *t_first;
+            } else if (earlier < 0) {
+                earlier = k;
+            }
+        }
+        if (earlier < 0)
+            return 0;
+        status = bracket_waiting(s, earlier, t_a, t_left, g_left);
+        if (status)
+            return status;
+        *t_first = fmin(*t_first, gs->g_root[earlier]);
+        for (int k = 0; k < s->n_guards; k++) /* sorted against the old first: again */
+            if (gs->g_state[k] == GUARD_IN_INSTANT)
+                gs->g_state[k] = GUARD_WAITING;
+    }
+}
+
 /* The first relevant crossing in [t_a, t_b], with g_start the guards at
 ** t_a and g_end at t_b; at_step_end: t_b ends the integrator's step. */
 static int locate_in(hydae_sim *s, double t_a, double t_b, int at_step_end, double *t_event)
 {
+    hy_guard_set *gs = &s->guards;
     int looked_ahead = 0;
     double t_first = INFINITY;
     for (int k = 0; k < s->n_guards; k++) {
+        int dir = crossing(s, k, gs->g_end[k]);
+        gs->g_state[k] = dir != 0 ? GUARD_WAITING : GUARD_DONE;
+        if (dir != 0) { /* a sign change: bracketed or sorted below */
+            gs->g_crossed[k] = (signed char)dir;
+            gs->g_root[k] = INFINITY;
+            continue;
+        }
         int status = guard_root(s, k, t_a, t_b, at_step_end, &looked_ahead);
         if (status)
             return status;
-        t_first = fmin(t_first, s->guards.g_root[k]);
+        t_first = fmin(t_first, gs->g_root[k]);
     }
+    int first = earliest_waiting(s, t_a, t_b);
+    if (first >= 0) {
+        int status = bracket_waiting(s, first, t_a, t_b, gs->g_end);
+        if (status)
+            return status;
+        t_first = fmin(t_first, gs->g_root[first]);
+        status = sort_waiting(s, t_a, t_b, &t_first);
+        if (status)
+            return status;
+    }
+    for (int k = 0; k < s->n_guards; k++)
+        gs->g_state[k] = GUARD_DONE;
     if (t_first == INFINITY)
         return 0;
     /* Crossings located within the grouping tolerance of the first belong
     ** to its instant. */
     double tol = hy_event_group_tol(t_first);
     for (int k = 0; k < s->n_guards; k++) {
-        if (s->guards.g_root[k] > t_first + tol)
-            s->guards.g_crossed[k] = 0;
-        else if (s->guards.g_crossed[k] != 0 && s->guards.g_sign[k] == 0)
-            s->guards.event_from_band = 1;
+        if (gs->g_root[k] > t_first + tol)
+            gs->g_crossed[k] = 0;
+        else if (gs->g_crossed[k] != 0 && gs->g_sign[k] == 0)
+            gs->event_from_band = 1;
     }
     *t_event = t_first;
     return 1;

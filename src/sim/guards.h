@@ -17,6 +17,9 @@ typedef struct hy_guard_set {
     signed char *g_crossed;     /* crossing direction at the event */
     double *g_slope_start, *g_slope_end;  /* dG/dt along the dense output */
     double *g_probe;            /* guards at a probe point (roots.c) */
+    double *g_up, *g_left;      /* guards at the end of a located instant and just
+                                   before it (events.c, locate_in) */
+    unsigned char *g_state;     /* per guard while an interval is examined (locate_in) */
     int slopes_valid;           /* g_slope_start belongs to g_start */
     int event_from_band;        /* the located crossing was an unarmed guard's */
     int armed;                  /* g_sign is meaningful */
