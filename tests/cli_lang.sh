@@ -34,6 +34,9 @@ done
 check "the pendulum file: 4 switches" test "$(status_of "$hydae" run "$here/examples/string_pendulum.hym" --stats -o p.csv)" = 0
 check "the pendulum file: 4 switches in --stats" grep -Eq '^mode switches +4$' "$work/err"
 
+check "check of the RLC from components: exit 0" test "$(status_of "$hydae" check "$here/examples/rlc_circuit.hym")" = 0
+check "check of the RLC: aliases and trivial equations removed, 8 unknowns left" grep -q "mode rlc_circuit: 8 unknowns, 8 equations" "$work/out"
+check "check of the RLC: the ground's and the source's trivial equations" grep -q "^trivial equations: 2 equations" "$work/out"
 check "check: exit 0" test "$(status_of "$hydae" check "$here/examples/algebraic_loop.hym")" = 0
 check "check: shows the algebraic loop" grep -q "algebraic loop of 2 equations" "$work/out"
 check "check of a mechanical mode: exit 0" test "$(status_of "$hydae" check "$here/examples/pendulum_cartesian.hym")" = 0

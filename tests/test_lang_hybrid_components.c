@@ -774,7 +774,10 @@ static void clutch_check_run(const char *what, const hydae_model *m, const char 
           what, err_stuck, n_stuck);
     CHECK(err_tau_stuck <= 1e-9, "%s: stuck, |tau| off J2 A |sin(W t)| / (J1 + J2) by %.3g A", what,
           err_tau_stuck);
-    CHECK(n_slip > 1000 && err_tau_slip <= 1e-12, "%s: slipping, |tau| off tau_max by %.3g relative "
+    /* tau is an algebraic unknown (or an alias of one) solved by Newton to a
+    ** fraction of its weight rtol |tau| + atol = 5e-12 at rtol = atol = 1e-12:
+    ** 10 times that, relative to tau_max = 4, is 1e-11. */
+    CHECK(n_slip > 1000 && err_tau_slip <= 1e-11, "%s: slipping, |tau| off tau_max by %.3g relative "
           "(%d rows)", what, err_tau_slip, n_slip);
     printf("%s: separation %.2e s off asin form; switches %.2e rel; momentum %.2e, at lock-up "
            "%.2e; stuck |w1 - w2| %.2e, |tau| %.2e; slipping |tau| %.2e (%d switches, %d lock-ups)\n",

@@ -2,7 +2,9 @@
 ** Alias elimination for flattened models (alias.h): the equations that
 ** only say two model-level variables are equal or opposite (x = y,
 ** x = -y, x + y = 0, x - y = 0, the bulk of what connections and two-pin
-** components produce) are removed with one of the two variables. The
+** components produce) are removed with one of the two variables, and the
+** trivial ones that fix a class of aliases to a number (x = 0 of a ground,
+** an open connector's flow) with the whole class. The
 ** classes of aliases are found by union-find with signs (x = s r for the
 ** class's representative r); the representative is a state if the class
 ** has one (a class with two states keeps its equation: that is a
@@ -15,6 +17,7 @@
 
 #include "core/core.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { PIN_SOFT = 1, PIN_HARD = 2 };
@@ -28,6 +31,10 @@ typedef struct aliases {
     unsigned char *pinned;   /* by name: PIN_HARD, PIN_SOFT or 0 (mark_pinned) */
     int *parent;             /* by name: union-find parent (itself: a root) */
     signed char *sign;       /* by name: x = sign * parent */
+    unsigned char *fixed;    /* by root: its class equals the expression value[root] */
+    unsigned char *in_modes; /* by name, then by root: in a mode's equations */
+    unsigned char *is_known; /* by name: a model-level parameter, constant or discrete */
+    hy_expr_ref *value;
     int failed;
 } aliases;
 
@@ -103,13 +110,76 @@ static int alias_form(const aliases *a, const hy_equation_syn *eq, int *x, int *
     return *x >= 0 && *y >= 0 && *x != *y ? 0 : -1;
 }
 
+/* An expression of no unknown (numbers, parameters, constants, discrete
+** variables, time, functions of them; no der): the value a trivial
+** equation gives its variable. */
+static int known(const aliases *a, hy_expr_ref e)
+{
+    const hy_syn *nodes = a->syn->nodes;
+    for (int j = e.first; j <= e.root; j++) {
+        const hy_syn *n = &nodes[j];
+        switch (n->op) {
+        case SYN_NUM: case SYN_TIME:
+            break;
+        case SYN_NAME:
+            if (n->name < 0 || n->name >= a->n_names || !a->is_known[n->name])
+                return 0;
+            break;
+        case SYN_CALL:
+            if (n->name == a->der)
+                return 0;
+            break;
+        case SYN_EVENT:
+            return 0;
+        default:
+            if (n->op >= SYN_INDEX)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* A trivial equation x = e (either side, x possibly negated, e of no
+** unknown): 0 with *x, *sx and the side e set, or -1. */
+static int trivial_form(const aliases *a, const hy_equation_syn *eq, int *x, int *sx,
+                        hy_expr_ref *e)
+{
+    if (eq->mode >= 0 || eq->output_name >= 0 || eq->lhs.root < 0 || eq->rhs.root < 0)
+        return -1;
+    if ((*x = signed_variable(a, eq->lhs.root, sx)) >= 0 && known(a, eq->rhs))
+        *e = eq->rhs;
+    else if ((*x = signed_variable(a, eq->rhs.root, sx)) >= 0 && known(a, eq->lhs))
+        *e = eq->lhs;
+    else
+        return -1;
+    return 0;
+}
+
+/* sx x = e fixes x's class (x = s r, so r = s sx e) unless one of it is a state
+** or assigned (pinned: the root is the most pinned of its class), appears
+** in a mode's equations (they keep their unknowns, and a mode that says
+** too much is said so by the checker), or the class is fixed already (the
+** equation stays: redundant or contradictory, the checker says which). 0
+** if it did, -1 if the equation stays. */
+static int fix(aliases *a, int x, int sx, hy_expr_ref e)
+{
+    int s, root = find(a, x, &s);
+    if (a->pinned[root] || a->fixed[root] || a->in_modes[root])
+        return -1;
+    a->fixed[root] = 1;
+    a->sign[root] = (signed char)(s * sx); /* sx x = e and x = s root: root = s sx e */
+    a->value[root] = e;
+    return 0;
+}
+
 /* Join the classes of x and y by x = s y; 0, or -1 when the equation must
 ** stay (same class already, or two pinned roots). */
 static int join(aliases *a, int x, int y, int s)
 {
     int sx, sy;
     int rx = find(a, x, &sx), ry = find(a, y, &sy);
-    if (rx == ry || (a->pinned[rx] == PIN_HARD && a->pinned[ry] == PIN_HARD))
+    if (rx == ry || (a->pinned[rx] == PIN_HARD && a->pinned[ry] == PIN_HARD)
+        || a->fixed[rx] || a->fixed[ry])
         return -1;
     /* rx = k ry with k = s sy / sx = s sy sx (signs are +-1) */
     int k = s * sy * sx;
@@ -148,6 +218,8 @@ static int mark_pinned(aliases *a)
     }
     for (int i = 0; i < syn->n_nodes; i++) {
         const hy_syn *n = &syn->nodes[i];
+        if (in_mode[i] && variable(a, n) >= 0)
+            a->in_modes[n->name] = 1;
         if (n->op == SYN_CALL && n->name == a->der && a->der >= 0 && n->a >= 0
             && variable(a, &syn->nodes[n->a]) >= 0) {
             unsigned char *pin = &a->pinned[syn->nodes[n->a].name];
@@ -166,7 +238,10 @@ static int mark_pinned(aliases *a)
 
 static int eliminated(const aliases *a, int name)
 {
-    return name >= 0 && name < a->n_names && a->decl_of[name] && a->parent[name] != name;
+    if (name < 0 || name >= a->n_names || !a->decl_of[name])
+        return 0;
+    int s;
+    return a->parent[name] != name || a->fixed[find(a, name, &s)];
 }
 
 static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, int name)
@@ -176,6 +251,29 @@ static int add_node(aliases *a, const hy_syn *like, hy_syn_op op, int operand, i
         return nomem(a);
     a->syn->nodes[node].name = name;
     return node;
+}
+
+/* A copy of the expression of a fixed class for x = s r (negated when s
+** times the root's sign is -1), at the end of the arena: its root. */
+static int fixed_node(aliases *a, int s, int root)
+{
+    hy_expr_ref e = a->value[root];
+    int first = e.first;
+    int base = a->syn->n_nodes, shift = base - first;
+    for (int j = first; j <= e.root; j++) {
+        if (hy_grow((void **)&a->syn->nodes, &a->syn->cap_nodes, a->syn->n_nodes + 1,
+                    sizeof *a->syn->nodes))
+            return nomem(a);
+        hy_syn node = a->syn->nodes[j];
+        node.a = node.a >= first ? node.a + shift : node.a;
+        node.b = node.b >= first ? node.b + shift : node.b;
+        node.c = node.c >= first ? node.c + shift : node.c;
+        a->syn->nodes[a->syn->n_nodes++] = node;
+    }
+    int made = a->syn->n_nodes - 1;
+    if (s * a->sign[root] < 0)
+        made = add_node(a, &a->syn->nodes[made], SYN_NEG, made, -1);
+    return made;
 }
 
 /* e with eliminated names replaced by +-root, copied to the end of the
@@ -211,8 +309,12 @@ static hy_expr_ref rewrite(aliases *a, hy_expr_ref e)
         int k = j - e.first, made, negative = 0;
         if (node.op == SYN_NAME && eliminated(a, node.name)) {
             int s, root = find(a, node.name, &s);
-            made = add_node(a, &node, SYN_NAME, -1, root);
-            negative = s < 0;
+            if (a->fixed[root]) {
+                made = fixed_node(a, s, root);
+            } else {
+                made = add_node(a, &node, SYN_NAME, -1, root);
+                negative = s < 0;
+            }
         } else {
             int operand[3] = { node.a, node.b, node.c };
             for (int o = 0; o < 3; o++)
@@ -254,7 +356,7 @@ static int alias_output(aliases *a, int x, hy_equation_syn *eq)
     int s, root = find(a, x, &s);
     const hy_decl *dx = &a->syn->decls[a->decl_of[x] - 1];
     hy_decl *dr = &a->syn->decls[a->decl_of[root] - 1];
-    if (dr->value.root < 0 && dx->value.root >= 0) {
+    if (!a->fixed[root] && dr->value.root < 0 && dx->value.root >= 0) {
         /* r = s x: copy x's start, negated when s = -1 */
         hy_expr_ref start = { a->syn->n_nodes, -1 };
         size_t n = (size_t)(dx->value.root - dx->value.first + 1);
@@ -293,6 +395,10 @@ static int alias_output(aliases *a, int x, hy_equation_syn *eq)
     like.line = dx->line;
     like.column = dx->column;
     eq->rhs.first = a->syn->n_nodes;
+    if (a->fixed[root]) {
+        eq->rhs.root = fixed_node(a, s, root);
+        return eq->rhs.root < 0 ? -1 : 0;
+    }
     eq->rhs.root = add_node(a, &like, SYN_NAME, -1, root);
     if (s < 0 && eq->rhs.root >= 0)
         eq->rhs.root = add_node(a, &like, SYN_NEG, eq->rhs.root, -1);
@@ -356,9 +462,14 @@ int hy_alias_eliminate(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
     a.pinned = hy_calloc(n, 1);
     a.parent = hy_alloc_array(n, sizeof *a.parent);
     a.sign = hy_alloc_array(n, 1);
+    a.fixed = hy_calloc(n, 1);
+    a.in_modes = hy_calloc(n, 1);
+    a.is_known = hy_calloc(n, 1);
+    a.value = hy_calloc(n, sizeof *a.value);
     unsigned char *removed = hy_calloc((size_t)(syn->n_equations > 0 ? syn->n_equations : 1), 1);
-    int n_removed = 0;
-    if (!a.decl_of || !a.pinned || !a.parent || !a.sign || !removed) {
+    int n_removed = 0, n_trivial = 0;
+    if (!a.decl_of || !a.pinned || !a.parent || !a.sign || !a.fixed || !a.in_modes
+        || !a.is_known || !a.value || !removed) {
         nomem(&a);
         goto done;
     }
@@ -381,14 +492,40 @@ int hy_alias_eliminate(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
             n_removed++;
         }
     }
-    if (n_removed > 0)
+    /* After every alias is joined: a trivial equation fixes a whole class. */
+    for (int x = 0; x < a.n_names; x++) {
+        int sx;
+        if (a.decl_of[x] && a.in_modes[x])
+            a.in_modes[find(&a, x, &sx)] = 1;
+    }
+    for (int i = 0; i < syn->n_decls; i++) {
+        const hy_decl *d = &syn->decls[i];
+        if ((d->kind == DECL_PARAMETER || d->kind == DECL_CONSTANT || d->kind == DECL_DISCRETE)
+            && d->mode < 0 && d->name >= 0 && d->name < a.n_names)
+            a.is_known[d->name] = 1;
+    }
+    for (int i = 0; i < syn->n_equations; i++) {
+        int x, sx;
+        hy_expr_ref e;
+        if (!removed[i] && trivial_form(&a, &syn->equations[i], &x, &sx, &e) == 0
+            && fix(&a, x, sx, e) == 0) {
+            removed[i] = 1;
+            n_trivial++;
+        }
+    }
+    if (n_removed + n_trivial > 0)
         apply(&a, removed);
     syn->n_aliases = a.failed ? 0 : n_removed;
+    syn->n_trivial = a.failed ? 0 : n_trivial;
 done:
     hy_free(a.decl_of);
     hy_free(a.pinned);
     hy_free(a.parent);
     hy_free(a.sign);
+    hy_free(a.fixed);
+    hy_free(a.in_modes);
+    hy_free(a.is_known);
+    hy_free(a.value);
     hy_free(removed);
-    return a.failed ? -1 : n_removed;
+    return a.failed ? -1 : n_removed + n_trivial;
 }

@@ -8,6 +8,7 @@
 
 #include "lang/eval.h"
 #include "lang/lang.h"
+#include "lang/parse.h"
 
 typedef struct hy_binding {
     const hy_eval_ops *ops;
@@ -39,6 +40,12 @@ void hy_lang_unit_free_code(void *unit);
 ** it. 0, or -1 with a message on diag (unit->model may then be set: free
 ** with hy_lang_unit_free). */
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag);
+
+/* Source to the syntax the checker takes: parse (with imports), flatten,
+** unroll, alias and trivial-equation elimination, structural parameters
+** frozen (compile.c; `hydae check` runs the same). */
+void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
+                       const hy_import_loader *loader, hy_syntax *syntax);
 
 /* The whole file in a malloc'ed buffer (compile.c); NULL after printing
 ** "path: error: ..." to diagnostics (may be NULL). */

@@ -56,6 +56,21 @@ void hy_lang_unit_free(hy_lang_unit *unit)
         hy_lang_unit_free_code(unit);
 }
 
+void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
+                       const hy_import_loader *loader, hy_syntax *syntax)
+{
+    hy_parse_with_imports(source, length, diag, strings, loader, syntax);
+    if (diag->n_errors == 0)
+        hy_flatten(syntax, strings, diag);
+    if (diag->n_errors == 0)
+        hy_unroll(syntax, strings, diag);
+    if (diag->n_errors == 0 && syntax->flattened)
+        hy_alias_eliminate(syntax, strings, diag);
+    /* Parameters that size arrays or bound loops are fixed from here on:
+    ** constants for the checker, names the model refuses to set. */
+    hy_syntax_freeze_structural(syntax);
+}
+
 hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const char *display_name,
                                      FILE *diagnostics, hy_lang_experiment *experiment,
                                      int *n_errors)
@@ -76,16 +91,7 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_parse_with_imports(source, length, &diag, &unit->strings, &loader, &syntax);
-    if (diag.n_errors == 0)
-        hy_flatten(&syntax, &unit->strings, &diag);
-    if (diag.n_errors == 0)
-        hy_unroll(&syntax, &unit->strings, &diag);
-    if (diag.n_errors == 0 && syntax.flattened)
-        hy_alias_eliminate(&syntax, &unit->strings, &diag);
-    /* Parameters that size arrays or bound loops are fixed from here on:
-    ** constants for the checker, names the model refuses to set. */
-    hy_syntax_freeze_structural(&syntax);
+    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &syntax);
     int n_structural = syntax.n_structural, *structural = syntax.structural;
     syntax.structural = NULL;
     syntax.n_structural = syntax.cap_structural = 0;

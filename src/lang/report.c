@@ -225,17 +225,12 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_parse_with_imports(source, length, &diag, &strings, &loader, &syntax);
-    if (diag.n_errors == 0)
-        hy_flatten(&syntax, &strings, &diag);
-    if (diag.n_errors == 0)
-        hy_unroll(&syntax, &strings, &diag);
-    if (diag.n_errors == 0 && syntax.flattened)
-        hy_alias_eliminate(&syntax, &strings, &diag);
+    hy_lang_front_end(source, length, &diag, &strings, &loader, &syntax);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);
-        int n_aliases = syntax.n_aliases;
+        int n_aliases = syntax.n_aliases, n_trivial = syntax.n_trivial;
+        int n_structural = syntax.n_structural;
         hy_syntax_free(&syntax);
         if (diag.n_errors == 0)
             hy_structure_analyse(&ir, &diag);
@@ -250,6 +245,13 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
         if (n_aliases > 0)
             fprintf(out, "alias elimination: %d equations x = y or x = -y removed with one of "
                     "their variables (shown as outputs)\n", n_aliases);
+        if (n_trivial > 0)
+            fprintf(out, "trivial equations: %d equation%s x = (a number, parameter or "
+                    "function of them) removed with their variables and the aliases of those "
+                    "(shown as outputs)\n", n_trivial, n_trivial == 1 ? "" : "s");
+        if (n_structural > 0)
+            fprintf(out, "structural parameters: %d (they size arrays or bound loops: fixed "
+                    "when compiled)\n", n_structural);
         hy_free(text.line_starts);
         hy_ir_free(&ir);
     }

@@ -195,6 +195,7 @@ typedef struct hy_syntax {
                                 names' ids): frozen as constants, hy_syntax_freeze */
     int n_structural, cap_structural;
     int n_aliases;           /* alias equations removed (alias.c) */
+    int n_trivial;           /* trivial equations x = number removed (alias.c) */
 } hy_syntax;
 
 /* Append a node (name, first, var -1; the rest zero): its index, or -1
