@@ -611,15 +611,18 @@ void sema_check_reachability(sema *s)
         return;
     }
     for (int ch = 0; ch < ir->n_charts; ch++) {
-        /* From the initial mode, and from the resting mode (entered when
-        ** events accumulate, with no transition). */
+        /* From the initial mode, and from the modes marked resting
+        ** (entered when events accumulate, with no transition; a second
+        ** one was reported). */
         int head = 0, tail = 0;
-        int starts[2] = { ir->charts[ch].initial, ir->charts[ch].resting };
-        for (int k = 0; k < 2; k++)
-            if (starts[k] >= 0 && !reached[starts[k]]) {
-                reached[starts[k]] = 1;
-                queue[tail++] = starts[k];
+        for (int m = 0; m < ir->n_modes; m++) {
+            const hy_ir_mode *mode = &ir->modes[m];
+            int resting = mode->syntax_index >= 0 && s->syn->modes[mode->syntax_index].is_resting;
+            if (mode->chart == ch && (m == ir->charts[ch].initial || resting) && !reached[m]) {
+                reached[m] = 1;
+                queue[tail++] = m;
             }
+        }
         while (head < tail) {
             int m = queue[head++];
             for (int t = 0; t < ir->n_transitions; t++) {
