@@ -16,6 +16,8 @@
 **    t_inf = t1 + 2 e v1 / (g (1 - e)), t1 = sqrt(2 h0 / g), v1 = g t1,
 **    to 1e-8 s (the first row whose mode column shows `ground`); the
 **    impacts before it at t1 + sum 2 e^j v1 / g to 1e-8 s; h = v = 0 after.
+**    The same ball as a block with a resting mode and a `from *` bounce,
+**    instantiated twice (e = 0.8, 0.5): each chart rests at its own t_inf.
 */
 #include "check.h"
 #include "lang/lang.h"
@@ -350,6 +352,82 @@ static void zeno_ball(void)
     hy_lang_unit_free(unit);
 }
 
+/* The same in components: a block Ball whose resting mode and `from *`
+** transition are copied into the chart of each instance (b1: e = 0.8,
+** b2: e = 0.5); each chart enters its own resting mode at its own
+** accumulation time t1 (1 + 2 e / (1 - e)). `bounce` leaves slow and ground
+** (never flight: the target), `again` is flight's own bounce. */
+static const char ball_component_model[] =
+    "block Ball\n"
+    "  parameter Real e = 0.8;\n"
+    "  initial mode flight\n"
+    "    Real h(start = 1);\n"
+    "    Real v(start = 0);\n"
+    "  equation\n"
+    "    der(h) = v;\n"
+    "    der(v) = -9.81;\n"
+    "  end flight;\n"
+    "  mode slow\n"
+    "    Real h(start = 1);\n"
+    "    Real v(start = 0);\n"
+    "  equation\n"
+    "    der(h) = v;\n"
+    "    der(v) = -9.81;\n"
+    "  end slow;\n"
+    "  resting mode ground\n"
+    "    Real h(start = 0);\n"
+    "    Real v(start = 0);\n"
+    "  equation\n"
+    "    der(h) = 0;\n"
+    "    v = 0;\n"
+    "  end ground;\n"
+    "  transition bounce from * to flight when h < 0 do\n"
+    "    h := 0;\n"
+    "    v := -e * v;\n"
+    "  end;\n"
+    "  transition again from flight to flight when h < 0 do\n"
+    "    h := 0;\n"
+    "    v := -e * v;\n"
+    "  end;\n"
+    "  transition to_slow from flight to slow when time >= 100 end;\n"
+    "end Ball;\n"
+    "model two_balls\n"
+    "  Ball b1;\n"
+    "  Ball b2(e = 0.5);\n"
+    "  experiment t_end = 6, zeno_policy = \"rest\", rtol = 1e-10, atol = 1e-12;\n"
+    "end two_balls;\n";
+
+static void zeno_ball_components(void)
+{
+    hy_lang_experiment ex;
+    hy_lang_unit *unit = compile_source("two_balls.hym", ball_component_model, &ex);
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    static const struct {
+        const char *chart;
+        double e;
+    } balls[] = { { "b1", 0.8 }, { "b2", 0.5 } };
+    for (int b = 0; b < 2; b++) {
+        run_result r;
+        int status = run_model(m, &ex, balls[b].chart, &r);
+        CHECK(status == 0, "two_balls runs (status %d)", status);
+        double t1 = sqrt(2.0 / 9.81), t_inf = t1 * (1.0 + 2.0 * balls[b].e / (1.0 - balls[b].e));
+        double t_rest = NAN;
+        for (int i = 0; status == 0 && i < r.rows.n_rows && isnan(t_rest); i++)
+            if (strcmp(r.mode[i], "ground") == 0)
+                t_rest = r.rows.t[i];
+        char what[64];
+        snprintf(what, sizeof what, "%s (e = %g) enters its resting mode", balls[b].chart,
+                 balls[b].e);
+        CHECK_NEAR(t_rest, t_inf, 1e-8, what);
+        CHECK(r.stats.n_zeno_rests == 2, "%ld resting modes entered, want 2",
+              r.stats.n_zeno_rests);
+        run_result_free(&r);
+    }
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
@@ -357,5 +435,6 @@ int main(void)
     crossing_run("x > 0.5", 1);
     any_mode_reset();
     zeno_ball();
+    zeno_ball_components();
     return CHECK_DONE();
 }

@@ -437,6 +437,11 @@ static void choose_resting_modes(sema *s)
                        NAME(s, ir->modes[chart->resting].name), NAME(s, mode->name));
         else
             chart->resting = m;
+        if (ms->entry.line > 0)
+            hy_diag_warning(s->diag, ms->entry.line, ms->entry.column,
+                            "the entry actions of resting mode '%s' run only when a transition "
+                            "enters it, not when events accumulate (zeno_policy = \"rest\")",
+                            NAME(s, mode->name));
     }
 }
 

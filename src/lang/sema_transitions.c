@@ -142,15 +142,20 @@ void sema_transition_options(sema *s, int i)
     }
 }
 
-/* A guard g (DAG node) of tr's from-mode that fires tr when crossing zero
-** in direction; at (line, column) if it can never cross. */
-static void set_guard(sema *s, hy_ir_transition *tr, int g, int direction, int line, int column)
+/* A guard g (DAG node) of tr's from-mode that fires tr (written ts) when
+** crossing zero in direction; reported at (line, column) if it can never
+** cross. */
+static void set_guard(sema *s, const hy_transition_syn *ts, hy_ir_transition *tr, int g,
+                      int direction, int line, int column)
 {
     hy_ir *ir = s->ir;
     if (!(hy_x_node(&ir->dag, g).deps & HY_DEP_STATE)) {
         sema_error(s, NULL, line, column,
                    "this trigger does not depend on the mode's unknowns or on time, so it never "
-                   "crosses zero; use 'event NAME' or a condition after 'and'");
+                   "crosses zero; use 'event NAME' or a condition after 'and'%s%s%s",
+                   ts->from_any ? " (in mode '" : "",
+                   ts->from_any ? NAME(s, ir->modes[tr->from].name) : "",
+                   ts->from_any ? "', one of those 'from *' leaves)" : "");
         return;
     }
     tr->trigger = HY_IR_GUARD;
@@ -160,7 +165,8 @@ static void set_guard(sema *s, hy_ir_transition *tr, int g, int direction, int l
 
 /* `crosses(x)`: x crossing zero in either direction (HYDAE_BOTH). The
 ** argument is an expression, not a relation: crosses(a - b). */
-static void compile_crossing(sema *s, hy_ir_transition *tr, const hy_syn *T, int first)
+static void compile_crossing(sema *s, const hy_transition_syn *ts, hy_ir_transition *tr,
+                             const hy_syn *T, int first)
 {
     const hy_syntax *syn = s->syn;
     if (T->n_args != 1) {
@@ -180,7 +186,7 @@ static void compile_crossing(sema *s, hy_ir_transition *tr, const hy_syn *T, int
     c.mode = tr->from;
     int g = sema_lower(s, &c, first, T->a);
     if (g >= 0)
-        set_guard(s, tr, g, HYDAE_BOTH, T->line, T->column);
+        set_guard(s, ts, tr, g, HYDAE_BOTH, T->line, T->column);
 }
 
 /* The trigger of transition i (syntax), in its from-mode's context. */
@@ -231,7 +237,7 @@ void sema_compile_trigger(sema *s, int i)
         return;
     }
     if (T->op == SYN_CALL && strcmp(NAME(s, T->name), "crosses") == 0) {
-        compile_crossing(s, tr, T, first);
+        compile_crossing(s, ts, tr, T, first);
         return;
     }
     if (T->op == SYN_EQ || T->op == SYN_NE) {
@@ -271,7 +277,7 @@ void sema_compile_trigger(sema *s, int i)
     int g = hy_x_binary(&ir->dag, X_SUB, a, b);
     if (g < 0)
         return;
-    set_guard(s, tr, g, (T->op == SYN_LT || T->op == SYN_LE) ? HYDAE_FALLING : HYDAE_RISING,
+    set_guard(s, ts, tr, g, (T->op == SYN_LT || T->op == SYN_LE) ? HYDAE_FALLING : HYDAE_RISING,
               T->line, T->column);
 }
 
