@@ -266,6 +266,12 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             fail(m, diag, "initial modes");
             goto done;
         }
+    for (int c = 0; c < ir->n_charts; c++)
+        if (ir->charts[c].resting >= 0
+            && hydae_chart_set_resting_mode(charts[c], modes[ir->charts[c].resting]) != 0) {
+            fail(m, diag, "resting modes");
+            goto done;
+        }
     for (int t = 0; t < ir->n_transitions; t++) {
         const hy_ir_transition *tr = &ir->transitions[t];
         hydae_transition *ht = hydae_chart_add_transition(charts[tr->chart], NAME(ir, tr->name),

@@ -61,6 +61,19 @@ static const hy_token *peek(hy_parser *ps)
     return &ps->ahead;
 }
 
+/* The current token is the name `word` (a word with a meaning in one
+** place only, not reserved: "priority", "resting"). */
+static int at_word(const hy_parser *ps, const char *word)
+{
+    return ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), word) == 0;
+}
+
+/* `resting mode` starts here. */
+static int at_resting_mode(hy_parser *ps)
+{
+    return at_word(ps, "resting") && peek(ps)->kind == TK_MODE;
+}
+
 /* TYPE NAME: a component declaration starts here. */
 static int at_component(hy_parser *ps)
 {
@@ -1065,11 +1078,17 @@ static void section_twice(hy_parser *ps, const char *section)
                   section, hy_strtab_get(ps->strings, ps->syn->modes[ps->mode].name));
 }
 
-/* mode := [initial] mode NAME {declaration | equation-section | entry
-**         statements | exit statements} end NAME ';' */
+/* mode := [initial] [resting] mode NAME {declaration | equation-section |
+**         entry statements | exit statements} end NAME ';' */
 static void parse_mode(hy_parser *ps)
 {
     int is_initial = accept(ps, TK_INITIAL);
+    int resting_line = 0, resting_column = 0;
+    if (at_resting_mode(ps)) {
+        resting_line = ps->tk.line;
+        resting_column = ps->tk.column;
+        next(ps);
+    }
     if (!expect(ps, TK_MODE))
         return;
     int line = ps->tk.line, column = ps->tk.column;
@@ -1085,6 +1104,9 @@ static void parse_mode(hy_parser *ps)
     mode->column = column;
     mode->chart = ps->chart;
     mode->is_initial = is_initial;
+    mode->is_resting = resting_line > 0;
+    mode->resting_line = resting_line;
+    mode->resting_column = resting_column;
     mode->cls = ps->cls;
     int outer_mode = ps->mode;
     ps->mode = index;
@@ -1136,7 +1158,7 @@ static void parse_mode(hy_parser *ps)
     parse_end(ps, "mode", name, 1);
 }
 
-/* transition := transition NAME [from NAME to NAME] [priority NUMBER]
+/* transition := transition NAME [from (NAME | '*') to NAME] [priority NUMBER]
 **               [initial] when expr [do statements] end [NAME] ';' */
 static void parse_transition(hy_parser *ps)
 {
@@ -1155,8 +1177,12 @@ static void parse_transition(hy_parser *ps)
     if (accept(ps, TK_FROM)) {
         tr.from_line = ps->tk.line;
         tr.from_column = ps->tk.column;
-        tr.from = expect_name(ps, "the mode the transition leaves");
-        if (tr.from < 0 || !expect(ps, TK_TO))
+        if (accept(ps, TK_STAR))
+            tr.from_any = 1; /* expanded by expand_from_any */
+        else if ((tr.from = expect_name(ps, "the mode the transition leaves, or '*' (every "
+                                            "other mode of the chart)")) < 0)
+            return;
+        if (!expect(ps, TK_TO))
             return;
         tr.to_line = ps->tk.line;
         tr.to_column = ps->tk.column;
@@ -1164,7 +1190,7 @@ static void parse_transition(hy_parser *ps)
         if (tr.to < 0)
             return;
     }
-    if (ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), "priority") == 0) {
+    if (at_word(ps, "priority")) {
         tr.priority_line = ps->tk.line;
         tr.priority_column = ps->tk.column;
         next(ps);
@@ -1257,18 +1283,20 @@ static void parse_chart(hy_parser *ps)
     ps->chart = index;
     while (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF) {
         turn t = turn_begin(ps);
-        if (ps->tk.kind == TK_MODE || ps->tk.kind == TK_INITIAL)
+        if (ps->tk.kind == TK_MODE || ps->tk.kind == TK_INITIAL || at_resting_mode(ps))
             parse_mode(ps);
         else if (ps->tk.kind == TK_TRANSITION)
             parse_transition(ps);
         else
-            syntax_error(ps, "'mode', 'initial mode', 'transition' or 'end' in a chart");
+            syntax_error(ps, "'mode', 'initial mode', 'resting mode', 'transition' or 'end' in "
+                             "a chart");
         synchronize(ps);
         if (ps->panic)
             break;
         if (ps->tk.kind != TK_END && ps->tk.kind != TK_EOF && ps->tk.kind != TK_MODE
-            && ps->tk.kind != TK_INITIAL && ps->tk.kind != TK_TRANSITION) {
-            syntax_error(ps, "'mode', 'initial mode', 'transition' or 'end' in a chart");
+            && ps->tk.kind != TK_INITIAL && ps->tk.kind != TK_TRANSITION && !at_resting_mode(ps)) {
+            syntax_error(ps, "'mode', 'initial mode', 'resting mode', 'transition' or 'end' in "
+                             "a chart");
             ps->panic = 0;
             next(ps);
         }
@@ -1296,6 +1324,10 @@ static void parse_model_body(hy_parser *ps, int model_name)
             parse_declaration(ps);
             break;
         case TK_NAME:
+            if (at_resting_mode(ps)) {
+                parse_mode(ps);
+                break;
+            }
             if (at_component(ps)) {
                 parse_declaration(ps);
                 break;
@@ -1339,6 +1371,50 @@ static void parse_model_body(hy_parser *ps, int model_name)
         }
         synchronize(ps);
         turn_end(ps, t);
+    }
+}
+
+/* Each `transition T from * to M` of class cls becomes one transition from
+** every other mode of its chart (in the order of the modes), in its place;
+** it stays as it is (from -1, for sema to report) when M is not a mode of
+** the chart or no other mode exists. */
+static void expand_from_any(hy_parser *ps, int cls)
+{
+    hy_syntax *syn = ps->syn;
+    for (int i = 0; i < syn->n_transitions; i++) {
+        hy_transition_syn any = syn->transitions[i];
+        if (any.cls != cls || !any.from_any || any.from >= 0)
+            continue;
+        int n_sources = 0, has_target = 0;
+        for (int m = 0; m < syn->n_modes; m++) {
+            const hy_mode_syn *mode = &syn->modes[m];
+            if (mode->cls != cls || mode->chart != any.chart)
+                continue;
+            if (mode->name == any.to)
+                has_target = 1;
+            else
+                n_sources++;
+        }
+        if (!has_target || n_sources == 0)
+            continue;
+        if (hy_grow((void **)&syn->transitions, &syn->cap_transitions,
+                    syn->n_transitions + n_sources - 1, sizeof *syn->transitions)) {
+            ps->n_errors++;
+            hy_diag_nomem(ps->diag);
+            return;
+        }
+        memmove(&syn->transitions[i + n_sources], &syn->transitions[i + 1],
+                sizeof *syn->transitions * (size_t)(syn->n_transitions - i - 1));
+        syn->n_transitions += n_sources - 1;
+        int k = i;
+        for (int m = 0; m < syn->n_modes; m++) {
+            const hy_mode_syn *mode = &syn->modes[m];
+            if (mode->cls != cls || mode->chart != any.chart || mode->name == any.to)
+                continue;
+            syn->transitions[k] = any;
+            syn->transitions[k++].from = mode->name;
+        }
+        i = k - 1;
     }
 }
 
@@ -1460,6 +1536,7 @@ static void parse_classes(hy_parser *ps, int package, import_state *imports)
             return;
         ps->cls = index;
         parse_model_body(ps, c->short_name);
+        expand_from_any(ps, index);
         c = &syntax->classes[index];
         if (package >= 0)
             c->name = qualified_name(ps, package, c->short_name);

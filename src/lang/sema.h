@@ -174,6 +174,7 @@ typedef struct hy_ir_global {
 typedef struct hy_ir_chart {
     int name, line, column;
     int initial;             /* mode index */
+    int resting;             /* `resting mode`: mode index, -1 if none */
 } hy_ir_chart;
 
 typedef struct hy_ir {

@@ -113,6 +113,7 @@ static const struct {
     { "dae_vel_ctrl", SET_BOOL }, { "dae_jacob_eval", SET_NUMBER },
     { "dae_eval_expiry", SET_NUMBER }, { "dae_jacob_init", SET_NUMBER },
     { "dae_interpolation", SET_BOOL },
+    { "zeno_policy", SET_STRING }, { "zeno_events", SET_NUMBER }, { "zeno_window", SET_NUMBER },
 };
 
 /* The index of `name` in known_settings, or -1. */
@@ -235,8 +236,8 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
         if (known < 0) {
             sema_error(s, NULL, st->line, st->column,
                        "unknown experiment setting '%s' (known: t0, t_end, dt, rtol, atol, "
-                       "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, and the "
-                       "Param_Transient dae_* settings)", name);
+                       "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, zeno_policy, "
+                       "zeno_events, zeno_window, and the Param_Transient dae_* settings)", name);
             continue;
         }
         int duplicate = 0;
@@ -293,6 +294,7 @@ static int add_chart(sema *s, int name, int line, int column)
     ch->line = line;
     ch->column = column;
     ch->initial = -1;
+    ch->resting = -1;
     return ir->n_charts++;
 }
 
@@ -417,6 +419,32 @@ static void check_empty_charts(sema *s)
     }
 }
 
+/* Each chart's resting mode: the one marked `resting`, at most one. */
+static void choose_resting_modes(sema *s)
+{
+    const hy_syntax *syn = s->syn;
+    hy_ir *ir = s->ir;
+    for (int m = 0; m < ir->n_modes; m++) {
+        const hy_ir_mode *mode = &ir->modes[m];
+        hy_ir_chart *chart = &ir->charts[mode->chart];
+        if (mode->syntax_index < 0 || !syn->modes[mode->syntax_index].is_resting)
+            continue;
+        const hy_mode_syn *ms = &syn->modes[mode->syntax_index];
+        if (chart->resting >= 0)
+            sema_error(s, NULL, ms->resting_line, ms->resting_column,
+                       "chart '%s' has two resting modes ('%s' and '%s'): the one entered when "
+                       "events accumulate must be unique", NAME(s, chart->name),
+                       NAME(s, ir->modes[chart->resting].name), NAME(s, mode->name));
+        else
+            chart->resting = m;
+        if (ms->entry.line > 0)
+            hy_diag_warning(s->diag, ms->entry.line, ms->entry.column,
+                            "the entry actions of resting mode '%s' run only when a transition "
+                            "enters it, not when events accumulate (zeno_policy = \"rest\")",
+                            NAME(s, mode->name));
+    }
+}
+
 /* Each chart's initial mode: the one marked `initial`, else its first. */
 static void choose_initial_modes(sema *s)
 {
@@ -462,6 +490,7 @@ void sema_build_charts(sema *s)
     place_model_level(s, has_shared);
     check_empty_charts(s);
     choose_initial_modes(s);
+    choose_resting_modes(s);
 }
 
 /* ---------------------------------------------------------------- */

@@ -217,6 +217,11 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
                    "sample() is only allowed as the trigger of a transition (when sample(start, period))");
         return -1;
     }
+    if (strcmp(fname, "crosses") == 0) {
+        sema_error(s, c, node->line, node->column,
+                   "crosses() is only allowed as the trigger of a transition (when crosses(x - c))");
+        return -1;
+    }
     hy_function fn = hy_function_find(fname);
     if (fn == FN_N_FUNCTIONS) {
         sema_error(s, c, node->line, node->column, "unknown function '%s'", fname);

@@ -32,6 +32,30 @@ static int transition_chart(const sema *s, const hy_transition_syn *ts)
     return s->implicit_chart;
 }
 
+/* Two transitions made from one `from * to M` (parse.c) share its position. */
+static int copies_of_one_any(const hy_transition_syn *a, const hy_transition_syn *b)
+{
+    return a->from_any && b->from_any && a->line == b->line && a->column == b->column;
+}
+
+/* `from * to M` that the parser left as it was: M is no mode of the chart,
+** or the chart has no other. */
+static void any_not_expanded(sema *s, const hy_transition_syn *ts, int chart)
+{
+    const hy_ir *ir = s->ir;
+    int implicit = chart == s->implicit_chart;
+    const char *chart_name = NAME(s, ir->charts[chart].name);
+    if (find_mode(s, chart, ts->to) < 0)
+        sema_error(s, NULL, ts->to_line, ts->to_column,
+                   "transition '%s' enters unknown mode '%s'%s%s%s", NAME(s, ts->name),
+                   NAME(s, ts->to), implicit ? "" : " (chart '", implicit ? "" : chart_name,
+                   implicit ? "" : "')");
+    else
+        sema_error(s, NULL, ts->from_line, ts->from_column,
+                   "transition '%s' from '*' leaves no mode: its chart has no mode but '%s'",
+                   NAME(s, ts->name), NAME(s, ts->to));
+}
+
 void sema_resolve_transitions(sema *s)
 {
     const hy_syntax *syn = s->syn;
@@ -50,12 +74,17 @@ void sema_resolve_transitions(sema *s)
         tr->guard = -1;
         tr->chart = transition_chart(s, ts);
         for (int k = 0; k < i; k++)
-            if (syn->transitions[k].name == ts->name && transition_chart(s, &syn->transitions[k]) == tr->chart)
+            if (syn->transitions[k].name == ts->name && transition_chart(s, &syn->transitions[k]) == tr->chart
+                && !copies_of_one_any(&syn->transitions[k], ts))
                 sema_error(s, NULL, ts->line, ts->column,
                            "duplicate transition '%s' (first declared at %s)", NAME(s, ts->name),
                            sema_position(s, syn->transitions[k].line, syn->transitions[k].column).text);
         if (tr->chart < 0)
             continue;
+        if (ts->from_any && ts->from < 0) {
+            any_not_expanded(s, ts, tr->chart);
+            continue;
+        }
         if (ts->from < 0) {
             int n = 0, only = -1;
             for (int m = 0; m < ir->n_modes; m++)
@@ -101,12 +130,63 @@ void sema_transition_options(sema *s, int i)
             tr->priority = (int)ts->priority;
     }
     if (ts->fires_at_start) {
-        if (tr->trigger != HY_IR_GUARD)
+        if (tr->trigger == HY_IR_GUARD && tr->direction == HYDAE_BOTH)
+            sema_error(s, NULL, ts->initial_line, ts->initial_column, "'initial' of transition "
+                       "'%s' needs a one-way trigger (a < b or a > b): crosses() has no side "
+                       "that the guard could already be past at the start", NAME(s, ts->name));
+        else if (tr->trigger != HY_IR_GUARD)
             sema_error(s, NULL, ts->initial_line, ts->initial_column, "'initial' of transition "
                        "'%s' needs a zero-crossing trigger (a < b): it makes the crossing fire at "
                        "the start when the guard is already past zero", NAME(s, ts->name));
         tr->fires_at_start = 1;
     }
+}
+
+/* A guard g (DAG node) of tr's from-mode that fires tr (written ts) when
+** crossing zero in direction; reported at (line, column) if it can never
+** cross. */
+static void set_guard(sema *s, const hy_transition_syn *ts, hy_ir_transition *tr, int g,
+                      int direction, int line, int column)
+{
+    hy_ir *ir = s->ir;
+    if (!(hy_x_node(&ir->dag, g).deps & HY_DEP_STATE)) {
+        sema_error(s, NULL, line, column,
+                   "this trigger does not depend on the mode's unknowns or on time, so it never "
+                   "crosses zero; use 'event NAME' or a condition after 'and'%s%s%s",
+                   ts->from_any ? " (in mode '" : "",
+                   ts->from_any ? NAME(s, ir->modes[tr->from].name) : "",
+                   ts->from_any ? "', one of those 'from *' leaves)" : "");
+        return;
+    }
+    tr->trigger = HY_IR_GUARD;
+    tr->guard = sema_add_guard(s, &ir->modes[tr->from], g);
+    tr->direction = direction;
+}
+
+/* `crosses(x)`: x crossing zero in either direction (HYDAE_BOTH). The
+** argument is an expression, not a relation: crosses(a - b). */
+static void compile_crossing(sema *s, const hy_transition_syn *ts, hy_ir_transition *tr,
+                             const hy_syn *T, int first)
+{
+    const hy_syntax *syn = s->syn;
+    if (T->n_args != 1) {
+        sema_error(s, NULL, T->line, T->column, "crosses() takes 1 argument (the expression "
+                   "whose zero crossings in either direction fire), got %d", T->n_args);
+        return;
+    }
+    const hy_syn *arg = &syn->nodes[T->a];
+    if ((arg->op >= SYN_LT && arg->op <= SYN_OR) || arg->op == SYN_NOT) {
+        sema_error(s, NULL, arg->line, arg->column, "crosses() takes an expression that crosses "
+                   "zero, not a relation: write crosses(a - b) for a = b crossed either way");
+        return;
+    }
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.kind = CTX_GUARD;
+    c.mode = tr->from;
+    int g = sema_lower(s, &c, first, T->a);
+    if (g >= 0)
+        set_guard(s, ts, tr, g, HYDAE_BOTH, T->line, T->column);
 }
 
 /* The trigger of transition i (syntax), in its from-mode's context. */
@@ -156,6 +236,10 @@ void sema_compile_trigger(sema *s, int i)
                        "apart", tr->period, tr->t_start, 2.0 * hy_time_tol(tr->t_start));
         return;
     }
+    if (T->op == SYN_CALL && strcmp(NAME(s, T->name), "crosses") == 0) {
+        compile_crossing(s, ts, tr, T, first);
+        return;
+    }
     if (T->op == SYN_EQ || T->op == SYN_NE) {
         sema_error(s, NULL, T->line, T->column,
                    "a zero-crossing trigger needs <, <=, > or >= ('%s' is never met exactly)",
@@ -164,8 +248,8 @@ void sema_compile_trigger(sema *s, int i)
     }
     if (T->op != SYN_LT && T->op != SYN_LE && T->op != SYN_GT && T->op != SYN_GE) {
         sema_error(s, NULL, T->line, T->column,
-                   "a transition trigger must be a relation (a < b), 'time >= c', "
-                   "'sample(start, period)' or 'event NAME'");
+                   "a transition trigger must be a relation (a < b), 'crosses(a - b)', "
+                   "'time >= c', 'sample(start, period)' or 'event NAME'");
         return;
     }
     const hy_syn *lhs = &syn->nodes[T->a], *rhs = &syn->nodes[T->b];
@@ -193,15 +277,8 @@ void sema_compile_trigger(sema *s, int i)
     int g = hy_x_binary(&ir->dag, X_SUB, a, b);
     if (g < 0)
         return;
-    if (!(hy_x_node(&ir->dag, g).deps & HY_DEP_STATE)) {
-        sema_error(s, NULL, T->line, T->column,
-                   "this trigger does not depend on the mode's unknowns or on time, so it never "
-                   "crosses zero; use 'event NAME' or a condition after 'and'");
-        return;
-    }
-    tr->trigger = HY_IR_GUARD;
-    tr->guard = sema_add_guard(s, &ir->modes[tr->from], g);
-    tr->direction = (T->op == SYN_LT || T->op == SYN_LE) ? HYDAE_FALLING : HYDAE_RISING;
+    set_guard(s, ts, tr, g, (T->op == SYN_LT || T->op == SYN_LE) ? HYDAE_FALLING : HYDAE_RISING,
+              T->line, T->column);
 }
 
 /* ---------------------------------------------------------------- */
@@ -540,12 +617,18 @@ void sema_check_reachability(sema *s)
         return;
     }
     for (int ch = 0; ch < ir->n_charts; ch++) {
-        int init = ir->charts[ch].initial;
-        if (init < 0)
-            continue;
+        /* From the initial mode, and from the modes marked resting
+        ** (entered when events accumulate, with no transition; a second
+        ** one was reported). */
         int head = 0, tail = 0;
-        reached[init] = 1;
-        queue[tail++] = init;
+        for (int m = 0; m < ir->n_modes; m++) {
+            const hy_ir_mode *mode = &ir->modes[m];
+            int resting = mode->syntax_index >= 0 && s->syn->modes[mode->syntax_index].is_resting;
+            if (mode->chart == ch && (m == ir->charts[ch].initial || resting) && !reached[m]) {
+                reached[m] = 1;
+                queue[tail++] = m;
+            }
+        }
         while (head < tail) {
             int m = queue[head++];
             for (int t = 0; t < ir->n_transitions; t++) {

@@ -124,6 +124,9 @@ typedef struct hy_mode_syn {
     int is_initial;
     hy_stmt_range entry, exit;
     int cls;                 /* the class it belongs to */
+    int is_resting;          /* `resting mode`: entered when events accumulate
+                                (zeno_policy = rest) */
+    int resting_line, resting_column;
 } hy_mode_syn;
 
 typedef struct hy_chart_syn {
@@ -143,6 +146,11 @@ typedef struct hy_transition_syn {
     int fires_at_start;      /* `initial`: a level test at t0 as well */
     int initial_line, initial_column;
     int cls;                 /* the class it belongs to */
+    /* `from * to M`: one copy per other mode of the chart, made when the
+    ** class is parsed (its from and from_line/column: the '*'); from_any
+    ** stays set on the copies. from -1: none made (no other mode, or M is
+    ** not one: sema reports). */
+    int from_any;
 } hy_transition_syn;
 
 typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
