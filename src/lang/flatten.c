@@ -49,10 +49,12 @@ typedef struct connect_end {
 typedef struct connection {
     connect_end a, b;
     int line, column;
+    int mode;                /* output mode it exists in, -1: always */
 } connection;
 
 typedef struct connector_inst {
     int name, cls;
+    int mode;                /* output mode it exists in, -1: always */
 } connector_inst;
 
 typedef struct loop_value {
@@ -89,6 +91,9 @@ typedef struct flattener {
     loop_value *values;                   /* loop variables' values (connect() in loops) */
     int n_values, cap_values;
     int eval_prefix;                      /* the instance whose constants are evaluated */
+    int inst_mode;                        /* output mode the instance being copied lives
+                                             in (a component declared in a mode), -1 */
+    int connect_mode;                     /* that of the connect() being collected */
 } flattener;
 
 static void error_at(flattener *f, int line, int column, const char *fmt, ...) HY_PRINTF(4, 5);
@@ -612,9 +617,11 @@ static void instantiate_component(flattener *f, const hy_decl *d, long k, long n
     const hy_class_syn *c = &f->in->classes[type];
     if (!f->class_refused[type])
         refuse_component_elements(f, type);
-    if (d->mode >= 0) {
-        error_at(f, d->line, d->column, "component '%s' is declared in a mode: components that "
-                 "come and go with modes are not supported yet", text(f, d->name));
+    int in_mode = d->mode >= 0 ? f->mode_map[d->mode] : f->inst_mode;
+    if (in_mode >= 0 && class_has_modes(f, type)) {
+        error_at(f, d->line, d->column, "component '%s' has modes of its own and is declared in "
+                 "a mode: a chart inside a mode (hierarchical states) is not supported yet",
+                 text(f, d->name));
         return;
     }
     int name = k > 0 ? element_id(f, d->name, k) : d->name;
@@ -650,7 +657,7 @@ static void instantiate_component(flattener *f, const hy_decl *d, long k, long n
     }
     int pushed_to = f->n_mods;
     if (c->kind == CLASS_CONNECTOR) {
-        connector_inst ci = { prefixed(f, prefix, name), type };
+        connector_inst ci = { prefixed(f, prefix, name), type, in_mode };
         if (hy_grow((void **)&f->connectors, &f->cap_connectors, f->n_connectors + 1,
                     sizeof *f->connectors))
             nomem(f);
@@ -662,8 +669,11 @@ static void instantiate_component(flattener *f, const hy_decl *d, long k, long n
         if (chart_name >= 0)
             copy_elements(f, type, inner, add_chart(f, chart_name, d->line, d->column));
     }
+    int outer_mode = f->inst_mode;
+    f->inst_mode = in_mode; /* its declarations and equations live in that mode */
     if (!f->failed)
         instantiate(f, type, inner, pushed_from, pushed_to);
+    f->inst_mode = outer_mode;
     for (int i = pushed_from; i < pushed_to && !f->failed; i++)
         if (!f->mods[i].used && f->mods[i].origin < 0)
             error_at(f, f->mods[i].line, f->mods[i].column, "class '%s' has no parameter or "
@@ -683,7 +693,7 @@ static void instantiate_array(flattener *f, const hy_decl *d, int prefix, int mo
         return;
     hy_decl marker = *d;
     marker.cls = 0;
-    marker.mode = -1;
+    marker.mode = d->mode >= 0 ? f->mode_map[d->mode] : f->inst_mode;
     marker.mod_count = 0;
     marker.name = prefixed(f, prefix, d->name);
     int size = hy_syntax_add_node(f->out, SYN_NUM, d->line, d->column, -1, -1, -1);
@@ -714,7 +724,10 @@ static void copy_decl(flattener *f, const hy_decl *d, int prefix, int mods_from,
     }
     hy_decl out = *d;
     out.cls = 0;
-    out.mode = d->mode >= 0 ? f->mode_map[d->mode] : -1;
+    /* A component declared in a mode has its unknowns there; its
+    ** parameters, constants and discrete variables are the model's. */
+    out.mode = d->mode >= 0 ? f->mode_map[d->mode]
+               : d->kind == DECL_VARIABLE ? f->inst_mode : -1;
     out.name = prefixed(f, prefix, d->name);
     modifier *m = find_mod(f, mods_from, mods_to, d->name);
     if (m) {
@@ -846,6 +859,7 @@ static void connect_once(flattener *f, int cls, int prefix, const hy_equation_sy
     memset(&c, 0, sizeof c);
     c.line = eq->line;
     c.column = eq->column;
+    c.mode = f->connect_mode;
     if (connect_end_of(f, cls, prefix, name_a, eq->line, eq->column, &c.a)
         || connect_end_of(f, cls, prefix, name_b, eq->b_line, eq->b_column, &c.b))
         return;
@@ -897,11 +911,7 @@ static void connect_in_loops(flattener *f, int cls, int prefix, const hy_equatio
 
 static void collect_connection(flattener *f, int cls, int prefix, const hy_equation_syn *eq)
 {
-    if (eq->mode >= 0) {
-        error_at(f, eq->line, eq->column, "connect() in a mode: connections that come and go "
-                 "with modes are not supported yet");
-        return;
-    }
+    f->connect_mode = eq->mode >= 0 ? f->mode_map[eq->mode] : f->inst_mode;
     int chain[64], n = 0; /* the enclosing loops, innermost first */
     for (int l = eq->loop; l >= 0; l = f->in->loops[l].parent) {
         if (n == 64) {
@@ -917,7 +927,7 @@ static void copy_equation(flattener *f, const hy_equation_syn *eq, int prefix)
 {
     hy_equation_syn out = *eq;
     out.cls = 0;
-    out.mode = eq->mode >= 0 ? f->mode_map[eq->mode] : -1;
+    out.mode = eq->mode >= 0 ? f->mode_map[eq->mode] : f->inst_mode;
     int n_bound = f->n_bound;
     if (bind_loops(f, eq->loop))
         return;
@@ -1000,7 +1010,8 @@ static int end_var(flattener *f, const connect_end *end, int var, int line, int 
     return id < 0 ? nomem(f) : add_node(f, SYN_NAME, line, column, -1, -1, id);
 }
 
-static void push_equation(flattener *f, int first, int lhs, int rhs, int line, int column)
+static void push_equation(flattener *f, int first, int lhs, int rhs, int line, int column,
+                          int mode)
 {
     hy_syntax *o = f->out;
     if (lhs < 0 || rhs < 0 || f->failed)
@@ -1018,7 +1029,7 @@ static void push_equation(flattener *f, int first, int lhs, int rhs, int line, i
     eq.rhs.root = rhs;
     eq.line = line;
     eq.column = column;
-    eq.mode = -1;
+    eq.mode = mode;
     eq.output_name = eq.connect_a = eq.connect_b = -1;
     eq.output_index.root = -1;
     eq.loop = -1;
@@ -1027,7 +1038,8 @@ static void push_equation(flattener *f, int first, int lhs, int rhs, int line, i
 
 /* One set's equations: e[0].v = e[k].v for each potential v, and the sum
 ** of the flows (inside +, outside -) = 0. */
-static void set_equations(flattener *f, const connect_end *ends, int n, int line, int column)
+static void set_equations(flattener *f, const connect_end *ends, int n, int line, int column,
+                          int mode)
 {
     int cls = ends[0].cls;
     for (int k = 0; k < f->n_class_decls[cls]; k++) {
@@ -1039,7 +1051,7 @@ static void set_equations(flattener *f, const connect_end *ends, int n, int line
                 int first = f->out->n_nodes;
                 int lhs = end_var(f, &ends[0], d->name, line, column);
                 int rhs = end_var(f, &ends[i], d->name, line, column);
-                push_equation(f, first, lhs, rhs, line, column);
+                push_equation(f, first, lhs, rhs, line, column, mode);
             }
             continue;
         }
@@ -1056,7 +1068,23 @@ static void set_equations(flattener *f, const connect_end *ends, int n, int line
                 return;
         }
         int zero = add_node(f, SYN_NUM, line, column, -1, -1, -1);
-        push_equation(f, first, sum, zero, line, column);
+        push_equation(f, first, sum, zero, line, column, mode);
+    }
+}
+
+/* flow = 0 for every flow of connector ci (no connection reaches it from
+** outside), in mode (-1: model level). */
+static void open_connector(flattener *f, const connector_inst *ci, int mode)
+{
+    connect_end self = { ci->name, ci->cls, 1 };
+    for (int j = 0; j < f->n_class_decls[ci->cls] && !f->failed; j++) {
+        const hy_decl *d = &f->in->decls[f->class_decls[ci->cls][j]];
+        if (d->kind != DECL_VARIABLE || !d->is_flow)
+            continue;
+        int first = f->out->n_nodes;
+        int lhs = end_var(f, &self, d->name, d->line, d->column);
+        int zero = add_node(f, SYN_NUM, d->line, d->column, -1, -1, -1);
+        push_equation(f, first, lhs, zero, d->line, d->column, mode);
     }
 }
 
@@ -1065,73 +1093,202 @@ static int same_end(const connect_end *x, const connect_end *y)
     return x->name == y->name && x->inside == y->inside;
 }
 
+/* The connection sets and their equations. Connections of no mode and
+** connectors of components that always exist form the static sets, whose
+** equations are the model's. A connection in a mode, or a connector of a
+** component declared in one, is dynamic (seed 000, Fig. 4: connections
+** that change): every set it touches is formed anew for each mode of that
+** chart from the static connections and the mode's own, and its equations
+** (and the flow = 0 of the connectors left open there) go into that mode.
+** Sets touched from two charts would need one system per combination of
+** their modes: refused. */
+typedef struct set_work {
+    connect_end *ends;       /* the distinct ends */
+    int n;
+    int *parent, *first_conn;
+    int *key;                /* by end, then by static root: -1 static, chart + 1, -2 both */
+    int *mode_of;            /* by end: the mode its connector exists in, -1 always */
+    connect_end *members;
+} set_work;
+
+/* The index of end e, added when new (c: the connection it came from). */
+static int end_index(set_work *w, const connect_end *e, int c)
+{
+    for (int i = 0; i < w->n; i++)
+        if (same_end(&w->ends[i], e))
+            return i;
+    w->ends[w->n] = *e;
+    w->parent[w->n] = w->n;
+    w->first_conn[w->n] = c;
+    w->key[w->n] = -1;
+    w->mode_of[w->n] = -1;
+    return w->n++;
+}
+
+static int chart_key(const flattener *f, int mode)
+{
+    return mode < 0 ? -1 : f->out->modes[mode].chart + 1;
+}
+
+/* The sets of partition `parent` with a member in region (by static root
+** key == want, or all when want is -1 and the key is -1), present in mode
+** (ends of connectors of other modes left out), into mode's equations. */
+static void emit_sets(flattener *f, set_work *w, const int *static_root, int want, int mode)
+{
+    for (int r = 0; r < w->n && !f->failed; r++) {
+        if (set_root(w->parent, r) != r || w->key[static_root[r]] != want)
+            continue;
+        int m = 0;
+        for (int i = 0; i < w->n; i++)
+            if (set_root(w->parent, i) == r && (w->mode_of[i] < 0 || w->mode_of[i] == mode))
+                w->members[m++] = w->ends[i];
+        if (m < 2)
+            continue;
+        const connection *at = &f->connections[w->first_conn[r] >= 0 ? w->first_conn[r] : 0];
+        set_equations(f, w->members, m, at->line, at->column, mode);
+    }
+}
+
+/* Is connector ci's inside end in a set of two or more of partition parent? */
+static int reached(const set_work *w, int *parent, const connector_inst *ci, int mode)
+{
+    for (int i = 0; i < w->n; i++) {
+        if (w->ends[i].name != ci->name || !w->ends[i].inside)
+            continue;
+        int r = set_root(parent, i);
+        for (int j = 0; j < w->n; j++)
+            if (j != i && set_root(parent, j) == r && (w->mode_of[j] < 0 || w->mode_of[j] == mode))
+                return 1;
+    }
+    return 0;
+}
+
 static void connection_sets(flattener *f)
 {
-    int n_ends = 2 * f->n_connections;
-    connect_end *ends = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *ends);
-    int *parent = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *parent);
-    int *line = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *line);
-    connect_end *members = hy_calloc((size_t)(n_ends > 0 ? n_ends : 1), sizeof *members);
-    if (!ends || !parent || !line || !members) {
+    int cap = 2 * f->n_connections + f->n_connectors + 1;
+    set_work w;
+    memset(&w, 0, sizeof w);
+    w.ends = hy_calloc((size_t)cap, sizeof *w.ends);
+    w.members = hy_calloc((size_t)cap, sizeof *w.members);
+    w.parent = hy_calloc((size_t)cap, sizeof *w.parent);
+    w.first_conn = hy_calloc((size_t)cap, sizeof *w.first_conn);
+    w.key = hy_calloc((size_t)cap, sizeof *w.key);
+    w.mode_of = hy_calloc((size_t)cap, sizeof *w.mode_of);
+    int *static_root = hy_calloc((size_t)cap, sizeof *static_root);
+    if (!w.ends || !w.members || !w.parent || !w.first_conn || !w.key || !w.mode_of
+        || !static_root) {
         nomem(f);
         goto done;
     }
-    /* Distinct ends (the same connector, on the same side, is one element). */
-    int n = 0;
+    /* The ends, the static partition, what is dynamic and in which chart. */
     for (int c = 0; c < f->n_connections; c++) {
-        const connect_end *pair[2] = { &f->connections[c].a, &f->connections[c].b };
-        int index[2];
-        for (int s = 0; s < 2; s++) {
-            int found = -1;
-            for (int i = 0; i < n && found < 0; i++)
-                if (same_end(&ends[i], pair[s]))
-                    found = i;
-            if (found < 0) {
-                ends[n] = *pair[s];
-                parent[n] = n;
-                line[n] = c;
-                found = n++;
-            }
-            index[s] = found;
+        const connection *cn = &f->connections[c];
+        int a = end_index(&w, &cn->a, c), b = end_index(&w, &cn->b, c);
+        if (cn->mode < 0) {
+            int ra = set_root(w.parent, a), rb = set_root(w.parent, b);
+            if (ra != rb)
+                w.parent[rb] = ra;
         }
-        int ra = set_root(parent, index[0]), rb = set_root(parent, index[1]);
-        if (ra != rb)
-            parent[rb] = ra;
     }
-    for (int r = 0; r < n && !f->failed; r++) {
-        if (set_root(parent, r) != r)
-            continue;
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (set_root(parent, i) == r)
-                members[m++] = ends[i];
-        const connection *at = &f->connections[line[r]];
-        set_equations(f, members, m, at->line, at->column);
+    for (int k = 0; k < f->n_connectors; k++) {
+        const connector_inst *ci = &f->connectors[k];
+        connect_end self = { ci->name, ci->cls, 1 };
+        int i = end_index(&w, &self, -1);
+        w.mode_of[i] = ci->mode;
+        for (int j = 0; j < w.n; j++) /* its outside end too: the same connector */
+            if (w.ends[j].name == ci->name)
+                w.mode_of[j] = ci->mode;
     }
-    /* A connector no connection reaches from outside: its flows are 0. */
+    int conflict = 0;
+    for (int i = 0; i < w.n; i++)
+        static_root[i] = set_root(w.parent, i);
+    for (int i = 0; i < w.n; i++)
+        w.key[i] = -1;
+    for (int pass = 0; pass < 2; pass++) /* dynamic ends: in a mode's connection or connector */
+        for (int i = 0; i < w.n; i++) {
+            int key = -1;
+            if (pass == 0 && w.mode_of[i] >= 0)
+                key = chart_key(f, w.mode_of[i]);
+            for (int c = 0; pass == 1 && c < f->n_connections; c++) {
+                const connection *cn = &f->connections[c];
+                if (cn->mode >= 0 && (same_end(&cn->a, &w.ends[i]) || same_end(&cn->b, &w.ends[i])))
+                    key = key == -1 || key == chart_key(f, cn->mode) ? chart_key(f, cn->mode) : -2;
+            }
+            if (key == -1)
+                continue;
+            int *at = &w.key[static_root[i]];
+            if (*at == -1 || *at == key)
+                *at = key;
+            else
+                *at = -2;
+        }
+    for (int i = 0; i < w.n && !conflict; i++)
+        if (w.key[static_root[i]] == -2) {
+            const connection *at = &f->connections[w.first_conn[i] >= 0 ? w.first_conn[i] : 0];
+            error_at(f, at->line, at->column, "connections of modes of two charts reach the "
+                     "connection set of '%s': each set may change with the modes of one chart",
+                     text(f, w.ends[i].name));
+            conflict = 1;
+        }
+    if (conflict)
+        goto done;
+    /* Static sets and open connectors: the model's equations. */
+    emit_sets(f, &w, static_root, -1, -1);
     for (int k = 0; k < f->n_connectors && !f->failed; k++) {
         const connector_inst *ci = &f->connectors[k];
-        int reached = 0;
-        for (int i = 0; i < n && !reached; i++)
-            reached = ends[i].name == ci->name && ends[i].inside;
-        if (reached)
-            continue;
-        connect_end self = { ci->name, ci->cls, 1 };
-        for (int j = 0; j < f->n_class_decls[ci->cls]; j++) {
-            const hy_decl *d = &f->in->decls[f->class_decls[ci->cls][j]];
-            if (d->kind != DECL_VARIABLE || !d->is_flow)
-                continue;
-            int first = f->out->n_nodes;
-            int lhs = end_var(f, &self, d->name, d->line, d->column);
-            int zero = add_node(f, SYN_NUM, d->line, d->column, -1, -1, -1);
-            push_equation(f, first, lhs, zero, d->line, d->column);
-        }
+        int dynamic = 0;
+        for (int i = 0; i < w.n && !dynamic; i++)
+            dynamic = w.ends[i].name == ci->name && w.key[static_root[i]] != -1;
+        if (!dynamic && ci->mode < 0 && !reached(&w, w.parent, ci, -1))
+            open_connector(f, ci, -1);
     }
+    /* Each mode of a chart with dynamic sets: those sets as they are there. */
+    int *mode_parent = hy_calloc((size_t)cap, sizeof *mode_parent);
+    if (!mode_parent) {
+        nomem(f);
+        goto done;
+    }
+    for (int m = 0; m < f->out->n_modes && !f->failed; m++) {
+        int key = chart_key(f, m), used = 0;
+        for (int i = 0; i < w.n && !used; i++)
+            used = w.key[static_root[i]] == key;
+        if (!used)
+            continue;
+        for (int i = 0; i < w.n; i++)
+            mode_parent[i] = i;
+        for (int c = 0; c < f->n_connections; c++) {
+            const connection *cn = &f->connections[c];
+            if (cn->mode >= 0 && cn->mode != m)
+                continue;
+            int a = end_index(&w, &cn->a, c), b = end_index(&w, &cn->b, c);
+            if (w.key[static_root[a]] != key)
+                continue;
+            int ra = set_root(mode_parent, a), rb = set_root(mode_parent, b);
+            if (ra != rb)
+                mode_parent[rb] = ra;
+        }
+        int *saved = w.parent;
+        w.parent = mode_parent;
+        emit_sets(f, &w, static_root, key, m);
+        for (int k = 0; k < f->n_connectors && !f->failed; k++) {
+            const connector_inst *ci = &f->connectors[k];
+            int in_region = 0;
+            for (int i = 0; i < w.n && !in_region; i++)
+                in_region = w.ends[i].name == ci->name && w.key[static_root[i]] == key;
+            if (in_region && (ci->mode < 0 || ci->mode == m) && !reached(&w, mode_parent, ci, m))
+                open_connector(f, ci, m);
+        }
+        w.parent = saved;
+    }
+    hy_free(mode_parent);
 done:
-    hy_free(ends);
-    hy_free(parent);
-    hy_free(line);
-    hy_free(members);
+    hy_free(w.ends);
+    hy_free(w.members);
+    hy_free(w.parent);
+    hy_free(w.first_conn);
+    hy_free(w.key);
+    hy_free(w.mode_of);
+    hy_free(static_root);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1197,6 +1354,7 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     f.out = &out;
     f.strings = strings;
     f.diag = diag;
+    f.inst_mode = f.connect_mode = -1;
     int n_errors = diag->n_errors;
     const hy_class_syn *top = &syntax->classes[syntax->top];
     out.model_name = top->name;
