@@ -8,7 +8,10 @@
 **    absent from the results outside its mode;
 **  - row 3, connections changed, components kept: examples/changeover.hym,
 **    a load fed from source A, then from source B: piecewise exponentials,
-**    and the source left open carries no current (flow = 0, seed 000).
+**    and the source left open carries no current (flow = 0, seed 000);
+**  - row 5, ports that change: examples/changing_ports.hym, a switch whose
+**    port a exists in one mode and b in the other: 10 V / R through the
+**    resistor on the port that exists, 0 through the other.
 */
 #include "check.h"
 #include "lang/lang.h"
@@ -122,10 +125,33 @@ static void changeover(void)
     hy_lang_unit_free(unit);
 }
 
+static void changing_ports(void)
+{
+    hy_lang_unit *unit = compile_example("changing_ports");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, NULL, 2.0, 0.1, 1e-10, 1e-10, &rows) == 0, "changing ports run");
+    double worst = 0;
+    int n_events = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        n_events += rows.kind[r] == HYDAE_ROW_EVENT_RIGHT;
+        double want_a = n_events == 0 ? 10.0 / 2 : 0, want_b = n_events == 0 ? 0 : 10.0 / 5;
+        worst = fmax(worst, fabs(value(m, &rows, r, "Ra.i") - want_a)
+                                + fabs(value(m, &rows, r, "Rb.i") - want_b)
+                                + fabs(value(m, &rows, r, "src.i") + want_a + want_b));
+    }
+    CHECK(n_events == 1 && worst < 1e-12, "currents off by %.3g (%d events)", worst, n_events);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
     switched_capacitor();
     changeover();
+    changing_ports();
     return CHECK_DONE();
 }
