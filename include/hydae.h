@@ -375,6 +375,9 @@ typedef struct hydae_stats {
     long n_homotopy_steps; /* continuation steps of consistent initialisation */
     long n_jump_restarts;  /* restarts past a jump (setting dt_min) */
     long n_zeno_rests;     /* resting modes entered on accumulating events */
+    long n_configurations; /* configurations entered (at t0 and after events) */
+    long n_config_cache_hits; /* of those, found in the configuration cache (their
+                              Jacobian pattern and structural check reused) */
     /* Mechanical modes (hydae_mode_set_mechanics): the largest |Phi_i| at
     ** an accepted step or event, and the coordinate partitions of the ODE
     ** form (the first of each mode entry included). */

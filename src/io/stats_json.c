@@ -54,6 +54,8 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         { "homotopy_steps", st.n_homotopy_steps },
         { "jump_restarts", st.n_jump_restarts },
         { "resting_modes_entered", st.n_zeno_rests },
+        { "configurations_entered", st.n_configurations },
+        { "configuration_cache_hits", st.n_config_cache_hits },
         { "coordinate_partitions", st.n_partitions },
     };
     fputs("{\n", out);

@@ -422,3 +422,66 @@ int hy_assembly_check_structure(hydae_sim *s)
     hy_free(rows);
     return status;
 }
+
+/* ---- the configuration cache ---- */
+
+static int same_configuration(const hydae_sim *s, const hy_config_entry *e,
+                              const hy_integrator_ops *method)
+{
+    if (!e->modes || e->method != method)
+        return 0;
+    for (int c = 0; c < s->model->n_charts; c++)
+        if (e->modes[c] != s->active[c])
+            return 0;
+    return 1;
+}
+
+int hy_config_cache_find(hydae_sim *s, const hy_integrator_ops *method)
+{
+    for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
+        hy_config_entry *e = &s->config_cache[k];
+        if (!same_configuration(s, e, method))
+            continue;
+        e->last_used = ++s->config_clock;
+        hy_pattern_unref(s->jac.pattern);
+        s->jac.pattern = e->pattern ? hy_pattern_ref(e->pattern) : NULL;
+        return 1;
+    }
+    return 0;
+}
+
+int hy_config_cache_add(hydae_sim *s, const hy_integrator_ops *method)
+{
+    hy_config_entry *slot = &s->config_cache[0];
+    for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
+        hy_config_entry *e = &s->config_cache[k];
+        if (!e->modes) {
+            slot = e;
+            break;
+        }
+        if (e->last_used < slot->last_used)
+            slot = e;
+    }
+    int n_charts = s->model->n_charts;
+    if (!slot->modes) {
+        slot->modes = hy_malloc(sizeof *slot->modes * (size_t)(n_charts > 0 ? n_charts : 1));
+        if (!slot->modes)
+            return HYDAE_ERR_NOMEM;
+    }
+    for (int c = 0; c < n_charts; c++)
+        slot->modes[c] = s->active[c];
+    slot->method = method;
+    hy_pattern_unref(slot->pattern);
+    slot->pattern = s->jac.pattern ? hy_pattern_ref(s->jac.pattern) : NULL;
+    slot->last_used = ++s->config_clock;
+    return 0;
+}
+
+void hy_config_cache_free(hydae_sim *s)
+{
+    for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
+        hy_free(s->config_cache[k].modes);
+        hy_pattern_unref(s->config_cache[k].pattern);
+    }
+    memset(s->config_cache, 0, sizeof s->config_cache);
+}

@@ -79,6 +79,7 @@ void hydae_sim_free(hydae_sim *s)
     hy_init_work_free(&s->init);
     hy_jac_work_free(&s->jac);
     hy_assembly_free(&s->assembly);
+    hy_config_cache_free(s);
     void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
@@ -294,8 +295,15 @@ static int build_config(hydae_sim *s)
     hy_assembly_fold(s);
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
+    s->stats.n_configurations++;
+    if (hy_config_cache_find(s, method)) { /* pattern and structure known */
+        s->stats.n_config_cache_hits++;
+        return 0;
+    }
     status = hy_config_build_pattern(s);
-    return status ? status : hy_assembly_check_structure(s);
+    if (!status)
+        status = hy_assembly_check_structure(s);
+    return status ? status : hy_config_cache_add(s, method);
 }
 
 int hy_store_state(hydae_sim *s, double t, const double *y, const double *yp)
@@ -728,6 +736,8 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
     fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
+    fprintf(out, "%-24s %12ld\n", "configurations entered", st->n_configurations);
+    fprintf(out, "%-24s %12ld\n", "configuration cache hits", st->n_config_cache_hits);
     if (model_has_mechanics(s->model)) {
         fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
         fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);

@@ -103,6 +103,23 @@ struct hy_pattern;
 ** dense blocks) with shared columns merged. 0 or HYDAE_ERR_NOMEM. */
 int hy_assembly_pattern(struct hydae_sim *s, struct hy_pattern **out);
 
+/* The configuration cache (assembly.c): per active-mode vector and method
+** met before, its Jacobian pattern (structurally checked already), so a
+** circuit that toggles between the same configurations pays that once. */
+enum { HY_CONFIG_CACHE_SIZE = 32 };
+typedef struct hy_config_entry {
+    const hydae_mode **modes;   /* one per chart; NULL: the entry is free */
+    const struct hy_integrator_ops *method;
+    struct hy_pattern *pattern; /* a reference, or NULL: dense */
+    unsigned long last_used;
+} hy_config_entry;
+/* 1 if the active configuration is cached: s->jac.pattern set from it. */
+int hy_config_cache_find(struct hydae_sim *s, const struct hy_integrator_ops *method);
+/* Keep the active configuration's pattern (the least recently used entry
+** gives way). 0 or HYDAE_ERR_NOMEM. */
+int hy_config_cache_add(struct hydae_sim *s, const struct hy_integrator_ops *method);
+void hy_config_cache_free(struct hydae_sim *s);
+
 /* The simulator: its parts, each owned by the file named, and the run's
 ** state, owned by sim.c (the hybrid loop). */
 struct hydae_sim {
@@ -113,6 +130,8 @@ struct hydae_sim {
     hy_init_work init;          /* consistent initialisation (init.c) */
     hy_jac_work jac;            /* the configuration's Jacobian (jacobian.c) */
     hy_assembly assembly;       /* shared unknowns (assembly.c) */
+    hy_config_entry config_cache[HY_CONFIG_CACHE_SIZE]; /* (assembly.c) */
+    unsigned long config_clock;
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;
     char errmsg[1024];
