@@ -32,7 +32,7 @@ static int transition_chart(const sema *s, const hy_transition_syn *ts)
     return s->implicit_chart;
 }
 
-/* Two transitions made from one `from * to M` (parse.c) share its position. */
+/* Two transitions made from one `from * to M` (parse_model.c) share its position. */
 static int copies_of_one_any(const hy_transition_syn *a, const hy_transition_syn *b)
 {
     return a->from_any && b->from_any && a->line == b->line && a->column == b->column;

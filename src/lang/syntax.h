@@ -207,15 +207,15 @@ typedef struct hy_syntax {
 } hy_syntax;
 
 /* Append a node (name, first, var -1; the rest zero): its index, or -1
-** when out of memory (parse.c). */
+** when out of memory (syntax.c). */
 int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
 /* a op b (or op a) for the arithmetic of constant expressions (NEG, ADD,
-** SUB, MUL, DIV, POW) into *value: 1, or 0 for another op (parse.c). */
+** SUB, MUL, DIV, POW) into *value: 1, or 0 for another op (syntax.c). */
 int hy_syn_arith(hy_syn_op op, double a, double b, double *value);
 /* name was used as a structural parameter: 0, or -1 when out of memory. */
 int hy_syntax_note_structural(hy_syntax *s, int name);
-/* The parameters noted structural become constants (parse.c). */
+/* The parameters noted structural become constants (syntax.c). */
 void hy_syntax_freeze_structural(hy_syntax *s);
 
 #endif
