@@ -11,7 +11,11 @@
 **    and the source left open carries no current (flow = 0, seed 000);
 **  - row 5, ports that change: examples/changing_ports.hym, a switch whose
 **    port a exists in one mode and b in the other: 10 V / R through the
-**    resistor on the port that exists, 0 through the other.
+**    resistor on the port that exists, 0 through the other;
+**  - three half-wave rectifiers as three diode charts (component arrays of
+**    the library's IdealDiode) switch at the same instants as the same
+**    circuit written by hand as one chart of 8 modes, and the configuration
+**    cache serves the repeated configurations.
 */
 #include "check.h"
 #include "lang/lang.h"
@@ -19,6 +23,8 @@
 #include "rows.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static char source_dir[1024];
 
@@ -147,11 +153,132 @@ static void changing_ports(void)
     hy_lang_unit_free(unit);
 }
 
+/* The event instants of a run (the left rows of event instants). */
+static int event_times(const test_rows *rows, double *times, int cap)
+{
+    int n = 0;
+    for (int r = 0; r < rows->n_rows; r++)
+        if (rows->kind[r] == HYDAE_ROW_EVENT_LEFT && (n == 0 || rows->t[r] != times[n - 1])
+            && n < cap)
+            times[n++] = rows->t[r];
+    return n;
+}
+
+/* The three branches written by hand: one chart, a mode per combination
+** of diode states (bit k: diode k conducts), a transition per diode from
+** each. Branch k: vs_k = V sin(w t + phase_k) through Rs and the diode into
+** C || RL; v_k the diode's voltage, i_k its current. */
+static char *eight_mode_text(void)
+{
+    size_t cap = 64 * 1024, used = 0;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+#define OUT(...) used += (size_t)snprintf(text + used, cap - used, __VA_ARGS__)
+    OUT("model three_flat\n  constant Real pi = 3.141592653589793;\n"
+        "  parameter Real V = 10, f = 50, Rs = 1, C = 1e-4, RL = 100, Ron = 1e-5, Goff = 1e-5;\n");
+    for (int k = 1; k <= 3; k++)
+        OUT("  Real vC%d(start = 0), v%d, i%d;\n", k, k, k);
+    OUT("equation\n");
+    for (int k = 1; k <= 3; k++)
+        OUT("  v%d = V * sin(2 * pi * f * time + %d * 2 * pi / 3) - Rs * i%d - vC%d;\n"
+            "  C * der(vC%d) = i%d - vC%d / RL;\n", k, k - 1, k, k, k, k, k);
+    for (int b = 0; b < 8; b++) {
+        OUT("  %smode m%d\n  equation\n", b == 0 ? "initial " : "", b);
+        for (int k = 1; k <= 3; k++)
+            OUT(b >> (k - 1) & 1 ? "    v%d = Ron * i%d;\n" : "    i%d = Goff * v%d;\n", k, k);
+        OUT("  end m%d;\n", b);
+    }
+    for (int b = 0; b < 8; b++)
+        for (int k = 1; k <= 3; k++) {
+            int on = b >> (k - 1) & 1;
+            OUT("  transition t%d_%d from m%d to m%d when %s%d %s 0 end;\n", b, k, b,
+                b ^ (1 << (k - 1)), on ? "i" : "v", k, on ? "<" : ">");
+        }
+    OUT("end three_flat;\n");
+#undef OUT
+    return text;
+}
+
+static void three_diodes(void)
+{
+    static const char components[] =
+        "import Electrical;\n"
+        "model three\n"
+        "  constant Real pi = 3.141592653589793;\n"
+        "  SineVoltage src[3](V = 10, f = 50, phase = {0, 2 * pi / 3, 4 * pi / 3});\n"
+        "  Resistor Rs[3](R = 1), RL[3](R = 100);\n"
+        "  IdealDiode D[3];\n"
+        "  Capacitor C[3](C = 1e-4);\n"
+        "  Ground g;\n"
+        "equation\n"
+        "  for k in 1:3 loop\n"
+        "    connect(src[k].p, Rs[k].p);\n"
+        "    connect(Rs[k].n, D[k].p);\n"
+        "    connect(D[k].n, C[k].p);\n"
+        "    connect(C[k].p, RL[k].p);\n"
+        "    connect(C[k].n, RL[k].n);\n"
+        "    connect(C[k].n, src[k].n);\n"
+        "    connect(src[k].n, g.p);\n"
+        "  end for;\n"
+        "end three;\n";
+    char *flat = eight_mode_text();
+    int n_errors = 0;
+    hy_lang_unit *uc = hy_lang_compile_string(components, strlen(components), "three.hym",
+                                              stderr, NULL, &n_errors);
+    hy_lang_unit *uf = flat ? hy_lang_compile_string(flat, strlen(flat), "three_flat.hym",
+                                                     stderr, NULL, &n_errors)
+                            : NULL;
+    free(flat);
+    CHECK(uc && uf, "compiling the two versions");
+    if (!uc || !uf) {
+        hy_lang_unit_free(uc);
+        hy_lang_unit_free(uf);
+        return;
+    }
+    hydae_model *mc = hy_lang_unit_model(uc), *mf = hy_lang_unit_model(uf);
+    test_rows rc, rf;
+    int status;
+    hydae_sim *s = hydae_sim_create(mc, &status);
+    test_rows_init(&rc, mc);
+    int ok = s && hydae_sim_set_time(s, 0.0, 0.1) == 0
+             && hydae_sim_set_output_interval(s, 1e-3) == 0
+             && hydae_sim_set_tolerances(s, 1e-12, 1e-12) == 0
+             && hydae_sim_add_row_sink(s, test_rows_sink, &rc) == 0;
+    CHECK(ok && hydae_sim_run(s) == 0, "three charts: %s", s ? hydae_sim_errmsg(s) : "");
+    hydae_stats st;
+    memset(&st, 0, sizeof st);
+    if (s)
+        hydae_sim_get_stats(s, &st);
+    hydae_sim_free(s);
+    CHECK(test_run(mf, "DSTIFF", 0.1, 1e-3, 1e-12, 1e-12, &rf) == 0, "one chart of 8 modes");
+    double tc[256], tf[256];
+    int nc = event_times(&rc, tc, 256), nf = event_times(&rf, tf, 256);
+    double worst = nc == nf ? 0 : INFINITY;
+    for (int k = 0; k < nc && k < nf; k++)
+        worst = fmax(worst, fabs(tc[k] - tf[k]));
+    CHECK(nc == nf && nc >= 20 && worst < 1e-10, "events: %d (three charts) and %d (8 modes), "
+          "instants differ by %.3g s", nc, nf, worst);
+    /* one per event instant, and at t0 (twice with an initial action) */
+    CHECK(st.n_configurations >= nc + 1 && st.n_configurations <= nc + 2
+              && st.n_config_cache_hits >= st.n_configurations - 8,
+          "configurations entered %ld, cache hits %ld (at most 8 configurations exist)",
+          st.n_configurations, st.n_config_cache_hits);
+    printf("three diode charts vs one chart of 8 modes: %d events, instants within %.2g s; "
+           "configuration cache %ld hits of %ld\n", nc, worst, st.n_config_cache_hits,
+           st.n_configurations);
+    test_rows_free(&rc);
+    test_rows_free(&rf);
+    hy_lang_unit_free(uc);
+    hy_lang_unit_free(uf);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
     switched_capacitor();
     changeover();
     changing_ports();
+    three_diodes();
     return CHECK_DONE();
 }
