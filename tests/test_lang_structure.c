@@ -12,6 +12,11 @@
 **  - row 5, ports that change: examples/changing_ports.hym, a switch whose
 **    port a exists in one mode and b in the other: 10 V / R through the
 **    resistor on the port that exists, 0 through the other;
+**  - row 4, model detail that changes: examples/motor_levels.hym, a DC
+**    motor whose armature gains an inductor (a component of the mode) at
+**    t = 0.5 and its shaft a bearing damper at t = 1: each phase against
+**    the solution of its linear system (2 x 2 matrix exponential), and the
+**    energy J w^2 / 2 + L i^2 / 2 continuous at both switches;
 **  - three half-wave rectifiers as three diode charts (component arrays of
 **    the library's IdealDiode) switch at the same instants as the same
 **    circuit written by hand as one chart of 8 modes, and the configuration
@@ -153,6 +158,80 @@ static void changing_ports(void)
     hy_lang_unit_free(unit);
 }
 
+/* x(s) = x* + e^(A s) (x0 - x*), x* = -A^-1 b, for a 2 x 2 A: e^(A s) =
+** e^(mu s) (c I + sh (A - mu I)), mu = tr A / 2, c = cosh(delta s), sh =
+** sinh(delta s) / delta with delta^2 = mu^2 - det A (cos and sin when
+** negative). */
+static void linear2(const double A[2][2], const double b[2], const double x0[2], double s,
+                    double x[2])
+{
+    double mu = (A[0][0] + A[1][1]) / 2, det = A[0][0] * A[1][1] - A[0][1] * A[1][0];
+    double disc = mu * mu - det, c, sh;
+    if (disc >= 0) {
+        double delta = sqrt(disc);
+        c = cosh(delta * s);
+        sh = delta > 0 ? sinh(delta * s) / delta : s;
+    } else {
+        double delta = sqrt(-disc);
+        c = cos(delta * s);
+        sh = sin(delta * s) / delta;
+    }
+    double e = exp(mu * s);
+    double xs[2] = { -(A[1][1] * b[0] - A[0][1] * b[1]) / det,
+                     -(-A[1][0] * b[0] + A[0][0] * b[1]) / det };
+    double y[2] = { x0[0] - xs[0], x0[1] - xs[1] };
+    x[0] = xs[0] + e * ((c + sh * (A[0][0] - mu)) * y[0] + sh * A[0][1] * y[1]);
+    x[1] = xs[1] + e * (sh * A[1][0] * y[0] + (c + sh * (A[1][1] - mu)) * y[1]);
+}
+
+static void motor_levels(void)
+{
+    hy_lang_unit *unit = compile_example("motor_levels");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, NULL, 2.0, 0.01, 1e-10, 1e-10, &rows) == 0, "motor levels run");
+    const double V = 10, R = 1, L = 0.05, k = 0.5, J = 0.1, d = 0.02, tau = R * J / (k * k);
+    /* level 1: w = (V / k)(1 - e^(-t / tau)), i = (V - k w) / R; levels 2, 3:
+    ** x = (i, w), L i' = V - R i - k w, J w' = k i (- d w). */
+    const double w1 = V / k * (1 - exp(-0.5 / tau)), x1[2] = { (V - k * w1) / R, w1 };
+    const double A2[2][2] = { { -R / L, -k / L }, { k / J, 0 } };
+    const double A3[2][2] = { { -R / L, -k / L }, { k / J, -d / J } };
+    const double b[2] = { V / L, 0 };
+    double x2[2];
+    linear2(A2, b, x1, 0.5, x2);
+    double worst = 0, worst_energy_jump = 0, energy_left = NAN;
+    int phase = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        double t = rows.t[r], x[2];
+        phase += rows.kind[r] == HYDAE_ROW_EVENT_RIGHT;
+        if (phase == 0) {
+            x[1] = V / k * (1 - exp(-t / tau));
+            x[0] = (V - k * x[1]) / R;
+        } else if (phase == 1) {
+            linear2(A2, b, x1, t - 0.5, x);
+        } else {
+            linear2(A3, b, x2, t - 1, x);
+        }
+        double i = value(m, &rows, r, "Ra.i"), w = value(m, &rows, r, "J.w");
+        worst = fmax(worst, fmax(fabs(i - x[0]) / 10, fabs(w - x[1]) / 20));
+        double energy = J * w * w / 2 + L * i * i / 2;
+        if (rows.kind[r] == HYDAE_ROW_EVENT_LEFT)
+            energy_left = energy;
+        if (rows.kind[r] == HYDAE_ROW_EVENT_RIGHT)
+            worst_energy_jump = fmax(worst_energy_jump, fabs(energy - energy_left) / energy);
+    }
+    CHECK(phase == 2 && worst < 1e-8, "%d switches; current and speed off the closed form by %.3g "
+          "(relative to 10 A, 20 rad/s)", phase, worst);
+    CHECK(worst_energy_jump < 1e-12, "the stored energy jumps by %.3g at a switch",
+          worst_energy_jump);
+    printf("motor levels: within %.2g of the closed form, energy jump at the switches %.2g\n",
+           worst, worst_energy_jump);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 /* The event instants of a run (the left rows of event instants). */
 static int event_times(const test_rows *rows, double *times, int cap)
 {
@@ -279,6 +358,7 @@ int main(void)
     switched_capacitor();
     changeover();
     changing_ports();
+    motor_levels();
     three_diodes();
     return CHECK_DONE();
 }

@@ -743,6 +743,10 @@ static void copy_decl(flattener *f, const hy_decl *d, int prefix, int mods_from,
     out.rtol = copy_expr(f, d->rtol, prefix);
     out.atol = copy_expr(f, d->atol, prefix);
     out.size = copy_expr(f, d->size, prefix);
+    if (f->inst_mode >= 0 && out.mode < 0 && out.name >= 0)
+        for (int i = 0; i < f->out->n_decls; i++)
+            if (f->out->decls[i].name == out.name && f->out->decls[i].mode < 0)
+                return; /* a component in several modes: one set of parameters, the first's */
     if (!f->failed && out.name >= 0)
         push_decl(f, &out);
 }
@@ -1107,7 +1111,8 @@ typedef struct set_work {
     int n;
     int *parent, *first_conn;
     int *key;                /* by end, then by static root: -1 static, chart + 1, -2 both */
-    int *mode_of;            /* by end: the mode its connector exists in, -1 always */
+    int *mode_of;            /* by end: the mode its connector exists in, -1 always,
+                                -2 several (a component in several modes) */
     connect_end *members;
 } set_work;
 
@@ -1125,6 +1130,17 @@ static int end_index(set_work *w, const connect_end *e, int c)
     return w->n++;
 }
 
+/* Does end i's connector exist in mode? */
+static int present(const flattener *f, const set_work *w, int i, int mode)
+{
+    if (w->mode_of[i] != -2)
+        return w->mode_of[i] < 0 || w->mode_of[i] == mode;
+    for (int k = 0; k < f->n_connectors; k++)
+        if (f->connectors[k].name == w->ends[i].name && f->connectors[k].mode == mode)
+            return 1;
+    return 0;
+}
+
 static int chart_key(const flattener *f, int mode)
 {
     return mode < 0 ? -1 : f->out->modes[mode].chart + 1;
@@ -1140,7 +1156,7 @@ static void emit_sets(flattener *f, set_work *w, const int *static_root, int wan
             continue;
         int m = 0;
         for (int i = 0; i < w->n; i++)
-            if (set_root(w->parent, i) == r && (w->mode_of[i] < 0 || w->mode_of[i] == mode))
+            if (set_root(w->parent, i) == r && present(f, w, i, mode))
                 w->members[m++] = w->ends[i];
         if (m < 2)
             continue;
@@ -1150,14 +1166,15 @@ static void emit_sets(flattener *f, set_work *w, const int *static_root, int wan
 }
 
 /* Is connector ci's inside end in a set of two or more of partition parent? */
-static int reached(const set_work *w, int *parent, const connector_inst *ci, int mode)
+static int reached(const flattener *f, const set_work *w, int *parent, const connector_inst *ci,
+                   int mode)
 {
     for (int i = 0; i < w->n; i++) {
         if (w->ends[i].name != ci->name || !w->ends[i].inside)
             continue;
         int r = set_root(parent, i);
         for (int j = 0; j < w->n; j++)
-            if (j != i && set_root(parent, j) == r && (w->mode_of[j] < 0 || w->mode_of[j] == mode))
+            if (j != i && set_root(parent, j) == r && present(f, w, j, mode))
                 return 1;
     }
     return 0;
@@ -1194,10 +1211,14 @@ static void connection_sets(flattener *f)
         const connector_inst *ci = &f->connectors[k];
         connect_end self = { ci->name, ci->cls, 1 };
         int i = end_index(&w, &self, -1);
-        w.mode_of[i] = ci->mode;
+        int seen = 0; /* an instance of this name met already (a component in two modes) */
+        for (int j = 0; j < k && !seen && ci->mode >= 0; j++)
+            seen = f->connectors[j].name == ci->name;
         for (int j = 0; j < w.n; j++) /* its outside end too: the same connector */
             if (w.ends[j].name == ci->name)
-                w.mode_of[j] = ci->mode;
+                w.mode_of[j] = !seen || w.mode_of[j] == ci->mode ? ci->mode
+                               : w.mode_of[j] == -1 || ci->mode == -1 ? -1 : -2;
+        (void)i;
     }
     int conflict = 0;
     for (int i = 0; i < w.n; i++)
@@ -1239,7 +1260,7 @@ static void connection_sets(flattener *f)
         int dynamic = 0;
         for (int i = 0; i < w.n && !dynamic; i++)
             dynamic = w.ends[i].name == ci->name && w.key[static_root[i]] != -1;
-        if (!dynamic && ci->mode < 0 && !reached(&w, w.parent, ci, -1))
+        if (!dynamic && ci->mode < 0 && !reached(f, &w, w.parent, ci, -1))
             open_connector(f, ci, -1);
     }
     /* Each mode of a chart with dynamic sets: those sets as they are there. */
@@ -1275,7 +1296,7 @@ static void connection_sets(flattener *f)
             int in_region = 0;
             for (int i = 0; i < w.n && !in_region; i++)
                 in_region = w.ends[i].name == ci->name && w.key[static_root[i]] == key;
-            if (in_region && (ci->mode < 0 || ci->mode == m) && !reached(&w, mode_parent, ci, m))
+            if (in_region && (ci->mode < 0 || ci->mode == m) && !reached(f, &w, mode_parent, ci, m))
                 open_connector(f, ci, m);
         }
         w.parent = saved;
