@@ -168,6 +168,39 @@ static hy_xop relation_xop(hy_syn_op op)
 
 static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b);
 
+/* abs, sign, min and max of unknowns in an equation switch at events, as
+** Modelica's do: each is an if-expression on hidden relations (held
+** between events, toggled at the located crossing), so the residual
+** never has a kink inside a step. noEvent(...) keeps the plain function. */
+static int event_function(sema *s, ctx *c, const hy_syn *node, hy_function fn, int a, int b)
+{
+    hy_expr *dag = &s->ir->dag;
+    hy_syn relation = *node;
+    int zero = hy_x_num(dag, 0.0);
+    switch (fn) {
+    case FN_ABS: {
+        relation.op = SYN_GE;
+        int nonnegative = hidden_relation(s, c, &relation, a, zero);
+        return nonnegative < 0 ? -1 : hy_x_if(dag, nonnegative, a, hy_x_unary(dag, X_NEG, a));
+    }
+    case FN_SIGN: {
+        relation.op = SYN_GT;
+        int positive = hidden_relation(s, c, &relation, a, zero);
+        relation.op = SYN_LT;
+        int negative = hidden_relation(s, c, &relation, a, zero);
+        if (positive < 0 || negative < 0)
+            return -1;
+        return hy_x_if(dag, positive, hy_x_num(dag, 1.0),
+                       hy_x_if(dag, negative, hy_x_num(dag, -1.0), zero));
+    }
+    default: { /* min: a <= b; max: a >= b */
+        relation.op = fn == FN_MIN ? SYN_LE : SYN_GE;
+        int first_wins = hidden_relation(s, c, &relation, a, b);
+        return first_wins < 0 ? -1 : hy_x_if(dag, first_wins, a, b);
+    }
+    }
+}
+
 static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int *val)
 {
     hy_ir *ir = s->ir;
@@ -222,6 +255,14 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
                    "crosses() is only allowed as the trigger of a transition (when crosses(x - c))");
         return -1;
     }
+    if (strcmp(fname, "noEvent") == 0) {
+        if (node->n_args != 1) {
+            sema_error(s, c, node->line, node->column, "noEvent() takes 1 argument, got %d",
+                       node->n_args);
+            return -1;
+        }
+        return a; /* its argument, lowered without events (sema_lower) */
+    }
     hy_function fn = hy_function_find(fname);
     if (fn == FN_N_FUNCTIONS) {
         sema_error(s, c, node->line, node->column, "unknown function '%s'", fname);
@@ -235,6 +276,11 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
     }
     if (a < 0 || (arity == 2 && b < 0))
         return -1;
+    int moves = (hy_x_node(&ir->dag, a).deps | (b >= 0 ? hy_x_node(&ir->dag, b).deps : 0))
+                & HY_DEP_STATE;
+    if (c->kind == CTX_EQUATION && !c->no_event && moves
+        && (fn == FN_ABS || fn == FN_SIGN || fn == FN_MIN || fn == FN_MAX))
+        return event_function(s, c, node, fn, a, b);
     return hy_x_fn(&ir->dag, fn, a, arity == 2 ? b : -1);
 }
 
@@ -291,13 +337,35 @@ int sema_lower(sema *s, ctx *c, int first, int root)
     hy_ir *ir = s->ir;
     int n = root - first + 1;
     int *val = hy_malloc(sizeof *val * (size_t)n);
+    unsigned char *quiet = NULL; /* inside noEvent(...) */
     if (!val) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
         return -1;
     }
+    int outer_no_event = c->no_event;
+    for (int i = first; i <= root && !quiet; i++) {
+        const hy_syn *node = &s->syn->nodes[i];
+        if (node->op == SYN_CALL && node->a >= first && strcmp(NAME(s, node->name), "noEvent") == 0)
+            quiet = hy_calloc((size_t)n, 1);
+    }
+    if (quiet) { /* val holds, for now, where each node's range starts */
+        for (int i = first; i <= root; i++) {
+            const hy_syn *node = &s->syn->nodes[i];
+            int start = i, ops[3] = { node->a, node->b, node->c };
+            for (int o = 0; o < 3; o++)
+                if (ops[o] >= first && val[ops[o] - first] < start)
+                    start = val[ops[o] - first];
+            val[i - first] = start;
+            if (node->op == SYN_CALL && node->a >= first
+                && strcmp(NAME(s, node->name), "noEvent") == 0)
+                for (int j = val[node->a - first]; j <= node->a; j++)
+                    quiet[j - first] = 1;
+        }
+    }
     for (int i = first; i <= root; i++) {
         const hy_syn *node = &s->syn->nodes[i];
+        c->no_event = outer_no_event || (quiet && quiet[i - first]);
         int a = node->a >= first ? val[node->a - first] : -1;
         int b = node->b >= first ? val[node->b - first] : -1;
         int cc = node->c >= first ? val[node->c - first] : -1;
@@ -337,7 +405,7 @@ int sema_lower(sema *s, ctx *c, int first, int root)
         case SYN_LT: case SYN_LE: case SYN_GT: case SYN_GE: case SYN_EQ: case SYN_NE:
             if (a < 0 || b < 0)
                 break;
-            if (c->kind == CTX_EQUATION
+            if (c->kind == CTX_EQUATION && !c->no_event
                 && ((hy_x_node(&ir->dag, a).deps | hy_x_node(&ir->dag, b).deps) & HY_DEP_STATE))
                 r = hidden_relation(s, c, node, a, b);
             else
@@ -354,8 +422,10 @@ int sema_lower(sema *s, ctx *c, int first, int root)
         }
         val[i - first] = r;
     }
+    c->no_event = outer_no_event;
     int result = val[n - 1];
     hy_free(val);
+    hy_free(quiet);
     if (ir->dag.failed && !s->diag->out_of_memory) {
         hy_diag_nomem(s->diag);
         s->n_errors++;

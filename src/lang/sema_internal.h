@@ -32,6 +32,8 @@ typedef struct ctx {
     int quiet;               /* do not report (already reported once) */
     int uses_param;          /* out */
     const char *what;        /* for messages: "a constant expression" */
+    int no_event;            /* inside noEvent(...): relations and abs, sign, min, max
+                                of unknowns are evaluated as they are, no events */
 } ctx;
 
 typedef struct sema {
