@@ -1,5 +1,5 @@
 /*
-** Components with their own modes (src/lang/flatten.c, sema_decls.c,
+** Components with their own modes (src/lang/flatten_modes.c, sema_decls.c,
 ** structure.c; docs/language.md, "Components with modes"), against closed
 ** forms:
 **  - a half-wave rectifier from the library (SineVoltage 10 V 50 Hz,

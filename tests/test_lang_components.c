@@ -1,5 +1,5 @@
 /*
-** Components and connectors in model files (src/lang/flatten.c), against
+** Components and connectors in model files (src/lang/flatten*.c), against
 ** closed forms:
 **  - the series RLC circuit of examples/rlc_circuit.hym (source, resistor,
 **    inductor, capacitor, ground joined by connect()) follows the

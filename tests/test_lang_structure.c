@@ -1,5 +1,5 @@
 /*
-** Structure that changes with modes (seed 000, Fig. 4; src/lang/flatten.c,
+** Structure that changes with modes (seed 000, Fig. 4; src/lang/flatten_connect.c,
 ** connection_sets), against closed forms:
 **  - row 2, components added and removed: examples/switched_capacitor.hym,
 **    a branch R2 + C2 switched in parallel with C1 from t = 1 to t = 2 (C2

@@ -157,7 +157,7 @@ typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_clas
 
 /* `model | block | connector NAME ... end NAME;`: a file holds one or more;
 ** the last model is the one simulated, the others are instantiated as
-** components (flatten.c; a component's modes and transitions become a
+** components (flatten_modes.c; a component's modes and transitions become a
 ** chart of its own). */
 typedef struct hy_class_syn {
     int name, line, column;  /* name: "Library.Class" for an imported one */
