@@ -118,9 +118,105 @@ static void error_in_library(void)
     remove(dir);
 }
 
+static hy_lang_unit *compile_in_tests(const char *name, const char *text)
+{
+    char display[1200];
+    snprintf(display, sizeof display, "%s/tests/%s.hym", source_dir, name);
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), display, stderr, NULL,
+                                                &n_errors);
+    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
+    return unit;
+}
+
+/* Rotational.Backlash between J1 = 1 (at 2 rad/s) and J2 = 3 (at rest),
+** play 0.2 rad, contact stiffness 100: free flight until the play closes
+** (|phi_rel| = 0.1), then half a period pi / omega of the contact spring,
+** omega^2 = c (1/J1 + 1/J2), after which the speeds are those of an
+** elastic collision; the switches follow from that, momentum stays 2 and
+** the energy 2. */
+static void backlash(void)
+{
+    hy_lang_unit *unit = compile_in_tests("backlash",
+        "import Rotational;\n"
+        "model backlash\n"
+        "  Inertia J1(J = 1, w0 = 2), J2(J = 3, w0 = 0);\n"
+        "  Backlash G(c = 100, gap = 0.2);\n"
+        "equation\n"
+        "  connect(J1.b, G.a);\n"
+        "  connect(G.b, J2.a);\n"
+        "  output p = J1.J * J1.w + J2.J * J2.w;\n"
+        "  output E = J1.J * J1.w^2 / 2 + J2.J * J2.w^2 / 2 + G.tau^2 / (2 * G.c);\n"
+        "end backlash;\n");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, "DSTIFF", 1.0, 0.01, 1e-11, 1e-11, &rows) == 0, "backlash run");
+    const double half = 3.141592653589793 / sqrt(100.0 * (1.0 + 1.0 / 3.0));
+    /* closing at relative speed 2 over 0.1 rad, then 0.2 rad each way */
+    const double expected[5] = { 0.05, 0.05 + half, 0.15 + half, 0.15 + 2 * half,
+                                 0.25 + 2 * half };
+    int n = 0, cp = test_column(m, "p"), ce = test_column(m, "E");
+    double worst_t = 0, worst_p = 0, worst_e = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        if (rows.kind[r] == HYDAE_ROW_EVENT_LEFT) {
+            if (n < 5)
+                worst_t = fmax(worst_t, fabs(rows.t[r] - expected[n]));
+            n++;
+        }
+        if (cp >= 0 && ce >= 0) {
+            worst_p = fmax(worst_p, fabs(test_value(&rows, r, cp) - 2.0));
+            worst_e = fmax(worst_e, fabs(test_value(&rows, r, ce) - 2.0));
+        }
+    }
+    CHECK(n == 5 && worst_t < 1e-9, "backlash: %d switches, off the closed form by %.3g s", n,
+          worst_t);
+    CHECK(worst_p < 1e-9 && worst_e < 1e-6, "backlash: momentum off by %.3g, energy by %.3g",
+          worst_p, worst_e);
+    printf("backlash       switches within %.2g s; momentum %.2g, energy %.2g\n", worst_t,
+           worst_p, worst_e);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+/* Blocks.SampleHold of a 1 Hz sine every 0.25 s: between samples the
+** output is the sine at the last sample time. */
+static void sample_hold(void)
+{
+    hy_lang_unit *unit = compile_in_tests("sample_hold",
+        "import Blocks;\n"
+        "model sample_hold\n"
+        "  Sine src(A = 1, f = 1);\n"
+        "  SampleHold S(T = 0.25);\n"
+        "equation\n"
+        "  connect(src.y, S.u);\n"
+        "end sample_hold;\n");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, NULL, 1.1, 0.01, 1e-9, 1e-11, &rows) == 0, "sample-hold run");
+    int c = test_column(m, "S.y.u"), checked = 0;
+    double worst = 0;
+    for (int r = 0; r < rows.n_rows && c >= 0; r++) {
+        double t = rows.t[r], k = floor(t / 0.25 + 1e-9);
+        if (rows.kind[r] != HYDAE_ROW_GRID || fabs(t / 0.25 - floor(t / 0.25 + 0.5)) < 1e-6)
+            continue; /* at a sample instant both values are right */
+        worst = fmax(worst, fabs(test_value(&rows, r, c) - sin(2 * 3.141592653589793 * k * 0.25)));
+        checked++;
+    }
+    CHECK(c >= 0 && checked > 90 && worst < 1e-12, "sample-hold off by %.3g (%d rows)", worst,
+          checked);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
+    backlash();
+    sample_hold();
     check_model("rc", "import Electrical;\n"
                       "model rc\n"
                       "  ConstantVoltage src(V = 5);\n  Resistor R(R = 1000);\n"
