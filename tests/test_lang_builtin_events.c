@@ -9,7 +9,14 @@
 **  - der(z) = sign(cos(time)): the triangle wave of slope +-1 with
 **    corners at pi/2 + k pi;
 ** and the same models with noEvent(...) take no events and reject at least
-** as many steps (the statistics).
+** as many steps (the statistics). Then floor, ceil and mod of time:
+**  - der(a) = floor(time): a = n (n - 1) / 2 + n (t - n), n = floor(t);
+**  - der(b) = ceil(time): b = n (n + 1) / 2 + (n + 1)(t - n);
+**  - der(c) = mod(time, 0.75): c = q P^2 / 2 + r^2 / 2, q = floor(t / P),
+**    r = t - q P, P = 0.75;
+** their events are the integers and the multiples of 0.75 (11 instants
+** before t = 5.9) and ceil's jump just after t = 0 (ceil(0) = 0, 1 after):
+** 12.
 */
 #include "check.h"
 #include "lang/lang.h"
@@ -92,6 +99,70 @@ static void run(const char *wrap_open, const char *wrap_close, hydae_stats *st, 
     hy_lang_unit_free(unit);
 }
 
+static double closed_floor(double t)
+{
+    double n = floor(t);
+    return n * (n - 1) / 2 + n * (t - n);
+}
+
+static double closed_ceil(double t)
+{
+    double n = floor(t);
+    return n * (n + 1) / 2 + (n + 1) * (t - n);
+}
+
+static double closed_mod(double t)
+{
+    double P = 0.75, q = floor(t / P), r = t - q * P;
+    return q * P * P / 2 + r * r / 2;
+}
+
+static void run_integer(const char *open, const char *close, hydae_stats *st, double *worst)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "model integer_parts\n"
+             "  Real a(start = 0), b(start = 0), c(start = 0);\n"
+             "equation\n"
+             "  der(a) = %sfloor(time)%s;\n"
+             "  der(b) = %sceil(time)%s;\n"
+             "  der(c) = %smod(time, 0.75)%s;\n"
+             "end integer_parts;\n",
+             open, close, open, close, open, close);
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "integer_parts.hym", stderr,
+                                                NULL, &n_errors);
+    CHECK(unit != NULL, "%d errors", n_errors);
+    memset(st, 0, sizeof *st);
+    *worst = INFINITY;
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    test_rows_init(&rows, m);
+    int status;
+    hydae_sim *s = hydae_sim_create(m, &status);
+    int ok = s && hydae_sim_set_time(s, 0.0, 5.9) == 0
+             && hydae_sim_set_output_interval(s, 0.01) == 0
+             && hydae_sim_set_tolerances(s, 1e-9, 1e-9) == 0
+             && hydae_sim_set_integrator(s, "DSTIFF") == 0
+             && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0;
+    CHECK(ok && hydae_sim_run(s) == 0, "run: %s", s ? hydae_sim_errmsg(s) : "");
+    if (s)
+        hydae_sim_get_stats(s, st);
+    int ca = test_column(m, "a"), cb = test_column(m, "b"), cc = test_column(m, "c");
+    *worst = 0;
+    for (int r = 0; r < rows.n_rows && ca >= 0 && cb >= 0 && cc >= 0; r++) {
+        double t = rows.t[r];
+        *worst = fmax(*worst, fabs(test_value(&rows, r, ca) - closed_floor(t)));
+        *worst = fmax(*worst, fabs(test_value(&rows, r, cb) - closed_ceil(t)));
+        *worst = fmax(*worst, fabs(test_value(&rows, r, cc) - closed_mod(t)));
+    }
+    hydae_sim_free(s);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     hydae_stats with_events, without;
@@ -108,5 +179,17 @@ int main(void)
     printf("built-in events: 4 events, first at %.3g, closed forms within %.2g; rejected steps "
            "%ld (events) vs %ld (noEvent, within %.2g)\n", first_event, worst_events,
            with_events.n_rejected, without.n_rejected, worst_plain);
+    double worst_int, worst_int_plain;
+    run_integer("", "", &with_events, &worst_int);
+    run_integer("noEvent(", ")", &without, &worst_int_plain);
+    CHECK(with_events.n_events == 12, "floor, ceil, mod: %ld events, expected 12",
+          with_events.n_events);
+    CHECK(worst_int < 1e-7, "floor, ceil, mod off the closed forms by %.3g", worst_int);
+    CHECK(without.n_events == 0 && with_events.n_rejected <= without.n_rejected,
+          "noEvent: %ld events; rejected steps %ld with events, %ld without", without.n_events,
+          with_events.n_rejected, without.n_rejected);
+    printf("floor, ceil, mod of time: 12 events, closed forms within %.2g; rejected steps %ld "
+           "(events) vs %ld (noEvent, within %.2g)\n", worst_int, with_events.n_rejected,
+           without.n_rejected, worst_int_plain);
     return CHECK_DONE();
 }

@@ -46,6 +46,10 @@ typedef struct hy_ir_relation {
     int true_when_rising;    /* '>' '>=': true above zero; '<' '<=': below */
     int global;              /* the hidden discrete variable */
     int relation_node;       /* the live comparison (mode context) */
+    /* floor(x) (is_floor): the global holds the integer k = floor(x); guard
+    ** is x - (k + 1), rising: k + 1; guard_down is x - k, falling: k - 1;
+    ** relation_node is the live floor(x). */
+    int is_floor, guard_down;
 } hy_ir_relation;
 
 /* Result of the structural analysis of a mode (structure.c). */

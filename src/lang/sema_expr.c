@@ -201,6 +201,55 @@ static int event_function(sema *s, ctx *c, const hy_syn *node, hy_function fn, i
     }
 }
 
+/* floor(x) of unknowns or time in an equation: a hidden integer k held
+** between events, k + 1 when x rises through k + 1, k - 1 when it falls
+** through k (Modelica's floor with events); ceil(x) = -floor(-x), mod(x,
+** y) = x - y floor(x / y). The DAG node of floor(x), or -1. */
+static int event_floor(sema *s, ctx *c, const hy_syn *node, int x)
+{
+    hy_ir *ir = s->ir;
+    hy_ir_mode *mode = &ir->modes[c->mode];
+    int live = hy_x_fn(&ir->dag, FN_FLOOR, x, -1);
+    for (int k = 0; k < mode->n_relations; k++)
+        if (mode->relations[k].is_floor && mode->relations[k].relation_node == live)
+            return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
+    if (live < 0 || GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
+        return -1;
+    char hidden_name[300];
+    snprintf(hidden_name, sizeof hidden_name, "%s.floor%d", NAME(s, mode->name),
+             mode->n_relations + 1);
+    int name = hy_strtab_intern(s->strings, hidden_name, strlen(hidden_name));
+    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
+    if (name < 0 || !starts) {
+        hy_free(starts);
+        return -1;
+    }
+    for (int k = 0; k < mode->n_vars; k++)
+        starts[k] = mode->vars[k].start;
+    double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
+    hy_free(starts);
+    int global = sema_add_global(s, name, 1, isfinite(initial) ? initial : 0.0, node->line,
+                                 node->column);
+    if (global < 0)
+        return -1;
+    ir->globals[global].is_hidden = 1;
+    int held = hy_x_leaf(&ir->dag, X_P, global);
+    int up = hy_x_binary(&ir->dag, X_SUB, x, hy_x_binary(&ir->dag, X_ADD, held, hy_x_num(&ir->dag, 1)));
+    int down = hy_x_binary(&ir->dag, X_SUB, x, held);
+    int guard_up = up < 0 ? -1 : sema_add_guard(s, mode, up);
+    int guard_down = down < 0 ? -1 : sema_add_guard(s, mode, down);
+    if (guard_up < 0 || guard_down < 0)
+        return -1;
+    hy_ir_relation *rel = &mode->relations[mode->n_relations++];
+    memset(rel, 0, sizeof *rel);
+    rel->guard = guard_up;
+    rel->guard_down = guard_down;
+    rel->is_floor = 1;
+    rel->global = global;
+    rel->relation_node = live;
+    return held;
+}
+
 static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int *val)
 {
     hy_ir *ir = s->ir;
@@ -281,6 +330,18 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
     if (c->kind == CTX_EQUATION && !c->no_event && moves
         && (fn == FN_ABS || fn == FN_SIGN || fn == FN_MIN || fn == FN_MAX))
         return event_function(s, c, node, fn, a, b);
+    hy_expr *dag = &ir->dag;
+    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_FLOOR)
+        return event_floor(s, c, node, a);
+    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_CEIL) {
+        int f = event_floor(s, c, node, hy_x_unary(dag, X_NEG, a));
+        return f < 0 ? -1 : hy_x_unary(dag, X_NEG, f);
+    }
+    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_MOD
+        && !(hy_x_node(dag, b).deps & HY_DEP_STATE)) {
+        int f = event_floor(s, c, node, hy_x_binary(dag, X_DIV, a, b));
+        return f < 0 ? -1 : hy_x_binary(dag, X_SUB, a, hy_x_binary(dag, X_MUL, b, f));
+    }
     return hy_x_fn(&ir->dag, fn, a, arity == 2 ? b : -1);
 }
 

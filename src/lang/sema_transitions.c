@@ -568,6 +568,36 @@ void sema_check_unused_actions(sema *s)
     }
 }
 
+/* The generated transition of a hidden floor k (sema_expr.c, event_floor):
+** up: guard x - (k + 1) rising, k := k + 1; else guard x - k falling,
+** k := k - 1. */
+static void add_floor_transition(sema *s, int m, const hy_ir_relation *rel, int up)
+{
+    hy_ir *ir = s->ir;
+    hy_ir_transition *tr = &ir->transitions[ir->n_transitions++];
+    memset(tr, 0, sizeof *tr);
+    char name[320];
+    snprintf(name, sizeof name, "%s.%s", NAME(s, ir->globals[rel->global].name),
+             up ? "up" : "down");
+    tr->name = sema_intern(s, name);
+    tr->line = ir->globals[rel->global].line;
+    tr->column = ir->globals[rel->global].column;
+    tr->chart = ir->modes[m].chart;
+    tr->from = tr->to = m;
+    tr->trigger = HY_IR_GUARD;
+    tr->guard = up ? rel->guard : rel->guard_down;
+    tr->direction = up ? HYDAE_RISING : HYDAE_FALLING;
+    tr->condition = -1;
+    tr->is_hidden = 1;
+    if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
+        return;
+    int held = hy_x_leaf(&ir->dag, X_P, rel->global);
+    tr->stmts[0].is_raise = 0;
+    tr->stmts[0].target = ir->globals[rel->global].name;
+    tr->stmts[0].value = hy_x_binary(&ir->dag, up ? X_ADD : X_SUB, held, hy_x_num(&ir->dag, 1));
+    tr->n_stmts = 1;
+}
+
 /* The generated transitions that toggle hidden condition variables. */
 void sema_add_relation_transitions(sema *s)
 {
@@ -578,6 +608,10 @@ void sema_add_relation_transitions(sema *s)
                 if (GROW(s, ir->transitions, ir->n_transitions, ir->cap_transitions))
                     return;
                 const hy_ir_relation *rel = &ir->modes[m].relations[r];
+                if (rel->is_floor) { /* on: k + 1 rising through k + 1; else k - 1 */
+                    add_floor_transition(s, m, rel, on);
+                    continue;
+                }
                 hy_ir_transition *tr = &ir->transitions[ir->n_transitions++];
                 memset(tr, 0, sizeof *tr);
                 char name[320];
