@@ -568,37 +568,37 @@ void sema_check_unused_actions(sema *s)
     }
 }
 
-/* The generated transition of a hidden floor k (sema_expr.c, event_floor):
-** up: guard x - (k + 1) rising, k := k + 1; else guard x - k falling,
-** k := k - 1. */
-static void add_floor_transition(sema *s, int m, const hy_ir_relation *rel, int up)
+/* A generated self-transition of mode m on guard (direction dir) that
+** sets the hidden global to value; the transitions array has room. */
+static void add_hidden_transition(sema *s, int m, int global, const char *suffix, int guard,
+                                  hydae_direction dir, int value)
 {
     hy_ir *ir = s->ir;
     hy_ir_transition *tr = &ir->transitions[ir->n_transitions++];
     memset(tr, 0, sizeof *tr);
     char name[320];
-    snprintf(name, sizeof name, "%s.%s", NAME(s, ir->globals[rel->global].name),
-             up ? "up" : "down");
+    snprintf(name, sizeof name, "%s.%s", NAME(s, ir->globals[global].name), suffix);
     tr->name = sema_intern(s, name);
-    tr->line = ir->globals[rel->global].line;
-    tr->column = ir->globals[rel->global].column;
+    tr->line = ir->globals[global].line;
+    tr->column = ir->globals[global].column;
     tr->chart = ir->modes[m].chart;
     tr->from = tr->to = m;
     tr->trigger = HY_IR_GUARD;
-    tr->guard = up ? rel->guard : rel->guard_down;
-    tr->direction = up ? HYDAE_RISING : HYDAE_FALLING;
+    tr->guard = guard;
+    tr->direction = dir;
     tr->condition = -1;
     tr->is_hidden = 1;
     if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
         return;
-    int held = hy_x_leaf(&ir->dag, X_P, rel->global);
     tr->stmts[0].is_raise = 0;
-    tr->stmts[0].target = ir->globals[rel->global].name;
-    tr->stmts[0].value = hy_x_binary(&ir->dag, up ? X_ADD : X_SUB, held, hy_x_num(&ir->dag, 1));
+    tr->stmts[0].target = ir->globals[global].name;
+    tr->stmts[0].value = value;
     tr->n_stmts = 1;
 }
 
-/* The generated transitions that toggle hidden condition variables. */
+/* The generated transitions that toggle hidden condition variables, and
+** step the hidden integers of floor (sema_expr.c, event_floor): up on
+** guard x - (k + 1) rising, k := k + 1; down on x - k falling, k - 1. */
 void sema_add_relation_transitions(sema *s)
 {
     hy_ir *ir = s->ir;
@@ -608,31 +608,19 @@ void sema_add_relation_transitions(sema *s)
                 if (GROW(s, ir->transitions, ir->n_transitions, ir->cap_transitions))
                     return;
                 const hy_ir_relation *rel = &ir->modes[m].relations[r];
-                if (rel->is_floor) { /* on: k + 1 rising through k + 1; else k - 1 */
-                    add_floor_transition(s, m, rel, on);
-                    continue;
+                if (rel->is_floor) {
+                    int held = hy_x_leaf(&ir->dag, X_P, rel->global);
+                    int step = hy_x_binary(&ir->dag, on ? X_ADD : X_SUB, held,
+                                           hy_x_num(&ir->dag, 1));
+                    add_hidden_transition(s, m, rel->global, on ? "up" : "down",
+                                          on ? rel->guard : rel->guard_down,
+                                          on ? HYDAE_RISING : HYDAE_FALLING, step);
+                } else {
+                    add_hidden_transition(s, m, rel->global, on ? "true" : "false", rel->guard,
+                                          on == rel->true_when_rising ? HYDAE_RISING
+                                                                      : HYDAE_FALLING,
+                                          hy_x_num(&ir->dag, on));
                 }
-                hy_ir_transition *tr = &ir->transitions[ir->n_transitions++];
-                memset(tr, 0, sizeof *tr);
-                char name[320];
-                snprintf(name, sizeof name, "%s.%s", NAME(s, ir->globals[rel->global].name),
-                         on ? "true" : "false");
-                tr->name = sema_intern(s, name);
-                tr->line = ir->globals[rel->global].line;
-                tr->column = ir->globals[rel->global].column;
-                tr->chart = ir->modes[m].chart;
-                tr->from = tr->to = m;
-                tr->trigger = HY_IR_GUARD;
-                tr->guard = rel->guard;
-                tr->direction = (on == rel->true_when_rising) ? HYDAE_RISING : HYDAE_FALLING;
-                tr->condition = -1;
-                tr->is_hidden = 1;
-                if (GROW(s, tr->stmts, tr->n_stmts, tr->cap_stmts))
-                    return;
-                tr->stmts[0].is_raise = 0;
-                tr->stmts[0].target = ir->globals[rel->global].name;
-                tr->stmts[0].value = hy_x_num(&ir->dag, on);
-                tr->n_stmts = 1;
             }
         }
     }
