@@ -597,6 +597,7 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
         return -1;
     ir->globals[global].is_hidden = 1;
     hy_ir_relation *rel = &mode->relations[mode->n_relations++];
+    memset(rel, 0, sizeof *rel);
     rel->guard = guard;
     rel->true_when_rising = rising;
     rel->global = global;
