@@ -305,11 +305,6 @@ static void open_connector(flattener *f, const connector_inst *ci, int mode)
     }
 }
 
-static int same_end(const connect_end *x, const connect_end *y)
-{
-    return x->name == y->name && x->inside == y->inside;
-}
-
 /* The connection sets and their equations. Connections of no mode and
 ** connectors of components that always exist form the static sets, whose
 ** equations are the model's. A connection in a mode, or a connector of a
@@ -326,21 +321,24 @@ typedef struct set_work {
     int *key;                /* by end, then by static root: -1 static, chart + 1, -2 both */
     int *mode_of;            /* by end: the mode its connector exists in, -1 always,
                                 -2 several (a component in several modes) */
+    int *by_name[2];         /* by name id and inside: the end's index, or -1 */
+    int n_names;
+    int *head, *next, *count; /* sets as lists of their ends (emit_sets) */
     connect_end *members;
 } set_work;
 
 /* The index of end e, added when new (c: the connection it came from). */
 static int end_index(set_work *w, const connect_end *e, int c)
 {
-    for (int i = 0; i < w->n; i++)
-        if (same_end(&w->ends[i], e))
-            return i;
+    int *at = &w->by_name[e->inside ? 1 : 0][e->name];
+    if (*at >= 0)
+        return *at;
     w->ends[w->n] = *e;
     w->parent[w->n] = w->n;
     w->first_conn[w->n] = c;
     w->key[w->n] = -1;
     w->mode_of[w->n] = -1;
-    return w->n++;
+    return *at = w->n++;
 }
 
 /* Does end i's connector exist in mode? */
@@ -359,38 +357,61 @@ static int chart_key(const flattener *f, int mode)
     return mode < 0 ? -1 : f->out->modes[mode].chart + 1;
 }
 
-/* The sets of partition `parent` with a member in region (by static root
-** key == want, or all when want is -1 and the key is -1), present in mode
-** (ends of connectors of other modes left out), into mode's equations. */
+/* The sets of partition `parent` whose static root has key `want`, with
+** their ends present in mode (ends of connectors of other modes left out),
+** into mode's equations; count[root] gets the present ends of each set. One
+** pass to list the sets' ends, one to emit: linear in the ends. */
 static void emit_sets(flattener *f, set_work *w, const int *static_root, int want, int mode)
 {
+    for (int i = 0; i < w->n; i++) {
+        w->head[i] = -1;
+        w->count[i] = 0;
+    }
+    for (int i = w->n - 1; i >= 0; i--) { /* each list in index order */
+        if (w->key[static_root[i]] != want)
+            continue;
+        int r = set_root(w->parent, i);
+        w->next[i] = w->head[r];
+        w->head[r] = i;
+        w->count[r] += present(f, w, i, mode);
+    }
     for (int r = 0; r < w->n && !f->failed; r++) {
-        if (set_root(w->parent, r) != r || w->key[static_root[r]] != want)
+        if (w->count[r] < 2)
             continue;
         int m = 0;
-        for (int i = 0; i < w->n; i++)
-            if (set_root(w->parent, i) == r && present(f, w, i, mode))
+        for (int i = w->head[r]; i >= 0; i = w->next[i])
+            if (present(f, w, i, mode))
                 w->members[m++] = w->ends[i];
-        if (m < 2)
-            continue;
         const connection *at = &f->connections[w->first_conn[r] >= 0 ? w->first_conn[r] : 0];
         set_equations(f, w->members, m, at->line, at->column, mode);
     }
 }
 
-/* Is connector ci's inside end in a set of two or more of partition parent? */
-static int reached(const flattener *f, const set_work *w, int *parent, const connector_inst *ci,
-                   int mode)
+/* Is connector ci (present in the mode) reached from outside in partition
+** parent: its inside end in a set of two or more present ends (the counts
+** of the last emit_sets)? */
+static int reached(const set_work *w, const connector_inst *ci)
 {
-    for (int i = 0; i < w->n; i++) {
-        if (w->ends[i].name != ci->name || !w->ends[i].inside)
-            continue;
-        int r = set_root(parent, i);
-        for (int j = 0; j < w->n; j++)
-            if (j != i && set_root(parent, j) == r && present(f, w, j, mode))
-                return 1;
+    int i = w->by_name[1][ci->name];
+    return i >= 0 && w->count[set_root(w->parent, i)] >= 2;
+}
+
+/* The key of the static set of connector ci's ends (-1: static). */
+static int connector_key(const set_work *w, const int *static_root, const connector_inst *ci)
+{
+    for (int side = 0; side < 2; side++) {
+        int i = w->by_name[side][ci->name];
+        if (i >= 0 && w->key[static_root[i]] != -1)
+            return w->key[static_root[i]];
     }
-    return 0;
+    return -1;
+}
+
+/* Mark the static set of end i with chart key `key` (-2 when two charts). */
+static void mark_key(set_work *w, const int *static_root, int i, int key)
+{
+    int *at = &w->key[static_root[i]];
+    *at = *at == -1 || *at == key ? key : -2;
 }
 
 void flatten_connection_sets(flattener *f)
@@ -398,19 +419,32 @@ void flatten_connection_sets(flattener *f)
     int cap = 2 * f->n_connections + f->n_connectors + 1;
     set_work w;
     memset(&w, 0, sizeof w);
+    w.n_names = f->strings->n_strings + 1;
     w.ends = hy_calloc((size_t)cap, sizeof *w.ends);
     w.members = hy_calloc((size_t)cap, sizeof *w.members);
     w.parent = hy_calloc((size_t)cap, sizeof *w.parent);
     w.first_conn = hy_calloc((size_t)cap, sizeof *w.first_conn);
     w.key = hy_calloc((size_t)cap, sizeof *w.key);
     w.mode_of = hy_calloc((size_t)cap, sizeof *w.mode_of);
+    w.head = hy_calloc((size_t)cap, sizeof *w.head);
+    w.next = hy_calloc((size_t)cap, sizeof *w.next);
+    w.count = hy_calloc((size_t)cap, sizeof *w.count);
+    w.by_name[0] = hy_alloc_array((size_t)w.n_names, sizeof(int));
+    w.by_name[1] = hy_alloc_array((size_t)w.n_names, sizeof(int));
+    int *name_mode = hy_alloc_array((size_t)w.n_names, sizeof(int));
     int *static_root = hy_calloc((size_t)cap, sizeof *static_root);
-    if (!w.ends || !w.members || !w.parent || !w.first_conn || !w.key || !w.mode_of
-        || !static_root) {
+    int *mode_parent = hy_calloc((size_t)cap, sizeof *mode_parent);
+    if (!w.ends || !w.members || !w.parent || !w.first_conn || !w.key || !w.mode_of || !w.head
+        || !w.next || !w.count || !w.by_name[0] || !w.by_name[1] || !name_mode || !static_root
+        || !mode_parent) {
         flatten_nomem(f);
         goto done;
     }
-    /* The ends, the static partition, what is dynamic and in which chart. */
+    for (int i = 0; i < w.n_names; i++) {
+        w.by_name[0][i] = w.by_name[1][i] = -1;
+        name_mode[i] = -3; /* no connector of that name (yet) */
+    }
+    /* The ends and the static partition. */
     for (int c = 0; c < f->n_connections; c++) {
         const connection *cn = &f->connections[c];
         int a = end_index(&w, &cn->a, c), b = end_index(&w, &cn->b, c);
@@ -420,68 +454,49 @@ void flatten_connection_sets(flattener *f)
                 w.parent[rb] = ra;
         }
     }
+    /* The modes connectors exist in (one name may be a component of several
+    ** modes: -2), given to both ends of the name. */
     for (int k = 0; k < f->n_connectors; k++) {
         const connector_inst *ci = &f->connectors[k];
         connect_end self = { ci->name, ci->cls, 1 };
-        int i = end_index(&w, &self, -1);
-        int seen = 0; /* an instance of this name met already (a component in two modes) */
-        for (int j = 0; j < k && !seen && ci->mode >= 0; j++)
-            seen = f->connectors[j].name == ci->name;
-        for (int j = 0; j < w.n; j++) /* its outside end too: the same connector */
-            if (w.ends[j].name == ci->name)
-                w.mode_of[j] = !seen || w.mode_of[j] == ci->mode ? ci->mode
-                               : w.mode_of[j] == -1 || ci->mode == -1 ? -1 : -2;
-        (void)i;
+        end_index(&w, &self, -1);
+        int *nm = &name_mode[ci->name];
+        *nm = *nm == -3 || *nm == ci->mode ? ci->mode : *nm == -1 || ci->mode == -1 ? -1 : -2;
     }
-    int conflict = 0;
-    for (int i = 0; i < w.n; i++)
+    for (int i = 0; i < w.n; i++) {
+        int nm = name_mode[w.ends[i].name];
+        w.mode_of[i] = nm == -3 ? -1 : nm;
         static_root[i] = set_root(w.parent, i);
-    for (int i = 0; i < w.n; i++)
         w.key[i] = -1;
-    for (int pass = 0; pass < 2; pass++) /* dynamic ends: in a mode's connection or connector */
-        for (int i = 0; i < w.n; i++) {
-            int key = -1;
-            if (pass == 0 && w.mode_of[i] >= 0)
-                key = chart_key(f, w.mode_of[i]);
-            for (int c = 0; pass == 1 && c < f->n_connections; c++) {
-                const connection *cn = &f->connections[c];
-                if (cn->mode >= 0 && (same_end(&cn->a, &w.ends[i]) || same_end(&cn->b, &w.ends[i])))
-                    key = key == -1 || key == chart_key(f, cn->mode) ? chart_key(f, cn->mode) : -2;
-            }
-            if (key == -1)
-                continue;
-            int *at = &w.key[static_root[i]];
-            if (*at == -1 || *at == key)
-                *at = key;
-            else
-                *at = -2;
-        }
-    for (int i = 0; i < w.n && !conflict; i++)
+    }
+    /* What is dynamic, and in which chart: a connector of a mode, an end of
+    ** a mode's connection. */
+    for (int i = 0; i < w.n; i++)
+        if (w.mode_of[i] >= 0)
+            mark_key(&w, static_root, i, chart_key(f, w.mode_of[i]));
+    for (int c = 0; c < f->n_connections; c++) {
+        const connection *cn = &f->connections[c];
+        if (cn->mode < 0)
+            continue;
+        mark_key(&w, static_root, end_index(&w, &cn->a, c), chart_key(f, cn->mode));
+        mark_key(&w, static_root, end_index(&w, &cn->b, c), chart_key(f, cn->mode));
+    }
+    for (int i = 0; i < w.n; i++)
         if (w.key[static_root[i]] == -2) {
             const connection *at = &f->connections[w.first_conn[i] >= 0 ? w.first_conn[i] : 0];
             flatten_error_at(f, at->line, at->column, "connections of modes of two charts reach "
                              "the connection set of '%s': each set may change with the modes of "
                              "one chart", text(f, w.ends[i].name));
-            conflict = 1;
+            goto done;
         }
-    if (conflict)
-        goto done;
     /* Static sets and open connectors: the model's equations. */
     emit_sets(f, &w, static_root, -1, -1);
     for (int k = 0; k < f->n_connectors && !f->failed; k++) {
         const connector_inst *ci = &f->connectors[k];
-        int dynamic = 0;
-        for (int i = 0; i < w.n && !dynamic; i++)
-            dynamic = w.ends[i].name == ci->name && w.key[static_root[i]] != -1;
-        if (!dynamic && ci->mode < 0 && !reached(f, &w, w.parent, ci, -1))
+        if (ci->mode < 0 && connector_key(&w, static_root, ci) == -1 && !reached(&w, ci))
             open_connector(f, ci, -1);
     }
     /* Each mode of a chart with dynamic sets: those sets as they are there. */
-    int *mode_parent = hy_calloc((size_t)cap, sizeof *mode_parent);
-    if (!mode_parent) {
-        flatten_nomem(f);
-        goto done;
-    }
     for (int m = 0; m < f->out->n_modes && !f->failed; m++) {
         int key = chart_key(f, m), used = 0;
         for (int i = 0; i < w.n && !used; i++)
@@ -506,15 +521,12 @@ void flatten_connection_sets(flattener *f)
         emit_sets(f, &w, static_root, key, m);
         for (int k = 0; k < f->n_connectors && !f->failed; k++) {
             const connector_inst *ci = &f->connectors[k];
-            int in_region = 0;
-            for (int i = 0; i < w.n && !in_region; i++)
-                in_region = w.ends[i].name == ci->name && w.key[static_root[i]] == key;
-            if (in_region && (ci->mode < 0 || ci->mode == m) && !reached(f, &w, mode_parent, ci, m))
+            if (connector_key(&w, static_root, ci) == key && (ci->mode < 0 || ci->mode == m)
+                && !reached(&w, ci))
                 open_connector(f, ci, m);
         }
         w.parent = saved;
     }
-    hy_free(mode_parent);
 done:
     hy_free(w.ends);
     hy_free(w.members);
@@ -522,5 +534,12 @@ done:
     hy_free(w.first_conn);
     hy_free(w.key);
     hy_free(w.mode_of);
+    hy_free(w.head);
+    hy_free(w.next);
+    hy_free(w.count);
+    hy_free(w.by_name[0]);
+    hy_free(w.by_name[1]);
+    hy_free(name_mode);
     hy_free(static_root);
+    hy_free(mode_parent);
 }

@@ -148,6 +148,7 @@ done:
     hy_free(s.first_line);
     hy_free(s.first_column);
     hy_free(s.mark);
+    hy_free(s.eval_p);
     hy_free(s.entry_checked);
     hy_free(s.exit_checked);
     if (ir->dag.failed && !diag->out_of_memory) {

@@ -27,20 +27,25 @@ double sema_evaluate(sema *s, int node, const double *y_values, int n_y, const d
         return hy_x_node(&ir->dag, node).value;
     int out_index = 0;
     hy_program *prog = hy_program_build(&ir->dag, &node, &out_index, 1);
-    double *p = hy_malloc(sizeof *p * (size_t)(ir->n_globals + 1));
+    /* The globals' values: copied once each, not at every call (a model of
+    ** 10^4 components evaluates as many start values). */
+    int have_p = !hy_grow((void **)&s->eval_p, &s->cap_eval_p, ir->n_globals + 1,
+                          sizeof *s->eval_p);
+    for (int i = s->n_eval_p; have_p && i < ir->n_globals; i++)
+        s->eval_p[i] = ir->globals[i].value;
+    if (have_p && ir->n_globals > s->n_eval_p)
+        s->n_eval_p = ir->n_globals;
     double *zeros = hy_calloc((size_t)n_y + 1, sizeof *zeros);
     double result = NAN;
-    if (prog && p && zeros) {
-        for (int i = 0; i < ir->n_globals; i++)
-            p[i] = ir->globals[i].value;
-        hy_vm_input input = { s->t0, 0.0, y_values ? y_values : zeros, zeros, p, in_values };
+    if (prog && have_p && zeros) {
+        hy_vm_input input = { s->t0, 0.0, y_values ? y_values : zeros, zeros, s->eval_p,
+                              in_values };
         hy_program_run(prog, &input, &result);
     } else {
         hy_diag_nomem(s->diag);
         s->n_errors++;
     }
     hy_program_free(prog);
-    hy_free(p);
     hy_free(zeros);
     return result;
 }

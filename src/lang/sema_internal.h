@@ -54,6 +54,8 @@ typedef struct sema {
     int implicit_chart;      /* chart of top-level modes, -1 */
     unsigned char *entry_checked, *exit_checked; /* per mode */
     unsigned *mark;          /* per name: == mark_stamp when in the current set */
+    double *eval_p;          /* the globals' values for sema_evaluate, the first */
+    int n_eval_p, cap_eval_p; /* n_eval_p of them copied (they grow as declared) */
     unsigned mark_stamp;
     int n_errors;
 } sema;
