@@ -483,6 +483,9 @@ int main(int argc, char **argv)
         { "x_component_modes", "bridge_rectifier", 0.012, 0.002, 0, 0, NULL, NULL },
         { "x_component_arrays", "tests/fuzz/corpus/fuzz_model/component_arrays.hym", 1.0, 0.5,
           0, 0, NULL, NULL },
+        { "x_builtin_events", "tests/fuzz/corpus/fuzz_model/builtin_events.hym", 2.2, 0.5, 0, 0,
+          NULL, NULL },
+        { "x_structure", "changeover", 1.5, 0.5, 0, 0, NULL, NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

@@ -18,6 +18,13 @@
 
 /* Value of node with p = the globals' current values, y = y_values,
 ** in = in_values (either may be NULL if unused), time = t0. */
+int sema_nomem(sema *s)
+{
+    hy_diag_nomem(s->diag);
+    s->n_errors++;
+    return -1;
+}
+
 double sema_evaluate(sema *s, int node, const double *y_values, int n_y, const double *in_values)
 {
     hy_ir *ir = s->ir;
@@ -223,12 +230,12 @@ static int event_floor(sema *s, ctx *c, const hy_syn *node, int x)
     char hidden_name[300];
     snprintf(hidden_name, sizeof hidden_name, "%s.floor%d", NAME(s, mode->name),
              mode->n_relations + 1);
-    int name = hy_strtab_intern(s->strings, hidden_name, strlen(hidden_name));
-    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
-    if (name < 0 || !starts) {
-        hy_free(starts);
+    int name = sema_intern(s, hidden_name);
+    if (name < 0)
         return -1;
-    }
+    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
+    if (!starts)
+        return sema_nomem(s);
     for (int k = 0; k < mode->n_vars; k++)
         starts[k] = mode->vars[k].start;
     double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
@@ -409,11 +416,15 @@ int sema_lower(sema *s, ctx *c, int first, int root)
         s->n_errors++;
         return -1;
     }
-    int outer_no_event = c->no_event;
-    for (int i = first; i <= root && !quiet; i++) {
+    int outer_no_event = c->no_event, wants_quiet = 0;
+    for (int i = first; i <= root && !wants_quiet; i++) {
         const hy_syn *node = &s->syn->nodes[i];
-        if (node->op == SYN_CALL && node->a >= first && strcmp(NAME(s, node->name), "noEvent") == 0)
-            quiet = hy_calloc((size_t)n, 1);
+        wants_quiet = node->op == SYN_CALL && node->a >= first
+                      && strcmp(NAME(s, node->name), "noEvent") == 0;
+    }
+    if (wants_quiet && !(quiet = hy_calloc((size_t)n, 1))) {
+        hy_free(val);
+        return sema_nomem(s);
     }
     if (quiet) { /* val holds, for now, where each node's range starts */
         for (int i = first; i <= root; i++) {
@@ -585,14 +596,14 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
         return -1;
     char hidden_name[300];
     snprintf(hidden_name, sizeof hidden_name, "%s.if%d", NAME(s, mode->name), mode->n_relations + 1);
-    int name = hy_strtab_intern(s->strings, hidden_name, strlen(hidden_name));
+    int name = sema_intern(s, hidden_name);
     int live = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
     if (name < 0 || live < 0)
-        return -1;
+        return -1; /* said, or the DAG's failure is */
     /* The value at t0 from the start values. */
     double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
     if (!starts)
-        return -1;
+        return sema_nomem(s);
     for (int k = 0; k < mode->n_vars; k++)
         starts[k] = mode->vars[k].start;
     double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);

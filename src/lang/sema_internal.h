@@ -87,6 +87,8 @@ int sema_grow(sema *s, void **array, int *cap, int need, size_t size);
 unsigned sema_next_mark(sema *s);
 /* The string id of text, reporting when out of memory: -1. */
 int sema_intern(sema *s, const char *text);
+/* Out of memory, said: -1. */
+int sema_nomem(sema *s);
 
 /* ---------------------------------------------------------------- */
 /* Expressions (sema_expr.c)                                        */
