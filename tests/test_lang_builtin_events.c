@@ -163,8 +163,53 @@ static void run_integer(const char *open, const char *close, hydae_stats *st, do
     hy_lang_unit_free(unit);
 }
 
+/* smooth_step(time, 1, 0, 2, 1) (C1, MotionSolve's STEP) and smooth_step5
+** (C2): their integrals d^3 - d^4 / 2 and 5 d^4 / 2 - 3 d^5 + d^6 on
+** d = t - 1 in [0, 1], 0 before, 1/2 + (t - 2) after; no events. */
+static void smooth_steps(void)
+{
+    static const char text[] =
+        "model steps\n"
+        "  Real x(start = 0), y(start = 0);\n"
+        "equation\n"
+        "  der(x) = smooth_step(time, 1, 0, 2, 1);\n"
+        "  der(y) = smooth_step5(time, 1, 0, 2, 1);\n"
+        "end steps;\n";
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "steps.hym", stderr, NULL,
+                                                &n_errors);
+    CHECK(unit != NULL, "%d errors", n_errors);
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, "DSTIFF", 3.0, 0.01, 1e-10, 1e-10, &rows) == 0, "smooth steps run");
+    int cx = test_column(m, "x"), cy = test_column(m, "y"), n_events = 0;
+    double worst = 0;
+    for (int r = 0; r < rows.n_rows && cx >= 0 && cy >= 0; r++) {
+        double t = rows.t[r], d = t - 1, x, y;
+        n_events += rows.kind[r] == HYDAE_ROW_EVENT_LEFT;
+        if (t <= 1) {
+            x = y = 0;
+        } else if (t <= 2) {
+            x = d * d * d - d * d * d * d / 2;
+            y = 2.5 * d * d * d * d - 3 * d * d * d * d * d + d * d * d * d * d * d;
+        } else {
+            x = y = 0.5 + (t - 2);
+        }
+        worst = fmax(worst, fmax(fabs(test_value(&rows, r, cx) - x),
+                                 fabs(test_value(&rows, r, cy) - y)));
+    }
+    CHECK(n_events == 0 && worst < 1e-7, "smooth steps: %d events, off the closed forms by %.3g",
+          n_events, worst);
+    printf("smooth_step, smooth_step5: no events, closed forms within %.2g\n", worst);
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
+    smooth_steps();
     hydae_stats with_events, without;
     double worst_events, worst_plain, first_event, first_plain;
     run("", "", &with_events, &worst_events, &first_event);

@@ -10,6 +10,8 @@
 
 #include "core/core.h"
 
+#include <string.h>
+
 static int add_node(hy_parser *ps, hy_syn_op op, int line, int column, int a, int b, int c)
 {
     int node = hy_syntax_add_node(ps->syn, op, line, column, a, b, c);
@@ -64,9 +66,58 @@ static int parse_for_clause(hy_parser *ps, hy_syn_op op, int name, int first, in
     return node;
 }
 
+/* A number node. */
+static int num_node(hy_parser *ps, double value, int line, int column)
+{
+    int node = add_node(ps, SYN_NUM, line, column, -1, -1, -1);
+    if (node >= 0)
+        ps->syn->nodes[node].value = value;
+    return node;
+}
+
+/* smooth_step(x, x0, h0, x1, h1): h0 up to x0, h1 from x1, between them
+** h0 + (h1 - h0) d^2 (3 - 2 d), d = (x - x0) / (x1 - x0), C1 (MSC
+** MotionSolve's STEP); smooth_step5: d^3 (10 - 15 d + 6 d^2), C2 (STEP5).
+** Written as the expression itself, the arguments' nodes shared, inside
+** noEvent(...): a smooth function needs no events. */
+static int smooth_step(hy_parser *ps, int name, const int *arg, int line, int column)
+{
+    int quintic = strcmp(hy_strtab_get(ps->strings, name), "smooth_step5") == 0;
+    int x = arg[0], x0 = arg[1], h0 = arg[2], x1 = arg[3], h1 = arg[4];
+#define N2(op, a, b) add_node(ps, op, line, column, a, b, -1)
+    int d = N2(SYN_DIV, N2(SYN_SUB, x, x0), N2(SYN_SUB, x1, x0));
+    int shape;
+    if (quintic) /* d^3 (10 + d (-15 + 6 d)) */
+        shape = N2(SYN_MUL, N2(SYN_MUL, N2(SYN_MUL, d, d), d),
+                   N2(SYN_ADD, num_node(ps, 10, line, column),
+                      N2(SYN_MUL, d, N2(SYN_ADD, num_node(ps, -15, line, column),
+                                        N2(SYN_MUL, num_node(ps, 6, line, column), d)))));
+    else /* d^2 (3 - 2 d) */
+        shape = N2(SYN_MUL, N2(SYN_MUL, d, d),
+                   N2(SYN_SUB, num_node(ps, 3, line, column),
+                      N2(SYN_MUL, num_node(ps, 2, line, column), d)));
+    int between = N2(SYN_ADD, h0, N2(SYN_MUL, N2(SYN_SUB, h1, h0), shape));
+    int above = add_node(ps, SYN_IF, line, column, N2(SYN_GE, x, x1), h1, between);
+    int value = add_node(ps, SYN_IF, line, column, N2(SYN_LE, x, x0), h0, above);
+#undef N2
+    if (ps->panic)
+        return -1;
+    int quiet = add_node(ps, SYN_CALL, line, column, value, -1, -1);
+    int no_event = hy_strtab_intern(ps->strings, "noEvent", 7);
+    if (quiet < 0 || no_event < 0) {
+        if (no_event < 0)
+            hy_diag_nomem(ps->diag);
+        ps->panic = 1;
+        return -1;
+    }
+    ps->syn->nodes[quiet].name = no_event;
+    ps->syn->nodes[quiet].n_args = 1;
+    return quiet;
+}
+
 static int parse_call(hy_parser *ps, int name, int line, int column)
 {
-    int args[HY_SYN_MAX_ARGS] = { -1, -1, -1 };
+    int args[5] = { -1, -1, -1, -1, -1 }; /* five for smooth_step; nodes keep three */
     int n_args = 0;
     parse_next(ps); /* ( */
     if (ps->tk.kind != TK_RPAREN) {
@@ -81,7 +132,7 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
                     return -1;
                 return node;
             }
-            if (n_args < HY_SYN_MAX_ARGS)
+            if (n_args < 5)
                 args[n_args] = arg;
             if (n_args < 255)
                 n_args++;
@@ -89,6 +140,17 @@ static int parse_call(hy_parser *ps, int name, int line, int column)
     }
     if (!parse_expect(ps, TK_RPAREN))
         return -1;
+    const char *fname = hy_strtab_get(ps->strings, name);
+    if (strcmp(fname, "smooth_step") == 0 || strcmp(fname, "smooth_step5") == 0) {
+        if (n_args != 5) {
+            ps->n_errors++;
+            ps->panic = 1;
+            hy_diag_error(ps->diag, line, column, "%s() takes 5 arguments (x, x0, h0, x1, h1), "
+                          "got %d", fname, n_args);
+            return -1;
+        }
+        return smooth_step(ps, name, args, line, column);
+    }
     int node = add_node(ps, SYN_CALL, line, column, args[0], args[1], args[2]);
     if (node >= 0) {
         ps->syn->nodes[node].name = name;
