@@ -180,6 +180,32 @@ static hy_xop relation_xop(hy_syn_op op)
 
 static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b);
 
+/* The hidden discrete variable "MODE.<kind>K" of the mode's next relation,
+** its value at t0 that of live at the start values (as_truth: 1 or 0).
+** Its global, or -1 after reporting. */
+static int hidden_global(sema *s, hy_ir_mode *mode, const hy_syn *node, const char *kind,
+                         int live, int as_truth)
+{
+    char hidden_name[300];
+    snprintf(hidden_name, sizeof hidden_name, "%s.%s%d", NAME(s, mode->name), kind,
+             mode->n_relations + 1);
+    int name = sema_intern(s, hidden_name);
+    if (name < 0)
+        return -1;
+    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
+    if (!starts)
+        return sema_nomem(s);
+    for (int k = 0; k < mode->n_vars; k++)
+        starts[k] = mode->vars[k].start;
+    double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
+    hy_free(starts);
+    double value = as_truth ? (initial != 0.0 && !isnan(initial)) : isfinite(initial) ? initial : 0.0;
+    int global = sema_add_global(s, name, 1, value, node->line, node->column);
+    if (global >= 0)
+        s->ir->globals[global].is_hidden = 1;
+    return global;
+}
+
 /* abs, sign, min and max of unknowns in an equation switch at events, as
 ** Modelica's do: each is an if-expression on hidden relations (held
 ** between events, toggled at the located crossing), so the residual
@@ -227,24 +253,9 @@ static int event_floor(sema *s, ctx *c, const hy_syn *node, int x)
             return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
     if (live < 0 || GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
         return -1;
-    char hidden_name[300];
-    snprintf(hidden_name, sizeof hidden_name, "%s.floor%d", NAME(s, mode->name),
-             mode->n_relations + 1);
-    int name = sema_intern(s, hidden_name);
-    if (name < 0)
-        return -1;
-    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
-    if (!starts)
-        return sema_nomem(s);
-    for (int k = 0; k < mode->n_vars; k++)
-        starts[k] = mode->vars[k].start;
-    double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
-    hy_free(starts);
-    int global = sema_add_global(s, name, 1, isfinite(initial) ? initial : 0.0, node->line,
-                                 node->column);
+    int global = hidden_global(s, mode, node, "floor", live, 0);
     if (global < 0)
         return -1;
-    ir->globals[global].is_hidden = 1;
     int held = hy_x_leaf(&ir->dag, X_P, global);
     int up = hy_x_binary(&ir->dag, X_SUB, x, hy_x_binary(&ir->dag, X_ADD, held, hy_x_num(&ir->dag, 1)));
     int down = hy_x_binary(&ir->dag, X_SUB, x, held);
@@ -594,24 +605,10 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
             return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
     if (GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
         return -1;
-    char hidden_name[300];
-    snprintf(hidden_name, sizeof hidden_name, "%s.if%d", NAME(s, mode->name), mode->n_relations + 1);
-    int name = sema_intern(s, hidden_name);
     int live = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
-    if (name < 0 || live < 0)
-        return -1; /* said, or the DAG's failure is */
-    /* The value at t0 from the start values. */
-    double *starts = hy_malloc(sizeof *starts * (size_t)(mode->n_vars + 1));
-    if (!starts)
-        return sema_nomem(s);
-    for (int k = 0; k < mode->n_vars; k++)
-        starts[k] = mode->vars[k].start;
-    double initial = sema_evaluate(s, live, starts, mode->n_vars, NULL);
-    hy_free(starts);
-    int global = sema_add_global(s, name, 1, initial != 0.0 && !isnan(initial), node->line, node->column);
+    int global = live < 0 ? -1 : hidden_global(s, mode, node, "if", live, 1);
     if (global < 0)
-        return -1;
-    ir->globals[global].is_hidden = 1;
+        return -1; /* said, or the DAG's failure is */
     hy_ir_relation *rel = &mode->relations[mode->n_relations++];
     memset(rel, 0, sizeof *rel);
     rel->guard = guard;
