@@ -99,31 +99,47 @@ static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
     parse_expect(ps, TK_RPAREN);
 }
 
+/* A declaration of kind (type_name: a component's class, else -1) at the
+** current token, in the current class and mode, with nothing given yet. */
+static hy_decl start_decl(const hy_parser *ps, hy_decl_kind kind, int type_name)
+{
+    hy_decl decl;
+    memset(&decl, 0, sizeof decl);
+    decl.kind = kind;
+    decl.line = ps->tk.line;
+    decl.column = ps->tk.column;
+    decl.value.root = decl.rtol.root = decl.atol.root = decl.size.root = -1;
+    decl.unit = decl.description = -1;
+    decl.mode = ps->mode;
+    decl.cls = ps->cls;
+    decl.type_name = type_name;
+    return decl;
+}
+
+/* NAME [ '[' size ']' ] into decl: 1, or 0 after a syntax error. */
+static int named_with_size(hy_parser *ps, hy_decl *decl, const char *what)
+{
+    decl->name = parse_expect_name(ps, what);
+    if (decl->name < 0)
+        return 0;
+    if (parse_accept(ps, TK_LBRACKET)) {
+        decl->size = parse_expr_ref(ps);
+        if (ps->panic || !parse_expect(ps, TK_RBRACKET))
+            return 0;
+    }
+    return 1;
+}
+
 /* TYPE item {',' item} ';' with item := NAME [component-modifiers] [STRING] */
 static void parse_components(hy_parser *ps)
 {
     int type_name = ps->tk.id;
     parse_next(ps);
     do {
-        hy_decl decl;
-        memset(&decl, 0, sizeof decl);
-        decl.kind = DECL_COMPONENT;
-        decl.line = ps->tk.line;
-        decl.column = ps->tk.column;
-        decl.value.root = decl.rtol.root = decl.atol.root = decl.size.root = -1;
-        decl.unit = decl.description = -1;
-        decl.mode = ps->mode;
-        decl.cls = ps->cls;
-        decl.type_name = type_name;
-        decl.name = parse_expect_name(ps, "the component's name");
-        if (decl.name < 0)
-            return;
         /* an array of components: Inertia J[3](J = {1, 2, 3}) */
-        if (parse_accept(ps, TK_LBRACKET)) {
-            decl.size = parse_expr_ref(ps);
-            if (ps->panic || !parse_expect(ps, TK_RBRACKET))
-                return;
-        }
+        hy_decl decl = start_decl(ps, DECL_COMPONENT, type_name);
+        if (!named_with_size(ps, &decl, "the component's name"))
+            return;
         if (ps->tk.kind == TK_LPAREN) {
             parse_component_modifiers(ps, &decl);
             if (ps->panic)
@@ -154,26 +170,10 @@ static void parse_declaration(hy_parser *ps)
     if (!parse_expect(ps, TK_REAL))
         return;
     do {
-        hy_decl decl;
-        memset(&decl, 0, sizeof decl);
-        decl.kind = kind;
+        hy_decl decl = start_decl(ps, kind, -1);
         decl.is_flow = is_flow;
-        decl.cls = ps->cls;
-        decl.type_name = -1;
-        decl.line = ps->tk.line;
-        decl.column = ps->tk.column;
-        decl.value.root = decl.rtol.root = decl.atol.root = -1;
-        decl.unit = decl.description = -1;
-        decl.mode = ps->mode;
-        decl.size.root = -1;
-        decl.name = parse_expect_name(ps, "a name");
-        if (decl.name < 0)
+        if (!named_with_size(ps, &decl, "a name"))
             return;
-        if (parse_accept(ps, TK_LBRACKET)) {
-            decl.size = parse_expr_ref(ps);
-            if (ps->panic || !parse_expect(ps, TK_RBRACKET))
-                return;
-        }
         if (ps->tk.kind == TK_LPAREN) {
             parse_modifiers(ps, &decl);
             if (ps->panic)
