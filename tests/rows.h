@@ -69,9 +69,24 @@ static inline int test_column(const hydae_model *m, const char *name)
 /* Run m from 0 to t_end with output every dt, the given tolerances and
 ** integrator (NULL: the default), its rows into *rows (initialised here;
 ** the caller frees them). The run's status; a failure is printed. */
+static inline int test_run_stats(hydae_model *m, const char *integrator, double t_end,
+                                 double dt, double rtol, double atol, test_rows *rows,
+                                 hydae_stats *stats);
+
 static inline int test_run(hydae_model *m, const char *integrator, double t_end, double dt,
                            double rtol, double atol, test_rows *rows)
 {
+    return test_run_stats(m, integrator, t_end, dt, rtol, atol, rows, NULL);
+}
+
+/* The same, with the run's statistics into *stats (zeroed if there is no
+** run; stats may be NULL). */
+static inline int test_run_stats(hydae_model *m, const char *integrator, double t_end,
+                                 double dt, double rtol, double atol, test_rows *rows,
+                                 hydae_stats *stats)
+{
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     int status;
     test_rows_init(rows, m);
     hydae_sim *s = hydae_sim_create(m, &status);
@@ -92,6 +107,8 @@ static inline int test_run(hydae_model *m, const char *integrator, double t_end,
         status = hydae_sim_run(s);
     if (status)
         fprintf(stderr, "run: %s\n", hydae_sim_errmsg(s));
+    if (stats)
+        hydae_sim_get_stats(s, stats);
     hydae_sim_free(s);
     return status;
 }

@@ -44,6 +44,24 @@ static double closed_z(double t)
     return s <= PI ? s - PI / 2 : 3 * PI / 2 - s;
 }
 
+/* text compiled and run with DSTIFF (rtol = atol = 1e-9, a row every 0.01)
+** to t_end: its unit (NULL after a CHECK failed), rows and statistics. */
+static hy_lang_unit *compile_run(const char *text, double t_end, test_rows *rows,
+                                 hydae_stats *st)
+{
+    int n_errors = 0;
+    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "builtins.hym", stderr, NULL,
+                                                &n_errors);
+    CHECK(unit != NULL, "%d errors", n_errors);
+    memset(st, 0, sizeof *st);
+    if (!unit)
+        return NULL;
+    CHECK(test_run_stats(hy_lang_unit_model(unit), "DSTIFF", t_end, 0.01, 1e-9, 1e-9, rows, st)
+              == 0,
+          "run");
+    return unit;
+}
+
 static void run(const char *wrap_open, const char *wrap_close, hydae_stats *st, double *worst,
                 double *first_event)
 {
@@ -57,28 +75,13 @@ static void run(const char *wrap_open, const char *wrap_close, hydae_stats *st, 
              "  der(z) = %ssign(cos(time))%s;\n"
              "end builtins;\n",
              wrap_open, wrap_close, wrap_open, wrap_close, wrap_open, wrap_close);
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "builtins.hym", stderr, NULL,
-                                                &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
-    memset(st, 0, sizeof *st);
+    test_rows rows;
     *worst = INFINITY;
     *first_event = NAN;
+    hy_lang_unit *unit = compile_run(text, 6.0, &rows, st);
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
-    test_rows rows;
-    test_rows_init(&rows, m);
-    int status;
-    hydae_sim *s = hydae_sim_create(m, &status);
-    int ok = s && hydae_sim_set_time(s, 0.0, 6.0) == 0
-             && hydae_sim_set_output_interval(s, 0.01) == 0
-             && hydae_sim_set_tolerances(s, 1e-9, 1e-9) == 0
-             && hydae_sim_set_integrator(s, "DSTIFF") == 0
-             && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0;
-    CHECK(ok && hydae_sim_run(s) == 0, "run: %s", s ? hydae_sim_errmsg(s) : "");
-    if (s)
-        hydae_sim_get_stats(s, st);
     int cx = test_column(m, "x"), cy = test_column(m, "y"), cz = test_column(m, "z");
     *worst = 0;
     for (int r = 0; r < rows.n_rows && cx >= 0 && cy >= 0 && cz >= 0; r++) {
@@ -94,7 +97,6 @@ static void run(const char *wrap_open, const char *wrap_close, hydae_stats *st, 
         *worst = fmax(*worst, fabs(test_value(&rows, r, cy) - closed_y(t)));
         *worst = fmax(*worst, fabs(test_value(&rows, r, cz) - closed_z(t)));
     }
-    hydae_sim_free(s);
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
 }
@@ -129,27 +131,12 @@ static void run_integer(const char *open, const char *close, hydae_stats *st, do
              "  der(c) = %smod(time, 0.75)%s;\n"
              "end integer_parts;\n",
              open, close, open, close, open, close);
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "integer_parts.hym", stderr,
-                                                NULL, &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
-    memset(st, 0, sizeof *st);
+    test_rows rows;
     *worst = INFINITY;
+    hy_lang_unit *unit = compile_run(text, 5.9, &rows, st);
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
-    test_rows rows;
-    test_rows_init(&rows, m);
-    int status;
-    hydae_sim *s = hydae_sim_create(m, &status);
-    int ok = s && hydae_sim_set_time(s, 0.0, 5.9) == 0
-             && hydae_sim_set_output_interval(s, 0.01) == 0
-             && hydae_sim_set_tolerances(s, 1e-9, 1e-9) == 0
-             && hydae_sim_set_integrator(s, "DSTIFF") == 0
-             && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0;
-    CHECK(ok && hydae_sim_run(s) == 0, "run: %s", s ? hydae_sim_errmsg(s) : "");
-    if (s)
-        hydae_sim_get_stats(s, st);
     int ca = test_column(m, "a"), cb = test_column(m, "b"), cc = test_column(m, "c");
     *worst = 0;
     for (int r = 0; r < rows.n_rows && ca >= 0 && cb >= 0 && cc >= 0; r++) {
@@ -158,7 +145,6 @@ static void run_integer(const char *open, const char *close, hydae_stats *st, do
         *worst = fmax(*worst, fabs(test_value(&rows, r, cb) - closed_ceil(t)));
         *worst = fmax(*worst, fabs(test_value(&rows, r, cc) - closed_mod(t)));
     }
-    hydae_sim_free(s);
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
 }

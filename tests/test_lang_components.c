@@ -375,19 +375,9 @@ static void diode_bank(void)
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
-    int status;
-    hydae_sim *s = hydae_sim_create(m, &status);
     test_rows rows;
-    test_rows_init(&rows, m);
-    int ok = s && hydae_sim_set_time(s, 0.0, 0.04) == 0
-             && hydae_sim_set_output_interval(s, 1e-4) == 0
-             && hydae_sim_set_tolerances(s, 1e-8, 1e-8) == 0
-             && hydae_sim_add_row_sink(s, test_rows_sink, &rows) == 0;
-    CHECK(ok && hydae_sim_run(s) == 0, "bank run: %s", s ? hydae_sim_errmsg(s) : "");
     hydae_stats st;
-    memset(&st, 0, sizeof st);
-    if (s)
-        hydae_sim_get_stats(s, &st);
+    CHECK(test_run_stats(m, NULL, 0.04, 1e-4, 1e-8, 1e-8, &rows, &st) == 0, "bank run");
     CHECK(st.n_events == 4 && st.n_transitions == 160, "%ld event instants, %ld transitions "
           "(expected 4 and 160)", st.n_events, st.n_transitions);
     double worst = 0;
@@ -401,7 +391,6 @@ static void diode_bank(void)
     }
     CHECK(rows.n_rows > 400 && worst < 2e-4, "branch currents off max(vs, 0) / R by %.3g A",
           worst);
-    hydae_sim_free(s);
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
 }

@@ -317,19 +317,8 @@ static void three_diodes(void)
     }
     hydae_model *mc = hy_lang_unit_model(uc), *mf = hy_lang_unit_model(uf);
     test_rows rc, rf;
-    int status;
-    hydae_sim *s = hydae_sim_create(mc, &status);
-    test_rows_init(&rc, mc);
-    int ok = s && hydae_sim_set_time(s, 0.0, 0.1) == 0
-             && hydae_sim_set_output_interval(s, 1e-3) == 0
-             && hydae_sim_set_tolerances(s, 1e-12, 1e-12) == 0
-             && hydae_sim_add_row_sink(s, test_rows_sink, &rc) == 0;
-    CHECK(ok && hydae_sim_run(s) == 0, "three charts: %s", s ? hydae_sim_errmsg(s) : "");
     hydae_stats st;
-    memset(&st, 0, sizeof st);
-    if (s)
-        hydae_sim_get_stats(s, &st);
-    hydae_sim_free(s);
+    CHECK(test_run_stats(mc, NULL, 0.1, 1e-3, 1e-12, 1e-12, &rc, &st) == 0, "three charts");
     CHECK(test_run(mf, "DSTIFF", 0.1, 1e-3, 1e-12, 1e-12, &rf) == 0, "one chart of 8 modes");
     double tc[256], tf[256];
     int nc = event_times(&rc, tc, 256), nf = event_times(&rf, tf, 256);
