@@ -113,6 +113,15 @@ static inline int test_run_stats(hydae_model *m, const char *integrator, double 
     return status;
 }
 
+/* The larger of the worst error so far and err, with a NaN err as the
+** worst of all (fmax would drop it, and a run gone NaN would pass). */
+static inline double test_worse(double worst, double err)
+{
+    if (err != err)
+        return 1.0 / 0.0;
+    return err > worst ? err : worst;
+}
+
 static inline double test_value(const test_rows *r, int row, int column)
 {
     return r->values[(size_t)row * (size_t)r->n_columns + (size_t)column];

@@ -94,7 +94,7 @@ static void heat_rod(long n, double t_end, const char *solver, int slices)
         if (c < 0)
             break;
         double exact = exp(-lambda * t_end) * sin(pi * (double)i * dx);
-        worst = fmax(worst, fabs(test_value(&rows, last, c) - exact));
+        worst = test_worse(worst, fabs(test_value(&rows, last, c) - exact));
         mean += exact / (double)n;
     }
     int c_mean = test_column(m, "T_mean");
@@ -138,7 +138,7 @@ static void brusselator_as_c(long m_points)
             CHECK(ca >= 0 && cb >= 0, "columns %s / %s", file_name, c_name);
             for (int r = 0; r < a.n_rows && r < b.n_rows && ca >= 0 && cb >= 0; r++) {
                 CHECK(a.t[r] == b.t[r], "row %d at t = %g and %g", r, a.t[r], b.t[r]);
-                worst = fmax(worst, fabs(test_value(&a, r, ca) - test_value(&b, r, cb)));
+                worst = test_worse(worst, fabs(test_value(&a, r, ca) - test_value(&b, r, cb)));
             }
         }
     CHECK(worst < 1e-6, "Brusselator M = %ld: .hym and C differ by %.3g", m_points, worst);
@@ -270,7 +270,7 @@ static void whole_arrays(void)
             double err = c >= 0 ? fabs(test_value(&rows, r, c) - want[q]) : INFINITY;
             CHECK(err < 1e-8, "%s at t = %g: %.15g, closed form %.15g", names[q], t,
                   c >= 0 ? test_value(&rows, r, c) : NAN, want[q]);
-            worst = fmax(worst, err);
+            worst = test_worse(worst, err);
         }
         checked++;
     }

@@ -90,12 +90,12 @@ static void run(const char *wrap_open, const char *wrap_close, hydae_stats *st, 
             *first_event = t;
         if (t > 1.0)
             continue; /* x grows as e^t: compared up to t = 1 */
-        *worst = fmax(*worst, fabs(test_value(&rows, r, cx) - closed_x(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, cx) - closed_x(t)));
     }
     for (int r = 0; r < rows.n_rows && cy >= 0 && cz >= 0; r++) {
         double t = rows.t[r];
-        *worst = fmax(*worst, fabs(test_value(&rows, r, cy) - closed_y(t)));
-        *worst = fmax(*worst, fabs(test_value(&rows, r, cz) - closed_z(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, cy) - closed_y(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, cz) - closed_z(t)));
     }
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
@@ -141,9 +141,9 @@ static void run_integer(const char *open, const char *close, hydae_stats *st, do
     *worst = 0;
     for (int r = 0; r < rows.n_rows && ca >= 0 && cb >= 0 && cc >= 0; r++) {
         double t = rows.t[r];
-        *worst = fmax(*worst, fabs(test_value(&rows, r, ca) - closed_floor(t)));
-        *worst = fmax(*worst, fabs(test_value(&rows, r, cb) - closed_ceil(t)));
-        *worst = fmax(*worst, fabs(test_value(&rows, r, cc) - closed_mod(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, ca) - closed_floor(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, cb) - closed_ceil(t)));
+        *worst = test_worse(*worst, fabs(test_value(&rows, r, cc) - closed_mod(t)));
     }
     test_rows_free(&rows);
     hy_lang_unit_free(unit);
@@ -183,8 +183,8 @@ static void smooth_steps(void)
         } else {
             x = y = 0.5 + (t - 2);
         }
-        worst = fmax(worst, fmax(fabs(test_value(&rows, r, cx) - x),
-                                 fabs(test_value(&rows, r, cy) - y)));
+        worst = test_worse(worst, fabs(test_value(&rows, r, cx) - x));
+        worst = test_worse(worst, fabs(test_value(&rows, r, cy) - y));
     }
     CHECK(n_events == 0 && worst < 1e-7, "smooth steps: %d events, off the closed forms by %.3g",
           n_events, worst);

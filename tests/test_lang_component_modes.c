@@ -138,7 +138,7 @@ static double phase_error(const hydae_model *m, const mode_rows *r, int first, i
         return INFINITY;
     double t0 = r->rows.t[first], v0 = test_value(&r->rows, first, cv), worst = 0;
     for (int k = first; k < last; k++)
-        worst = fmax(worst, fabs(test_value(&r->rows, k, cv) - leaking_decay(G, t0, v0,
+        worst = test_worse(worst, fabs(test_value(&r->rows, k, cv) - leaking_decay(G, t0, v0,
                                                                                r->rows.t[k])));
     return worst;
 }

@@ -57,15 +57,15 @@ static void rlc(void)
         double t = rows.t[r], decay = exp(-alpha * t);
         double i = V / (L * omega) * decay * sin(omega * t);
         double vc = V * (1 - decay * (cos(omega * t) + alpha / omega * sin(omega * t)));
-        worst_i = fmax(worst_i, fabs(value(m, &rows, r, "L1.i") - i));
-        worst_v = fmax(worst_v, fabs(value(m, &rows, r, "C1.v") - vc));
+        worst_i = test_worse(worst_i, fabs(value(m, &rows, r, "L1.i") - i));
+        worst_v = test_worse(worst_v, fabs(value(m, &rows, r, "C1.v") - vc));
         /* the loop current through every element; connected pins at one potential */
         double k = fabs(value(m, &rows, r, "R1.i") - value(m, &rows, r, "C1.i"))
                    + fabs(value(m, &rows, r, "src.i") + value(m, &rows, r, "R1.i"))
                    + fabs(value(m, &rows, r, "R1.n.v") - value(m, &rows, r, "L1.p.v"))
                    + fabs(value(m, &rows, r, "C1.n.v") - value(m, &rows, r, "gnd.p.v"))
                    + fabs(value(m, &rows, r, "gnd.p.v"));
-        worst_kirchhoff = fmax(worst_kirchhoff, k);
+        worst_kirchhoff = test_worse(worst_kirchhoff, k);
     }
     CHECK(rows.n_rows == 101, "%d rows", rows.n_rows);
     CHECK(worst_i < 1e-6 && worst_v < 1e-6, "RLC: |i - exact| %.3g, |v_C - exact| %.3g",
@@ -81,7 +81,7 @@ static void rlc(void)
     CHECK(test_run(m, NULL, 5.0, 0.05, 1e-9, 1e-11, &rows2) == 0, "rlc run, V = 20");
     double worst_scaled = rows2.n_rows == rows.n_rows ? 0 : INFINITY;
     for (int r = 0; r < rows.n_rows && r < rows2.n_rows; r++)
-        worst_scaled = fmax(worst_scaled, fabs(value(m, &rows2, r, "L1.i")
+        worst_scaled = test_worse(worst_scaled, fabs(value(m, &rows2, r, "L1.i")
                                                - 2 * value(m, &rows, r, "L1.i"))
                                               + fabs(value(m, &rows2, r, "src.v") - 20));
     CHECK(worst_scaled < 1e-6, "RLC with V = 20: not twice the current of V = 10 (%.3g)",
@@ -240,13 +240,13 @@ static void component_arrays(void)
             char a[16], b[16];
             snprintf(a, sizeof a, "J[%d].w", k);
             snprintf(b, sizeof b, "J%d.w", k);
-            worst_same = fmax(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
+            worst_same = test_worse(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
             snprintf(a, sizeof a, "J[%d].phi", k);
             snprintf(b, sizeof b, "J%d.phi", k);
-            worst_same = fmax(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
+            worst_same = test_worse(worst_same, fabs(value(m, &rows, r, a) - value(mf, &rows_flat, r, b)));
         }
-        worst_p = fmax(worst_p, fabs(value(m, &rows, r, "p") - p0));
-        worst_e = fmax(worst_e, fabs(value(m, &rows, r, "E") - e0));
+        worst_p = test_worse(worst_p, fabs(value(m, &rows, r, "p") - p0));
+        worst_e = test_worse(worst_e, fabs(value(m, &rows, r, "E") - e0));
     }
     CHECK(worst_same < 1e-12, "array and component-by-component chains differ by %.3g",
           worst_same);
@@ -335,8 +335,8 @@ static void moded_array(void)
     for (int r = 0; r < rows.n_rows; r++) {
         double vs = 10 * sin(2 * 3.141592653589793 * 50 * rows.t[r]);
         double i1 = value(m, &rows, r, "D[1].i"), i2 = value(m, &rows, r, "D[2].i");
-        worst = fmax(worst, fabs(i1 - fmax(vs, 0) / (10 + 1e-5)));
-        worst = fmax(worst, fabs(i2 - fmax(-vs, 0) / (10 + 1e-5)));
+        worst = test_worse(worst, fabs(i1 - fmax(vs, 0) / (10 + 1e-5)));
+        worst = test_worse(worst, fabs(i2 - fmax(-vs, 0) / (10 + 1e-5)));
     }
     CHECK(rows.n_rows > 400 && worst < 2e-4, "diode currents off |vs| / R by %.3g A", worst);
     int status;
@@ -386,7 +386,7 @@ static void diode_bank(void)
         for (int k = 1; k <= 40; k += 13) {
             char name[16];
             snprintf(name, sizeof name, "D[%d].i", k);
-            worst = fmax(worst, fabs(value(m, &rows, r, name) - fmax(vs, 0) / (10 + 1e-5)));
+            worst = test_worse(worst, fabs(value(m, &rows, r, name) - fmax(vs, 0) / (10 + 1e-5)));
         }
     }
     CHECK(rows.n_rows > 400 && worst < 2e-4, "branch currents off max(vs, 0) / R by %.3g A",

@@ -428,7 +428,7 @@ static double bridge_compare_switches(const char *what, const bridge_switches *g
         if (got->n[k] != n_want[k])
             return INFINITY;
         for (int j = 0; j < got->n[k]; j++)
-            worst = fmax(worst, fabs(got->times[k][j] - want[k][j]));
+            worst = test_worse(worst, fabs(got->times[k][j] - want[k][j]));
     }
     return worst;
 }
@@ -456,10 +456,10 @@ static void bridge_check_vc(const char *what, const hydae_model *m, const char *
         if (rows->kind[r] != HYDAE_ROW_GRID)
             continue;
         n_grid++;
-        worst = fmax(worst, fabs(vc - bridge_reference_vc(ref, rows->t[r])));
+        worst = test_worse(worst, fabs(vc - bridge_reference_vc(ref, rows->t[r])));
         if (all_blocking && isfinite(t_off)) {
             double decay = vc_off * exp(-(1 / br_R + br_Goff) * (rows->t[r] - t_off) / br_C);
-            worst_decay = fmax(worst_decay, fabs(vc - decay) / fabs(vc_off));
+            worst_decay = test_worse(worst_decay, fabs(vc - decay) / fabs(vc_off));
             n_decay++;
         }
     }
@@ -543,7 +543,7 @@ static void bridge(void)
                         q++;
                     if (q == flat_rows.n_rows || flat_rows.t[q] != rows.t[r])
                         continue;
-                    worst = fmax(worst, fabs(column_value(m, &rows, r, "Cload.v")
+                    worst = test_worse(worst, fabs(column_value(m, &rows, r, "Cload.v")
                                              - column_value(hy_lang_unit_model(flat_unit),
                                                             &flat_rows, q, "vC")));
                     n_common++;
@@ -569,7 +569,7 @@ static void bridge(void)
                     double v = column_value(m, &rows, r, v_name);
                     double i = column_value(m, &rows, r, i_name);
                     double law = component_state(&modes, r, k) ? v - br_Ron * i : i - br_Goff * v;
-                    worst_law = fmax(worst_law, fabs(law));
+                    worst_law = test_worse(worst_law, fabs(law));
                 }
             }
             CHECK(worst_law <= 1e-9, "component bridge: diode law residual up to %.3g", worst_law);
@@ -716,7 +716,7 @@ static void clutch_check_run(const char *what, const hydae_model *m, const char 
         double t = rows->t[r];
         double w1 = column_value(m, rows, r, w1_name), w2 = column_value(m, rows, r, w2_name);
         double momentum = cl_J1 * w1 + cl_J2 * w2;
-        err_momentum = fmax(err_momentum, fabs(momentum - cl_A * (1 - cos(W * t)) / W) / scale);
+        err_momentum = test_worse(err_momentum, fabs(momentum - cl_A * (1 - cos(W * t)) / W) / scale);
         if (rows->kind[r] == HYDAE_ROW_EVENT_LEFT)
             continue;
         int now = clutch_state_at(m, w1_name, w2_name, rows, modes, r);
@@ -732,13 +732,13 @@ static void clutch_check_run(const char *what, const hydae_model *m, const char 
             if (n == 0)
                 first = t;
             if (n < ref->n && (int)ref->state[n] == now)
-                err_times = fmax(err_times, fabs(t - ref->t[n]) / fmax(1.0, ref->t[n]));
+                err_times = test_worse(err_times, fabs(t - ref->t[n]) / fmax(1.0, ref->t[n]));
             else
                 mismatched++;
             if (now == CL_STUCK && r > 0 && rows->kind[r - 1] == HYDAE_ROW_EVENT_LEFT) {
                 double left = cl_J1 * column_value(m, rows, r - 1, w1_name)
                               + cl_J2 * column_value(m, rows, r - 1, w2_name);
-                err_lock_jump = fmax(err_lock_jump, fabs(momentum - left) / scale);
+                err_lock_jump = test_worse(err_lock_jump, fabs(momentum - left) / scale);
                 n_locks++;
             }
             n++;
@@ -750,12 +750,12 @@ static void clutch_check_run(const char *what, const hydae_model *m, const char 
         ** (magnitudes: the sign is the library's convention) */
         double tau = fabs(column_value(m, rows, r, tau_name));
         if (state == CL_STUCK) {
-            err_stuck = fmax(err_stuck, fabs(w1 - w2) / scale);
+            err_stuck = test_worse(err_stuck, fabs(w1 - w2) / scale);
             double want = cl_J2 * cl_A * fabs(sin(W * t)) / (cl_J1 + cl_J2);
-            err_tau_stuck = fmax(err_tau_stuck, fabs(tau - want) / cl_A);
+            err_tau_stuck = test_worse(err_tau_stuck, fabs(tau - want) / cl_A);
             n_stuck++;
         } else {
-            err_tau_slip = fmax(err_tau_slip, fabs(tau - cl_tau_max) / cl_tau_max);
+            err_tau_slip = test_worse(err_tau_slip, fabs(tau - cl_tau_max) / cl_tau_max);
             n_slip++;
         }
     }

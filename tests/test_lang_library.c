@@ -45,7 +45,7 @@ static void check_model(const char *name, const char *text, const char *column, 
     CHECK(c >= 0, "%s: no column %s", name, column);
     double worst = 0.0;
     for (int r = 0; r < rows.n_rows && c >= 0; r++)
-        worst = fmax(worst, fabs(test_value(&rows, r, c) - exact(rows.t[r])));
+        worst = test_worse(worst, fabs(test_value(&rows, r, c) - exact(rows.t[r])));
     CHECK(rows.n_rows == 51 && worst < tol, "%s: %s off the closed form by %.3g (%d rows)",
           name, column, worst, rows.n_rows);
     printf("%-14s %-8s max |error| %.3g\n", name, column, worst);
@@ -162,12 +162,12 @@ static void backlash(void)
     for (int r = 0; r < rows.n_rows; r++) {
         if (rows.kind[r] == HYDAE_ROW_EVENT_LEFT) {
             if (n < 5)
-                worst_t = fmax(worst_t, fabs(rows.t[r] - expected[n]));
+                worst_t = test_worse(worst_t, fabs(rows.t[r] - expected[n]));
             n++;
         }
         if (cp >= 0 && ce >= 0) {
-            worst_p = fmax(worst_p, fabs(test_value(&rows, r, cp) - 2.0));
-            worst_e = fmax(worst_e, fabs(test_value(&rows, r, ce) - 2.0));
+            worst_p = test_worse(worst_p, fabs(test_value(&rows, r, cp) - 2.0));
+            worst_e = test_worse(worst_e, fabs(test_value(&rows, r, ce) - 2.0));
         }
     }
     CHECK(n == 5 && worst_t < 1e-9, "backlash: %d switches, off the closed form by %.3g s", n,
@@ -203,7 +203,7 @@ static void sample_hold(void)
         double t = rows.t[r], k = floor(t / 0.25 + 1e-9);
         if (rows.kind[r] != HYDAE_ROW_GRID || fabs(t / 0.25 - floor(t / 0.25 + 0.5)) < 1e-6)
             continue; /* at a sample instant both values are right */
-        worst = fmax(worst, fabs(test_value(&rows, r, c) - sin(2 * 3.141592653589793 * k * 0.25)));
+        worst = test_worse(worst, fabs(test_value(&rows, r, c) - sin(2 * 3.141592653589793 * k * 0.25)));
         checked++;
     }
     CHECK(c >= 0 && checked > 90 && worst < 1e-12, "sample-hold off by %.3g (%d rows)", worst,

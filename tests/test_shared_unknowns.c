@@ -327,9 +327,9 @@ static void against_closed_form(int variant)
           "(closed form)", n2, n1, n_phases - 1);
     double worst_event = 0, worst_single = 0;
     for (int k = 0; k < n2 && k + 1 < n_phases; k++)
-        worst_event = fmax(worst_event, fabs(ev2[k] - phases[k + 1].t_a));
+        worst_event = test_worse(worst_event, fabs(ev2[k] - phases[k + 1].t_a));
     for (int k = 0; k < n2 && k < n1; k++)
-        worst_single = fmax(worst_single, fabs(ev2[k] - ev1[k]));
+        worst_single = test_worse(worst_single, fabs(ev2[k] - ev1[k]));
     CHECK(worst_event < 1e-9, "switching instants off the closed form by %.3g s", worst_event);
     CHECK(worst_single < 1e-9, "switching instants of the two assemblies differ by %.3g s",
           worst_single);
@@ -343,10 +343,10 @@ static void against_closed_form(int variant)
         if (rows2.kind[r] != HYDAE_ROW_GRID)
             continue;
         double t = rows2.t[r], v = test_value(&rows2, r, cv2);
-        worst_v = fmax(worst_v, fabs(v - closed_v(phases, n_phases, t)) / VM);
+        worst_v = test_worse(worst_v, fabs(v - closed_v(phases, n_phases, t)) / VM);
         double kvl = test_value(&rows2, r, cw2)
                      - (source(t) - RS * test_value(&rows2, r, ci2) - v);
-        worst_kvl = fmax(worst_kvl, fabs(kvl) / VM);
+        worst_kvl = test_worse(worst_kvl, fabs(kvl) / VM);
         grid++;
     }
     for (int r = 0, q = 0; r < rows2.n_rows && cv1 >= 0 && cv2 >= 0; r++) {
@@ -355,7 +355,7 @@ static void against_closed_form(int variant)
         while (q < rows1.n_rows && (rows1.kind[q] != HYDAE_ROW_GRID || rows1.t[q] < rows2.t[r]))
             q++;
         if (q < rows1.n_rows && rows1.t[q] == rows2.t[r])
-            worst_vs_single = fmax(worst_vs_single, fabs(test_value(&rows2, r, cv2)
+            worst_vs_single = test_worse(worst_vs_single, fabs(test_value(&rows2, r, cv2)
                                                          - test_value(&rows1, q, cv1)) / VM);
     }
     CHECK(grid > 500, "%d grid rows", grid);
