@@ -9,6 +9,7 @@
 #include "lang/parse.h"
 #include "lang/alias.h"
 #include "lang/flatten.h"
+#include "lang/hierarchy.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
 #include "model/model.h"
@@ -60,6 +61,8 @@ void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strt
                        const hy_import_loader *loader, hy_syntax *syntax)
 {
     hy_parse_with_imports(source, length, diag, strings, loader, syntax);
+    if (diag->n_errors == 0)
+        hy_hierarchy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)
         hy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)

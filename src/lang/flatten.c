@@ -513,7 +513,7 @@ static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mod
 
 static int needs_flattening(const hy_syntax *s)
 {
-    if (s->n_classes > 1)
+    if (s->n_classes > 1 || s->hierarchical) /* hierarchy.c shares nodes between copies */
         return 1;
     for (int i = 0; i < s->n_decls; i++)
         if (s->decls[i].kind == DECL_COMPONENT || s->decls[i].is_flow)

@@ -115,6 +115,7 @@ void flatten_copy_elements(flattener *f, int cls, int prefix, int chart)
         m.chart = chart >= 0 ? chart : m.chart >= 0 ? f->chart_map[m.chart] : -1;
         m.entry = copy_stmts(f, m.entry, prefix);
         m.exit = copy_stmts(f, m.exit, prefix);
+        m.start_entry = copy_stmts(f, m.start_entry, prefix);
         if (f->failed
             || hy_grow((void **)&out->modes, &out->cap_modes, out->n_modes + 1, sizeof *out->modes)) {
             flatten_nomem(f);

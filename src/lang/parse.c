@@ -51,10 +51,11 @@ int parse_at_word(const hy_parser *ps, const char *word)
     return ps->tk.kind == TK_NAME && strcmp(hy_strtab_get(ps->strings, ps->tk.id), word) == 0;
 }
 
-/* `resting mode` starts here. */
+/* `resting mode` or `history mode` starts here. */
 int parse_at_resting_mode(hy_parser *ps)
 {
-    return parse_at_word(ps, "resting") && peek(ps)->kind == TK_MODE;
+    return (parse_at_word(ps, "resting") || parse_at_word(ps, "history"))
+           && peek(ps)->kind == TK_MODE;
 }
 
 /* TYPE NAME: a component declaration starts here. */
@@ -74,7 +75,7 @@ static void describe(const hy_token *tk, char *buf, size_t size)
 
 void parse_syntax_error(hy_parser *ps, const char *expected)
 {
-    if (ps->panic)
+    if (ps->panic || ps->abandoned)
         return;
     ps->panic = 1;
     ps->n_errors++;

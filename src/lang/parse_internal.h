@@ -24,6 +24,8 @@ typedef struct hy_parser {
     int panic;            /* an error in this statement was reported */
     int n_errors;
     int mode;             /* mode being parsed, -1 at model level */
+    int mode_depth;       /* modes nested around the current one */
+    int abandoned;        /* the rest of the file was skipped after an error */
     int chart;            /* chart being parsed, -1 outside */
     int loop;             /* innermost for-loop being parsed, -1 outside */
     int cls;              /* class being parsed */
@@ -38,7 +40,7 @@ void parse_next(hy_parser *ps);
 /* The current token is the name `word` (a word with a meaning in one
 ** place only, not reserved: "priority", "resting"). */
 int parse_at_word(const hy_parser *ps, const char *word);
-/* `resting mode` starts here. */
+/* `resting mode` or `history mode` starts here. */
 int parse_at_resting_mode(hy_parser *ps);
 /* TYPE NAME: a component declaration starts here. */
 int parse_at_component(hy_parser *ps);

@@ -467,15 +467,24 @@ static void section_twice(hy_parser *ps, const char *section)
                   section, hy_strtab_get(ps->strings, ps->syn->modes[ps->mode].name));
 }
 
-/* mode := [initial] [resting] mode NAME {declaration | equation-section |
-**         entry statements | exit statements} end NAME ';' */
+static void parse_transition(hy_parser *ps);
+
+/* Modes nested in modes (sub-charts) at most this deep. */
+enum { HY_MAX_MODE_DEPTH = 32 };
+
+/* mode := [initial] [resting | history] mode NAME {declaration |
+**         equation-section | entry statements | exit statements | mode |
+**         transition} end NAME ';'
+** The modes and transitions inside form the mode's sub-chart (flattened
+** by hierarchy.c). */
 static void parse_mode(hy_parser *ps)
 {
     int is_initial = parse_accept(ps, TK_INITIAL);
-    int resting_line = 0, resting_column = 0;
+    int word_line = 0, word_column = 0, is_history = 0;
     if (parse_at_resting_mode(ps)) {
-        resting_line = ps->tk.line;
-        resting_column = ps->tk.column;
+        is_history = parse_at_word(ps, "history");
+        word_line = ps->tk.line;
+        word_column = ps->tk.column;
         parse_next(ps);
     }
     if (!parse_expect(ps, TK_MODE))
@@ -484,6 +493,15 @@ static void parse_mode(hy_parser *ps)
     int name = parse_expect_name(ps, "the mode's name");
     if (name < 0)
         return;
+    if (ps->mode_depth >= HY_MAX_MODE_DEPTH) {
+        ps->n_errors++;
+        hy_diag_error(ps->diag, line, column, "mode '%s' is nested deeper than %d modes",
+                      hy_strtab_get(ps->strings, name), HY_MAX_MODE_DEPTH);
+        while (ps->tk.kind != TK_EOF) /* the rest would only repeat it */
+            parse_next(ps);
+        ps->abandoned = 1;
+        return;
+    }
     int index = PUSH(ps, modes, n_modes, cap_modes);
     if (index < 0)
         return;
@@ -492,19 +510,28 @@ static void parse_mode(hy_parser *ps)
     mode->line = line;
     mode->column = column;
     mode->chart = ps->chart;
+    mode->parent = ps->mode;
     mode->is_initial = is_initial;
-    mode->is_resting = resting_line > 0;
-    mode->resting_line = resting_line;
-    mode->resting_column = resting_column;
+    mode->is_resting = word_line > 0 && !is_history;
+    mode->has_history = is_history;
+    mode->resting_line = mode->history_line = word_line;
+    mode->resting_column = mode->history_column = word_column;
     mode->cls = ps->cls;
     int outer_mode = ps->mode;
     ps->mode = index;
+    ps->mode_depth++;
     for (;;) {
         hy_token_kind kind = ps->tk.kind;
         if (kind == TK_END || kind == TK_EOF)
             break;
         turn t = parse_turn_begin(ps);
-        if (kind == TK_EQUATION) {
+        if (kind == TK_MODE || kind == TK_INITIAL || parse_at_resting_mode(ps)) {
+            parse_mode(ps);
+            parse_synchronize(ps);
+        } else if (kind == TK_TRANSITION) {
+            parse_transition(ps);
+            parse_synchronize(ps);
+        } else if (kind == TK_EQUATION) {
             parse_next(ps);
             parse_equations(ps);
         } else if (kind == TK_ENTRY || kind == TK_EXIT) {
@@ -534,15 +561,18 @@ static void parse_mode(hy_parser *ps)
             parse_equation(ps);
             parse_synchronize(ps);
         } else {
-            parse_syntax_error(ps, "a declaration, 'equation', 'entry', 'exit' or 'end'");
+            parse_syntax_error(ps, "a declaration, 'equation', 'entry', 'exit', 'mode', "
+                                   "'transition' or 'end'");
             parse_synchronize(ps);
             if (parse_starts_element(ps->tk.kind) && ps->tk.kind != TK_END
                 && ps->tk.kind != TK_REAL && ps->tk.kind != TK_EQUATION && ps->tk.kind != TK_ENTRY
-                && ps->tk.kind != TK_EXIT && ps->tk.kind != TK_OUTPUT)
-                break; /* a mode or transition begins: this mode lacks its end */
+                && ps->tk.kind != TK_EXIT && ps->tk.kind != TK_OUTPUT && ps->tk.kind != TK_MODE
+                && ps->tk.kind != TK_INITIAL && ps->tk.kind != TK_TRANSITION)
+                break; /* a chart or the experiment begins: this mode lacks its end */
         }
         parse_turn_end(ps, t);
     }
+    ps->mode_depth--;
     ps->mode = outer_mode;
     parse_end(ps, "mode", name, 1);
 }
@@ -557,6 +587,7 @@ static void parse_transition(hy_parser *ps)
     tr.line = ps->tk.line;
     tr.column = ps->tk.column;
     tr.chart = ps->chart;
+    tr.region = ps->mode;
     tr.cls = ps->cls;
     tr.from = tr.to = -1;
     tr.when.root = -1;
@@ -778,7 +809,7 @@ void parse_expand_from_any(hy_parser *ps, int cls)
         int n_sources = 0, has_target = 0;
         for (int m = 0; m < syn->n_modes; m++) {
             const hy_mode_syn *mode = &syn->modes[m];
-            if (mode->cls != cls || mode->chart != any.chart)
+            if (mode->cls != cls || mode->chart != any.chart || mode->parent != any.region)
                 continue;
             if (mode->name == any.to)
                 has_target = 1;
@@ -799,7 +830,8 @@ void parse_expand_from_any(hy_parser *ps, int cls)
         int k = i;
         for (int m = 0; m < syn->n_modes; m++) {
             const hy_mode_syn *mode = &syn->modes[m];
-            if (mode->cls != cls || mode->chart != any.chart || mode->name == any.to)
+            if (mode->cls != cls || mode->chart != any.chart || mode->parent != any.region
+                || mode->name == any.to)
                 continue;
             syn->transitions[k] = any;
             syn->transitions[k++].from = mode->name;

@@ -120,6 +120,7 @@ typedef struct hy_ir_mode {
     int n_relations, cap_relations;
     hy_ir_relation *relations;
     hy_stmt_range entry, exit;
+    hy_stmt_range start_entry; /* enclosing modes' entry actions at t0 (hierarchy.c) */
     int syntax_index;        /* in syntax->modes, -1 if implicit */
     hy_ir_structure structure;
     /* Jacobian sparsity: entries (row, column) that are not zero. */

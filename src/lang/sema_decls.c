@@ -313,6 +313,7 @@ static int add_mode(sema *s, int name, int line, int column, int chart, int synt
     if (syntax_index >= 0) {
         m->entry = s->syn->modes[syntax_index].entry;
         m->exit = s->syn->modes[syntax_index].exit;
+        m->start_entry = s->syn->modes[syntax_index].start_entry;
     }
     return ir->n_modes++;
 }

@@ -32,10 +32,12 @@ static int transition_chart(const sema *s, const hy_transition_syn *ts)
     return s->implicit_chart;
 }
 
-/* Two transitions made from one `from * to M` (parse_model.c) share its position. */
+/* Two transitions made from one `from * to M` (parse_model.c) or from one
+** transition of a hierarchical chart (hierarchy.c) share its position. */
 static int copies_of_one_any(const hy_transition_syn *a, const hy_transition_syn *b)
 {
-    return a->from_any && b->from_any && a->line == b->line && a->column == b->column;
+    return ((a->from_any && b->from_any) || (a->is_copy && b->is_copy)) && a->line == b->line
+           && a->column == b->column;
 }
 
 /* `from * to M` that the parser left as it was: M is no mode of the chart,
@@ -506,15 +508,18 @@ void sema_build_initial_action(sema *s)
     int n_starts = init->n_stmts;
     for (int ch = 0; ch < ir->n_charts; ch++) {
         int m = ir->charts[ch].initial;
-        if (m < 0 || ir->modes[m].entry.count == 0)
+        if (m < 0 || ir->modes[m].entry.count + ir->modes[m].start_entry.count == 0)
             continue;
         int first = init->n_stmts;
+        lower_statements(s, init, ir->modes[m].start_entry, m, 0);
         lower_statements(s, init, ir->modes[m].entry, m, s->entry_checked[m]);
         s->entry_checked[m] = 1;
         int kept = first;
         for (int k = first; k < init->n_stmts; k++) {
             if (init->stmts[k].is_raise) {
-                hy_diag_warning(s->diag, ir->modes[m].entry.line, ir->modes[m].entry.column,
+                hy_stmt_range at = k - first < ir->modes[m].start_entry.count
+                                   ? ir->modes[m].start_entry : ir->modes[m].entry;
+                hy_diag_warning(s->diag, at.line, at.column,
                                 "'raise %s' in the entry actions of initial mode '%s' does "
                                 "nothing at the start", NAME(s, init->stmts[k].target),
                                 NAME(s, ir->modes[m].name));

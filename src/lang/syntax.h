@@ -127,6 +127,15 @@ typedef struct hy_mode_syn {
     int is_resting;          /* `resting mode`: entered when events accumulate
                                 (zeno_policy = rest) */
     int resting_line, resting_column;
+    /* Hierarchy (hierarchy.c flattens it before anything else sees it):
+    ** the mode whose sub-chart this one belongs to, -1 at the top. */
+    int parent;
+    int has_history;         /* `history mode`: re-entered in the sub-mode last active */
+    int history_line, history_column;
+    /* The entry actions of the enclosing modes, outermost first, that run
+    ** before the mode's own at t0 when it is a flattened chart's initial
+    ** mode (count 0: none). */
+    hy_stmt_range start_entry;
 } hy_mode_syn;
 
 typedef struct hy_chart_syn {
@@ -151,6 +160,8 @@ typedef struct hy_transition_syn {
     ** stays set on the copies. from -1: none made (no other mode, or M is
     ** not one: sema reports). */
     int from_any;
+    int region;              /* the mode whose sub-chart declares it, -1: the chart's top */
+    int is_copy;             /* one of the transitions hierarchy.c made of one written */
 } hy_transition_syn;
 
 typedef enum hy_class_kind { CLASS_MODEL, CLASS_BLOCK, CLASS_CONNECTOR } hy_class_kind;
@@ -204,6 +215,7 @@ typedef struct hy_syntax {
     int n_structural, cap_structural;
     int n_aliases;           /* alias equations removed (alias.c) */
     int n_trivial;           /* trivial equations x = number removed (alias.c) */
+    int hierarchical;        /* modes with sub-modes were flattened (hierarchy.c) */
 } hy_syntax;
 
 /* Append a node (name, first, var -1; the rest zero): its index, or -1

@@ -475,6 +475,7 @@ static int copy_rest(unroller *u)
         u->mode = i;
         unroll_stmt_range(u, &out->modes[i].entry);
         unroll_stmt_range(u, &out->modes[i].exit);
+        unroll_stmt_range(u, &out->modes[i].start_entry);
     }
     for (int i = 0; i < out->n_transitions; i++) {
         hy_transition_syn *tr = &out->transitions[i];
