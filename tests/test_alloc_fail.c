@@ -486,6 +486,8 @@ int main(int argc, char **argv)
         { "x_builtin_events", "tests/fuzz/corpus/fuzz_model/builtin_events.hym", 2.2, 0.5, 0, 0,
           NULL, NULL },
         { "x_structure", "changeover", 1.5, 0.5, 0, 0, NULL, NULL },
+        { "x_hierarchy", "tests/fuzz/corpus/fuzz_model/hierarchy_deep.hym", 10.5, 0.5, 0, 0,
+          NULL, NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

@@ -144,7 +144,8 @@ static void analyse_tree(hier *h)
         h->leaf_index[m] = is_composite(h, m) ? -1 : n_leaves++;
     for (int m = 0; m < n; m++)
         h->names[m] = (named){ syn->modes[m].cls, syn->modes[m].chart, syn->modes[m].name, m };
-    qsort(h->names, (size_t)n, sizeof *h->names, compare_named);
+    if (n > 1)
+        qsort(h->names, (size_t)n, sizeof *h->names, compare_named);
     /* Charts with sub-modes anywhere: their modes are rewritten. */
     for (int k = 0; k < n;) {
         int run = k, nested = 0;
@@ -518,7 +519,8 @@ static int rewrite_transitions(hier *h)
             return nomem(h);
         h->made[h->n_made++] = (made){ *ts, 0, i };
     }
-    qsort(h->made, (size_t)h->n_made, sizeof *h->made, compare_made);
+    if (h->n_made > 1)
+        qsort(h->made, (size_t)h->n_made, sizeof *h->made, compare_made);
     hy_transition_syn *out = hy_alloc_array((size_t)(h->n_made > 0 ? h->n_made : 1), sizeof *out);
     if (!out)
         return nomem(h);

@@ -398,7 +398,8 @@ static void parse_for(hy_parser *ps, int is_equation)
 /* Statements up to a token that starts an element or a section. */
 static void parse_statement_list(hy_parser *ps)
 {
-    while (!parse_starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
+    while ((!parse_starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT)
+           && !parse_at_resting_mode(ps)) { /* `history mode` after entry actions */
         turn t = parse_turn_begin(ps);
         if (ps->tk.kind == TK_OUTPUT)
             refuse_output_statement(ps);
@@ -448,8 +449,8 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 static void parse_equations(hy_parser *ps)
 {
     while (!parse_starts_element(ps->tk.kind) || ps->tk.kind == TK_OUTPUT) {
-        if (parse_at_component(ps))
-            break; /* TYPE NAME: a declaration after the equations */
+        if (parse_at_component(ps) || parse_at_resting_mode(ps))
+            break; /* TYPE NAME: a declaration after the equations; `history mode` */
         turn t = parse_turn_begin(ps);
         if (ps->tk.kind == TK_FOR)
             parse_for(ps, 1);
