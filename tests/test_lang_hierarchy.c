@@ -18,29 +18,13 @@
 **  - a component class with a hierarchical chart, instantiated twice: each
 **    instance's chart switches on its own (closed form).
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "lang/lang_test_util.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static hy_lang_unit *compile(const char *name, const char *text)
-{
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), name, stderr, NULL, &n_errors);
-    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
-    return unit;
-}
-
-static double value(const hydae_model *m, const test_rows *rows, int row, const char *name)
-{
-    int c = test_column(m, name);
-    CHECK(c >= 0, "no column %s", name);
-    return c >= 0 ? test_value(rows, row, c) : NAN;
-}
+#define value lang_check_value
 
 /* The last row at or before t. */
 static int row_at(const test_rows *rows, double t)
@@ -72,7 +56,7 @@ static double time_to_reach(double F, double t0, double v0, double v_target)
 
 static void gearbox(const char *text, int with_history)
 {
-    hy_lang_unit *unit = compile("gearbox", text);
+    hy_lang_unit *unit = lang_check_compile(text, "gearbox");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -187,7 +171,7 @@ static const char order_model[] =
 
 static void action_order(void)
 {
-    hy_lang_unit *unit = compile("order", order_model);
+    hy_lang_unit *unit = lang_check_compile(order_model, "order");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -266,7 +250,7 @@ static const char deep_model[] =
 
 static void deep_chart(void)
 {
-    hy_lang_unit *unit = compile("deep", deep_model);
+    hy_lang_unit *unit = lang_check_compile(deep_model, "deep");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -326,7 +310,7 @@ static const char component_model[] =
 
 static void component_chart(void)
 {
-    hy_lang_unit *unit = compile("component", component_model);
+    hy_lang_unit *unit = lang_check_compile(component_model, "component");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);

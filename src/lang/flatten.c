@@ -164,13 +164,7 @@ hy_expr_ref flatten_copy_expr(flattener *f, hy_expr_ref e, int prefix)
             return result;
         }
         hy_syn n = nodes[j];
-#define MAPPED(k) ((k) >= first ? base + (k) - first : (k))
-        n.a = n.a >= 0 ? MAPPED(n.a) : -1;
-        n.b = n.b >= 0 ? MAPPED(n.b) : -1;
-        n.c = n.c >= 0 ? MAPPED(n.c) : -1;
-        if (n.first >= 0)
-            n.first = MAPPED(n.first);
-#undef MAPPED
+        hy_syn_move_operands(&n, first, base);
         if ((n.op == SYN_NAME || n.op == SYN_INDEX) && prefix >= 0 && !is_bound(f, n.name)) {
             int local = 0; /* a reduction's or comprehension's own variable */
             for (int r = j + 1; has_local && r <= e.root && !local; r++) {

@@ -314,13 +314,7 @@ static hy_expr_ref when_with_tests(hier *h, hy_expr_ref when, const target *t)
             return result;
         }
         hy_syn node = syn->nodes[j];
-#define MAPPED(k) ((k) >= when.first ? base + (k) - when.first : (k))
-        node.a = node.a >= 0 ? MAPPED(node.a) : -1;
-        node.b = node.b >= 0 ? MAPPED(node.b) : -1;
-        node.c = node.c >= 0 ? MAPPED(node.c) : -1;
-        if (node.first >= 0)
-            node.first = MAPPED(node.first);
-#undef MAPPED
+        hy_syn_move_operands(&node, when.first, base);
         syn->nodes[syn->n_nodes++] = node;
     }
     int root = base + when.root - when.first;

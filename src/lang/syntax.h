@@ -222,6 +222,9 @@ typedef struct hy_syntax {
 ** when out of memory (syntax.c). */
 int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
+/* Node n of a range starting at node `first`, copied into one starting at
+** `base`: its operands (and its `first`) inside the range moved with it. */
+void hy_syn_move_operands(hy_syn *n, int first, int base);
 /* a op b (or op a) for the arithmetic of constant expressions (NEG, ADD,
 ** SUB, MUL, DIV, POW) into *value: 1, or 0 for another op (syntax.c). */
 int hy_syn_arith(hy_syn_op op, double a, double b, double *value);
