@@ -78,6 +78,7 @@ typedef struct hy_decl {
     int is_flow;             /* `flow Real i;` in a connector */
     int type_name;           /* DECL_COMPONENT: the class instantiated */
     int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
+    int inherited;           /* declared in a mode with sub-modes, copied to each (hierarchy.c) */
 } hy_decl;
 
 typedef struct hy_equation_syn {
