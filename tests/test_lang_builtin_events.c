@@ -30,9 +30,7 @@
 ** Truncation steps at nonzero integers only (div(2.5 - t, 1.5) keeps 0
 ** from t = 1 to 4): 6 + 3 + 5 time events and 8 of x, each at its instant.
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,10 +60,7 @@ static double closed_z(double t)
 static hy_lang_unit *compile_run(const char *text, double t_end, test_rows *rows,
                                  hydae_stats *st)
 {
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "builtins.hym", stderr, NULL,
-                                                &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
+    hy_lang_unit *unit = lang_check_compile(text, "builtins.hym");
     memset(st, 0, sizeof *st);
     if (!unit)
         return NULL;
@@ -297,10 +292,7 @@ static void smooth_steps(void)
         "  der(x) = smooth_step(time, 1, 0, 2, 1);\n"
         "  der(y) = smooth_step5(time, 1, 0, 2, 1);\n"
         "end steps;\n";
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "steps.hym", stderr, NULL,
-                                                &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
+    hy_lang_unit *unit = lang_check_compile(text, "steps.hym");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
