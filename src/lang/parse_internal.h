@@ -61,8 +61,9 @@ typedef enum parse_not_a_name {
 } parse_not_a_name;
 /* The current token as the name it was meant as, consumed, without
 ** reporting: a name, or (*kind) a name with hyphens, a string, a number,
-** or a keyword that is `expected` or followed by what starts an element.
-** Its id, or -1 with nothing consumed. */
+** or a keyword that is `expected` (>= 0) or, with none expected, is
+** followed by a keyword or what starts an element. Its id, or -1 with
+** nothing consumed. */
 int parse_name_like(hy_parser *ps, int expected, parse_not_a_name *kind);
 /* A word that is a keyword only where the grammar expects it (`in`, `loop`
 ** of a for-loop; elsewhere they are names, e.g. a chart called loop). */

@@ -427,7 +427,8 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 {
     if (!parse_expect(ps, TK_END))
         return;
-    /* A name that is not one (end 2nd;) was reported where it was declared. */
+    /* A name that is not one (end 2nd;) was reported where it was declared:
+    ** here it closes quietly, or it is a mismatch. */
     hy_token closing = ps->tk;
     parse_not_a_name kind;
     int closing_name = parse_name_like(ps, name, &kind);
