@@ -271,6 +271,22 @@ static int build(hy_fmu *f, hydae_model *m)
     return hydae_model_set_initial_action(m, fmu_initial_action, f);
 }
 
+/* One instance made and freed at once: a GUID / instantiation token the
+** binary does not accept, or a binary that cannot instantiate, is a load
+** error rather than the failure of a run. */
+static int try_instantiate(hy_fmu *f, char *err, size_t err_size)
+{
+    if (f->ops->instantiate(f)) {
+        hy_format(err, err_size, "%s (a %s that does not match the binary?)", f->errmsg,
+                  f->desc.fmi_major == 2 ? "guid" : "instantiationToken");
+        return -1;
+    }
+    f->ops->free_instance(f);
+    f->instance = NULL;
+    f->logmsg[0] = '\0';
+    return 0;
+}
+
 hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t err_size)
 {
     if (fmu)
@@ -278,6 +294,10 @@ hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t
     hy_fmu *f = hy_fmu_open(path, err, err_size);
     if (!f)
         return NULL;
+    if (try_instantiate(f, err, err_size)) {
+        hy_fmu_free(f);
+        return NULL;
+    }
     hydae_model *m = hydae_model_create(f->desc.model_name);
     if (!m || choose_columns(f)) {
         hy_format(err, err_size, "%s: out of memory", path);
