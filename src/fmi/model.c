@@ -12,7 +12,8 @@
 ** needed, enter continuous-time mode, read the states back as the mode's
 ** new values. The FMU is instantiated and initialised in the model's
 ** initial action, at t0 of every run. Its outputs are the mode's outputs,
-** its Float64 parameters the model's parameters (so --set reaches them).
+** its Float64 parameters and inputs the model's parameters (so --set
+** reaches them; an input stays at its value for the whole run).
 */
 #include "fmi/fmu.h"
 #include "core/core.h"
@@ -202,8 +203,8 @@ static void free_attached(void *data)
     hy_fmu_free(data);
 }
 
-/* Float64 parameters that may be set before initialisation; numeric
-** outputs that are not states. */
+/* Float64 parameters and inputs that may be set before initialisation;
+** numeric outputs that are not states. */
 static int choose_columns(hy_fmu *f)
 {
     const hy_fmi_description *d = &f->desc;
@@ -217,8 +218,11 @@ static int choose_columns(hy_fmu *f)
         const hy_fmi_var *v = &d->vars[i];
         if (v->is_array)
             continue;
-        if (v->causality == HY_FMI_PARAMETER && v->type == HY_FMI_FLOAT64 && v->has_start
-            && (v->variability == HY_FMI_FIXED || v->variability == HY_FMI_TUNABLE))
+        /* Inputs are held at their parameter's value (nothing drives them yet). */
+        int is_parameter = v->causality == HY_FMI_PARAMETER
+                           && (v->variability == HY_FMI_FIXED || v->variability == HY_FMI_TUNABLE);
+        if ((is_parameter || v->causality == HY_FMI_INPUT) && v->type == HY_FMI_FLOAT64
+            && v->has_start)
             f->param_var[f->n_params++] = i;
         int is_state = 0;
         for (int k = 0; k < d->n_states; k++)
