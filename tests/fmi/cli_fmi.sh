@@ -3,10 +3,12 @@
 # from them with python3's zipfile, in a temporary directory) are refused
 # with exit 2, a message naming the FMU and the piece at fault, and no
 # temporary directory left behind. Skipped (77) without ../shared/fmus.
-#   cli_fmi.sh HYDAE FMU_DIR
+# Failures during a run come from tests/fmi/failing_fmu.c, zipped here.
+#   cli_fmi.sh HYDAE FMU_DIR FAILING_SO
 set -u
 hydae=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 fmus=$2
+failing_so=$3
 [ -f "$fmus/2.0/BouncingBall.fmu" ] || { echo "no test FMUs in $fmus: skipped"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
 work=$(mktemp -d)
@@ -79,6 +81,50 @@ with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile("cs_only.fmu", "w") as
         zout.writestr(info.filename, data)
 PY
 refused cs_only.fmu "no Model Exchange interface"
+
+# Our own failing FMU: fmi2Instantiate returning NULL is a load error;
+# fmi2GetDerivatives returning fmi2Error past t = 1 fails the run (exit 1)
+# with the FMU's message and the results marked as stopped early.
+failing_fmu() {
+    python3 - "$failing_so" "$1" "$2" <<'PY'
+import sys, zipfile
+so, guid, out = sys.argv[1:4]
+desc = f"""<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="Failing" guid="{guid}">
+  <ModelExchange modelIdentifier="Failing"/>
+  <DefaultExperiment startTime="0" stopTime="2" stepSize="0.1"/>
+  <ModelVariables>
+    <ScalarVariable name="x" valueReference="0" causality="output" initial="exact"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="der(x)" valueReference="1"><Real derivative="1"/></ScalarVariable>
+    <ScalarVariable name="t_fail" valueReference="2" causality="parameter" variability="fixed"><Real start="1"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure><Derivatives><Unknown index="2"/></Derivatives></ModelStructure>
+</fmiModelDescription>
+"""
+with zipfile.ZipFile(out, "w") as z:
+    z.writestr("modelDescription.xml", desc)
+    z.write(so, "binaries/linux64/Failing.so")
+PY
+}
+failing_fmu "{null}" null_instance.fmu
+refused null_instance.fmu "fmi2Instantiate returned NULL"
+failing_fmu "{ok}" failing.fmu
+"$hydae" run failing.fmu -o failing.csv >stdout.txt 2>stderr.txt
+status=$?
+[ $status -eq 1 ] || fail "failing.fmu: exit $status, want 1 ($(cat stderr.txt))"
+grep -q "fmi2GetDerivatives returned fmi2Error: logStatusError: failing on purpose past t = 1" \
+    stderr.txt || fail "failing.fmu: message $(cat stderr.txt)"
+# The run stops at its last accepted step before t = 1.
+stopped=$(tail -1 failing.csv | sed -n 's/^# hydae: stopped early at t = \([0-9.e-]*\):.*/\1/p')
+awk -v t="$stopped" 'BEGIN { exit !(t > 0.5 && t <= 1) }' \
+    || fail "failing.fmu: results not marked as stopped near t = 1: $(tail -1 failing.csv)"
+[ "$(grep -c '^[0-9]' failing.csv)" -ge 6 ] || fail "failing.fmu: rows before the failure missing"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "failing.fmu: left $(ls "$TMPDIR") in TMPDIR"
+# The same FMU with t_fail = 5 (a parameter, --set) runs to its end: x(2) = exp(-2).
+"$hydae" run failing.fmu -o passing.csv --quiet --set t_fail=5 --rtol 1e-8 \
+    || fail "failing.fmu with t_fail = 5: exit $?"
+awk -F, 'END { d = $2 - exp(-2); if (d < 0) d = -d; exit !($1 == 2 && d < 1e-6) }' passing.csv \
+    || fail "failing.fmu with t_fail = 5: last row $(tail -1 passing.csv), want x(2) = exp(-2)"
 
 # Runs: the default experiment, then options over it.
 "$hydae" run "$bb2" -o bb.csv --quiet || fail "BouncingBall 2.0: exit $?"
