@@ -138,7 +138,12 @@ static int get_value3(hy_fmu *f, const hy_fmi_var *v, double *value)
     default: GET3(get_int64, int64_t); break; /* Int64, Enumeration */
     }
 #undef GET3
-    return hy_fmu_check(f, status, "fmi3Get<type>");
+    static const char *const calls[] = {
+        "fmi3GetFloat64", "fmi3GetFloat32", "fmi3GetInt8",   "fmi3GetUInt8",  "fmi3GetInt16",
+        "fmi3GetUInt16",  "fmi3GetInt32",   "fmi3GetUInt32", "fmi3GetInt64",  "fmi3GetUInt64",
+        "fmi3GetBoolean", "fmi3GetInt64",   "fmi3GetInt64",  "fmi3GetInt64",  "fmi3GetInt64",
+    }; /* in the order of hy_fmi_type; Enumeration is an Int64 */
+    return hy_fmu_check(f, status, calls[v->type]);
 }
 
 static int set_float64_3(hy_fmu *f, const hy_fmi_var *v, double value)

@@ -212,8 +212,13 @@ static int choose_columns(hy_fmu *f)
     f->output_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->output_var);
     f->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->states_set);
     f->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->scratch);
-    if (!f->param_var || !f->output_var || !f->states_set || !f->scratch)
+    char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
+    if (!f->param_var || !f->output_var || !f->states_set || !f->scratch || !is_state) {
+        hy_free(is_state);
         return -1;
+    }
+    for (int k = 0; k < d->n_states; k++)
+        is_state[d->state_var[k]] = 1;
     for (int i = 0; i < d->n_vars; i++) {
         const hy_fmi_var *v = &d->vars[i];
         if (v->is_array)
@@ -224,12 +229,10 @@ static int choose_columns(hy_fmu *f)
         if ((is_parameter || v->causality == HY_FMI_INPUT) && v->type == HY_FMI_FLOAT64
             && v->has_start)
             f->param_var[f->n_params++] = i;
-        int is_state = 0;
-        for (int k = 0; k < d->n_states; k++)
-            is_state |= d->state_var[k] == i;
-        if (v->causality == HY_FMI_OUTPUT && hy_fmi_type_is_numeric(v->type) && !is_state)
+        if (v->causality == HY_FMI_OUTPUT && hy_fmi_type_is_numeric(v->type) && !is_state[i])
             f->output_var[f->n_outputs++] = i;
     }
+    hy_free(is_state);
     return 0;
 }
 
