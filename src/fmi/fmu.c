@@ -86,18 +86,42 @@ static int read_description(hy_fmu *f, char *err, size_t err_size)
     return 0;
 }
 
-/* The resource location: 2.0 a file URI (2.0.4 section 2.1.5), 3.0 a
-** native path ending in '/' (3.0 section 2.3.1); none without resources/. */
+/* path as a file URI (RFC 3986): bytes other than unreserved ones and '/'
+** percent-encoded. */
+static void file_uri(const char *path, char *out, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = (size_t)snprintf(out, size, "file://");
+    for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
+        int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+                    || (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+        if (plain) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    out[n] = '\0';
+}
+
+/* The resource location: 2.0 a file URI (2.0.4 section 2.1.5), given even
+** when there is no resources/ (a URI need not name an existing directory);
+** 3.0 a native path ending in '/' (3.0 section 2.3.1), NULL without one. */
 static void locate_resources(hy_fmu *f)
 {
     char path[4200];
     hy_format(path, sizeof path, "%s/resources", f->dir);
     struct stat st;
-    f->have_resources = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (f->desc.fmi_major == 2)
-        hy_format(f->resources, sizeof f->resources, "file://%s", path);
-    else
+    int exists = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (f->desc.fmi_major == 2) {
+        file_uri(path, f->resources, sizeof f->resources);
+        f->have_resources = 1;
+    } else {
         hy_format(f->resources, sizeof f->resources, "%s/", path);
+        f->have_resources = exists;
+    }
 }
 
 static void close_fmu(hy_fmu *f)

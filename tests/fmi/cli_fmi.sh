@@ -143,6 +143,12 @@ grep -q "terminateSimulation" stderr.txt || fail "Stair: the FMU's end is not re
 "$hydae" run "$fmus/2.0/Resource.fmu" -o res.csv --quiet || fail "Resource: exit $?"
 # resources/y.txt begins with 'a': y = 97.
 [ "$(sed -n 2p res.csv)" = "0,97" ] || fail "Resource: $(sed -n 2p res.csv), want 0,97"
+# The resource URI percent-encodes the unpacked directory's path.
+mkdir "$work/tmp dir%"
+TMPDIR="$work/tmp dir%" "$hydae" run "$fmus/2.0/Resource.fmu" -o res2.csv --quiet \
+    || fail "Resource under a TMPDIR with a space: exit $?"
+[ "$(sed -n 2p res2.csv)" = "0,97" ] || fail "Resource with a space: $(sed -n 2p res2.csv)"
+[ -z "$(ls -A "$work/tmp dir%")" ] || fail "Resource left a directory"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "runs left $(ls "$TMPDIR") in TMPDIR"
 [ $failed -eq 0 ] && echo "cli_fmi: all passed"
 exit $failed

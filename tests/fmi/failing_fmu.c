@@ -6,7 +6,8 @@
 **   - fmi2GetDerivatives returns fmi2Error (and logs why) once time has
 **     passed the parameter t_fail (valueReference 2, default 1.0).
 ** Written from the FMI 2.0.4 specification's function signatures (section
-** 2.1); the types are spelled out in plain C.
+** 2.1); the types are spelled out in plain C, apart from the importer's
+** src/fmi/fmi_api.h, so that a wrong declaration there would show.
 */
 #include <stdarg.h>
 #include <stdlib.h>
