@@ -159,20 +159,33 @@ static int resolve(void *handle, void *table, const symbol *symbols, int n, cons
     return 0;
 }
 
+/* A function import can do without: NULL when not exported. */
+static void resolve_optional(void *handle, void *slot, const char *name)
+{
+    void *fn = dlsym(handle, name);
+    memcpy(slot, &fn, sizeof fn);
+}
+
 int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, const char *fmu, char *err,
                     size_t err_size)
 {
     memset(f, 0, sizeof *f);
-    return resolve(handle, f, fmi2_symbols, (int)(sizeof fmi2_symbols / sizeof *fmi2_symbols),
-                   fmu, err, err_size);
+    if (resolve(handle, f, fmi2_symbols, (int)(sizeof fmi2_symbols / sizeof *fmi2_symbols), fmu,
+                err, err_size))
+        return -1;
+    resolve_optional(handle, &f->get_directional_derivative, "fmi2GetDirectionalDerivative");
+    return 0;
 }
 
 int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, const char *fmu, char *err,
                     size_t err_size)
 {
     memset(f, 0, sizeof *f);
-    return resolve(handle, f, fmi3_symbols, (int)(sizeof fmi3_symbols / sizeof *fmi3_symbols),
-                   fmu, err, err_size);
+    if (resolve(handle, f, fmi3_symbols, (int)(sizeof fmi3_symbols / sizeof *fmi3_symbols), fmu,
+                err, err_size))
+        return -1;
+    resolve_optional(handle, &f->get_directional_derivative, "fmi3GetDirectionalDerivative");
+    return 0;
 }
 
 void hy_fmi_binary_close(void *handle)

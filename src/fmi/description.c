@@ -183,6 +183,10 @@ static void read_interface(reader *r, const char **attrs, int is_me)
     if (is_me) {
         const char *not_needed = attribute(attrs, "completedIntegratorStepNotNeeded");
         r->d->me_needs_completed_step = !(not_needed && strcmp(not_needed, "true") == 0);
+        const char *directional = attribute(attrs, r->d->fmi_major == 2
+                                                       ? "providesDirectionalDerivative"
+                                                       : "providesDirectionalDerivatives");
+        r->d->me_directional = directional && strcmp(directional, "true") == 0;
     }
 }
 

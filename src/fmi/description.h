@@ -76,6 +76,7 @@ typedef struct hy_fmi_description {
     char *me_identifier;    /* <ModelExchange modelIdentifier>, NULL when absent */
     char *cs_identifier;    /* <CoSimulation modelIdentifier>, NULL when absent */
     int me_needs_completed_step; /* !completedIntegratorStepNotNeeded */
+    int me_directional;     /* providesDirectionalDerivative(s) on <ModelExchange> */
     int n_vars;
     hy_fmi_var *vars;
     int n_states;

@@ -68,6 +68,12 @@ typedef struct hy_fmi2_functions {
     int (*get_derivatives)(hy_fmi2_component c, double dx[], size_t n);
     int (*get_event_indicators)(hy_fmi2_component c, double z[], size_t n);
     int (*get_continuous_states)(hy_fmi2_component c, double x[], size_t n);
+    /* Optional here (resolved apart): used when the description says
+    ** providesDirectionalDerivative. */
+    int (*get_directional_derivative)(hy_fmi2_component c, const hy_fmi2_vr unknown[],
+                                      size_t n_unknown, const hy_fmi2_vr known[],
+                                      size_t n_known, const double seed[],
+                                      double sensitivity[]);
 } hy_fmi2_functions;
 
 /* ---- FMI 3.0 ---- */
@@ -116,6 +122,10 @@ typedef struct hy_fmi3_functions {
     int (*get_derivatives)(hy_fmi3_instance c, double dx[], size_t n);
     int (*get_event_indicators)(hy_fmi3_instance c, double z[], size_t n);
     int (*get_continuous_states)(hy_fmi3_instance c, double x[], size_t n);
+    int (*get_directional_derivative)(hy_fmi3_instance c, const hy_fmi3_vr unknown[],
+                                      size_t n_unknown, const hy_fmi3_vr known[],
+                                      size_t n_known, const double seed[], size_t n_seed,
+                                      double sensitivity[], size_t n_sensitivity);
 } hy_fmi3_functions;
 
 #undef HY_FMI3_GETTER

@@ -145,6 +145,9 @@ void hy_fmu_free(hy_fmu *f)
     hy_fmi_description_free(&f->desc);
     hy_free(f->states_set);
     hy_free(f->scratch);
+    hy_free(f->seed);
+    hy_free(f->state_vr);
+    hy_free(f->derivative_vr);
     hy_free(f->output_var);
     hy_free(f->param_var);
     hy_free(f->path);

@@ -46,6 +46,9 @@ typedef struct hy_fmi_instance_ops {
     int (*update_discrete)(hy_fmu *f, hy_fmi_event *event);
     int (*enter_continuous)(hy_fmu *f);
     int (*get_value)(hy_fmu *f, const hy_fmi_var *v, double *value);
+    /* d(derivatives)/d(states) times seed; NULL-safe: -1 when the binary
+    ** has no such function. */
+    int (*directional)(hy_fmu *f, const double *seed, double *sensitivity);
     int (*set_float64)(hy_fmu *f, const hy_fmi_var *v, double value);
     void (*terminate)(hy_fmu *f);
 } hy_fmi_instance_ops;
@@ -73,6 +76,8 @@ struct hy_fmu {
     double time_set;
     double *states_set;
     double *scratch;            /* n_states */
+    double *seed;               /* n_states, for the Jacobian's columns */
+    uint32_t *state_vr, *derivative_vr; /* the states' and derivatives' references */
     /* Time events (nextEventTime) and the last event instant handled. */
     int next_time_defined;
     double next_time;

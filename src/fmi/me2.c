@@ -147,6 +147,14 @@ static int get_value2(hy_fmu *f, const hy_fmi_var *v, double *value)
                                                                : "fmi2GetInteger");
 }
 
+static int directional2(hy_fmu *f, const double *seed, double *sensitivity)
+{
+    size_t n = (size_t)f->desc.n_states;
+    return hy_fmu_check(f, f->f2.get_directional_derivative(f->instance, f->derivative_vr, n,
+                                                             f->state_vr, n, seed, sensitivity),
+                        "fmi2GetDirectionalDerivative");
+}
+
 static int set_float64_2(hy_fmu *f, const hy_fmi_var *v, double value)
 {
     hy_fmi2_vr vr = v->vr;
@@ -162,5 +170,6 @@ const hy_fmi_instance_ops hy_fmi2_ops = {
     resolve2,           instantiate2,     free2,           enter_initialization2,
     exit_initialization2, set_time2,      set_states2,     get_derivatives2,
     get_indicators2,    get_states2,      enter_event_mode2, update_discrete2,
-    enter_continuous2,  get_value2,       set_float64_2,   terminate2,
+    enter_continuous2,  get_value2,       directional2,    set_float64_2,
+    terminate2,
 };

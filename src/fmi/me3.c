@@ -146,6 +146,15 @@ static int get_value3(hy_fmu *f, const hy_fmi_var *v, double *value)
     return hy_fmu_check(f, status, calls[v->type]);
 }
 
+static int directional3(hy_fmu *f, const double *seed, double *sensitivity)
+{
+    size_t n = (size_t)f->desc.n_states;
+    return hy_fmu_check(f, f->f3.get_directional_derivative(f->instance, f->derivative_vr, n,
+                                                             f->state_vr, n, seed, n,
+                                                             sensitivity, n),
+                        "fmi3GetDirectionalDerivative");
+}
+
 static int set_float64_3(hy_fmu *f, const hy_fmi_var *v, double value)
 {
     hy_fmi3_vr vr = v->vr;
@@ -161,5 +170,6 @@ const hy_fmi_instance_ops hy_fmi3_ops = {
     resolve3,           instantiate3,     free3,           enter_initialization3,
     exit_initialization3, set_time3,      set_states3,     get_derivatives3,
     get_indicators3,    get_states3,      enter_event_mode3, update_discrete3,
-    enter_continuous3,  get_value3,       set_float64_3,   terminate3,
+    enter_continuous3,  get_value3,       directional3,    set_float64_3,
+    terminate3,
 };

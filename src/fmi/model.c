@@ -10,7 +10,8 @@
 ** action is the event iteration of FMI 2.0.4 section 3.2.2 / FMI 3.0
 ** section 3.2.3: enter event mode, new discrete states until none are
 ** needed, enter continuous-time mode, read the states back as the mode's
-** new values. The FMU is instantiated and initialised in the model's
+** new values. The Jacobian comes from the FMU's directional derivatives
+** when it provides them. The FMU is instantiated and initialised in the model's
 ** initial action, at t0 of every run. Its outputs are the mode's outputs,
 ** its Float64 parameters and inputs the model's parameters (so --set
 ** reaches them; an input stays at its value for the whole run).
@@ -60,6 +61,26 @@ static int fmu_rhs(double t, const double *y, const double *p, double *ydot, voi
     hy_fmu *f = user;
     int status = sync_fmu(f, t, y);
     return status ? status : f->ops->get_derivatives(f, ydot);
+}
+
+/* df/dy column by column from directional derivatives (2.0.4 section
+** 3.2.2, fmi2GetDirectionalDerivative; 3.0 section 3.2.3): column j is the
+** sensitivity of the derivatives to a unit seed on state j. */
+static int fmu_jacobian(double t, double cj, const double *y, const double *yp, const double *p,
+                        double *jac, void *user)
+{
+    (void)cj;
+    (void)yp;
+    (void)p;
+    hy_fmu *f = user;
+    int status = sync_fmu(f, t, y);
+    int n = f->desc.n_states;
+    for (int j = 0; j < n && !status; j++) {
+        memset(f->seed, 0, (size_t)n * sizeof *f->seed);
+        f->seed[j] = 1.0;
+        status = f->ops->directional(f, f->seed, jac + (size_t)j * (size_t)n);
+    }
+    return status;
 }
 
 static int fmu_guards(double t, const double *y, const double *yp, const double *p, double *g,
@@ -212,13 +233,20 @@ static int choose_columns(hy_fmu *f)
     f->output_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->output_var);
     f->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->states_set);
     f->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->scratch);
+    f->seed = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->seed);
+    f->state_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->state_vr);
+    f->derivative_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->derivative_vr);
     char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
-    if (!f->param_var || !f->output_var || !f->states_set || !f->scratch || !is_state) {
+    if (!f->param_var || !f->output_var || !f->states_set || !f->scratch || !f->seed
+        || !f->state_vr || !f->derivative_vr || !is_state) {
         hy_free(is_state);
         return -1;
     }
-    for (int k = 0; k < d->n_states; k++)
+    for (int k = 0; k < d->n_states; k++) {
         is_state[d->state_var[k]] = 1;
+        f->state_vr[k] = d->vars[d->state_var[k]].vr;
+        f->derivative_vr[k] = d->vars[d->derivative_var[k]].vr;
+    }
     for (int i = 0; i < d->n_vars; i++) {
         const hy_fmi_var *v = &d->vars[i];
         if (v->is_array)
@@ -263,6 +291,12 @@ static int build(hy_fmu *f, hydae_model *m)
     if (hydae_mode_set_rhs(mode, fmu_rhs, f)
         || (f->n_outputs > 0 && hydae_mode_set_outputs(mode, fmu_outputs))
         || hydae_mode_set_guards(mode, nz + 1, fmu_guards))
+        return -1;
+    /* The Jacobian from the FMU when it says it can (else finite differences). */
+    int directional = f->desc.fmi_major == 2 ? f->f2.get_directional_derivative != NULL
+                                             : f->f3.get_directional_derivative != NULL;
+    if (d->me_directional && directional && d->n_states > 0
+        && hydae_mode_set_jacobian(mode, fmu_jacobian))
         return -1;
     for (int k = 0; k <= nz; k++) {
         char name[64];

@@ -14,7 +14,7 @@ static const char good2[] =
     "<?xml version=\"1.0\"?>\n"
     "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"Ball\" guid=\"{g}\"\n"
     "    numberOfEventIndicators=\"1\">\n"
-    "  <ModelExchange modelIdentifier=\"ball\"/>\n"
+    "  <ModelExchange modelIdentifier=\"ball\" providesDirectionalDerivative=\"true\"/>\n"
     "  <DefaultExperiment startTime=\"0.5\" stopTime=\"3\" tolerance=\"1e-5\" stepSize=\"0.01\"/>\n"
     "  <ModelVariables>\n"
     "    <ScalarVariable name=\"time\" valueReference=\"0\" causality=\"independent\"><Real/></ScalarVariable>\n"
@@ -61,6 +61,7 @@ static void check_good2(void)
     CHECK(d.me_identifier && strcmp(d.me_identifier, "ball") == 0 && !d.cs_identifier,
           "interfaces");
     CHECK(d.me_needs_completed_step == 1, "completedIntegratorStep needed by default");
+    CHECK(d.me_directional == 1, "providesDirectionalDerivative");
     /* The states in the order of <Derivatives>: der(v) first, so v, h. */
     CHECK(d.n_states == 2, "n_states %d", d.n_states);
     if (d.n_states == 2) {
@@ -92,6 +93,7 @@ static void check_good3(void)
     CHECK(d.fmi_major == 3 && strcmp(d.token, "t") == 0, "3.0, token");
     CHECK(d.cs_identifier && strcmp(d.cs_identifier, "osc_cs") == 0, "CoSimulation identifier");
     CHECK(d.me_needs_completed_step == 0, "completedIntegratorStepNotNeeded");
+    CHECK(d.me_directional == 0, "no providesDirectionalDerivatives");
     CHECK(d.n_states == 1 && strcmp(d.vars[d.state_var[0]].name, "x") == 0, "state x");
     CHECK(d.n_event_indicators == 2, "event indicators %d", d.n_event_indicators);
     int a = hy_fmi_description_find(&d, "a"), b = hy_fmi_description_find(&d, "b"),
