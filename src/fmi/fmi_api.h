@@ -57,6 +57,9 @@ typedef struct hy_fmi2_functions {
     int (*get_boolean)(hy_fmi2_component c, const hy_fmi2_vr vr[], size_t n,
                        hy_fmi2_boolean v[]);
     int (*set_real)(hy_fmi2_component c, const hy_fmi2_vr vr[], size_t n, const double v[]);
+    int (*set_integer)(hy_fmi2_component c, const hy_fmi2_vr vr[], size_t n, const int v[]);
+    int (*set_boolean)(hy_fmi2_component c, const hy_fmi2_vr vr[], size_t n,
+                       const hy_fmi2_boolean v[]);
     int (*enter_event_mode)(hy_fmi2_component c);
     int (*new_discrete_states)(hy_fmi2_component c, hy_fmi2_event_info *info);
     int (*enter_continuous_time_mode)(hy_fmi2_component c);
@@ -86,6 +89,10 @@ typedef void (*hy_fmi3_log_fn)(void *env, int status, const char *category,
 #define HY_FMI3_GETTER(name, type)                                                        \
     int (*name)(hy_fmi3_instance c, const hy_fmi3_vr vr[], size_t n_vr, type v[], size_t n)
 
+#define HY_FMI3_SETTER(name, type)                                                        \
+    int (*name)(hy_fmi3_instance c, const hy_fmi3_vr vr[], size_t n_vr, const type v[],    \
+                size_t n)
+
 typedef struct hy_fmi3_functions {
     hy_fmi3_instance (*instantiate_me)(const char *name, const char *token,
                                        const char *resource_path, bool visible,
@@ -107,8 +114,17 @@ typedef struct hy_fmi3_functions {
     HY_FMI3_GETTER(get_int64, int64_t);
     HY_FMI3_GETTER(get_uint64, uint64_t);
     HY_FMI3_GETTER(get_boolean, bool);
-    int (*set_float64)(hy_fmi3_instance c, const hy_fmi3_vr vr[], size_t n_vr,
-                       const double v[], size_t n);
+    HY_FMI3_SETTER(set_float64, double);
+    HY_FMI3_SETTER(set_float32, float);
+    HY_FMI3_SETTER(set_int8, int8_t);
+    HY_FMI3_SETTER(set_uint8, uint8_t);
+    HY_FMI3_SETTER(set_int16, int16_t);
+    HY_FMI3_SETTER(set_uint16, uint16_t);
+    HY_FMI3_SETTER(set_int32, int32_t);
+    HY_FMI3_SETTER(set_uint32, uint32_t);
+    HY_FMI3_SETTER(set_int64, int64_t);
+    HY_FMI3_SETTER(set_uint64, uint64_t);
+    HY_FMI3_SETTER(set_boolean, bool);
     int (*enter_event_mode)(hy_fmi3_instance c);
     int (*update_discrete_states)(hy_fmi3_instance c, bool *discrete_states_need_update,
                                   bool *terminate_simulation, bool *nominals_changed,
@@ -129,5 +145,6 @@ typedef struct hy_fmi3_functions {
 } hy_fmi3_functions;
 
 #undef HY_FMI3_GETTER
+#undef HY_FMI3_SETTER
 
 #endif

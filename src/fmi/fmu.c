@@ -10,6 +10,7 @@
 #include "core/core.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +33,29 @@ int hy_fmu_check(hy_fmu *f, int status, const char *call)
     if (status == HY_FMI_FATAL || status < 0 || status > 4)
         f->fatal = 1;
     return -1;
+}
+
+int hy_fmu_check_value(hy_fmu *f, const hy_fmi_var *v, double value)
+{
+    /* Ranges of the integer types, in the order of hy_fmi_type from INT8. */
+    static const double lo[] = { -128, 0, -32768, 0, -2147483648.0, 0, -9223372036854775808.0, 0 };
+    static const double hi[] = { 127, 255, 32767, 65535, 2147483647.0, 4294967295.0,
+                                 9223372036854775807.0, 18446744073709551615.0 };
+    if (v->type == HY_FMI_FLOAT64 || v->type == HY_FMI_FLOAT32)
+        return 0;
+    int ok;
+    if (v->type == HY_FMI_BOOLEAN)
+        ok = value == 0.0 || value == 1.0;
+    else if (v->type >= HY_FMI_INT8 && v->type <= HY_FMI_UINT64)
+        ok = value == floor(value) && value >= lo[v->type - HY_FMI_INT8]
+             && value <= hi[v->type - HY_FMI_INT8];
+    else /* Enumeration: an Int32 in 2.0, an Int64 in 3.0 */
+        ok = value == floor(value) && fabs(value) <= 2147483647.0;
+    if (!ok)
+        hy_format(f->errmsg, sizeof f->errmsg, "%s: %s cannot take the value %.17g (%s)",
+                  f->path, v->name, value,
+                  v->type == HY_FMI_BOOLEAN ? "a Boolean is 0 or 1" : "not an integer in range");
+    return ok ? 0 : -1;
 }
 
 void hy_fmu_log(hy_fmu *f, int status, const char *category, const char *message)

@@ -49,7 +49,8 @@ typedef struct hy_fmi_instance_ops {
     /* d(derivatives)/d(states) times seed; NULL-safe: -1 when the binary
     ** has no such function. */
     int (*directional)(hy_fmu *f, const double *seed, double *sensitivity);
-    int (*set_float64)(hy_fmu *f, const hy_fmi_var *v, double value);
+    /* Any numeric type from a double (checked by hy_fmu_check_value). */
+    int (*set_value)(hy_fmu *f, const hy_fmi_var *v, double value);
     void (*terminate)(hy_fmu *f);
 } hy_fmi_instance_ops;
 
@@ -112,6 +113,9 @@ int hy_fmu_terminated(const hy_fmu *f);
 /* For the version tables: report a call's status. OK and Warning give 0,
 ** Discard 1, Error and Fatal -1 with the message set. */
 int hy_fmu_check(hy_fmu *f, int status, const char *call);
+/* Can value be given to v (an integer type's range, 0 or 1 for a
+** Boolean)? 0, or -1 with the message set. */
+int hy_fmu_check_value(hy_fmu *f, const hy_fmi_var *v, double value);
 /* The FMU's logger: keeps its last message (errors end up in errmsg). */
 void hy_fmu_log(hy_fmu *f, int status, const char *category, const char *message);
 

@@ -155,10 +155,18 @@ static int directional2(hy_fmu *f, const double *seed, double *sensitivity)
                         "fmi2GetDirectionalDerivative");
 }
 
-static int set_float64_2(hy_fmu *f, const hy_fmi_var *v, double value)
+/* Real, Integer, Enumeration (as Integer) and Boolean from a double. */
+static int set_value2(hy_fmu *f, const hy_fmi_var *v, double value)
 {
     hy_fmi2_vr vr = v->vr;
-    return hy_fmu_check(f, f->f2.set_real(f->instance, &vr, 1, &value), "fmi2SetReal");
+    if (hy_fmu_check_value(f, v, value))
+        return -1;
+    if (v->type == HY_FMI_FLOAT64)
+        return hy_fmu_check(f, f->f2.set_real(f->instance, &vr, 1, &value), "fmi2SetReal");
+    int i = (int)value;
+    if (v->type == HY_FMI_BOOLEAN)
+        return hy_fmu_check(f, f->f2.set_boolean(f->instance, &vr, 1, &i), "fmi2SetBoolean");
+    return hy_fmu_check(f, f->f2.set_integer(f->instance, &vr, 1, &i), "fmi2SetInteger");
 }
 
 static void terminate2(hy_fmu *f)
@@ -170,6 +178,6 @@ const hy_fmi_instance_ops hy_fmi2_ops = {
     resolve2,           instantiate2,     free2,           enter_initialization2,
     exit_initialization2, set_time2,      set_states2,     get_derivatives2,
     get_indicators2,    get_states2,      enter_event_mode2, update_discrete2,
-    enter_continuous2,  get_value2,       directional2,    set_float64_2,
+    enter_continuous2,  get_value2,       directional2,    set_value2,
     terminate2,
 };

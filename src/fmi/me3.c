@@ -112,6 +112,18 @@ static int enter_continuous3(hy_fmu *f)
                         "fmi3EnterContinuousTimeMode");
 }
 
+/* hy_fmu_check naming fmi3Get<Type> / fmi3Set<Type>. */
+static int check_typed(hy_fmu *f, int status, const char *verb, hy_fmi_type type)
+{
+    static const char *const type_names[] = { "Float64", "Float32", "Int8",   "UInt8",
+                                              "Int16",   "UInt16",  "Int32",  "UInt32",
+                                              "Int64",   "UInt64",  "Boolean" };
+    char call[64];
+    hy_format(call, sizeof call, "fmi3%s%s", verb,
+              type <= HY_FMI_BOOLEAN ? type_names[type] : "Int64"); /* Enumeration */
+    return hy_fmu_check(f, status, call);
+}
+
 /* One scalar of any numeric type as a double (Enumeration is Int64). */
 static int get_value3(hy_fmu *f, const hy_fmi_var *v, double *value)
 {
@@ -138,12 +150,7 @@ static int get_value3(hy_fmu *f, const hy_fmi_var *v, double *value)
     default: GET3(get_int64, int64_t); break; /* Int64, Enumeration */
     }
 #undef GET3
-    static const char *const calls[] = {
-        "fmi3GetFloat64", "fmi3GetFloat32", "fmi3GetInt8",   "fmi3GetUInt8",  "fmi3GetInt16",
-        "fmi3GetUInt16",  "fmi3GetInt32",   "fmi3GetUInt32", "fmi3GetInt64",  "fmi3GetUInt64",
-        "fmi3GetBoolean", "fmi3GetInt64",   "fmi3GetInt64",  "fmi3GetInt64",  "fmi3GetInt64",
-    }; /* in the order of hy_fmi_type; Enumeration is an Int64 */
-    return hy_fmu_check(f, status, calls[v->type]);
+    return check_typed(f, status, "Get", v->type);
 }
 
 static int directional3(hy_fmu *f, const double *seed, double *sensitivity)
@@ -155,10 +162,34 @@ static int directional3(hy_fmu *f, const double *seed, double *sensitivity)
                         "fmi3GetDirectionalDerivative");
 }
 
-static int set_float64_3(hy_fmu *f, const hy_fmi_var *v, double value)
+/* Any numeric type from a double (Enumeration is an Int64). */
+static int set_value3(hy_fmu *f, const hy_fmi_var *v, double value)
 {
+    if (hy_fmu_check_value(f, v, value))
+        return -1;
     hy_fmi3_vr vr = v->vr;
-    return hy_fmu_check(f, f->f3.set_float64(f->instance, &vr, 1, &value, 1), "fmi3SetFloat64");
+    void *c = f->instance;
+    int status;
+#define SET3(fn, type)                                                                    \
+    do {                                                                                  \
+        type x = (type)value;                                                             \
+        status = f->f3.fn(c, &vr, 1, &x, 1);                                              \
+    } while (0)
+    switch (v->type) {
+    case HY_FMI_FLOAT64: SET3(set_float64, double); break;
+    case HY_FMI_FLOAT32: SET3(set_float32, float); break;
+    case HY_FMI_INT8: SET3(set_int8, int8_t); break;
+    case HY_FMI_UINT8: SET3(set_uint8, uint8_t); break;
+    case HY_FMI_INT16: SET3(set_int16, int16_t); break;
+    case HY_FMI_UINT16: SET3(set_uint16, uint16_t); break;
+    case HY_FMI_INT32: SET3(set_int32, int32_t); break;
+    case HY_FMI_UINT32: SET3(set_uint32, uint32_t); break;
+    case HY_FMI_UINT64: SET3(set_uint64, uint64_t); break;
+    case HY_FMI_BOOLEAN: SET3(set_boolean, bool); break;
+    default: SET3(set_int64, int64_t); break; /* Int64, Enumeration */
+    }
+#undef SET3
+    return check_typed(f, status, "Set", v->type);
 }
 
 static void terminate3(hy_fmu *f)
@@ -170,6 +201,6 @@ const hy_fmi_instance_ops hy_fmi3_ops = {
     resolve3,           instantiate3,     free3,           enter_initialization3,
     exit_initialization3, set_time3,      set_states3,     get_derivatives3,
     get_indicators3,    get_states3,      enter_event_mode3, update_discrete3,
-    enter_continuous3,  get_value3,       directional3,    set_float64_3,
+    enter_continuous3,  get_value3,       directional3,    set_value3,
     terminate3,
 };

@@ -13,7 +13,7 @@
 ** new values. The Jacobian comes from the FMU's directional derivatives
 ** when it provides them. The FMU is instantiated and initialised in the model's
 ** initial action, at t0 of every run. Its outputs are the mode's outputs,
-** its Float64 parameters and inputs the model's parameters (so --set
+** its numeric parameters and inputs the model's parameters (so --set
 ** reaches them; an input stays at its value for the whole run).
 */
 #include "fmi/fmu.h"
@@ -185,13 +185,13 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
 {
     for (int k = 0; k < f->n_params; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->param_var[k]];
-        if (f->ops->set_float64(f, v, hydae_get(a, v->name)))
+        if (f->ops->set_value(f, v, hydae_get(a, v->name)))
             return -1;
     }
     for (int k = 0; k < f->desc.n_states; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->desc.state_var[k]];
         if (v->has_start && v->initial != HY_FMI_CALCULATED && v->variability != HY_FMI_CONSTANT
-            && f->ops->set_float64(f, v, hydae_get(a, v->name)))
+            && f->ops->set_value(f, v, hydae_get(a, v->name)))
             return -1;
     }
     return 0;
@@ -224,7 +224,7 @@ static void free_attached(void *data)
     hy_fmu_free(data);
 }
 
-/* Float64 parameters and inputs that may be set before initialisation;
+/* Numeric parameters and inputs that may be set before initialisation;
 ** numeric outputs that are not states. */
 static int choose_columns(hy_fmu *f)
 {
@@ -254,7 +254,7 @@ static int choose_columns(hy_fmu *f)
         /* Inputs are held at their parameter's value (nothing drives them yet). */
         int is_parameter = v->causality == HY_FMI_PARAMETER
                            && (v->variability == HY_FMI_FIXED || v->variability == HY_FMI_TUNABLE);
-        if ((is_parameter || v->causality == HY_FMI_INPUT) && v->type == HY_FMI_FLOAT64
+        if ((is_parameter || v->causality == HY_FMI_INPUT) && hy_fmi_type_is_numeric(v->type)
             && v->has_start)
             f->param_var[f->n_params++] = i;
         if (v->causality == HY_FMI_OUTPUT && hy_fmi_type_is_numeric(v->type) && !is_state[i])

@@ -143,6 +143,17 @@ grep -q "terminateSimulation" stderr.txt || fail "Stair: the FMU's end is not re
 "$hydae" run "$fmus/2.0/Resource.fmu" -o res.csv --quiet || fail "Resource: exit $?"
 # resources/y.txt begins with 'a': y = 97.
 [ "$(sed -n 2p res.csv)" = "0,97" ] || fail "Resource: $(sed -n 2p res.csv), want 0,97"
+# Integer and Boolean inputs take integers in their type's range.
+"$hydae" run "$fmus/3.0/Feedthrough.fmu" -o ft.csv --quiet --set UInt8_input=300 2>stderr.txt
+status=$?
+[ $status -eq 1 ] && grep -q "UInt8_input cannot take the value 300" stderr.txt \
+    || fail "UInt8_input=300: exit $status, $(cat stderr.txt)"
+"$hydae" run "$fmus/3.0/Feedthrough.fmu" -o ft.csv --quiet --set UInt8_input=255 --set Boolean_input=1 \
+    || fail "UInt8_input=255: exit $?"
+head -2 ft.csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+    NR == 2 { exit !($col["UInt8_output"] == 255 && $col["Boolean_output"] == 1) }' \
+    || fail "Feedthrough outputs: $(head -2 ft.csv)"
+
 # The resource URI percent-encodes the unpacked directory's path.
 mkdir "$work/tmp dir%"
 TMPDIR="$work/tmp dir%" "$hydae" run "$fmus/2.0/Resource.fmu" -o res2.csv --quiet \

@@ -10,7 +10,7 @@
 **                h0 = 1; at rest once e v_impact < v_min = 0.1);
 **   Stair        time events exactly at t = 1, 2, ...: counter = floor(t) + 1,
 **                the FMU ending the run at t = 9;
-**   Feedthrough  an input set as a parameter reaches its output;
+**   Feedthrough  every numeric input, set as a parameter, reaches its output;
 **   Resource     y = 'a' = 97, the first byte of resources/y.txt.
 ** And against the reference results (extra/.../<Model>_out.csv, fmusim's
 ** forward Euler): hydae's run is no farther from the reference than the
@@ -404,29 +404,58 @@ static void check_stair(const char *version)
     hydae_model_free(m);
 }
 
-/* ---- Feedthrough: inputs held at a value ---- */
+/* ---- Feedthrough: every numeric input type held at a value ---- */
+typedef struct fed_input {
+    char output[128];
+    double value;
+} fed_input;
+
+/* A value for each numeric input (distinct, fitting its type), set as the
+** parameter of the same name; the output X_output must carry X_input's. */
+static int feed_inputs(hydae_model *m, const hy_fmi_description *d, fed_input *fed, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < d->n_vars && n < cap; i++) {
+        const hy_fmi_var *v = &d->vars[i];
+        const char *suffix = strstr(v->name, "_input");
+        if (v->causality != HY_FMI_INPUT || !hy_fmi_type_is_numeric(v->type) || v->is_array
+            || !suffix)
+            continue;
+        double value = v->type == HY_FMI_BOOLEAN ? 1.0
+                       : v->type == HY_FMI_ENUMERATION ? 2.0
+                       : v->type == HY_FMI_FLOAT64 || v->type == HY_FMI_FLOAT32 ? 0.5 + n
+                       : (v->type - HY_FMI_INT8) % 2 == 0 ? -(n + 1.0) : n + 1.0;
+        CHECK(hydae_model_set_param(m, v->name, value) == 0, "input %s not settable: %s",
+              v->name, hydae_model_errmsg(m));
+        snprintf(fed[n].output, sizeof fed[n].output, "%.*s_output", (int)(suffix - v->name),
+                 v->name);
+        fed[n++].value = value;
+    }
+    return n;
+}
+
 static void check_feedthrough(const char *version)
 {
     hy_fmu *fmu;
     hydae_model *m = open_fmu(version, "Feedthrough", &fmu);
     if (!m)
         return;
-    CHECK(hydae_model_set_param(m, "Float64_continuous_input", 3.5) == 0
-              && hydae_model_set_param(m, "Float64_discrete_input", -2.25) == 0,
-          "Feedthrough %s: inputs not settable: %s", version, hydae_model_errmsg(m));
+    fed_input fed[32];
+    int n_fed = feed_inputs(m, hy_fmu_description(fmu), fed, 32);
     test_rows rows;
     int status = test_run(m, NULL, 1.0, 0.1, RTOL, ATOL, &rows);
     CHECK(status == 0, "Feedthrough %s: run %d: %s", version, status, hy_fmu_errmsg(fmu));
-    int cont = test_column(m, "Float64_continuous_output");
-    int disc = test_column(m, "Float64_discrete_output");
-    int enumeration = test_column(m, "Enumeration_output");
     int n_wrong = 0;
-    for (int i = 0; i < rows.n_rows; i++)
-        n_wrong += cont < 0 || disc < 0 || enumeration < 0 || test_value(&rows, i, cont) != 3.5
-                   || test_value(&rows, i, disc) != -2.25
-                   || test_value(&rows, i, enumeration) != 1.0; /* the input's start */
-    CHECK(rows.n_rows > 10 && n_wrong == 0, "Feedthrough %s: %d of %d rows wrong", version,
-          n_wrong, rows.n_rows);
+    for (int k = 0; k < n_fed; k++) {
+        int col = test_column(m, fed[k].output);
+        for (int i = 0; i < rows.n_rows; i++)
+            n_wrong += col < 0 || test_value(&rows, i, col) != fed[k].value;
+    }
+    printf("Feedthrough %s: %d inputs passed through\n", version, n_fed);
+    /* 2.0: Float64 continuous and discrete, Int32, Boolean, Enumeration;
+    ** 3.0 adds Float32 (both) and the eight integer types. */
+    CHECK(n_fed == (version[0] == '2' ? 5 : 14) && rows.n_rows > 10 && n_wrong == 0,
+          "Feedthrough %s: %d inputs, %d values wrong", version, n_fed, n_wrong);
     test_rows_free(&rows);
     hydae_model_free(m);
 }
