@@ -123,6 +123,20 @@ EXPORT int fmi2SetReal(void *c, const unsigned vr[], size_t n, const double v[])
     return OK;
 }
 
+EXPORT int fmi2SetInteger(void *c, const unsigned vr[], size_t n, const int v[])
+{
+    (void)c;
+    (void)vr;
+    (void)n;
+    (void)v;
+    return OK;
+}
+
+EXPORT int fmi2SetBoolean(void *c, const unsigned vr[], size_t n, const int v[])
+{
+    return fmi2SetInteger(c, vr, n, v);
+}
+
 EXPORT int fmi2EnterEventMode(void *c)
 {
     (void)c;
