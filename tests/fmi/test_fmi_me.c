@@ -146,6 +146,20 @@ static void compare_reference(const char *what, const ref_csv *ref, const hydae_
           "%.3g", what, worst_ours, worst_exact);
 }
 
+/* The reference result of version/model against the run, as above. */
+static void check_reference(const char *version, const char *model, const hydae_model *m,
+                            const test_rows *rows, exact_fn exact, void *user, double tol)
+{
+    ref_csv ref;
+    CHECK(read_reference(version, model, &ref) == 0, "no %s %s reference", version, model);
+    if (ref.n_rows > 0) {
+        char what[64];
+        snprintf(what, sizeof what, "%s %s", model, version);
+        compare_reference(what, &ref, m, rows, exact, user, tol);
+    }
+    free(ref.v);
+}
+
 /* ---- Dahlquist ---- */
 static double dahlquist_exact(double t, int var, void *user)
 {
@@ -170,14 +184,7 @@ static void check_dahlquist(const char *version)
     printf("Dahlquist %s: max |x - exp(-t)| = %.3g over %d rows\n", version, worst, rows.n_rows);
     CHECK(x >= 0 && rows.n_rows > 100 && worst < 1e-8, "Dahlquist %s: error %.3g", version,
           worst);
-    ref_csv ref;
-    CHECK(read_reference(version, "Dahlquist", &ref) == 0, "no Dahlquist reference");
-    if (ref.n_rows > 0) {
-        char what[64];
-        snprintf(what, sizeof what, "Dahlquist %s", version);
-        compare_reference(what, &ref, m, &rows, dahlquist_exact, &k, 1e-8);
-        free(ref.v);
-    }
+    check_reference(version, "Dahlquist", m, &rows, dahlquist_exact, &k, 1e-8);
     test_rows_free(&rows);
     hydae_model_free(m);
 }
@@ -270,15 +277,8 @@ static void check_vanderpol(const char *version)
         }
     printf("VanDerPol %s: max |FMU - hand-written| = %.3g\n", version, worst);
     CHECK(worst < 1e-7, "VanDerPol %s: %.3g from the hand-written model", version, worst);
-    ref_csv ref;
-    CHECK(read_reference(version, "VanDerPol", &ref) == 0, "no VanDerPol reference");
-    if (ref.n_rows > 0) {
-        char what[64];
-        snprintf(what, sizeof what, "VanDerPol %s", version);
-        vdp_exact e = { hand, &hand_rows };
-        compare_reference(what, &ref, m, &rows, vdp_independent, &e, 1e-7);
-        free(ref.v);
-    }
+    vdp_exact e = { hand, &hand_rows };
+    check_reference(version, "VanDerPol", m, &rows, vdp_independent, &e, 1e-7);
     test_rows_free(&rows);
     test_rows_free(&hand_rows);
     hydae_model_free(m);
@@ -358,14 +358,7 @@ static void check_bouncing_ball(const char *version)
         if (rows.t[i] > b.t[b.n_impacts - 1] + 1e-9)
             rest = test_worse(rest, fabs(test_value(&rows, i, h)) + fabs(test_value(&rows, i, v)));
     CHECK(rest < 1e-12, "BouncingBall %s: moves after coming to rest (%.3g)", version, rest);
-    ref_csv ref;
-    CHECK(read_reference(version, "BouncingBall", &ref) == 0, "no BouncingBall reference");
-    if (ref.n_rows > 0) {
-        char what[64];
-        snprintf(what, sizeof what, "BouncingBall %s", version);
-        compare_reference(what, &ref, m, &rows, ball_exact, &b, 1e-7);
-        free(ref.v);
-    }
+    check_reference(version, "BouncingBall", m, &rows, ball_exact, &b, 1e-7);
     test_rows_free(&rows);
     hydae_model_free(m);
 }
