@@ -6,8 +6,9 @@
 **
 ** The symbolic analysis (BTF, then AMD ordering of each block) is done once
 ** for the pattern at creation, or taken from the pattern when it keeps its
-** symbolic work (linsol.h; KLU's factor, refactor and solve only read it). The first factorisation is a full
-** klu_l_factor (it chooses the pivots); the next ones are klu_l_refactor,
+** symbolic work (linsol.h; KLU's factor, refactor and solve only read it).
+** The first factorisation is a full klu_l_factor (it chooses the pivots),
+** also with a kept analysis; the next ones are klu_l_refactor,
 ** which keeps those pivots and only recomputes the values, while the
 ** pattern is the same. Stale pivots can be bad ones, and KLU's refactor
 ** does not check; so after each refactorisation
