@@ -149,6 +149,7 @@ extern const hy_integrator_ops hy_rk4;
 extern const hy_integrator_ops hy_abam;
 extern const hy_integrator_ops hy_vstiff;
 extern const hy_integrator_ops hy_mstiff;
+extern const hy_integrator_ops hy_radau;
 /* Not in hy_integrators[] (not a user's choice): the hybrid loop runs a
 ** configuration without differential unknowns on it (algebraic.c). */
 extern const hy_integrator_ops hy_algebraic;
