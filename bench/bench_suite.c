@@ -8,6 +8,8 @@
 **   MSTIFF vs CVODE BDF    the six Test Set ODEs
 **   ABAM   vs CVODE Adams  ARENSTORF PLEIADES
 **   RK45   vs ARKODE ERK   ARENSTORF PLEIADES (Dormand-Prince 5(4))
+**   RADAU  vs IDA          as DSTIFF (Radau IIA, order 5; bench_radau
+**                          compares it with DSTIFF itself)
 **
 ** The Test Set problems are those of tests/validation/testset.c (compiled
 ** into this program), CHEMAKZO is bench/problems.c's, the non-stiff ones
@@ -63,6 +65,8 @@ static const pairing pairings[] = {
      {"ARENSTORF", "PLEIADES", NULL}},
     {"RK45/ARKODE-DP5", "RK45", &bench_arkode_dp5, 0, 0, 1.0, "#9467bd",
      {"ARENSTORF", "PLEIADES", NULL}},
+    {"RADAU/IDA", "RADAU", &bench_ida, 0, 5, 0.7, "#8c564b",
+     {"HIRES", "POLLU", "VDPOL", "OREGO", "ROBER", "E5", "CHEMAKZO", NULL}},
 };
 #define N_PAIRINGS ((int)(sizeof pairings / sizeof pairings[0]))
 
