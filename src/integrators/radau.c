@@ -63,13 +63,10 @@
 ** (RADAU5's NIND2, NIND3) is not implemented: hy_options.var_index is
 ** ignored, and constrained mechanics should keep DSTIFF.
 **
-** Linear solvers: E1 through itmat.h (dense, band or KLU). E2 with the
-** dense solver is factored by a complex LU (linalg/zdense.c); with band or
-** KLU it is solved in its real form of size 2n, [Re -Im; Im Re] with real
-** and imaginary parts interleaved (unknown 2i = Re v_i, 2i+1 = Im v_i), so
-** its pattern is the problem's with each entry a 2 x 2 block and its
-** bandwidths 2 ml + 1, 2 mu + 1: twice the flops of a complex band LU, but
-** no complex band or sparse code.
+** Linear solvers: E1 through itmat.h (dense, band or KLU); E2 through
+** linalg/zlinsol.h: a complex dense LU, or with band or KLU its real form
+** of size 2n through the same real solver (twice the flops of a complex
+** band LU; no complex band or sparse code).
 **
 ** Statistics: n_lu counts factorisations of the pair (E1, E2); n_res_evals
 ** counts every F, finite differences included; order_last is 5.
@@ -77,7 +74,7 @@
 #include "integrators/common.h"
 
 #include "integrators/itmat.h"
-#include "linalg/zdense.h"
+#include "linalg/zlinsol.h"
 #include "core/core.h"
 
 #include <float.h>
@@ -174,14 +171,7 @@ typedef struct radau_mem {
     /* J_y is iter.jac; J_yp and E1's values before the copy into iter. */
     hy_itmat iter;
     hy_matrix jac_yp, e1_values;
-    /* E2: dense complex, or its real 2n form (band, KLU). */
-    int complex_dense;
-    double *e2_re, *e2_im;
-    int *e2_pivot;
-    hy_linsol *ls2;
-    hy_pattern *pattern2;
-    hy_pattern *pattern2_source; /* the problem pattern ls2 was made for (a reference) */
-    double *rhs2;
+    hy_zlinsol *e2;             /* E2 (linalg/zlinsol.h) */
 } radau_mem;
 
 #define STAGE(v, i, n) ((v) + (size_t)(i) * (size_t)(n))
@@ -349,28 +339,6 @@ static int eval_jacobian(radau_mem *d, double h)
     return HY_EVAL_OK;
 }
 
-/* E2 in its real 2n form (band, KLU): [Re -Im; Im Re] per entry, rows and
-** columns interleaved (see the head of the file). */
-static void fill_e2_real_form(radau_mem *d, double a_re, double a_im)
-{
-    const hy_pattern *p = d->iter.pattern;
-    hy_matrix *m2 = hy_linsol_matrix(d->ls2);
-    hy_matrix_zero(m2);
-    for (size_t j = 0; j < p->n; j++)
-        for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
-            size_t i = (size_t)p->row[k];
-            double *jy = hy_matrix_at(&d->iter.jac, i, j);
-            double *jyp = hy_matrix_at(&d->jac_yp, i, j);
-            if (jy == NULL || jyp == NULL)
-                continue;
-            double re = *jy + a_re * *jyp, im = a_im * *jyp;
-            *hy_matrix_at(m2, 2 * i, 2 * j) = re;
-            *hy_matrix_at(m2, 2 * i, 2 * j + 1) = -im;
-            *hy_matrix_at(m2, 2 * i + 1, 2 * j) = im;
-            *hy_matrix_at(m2, 2 * i + 1, 2 * j + 1) = re;
-        }
-}
-
 /* E1 = gamma/h J_yp + J_y and E2 = (alpha + i beta)/h J_yp + J_y for step
 ** h, factored. HY_EVAL_OK, HY_EVAL_SINGULAR or HY_EVAL_NOMEM. */
 static int factor_matrices(radau_mem *d, double h)
@@ -378,55 +346,28 @@ static int factor_matrices(radau_mem *d, double h)
     size_t count = hy_matrix_n_values(&d->jac_yp);
     const double *jy = d->iter.jac.values, *jyp = d->jac_yp.values;
     double c1 = radau_gamma / h;
+    hy_matrix *e1 = hy_linsol_matrix(d->iter.ls);
+    /* Dense and csc share the layout of J's copies; a band LU has fill-in
+    ** rows on top, so E1 goes through e1_values. */
+    double *to = e1->kind == HY_MAT_BAND ? d->e1_values.values : e1->values;
     for (size_t k = 0; k < count; k++)
-        d->e1_values.values[k] = jy[k] + c1 * jyp[k];
-    hy_matrix_axpi(hy_linsol_matrix(d->iter.ls), 1.0, &d->e1_values, 0.0);
-    d->head.stats.n_lu++;
+        to[k] = jy[k] + c1 * jyp[k];
+    if (e1->kind == HY_MAT_BAND)
+        hy_matrix_axpi(e1, 1.0, &d->e1_values, 0.0);
     d->h_lu = 0.0;
     int status = hy_itmat_factor(&d->iter, &d->head);
     if (status != HY_EVAL_OK)
         return status;
-    double a_re = radau_alpha / h, a_im = radau_beta / h;
-    if (d->complex_dense) {
-        for (size_t k = 0; k < count; k++) {
-            d->e2_re[k] = jy[k] + a_re * jyp[k];
-            d->e2_im[k] = a_im * jyp[k];
-        }
-        int col = hy_zlu_factor(d->n, d->e2_re, d->e2_im, d->e2_pivot);
-        if (col > 0) {
-            d->head.worst = col - 1;
-            return HY_EVAL_SINGULAR;
-        }
-    } else {
-        fill_e2_real_form(d, a_re, a_im);
-        int col = hy_linsol_factor(d->ls2);
-        if (col < 0)
-            return HY_EVAL_NOMEM;
-        if (col > 0) {
-            d->head.worst = (col - 1) / 2;
-            return HY_EVAL_SINGULAR;
-        }
+    int col = hy_zlinsol_factor(d->e2, &d->iter.jac, &d->jac_yp, radau_alpha / h,
+                                radau_beta / h);
+    if (col < 0)
+        return HY_EVAL_NOMEM;
+    if (col > 0) {
+        d->head.worst = col - 1;
+        return HY_EVAL_SINGULAR;
     }
     d->h_lu = h;
     return HY_EVAL_OK;
-}
-
-/* (re + i im) = E2^-1 (re + i im). */
-static void solve_e2(radau_mem *d, double *re, double *im)
-{
-    if (d->complex_dense) {
-        hy_zlu_solve(d->n, d->e2_re, d->e2_im, d->e2_pivot, re, im);
-        return;
-    }
-    for (int i = 0; i < d->n; i++) {
-        d->rhs2[2 * i] = re[i];
-        d->rhs2[2 * i + 1] = im[i];
-    }
-    hy_linsol_solve(d->ls2, d->rhs2);
-    for (int i = 0; i < d->n; i++) {
-        re[i] = d->rhs2[2 * i];
-        im[i] = d->rhs2[2 * i + 1];
-    }
 }
 
 /* ------------------------------------------------------------------------
@@ -496,7 +437,7 @@ static void newton_update(radau_mem *d)
         g3[i] = r3;
     }
     hy_itmat_solve(&d->iter, g1);
-    solve_e2(d, g2, g3);
+    hy_zlinsol_solve(d->e2, g2, g3);
 }
 
 /* Newton's outcome besides the HY_EVAL codes: the step must shrink by
@@ -550,7 +491,9 @@ static newton_result solve_stages(radau_mem *d, double h)
                 return r;
             }
             d->faccon = d->theta / (1.0 - d->theta);
-            double remaining = d->faccon * dyno * pow(d->theta, nit - 1 - k) / d->fnewt;
+            double remaining = d->faccon * dyno / d->fnewt;
+            for (int m = k + 1; m < nit; m++)
+                remaining *= d->theta;  /* Theta^(nit - 1 - k) */
             if (remaining >= 1.0) {
                 double q = fmax(1e-4, fmin(20.0, remaining));
                 r.h_factor = 0.8 * pow(q, -1.0 / (4.0 + nit - 1 - k));
@@ -624,10 +567,10 @@ static double next_step_size(radau_mem *d, double h, double err, int n_iters, in
 {
     int nit = d->max_newton_iters;
     double fac = fmin(RADAU_SAFE, RADAU_SAFE * (2 * nit + 1) / (double)(n_iters + 2 * nit));
-    double quot = fmax(RADAU_FACR, fmin(RADAU_FACL, pow(err, 0.25) / fac));
+    double quot = fmax(RADAU_FACR, fmin(RADAU_FACL, sqrt(sqrt(err)) / fac));
     if (accepted) {
         if (d->n_steps_since_init > 0) {
-            double facgus = d->h_acc / h * pow(err * err / d->err_acc, 0.25) / RADAU_SAFE;
+            double facgus = d->h_acc / h * sqrt(sqrt(err * err / d->err_acc)) / RADAU_SAFE;
             facgus = fmax(RADAU_FACR, fmin(RADAU_FACL, facgus));
             quot = fmax(quot, facgus);
         }
@@ -856,21 +799,6 @@ static void *radau_create(int n)
     return d;
 }
 
-static void free_e2(radau_mem *d)
-{
-    hy_free(d->e2_re);
-    hy_free(d->e2_im);
-    hy_free(d->e2_pivot);
-    hy_linsol_free(d->ls2);
-    hy_pattern_unref(d->pattern2);
-    hy_pattern_unref(d->pattern2_source);
-    hy_free(d->rhs2);
-    d->e2_re = d->e2_im = d->rhs2 = NULL;
-    d->e2_pivot = NULL;
-    d->ls2 = NULL;
-    d->pattern2 = d->pattern2_source = NULL;
-}
-
 static void radau_destroy(void *mem)
 {
     radau_mem *d = mem;
@@ -882,37 +810,11 @@ static void radau_destroy(void *mem)
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
         hy_free(vectors[k]);
     hy_free(d->in_err_test);
-    free_e2(d);
+    hy_zlinsol_free(d->e2);
     hy_matrix_free(&d->jac_yp);
     hy_matrix_free(&d->e1_values);
     hy_itmat_free(&d->iter);
     hy_free(d);
-}
-
-/* The pattern of E2's real 2n form: each entry (i, j) of the problem's
-** pattern p becomes the block of rows 2i, 2i+1 and columns 2j, 2j+1. */
-static hy_pattern *real_form_pattern(const hy_pattern *p)
-{
-    size_t n2 = 2 * p->n, nnz2 = 4 * p->nnz;
-    int64_t *col_start = hy_malloc((n2 + 1) * sizeof(int64_t));
-    int64_t *row = hy_malloc(nnz2 * sizeof(int64_t));
-    hy_pattern *p2 = NULL;
-    if (col_start && row) {
-        size_t k2 = 0;
-        for (size_t j2 = 0; j2 < n2; j2++) {
-            col_start[j2] = (int64_t)k2;
-            size_t j = j2 / 2;
-            for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++) {
-                row[k2++] = 2 * p->row[k];
-                row[k2++] = 2 * p->row[k] + 1;
-            }
-        }
-        col_start[n2] = (int64_t)k2;
-        p2 = hy_pattern_create(n2, col_start, row, NULL);
-    }
-    hy_free(col_start);
-    hy_free(row);
-    return p2;
 }
 
 /* The storage of J_yp, E1's values and E2 for the solver itmat chose;
@@ -929,27 +831,12 @@ static int setup_matrices(radau_mem *d)
             || hy_matrix_alloc(&d->e1_values, jy->kind, jy->n, jy->ml, jy->mu, jy->pattern))
             return HYDAE_ERR_NOMEM;
     }
-    int dense = d->iter.kind == HY_LS_DENSE;
-    if (dense && d->complex_dense && d->e2_re)
-        return 0;
-    if (!dense && !d->complex_dense && d->ls2 && d->pattern2_source == d->iter.pattern
-        && hy_linsol_kind(d->ls2) == d->iter.kind)
-        return 0;
-    free_e2(d);
-    d->complex_dense = dense;
     size_t n = (size_t)d->n;
-    if (dense) {
-        d->e2_re = hy_malloc(n * n * sizeof(double));
-        d->e2_im = hy_malloc(n * n * sizeof(double));
-        d->e2_pivot = hy_malloc(n * sizeof(int));
-        return d->e2_re && d->e2_im && d->e2_pivot ? 0 : HYDAE_ERR_NOMEM;
-    }
-    d->pattern2_source = hy_pattern_ref(d->iter.pattern);
-    d->pattern2 = real_form_pattern(d->iter.pattern);
-    d->rhs2 = hy_malloc(2 * n * sizeof(double));
-    if (d->pattern2)
-        d->ls2 = hy_linsol_create(d->iter.kind, 2 * n, d->pattern2);
-    return d->ls2 && d->rhs2 ? 0 : HYDAE_ERR_NOMEM;
+    if (hy_zlinsol_fits(d->e2, d->iter.kind, n, d->iter.pattern))
+        return 0;
+    hy_zlinsol_free(d->e2);
+    d->e2 = hy_zlinsol_create(d->iter.kind, n, d->iter.pattern);
+    return d->e2 ? 0 : HYDAE_ERR_NOMEM;
 }
 
 /* The tolerances of opt as given, and fnewt from the smallest rtol
