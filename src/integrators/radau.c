@@ -58,10 +58,14 @@
 ** y_n + err; the analogue here replaces F(t_n, y_n, y'_n) by
 ** F(t_n, y_n + err, y'_n). E1 is the matrix already factored for Newton.
 **
-** Index: index-1 DAEs (algebraic components with the same weights as the
-** others). [HW] VII.8's scaling of index-2 and index-3 components by h
-** (RADAU5's NIND2, NIND3) is not implemented: hy_options.var_index is
-** ignored, and constrained mechanics should keep DSTIFF.
+** Index: index-1 DAEs with the same weights for every component; with
+** hy_options.var_index the Newton and error norms of index-2 and index-3
+** components are taken times h and h^2 ([HW] VII.8, as RADAU5's NIND2,
+** NIND3; scale_weights), which makes constrained mechanics in the I3
+** formulation run (Cash's pendulum: tests/validation/test_radau.c). The
+** settings dae_corrector_minit, dae_constr_tol, dae_jacob_eval,
+** dae_jacob_init and dae_eval_expiry are DSTIFF's and are ignored here;
+** dae_corrector_maxit replaces nit.
 **
 ** Linear solvers: E1 through itmat.h (dense, band or KLU); E2 through
 ** linalg/zlinsol.h: a complex dense LU, or with band or KLU its real form
@@ -166,6 +170,9 @@ typedef struct radau_mem {
     double *stage_y, *stage_yp; /* y_n + Z_i, Y'_i */
     double *res0, *res_pert;
     double *ewt, *ewt_test;     /* 1/(rtol|y| + atol), and 0 where excluded */
+    double *w_newton, *w_err;   /* the same times h^(index - 1) (scale_weights) */
+    unsigned char *var_index;   /* 1, 2 or 3 per component */
+    int has_index;              /* some component has index 2 or 3 */
     double *err, *err_rhs;
 
     /* J_y is iter.jac; J_yp and E1's values before the copy into iter. */
@@ -262,6 +269,25 @@ static int set_weights(radau_mem *d, const double *y, int keep_old)
     for (int i = 0; i < d->n; i++)
         d->ewt_test[i] = d->in_err_test[i] ? d->ewt[i] : 0.0;
     return 0;
+}
+
+/* The weights of the Newton and error norms for a step of size h: with
+** index-2 and index-3 components (hy_options.var_index), theirs times h
+** and h^2, Hairer & Wanner's scaling for Radau IIA on Hessenberg DAEs
+** ([HW] VII.8, RADAU5's NIND2, NIND3; as DSTIFF's scale_weights_for_step):
+** a perturbation of their equations moves them by O(h^(1 - index)). */
+static void scale_weights(radau_mem *d, double h)
+{
+    if (!d->has_index) {
+        memcpy(d->w_newton, d->ewt, (size_t)d->n * sizeof(double));
+        memcpy(d->w_err, d->ewt_test, (size_t)d->n * sizeof(double));
+        return;
+    }
+    for (int i = 0; i < d->n; i++) {
+        double scale = d->var_index[i] == 3 ? h * h : d->var_index[i] == 2 ? h : 1.0;
+        d->w_newton[i] = d->ewt[i] * scale;
+        d->w_err[i] = d->ewt_test[i] * scale;
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -476,7 +502,7 @@ static newton_result solve_stages(radau_mem *d, double h)
         newton_update(d);
         d->head.stats.n_newton_iters++;
         r.n_iters = k + 1;
-        double dyno = stage_norm(n, d->g, d->ewt);
+        double dyno = stage_norm(n, d->g, d->w_newton);
         if (!isfinite(dyno)) {
             r.status = HY_EVAL_NO_CONV;
             return r;
@@ -487,7 +513,7 @@ static newton_result solve_stages(radau_mem *d, double h)
             thq_old = thq;
             if (d->theta >= 0.99) {
                 r.status = HY_EVAL_NO_CONV;
-                d->head.worst = hy_argmax_weighted(n, d->g, d->ewt);
+                d->head.worst = hy_argmax_weighted(n, d->g, d->w_newton);
                 return r;
             }
             d->faccon = d->theta / (1.0 - d->theta);
@@ -498,7 +524,7 @@ static newton_result solve_stages(radau_mem *d, double h)
                 double q = fmax(1e-4, fmin(20.0, remaining));
                 r.h_factor = 0.8 * pow(q, -1.0 / (4.0 + nit - 1 - k));
                 r.status = HY_EVAL_NO_CONV;
-                d->head.worst = hy_argmax_weighted(n, d->g, d->ewt);
+                d->head.worst = hy_argmax_weighted(n, d->g, d->w_newton);
                 return r;
             }
         }
@@ -536,7 +562,7 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
     for (int i = 0; i < n; i++)
         d->err[i] = d->err_rhs[i] - d->res0[i];
     hy_itmat_solve(&d->iter, d->err);
-    *err_norm = fmax(hy_wrms_norm(n, d->err, d->ewt_test), 1e-10);
+    *err_norm = fmax(hy_wrms_norm(n, d->err, d->w_err), 1e-10);
     if (*err_norm < 1.0 || !(d->n_steps_since_init == 0 || d->last_rejected))
         return HY_EVAL_OK;
     /* [HW] (8.22): F at y_n + err in place of F(t_n, y_n, y'_n). */
@@ -550,7 +576,7 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
     for (int i = 0; i < n; i++)
         d->err[i] = d->err_rhs[i] - d->res_pert[i];
     hy_itmat_solve(&d->iter, d->err);
-    *err_norm = fmax(hy_wrms_norm(n, d->err, d->ewt_test), 1e-10);
+    *err_norm = fmax(hy_wrms_norm(n, d->err, d->w_err), 1e-10);
     return HY_EVAL_OK;
 }
 
@@ -698,6 +724,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
         }
         if (status != HY_EVAL_OK)
             return hy_eval_error(status, 0);
+        scale_weights(d, h);
         starting_values(d, h);
         newton_result nr = solve_stages(d, h);
         if (nr.status != HY_EVAL_OK) {
@@ -720,7 +747,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
             return lands ? HY_TSTOP : HYDAE_OK;
         }
         d->head.stats.n_err_fails++;
-        d->head.worst = hy_argmax_weighted(d->n, d->err, d->ewt_test);
+        d->head.worst = hy_argmax_weighted(d->n, d->err, d->w_err);
         d->h = h;
         after_failure(d, d->n_steps_since_init == 0 ? 0.1 : h_new / h);
     }
@@ -788,7 +815,10 @@ static void *radau_create(int n)
     d->ewt_test = hy_malloc(len * sizeof(double));
     d->err = hy_malloc(len * sizeof(double));
     d->err_rhs = hy_malloc(len * sizeof(double));
-    if (!d->rtol || !d->atol || !d->in_err_test || !d->y || !d->yp || !d->y_prev || !d->z_acc
+    d->w_newton = hy_malloc(len * sizeof(double));
+    d->w_err = hy_malloc(len * sizeof(double));
+    d->var_index = hy_malloc(len);
+    if (!d->w_newton || !d->w_err || !d->var_index || !d->rtol || !d->atol || !d->in_err_test || !d->y || !d->yp || !d->y_prev || !d->z_acc
         || !d->z || !d->v || !d->g || !d->stage_y || !d->stage_yp || !d->res0 || !d->res_pert
         || !d->ewt || !d->ewt_test || !d->err || !d->err_rhs) {
         radau_destroy(d);
@@ -806,10 +836,11 @@ static void radau_destroy(void *mem)
         return;
     double *vectors[] = {d->rtol, d->atol, d->y, d->yp, d->y_prev, d->z_acc, d->z, d->v,
                          d->g, d->stage_y, d->stage_yp, d->res0, d->res_pert, d->ewt,
-                         d->ewt_test, d->err, d->err_rhs};
+                         d->ewt_test, d->err, d->err_rhs, d->w_newton, d->w_err};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
         hy_free(vectors[k]);
     hy_free(d->in_err_test);
+    hy_free(d->var_index);
     hy_zlinsol_free(d->e2);
     hy_matrix_free(&d->jac_yp);
     hy_matrix_free(&d->e1_values);
@@ -878,6 +909,14 @@ static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
         d->in_err_test[i] = !(suppressed || excluded);
     }
     d->dae = *dae;
+    d->has_index = 0;
+    for (int i = 0; i < n; i++) {
+        int index = opt->var_index != NULL ? opt->var_index[i] : 1;
+        if (index > 3)
+            return HYDAE_ERR_ARG;
+        d->var_index[i] = (unsigned char)(index < 1 ? 1 : index);
+        d->has_index |= index > 1;
+    }
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max;
     d->max_newton_iters = opt->corrector_maxit > 0 ? opt->corrector_maxit : RADAU_NIT;

@@ -323,6 +323,60 @@ static void dae_runs(void)
 }
 
 /* ------------------------------------------------------------------------
+** Index 3 with hy_options.var_index: Cash's pendulum (MEBDFDAE's driver;
+** reference.json "pendulum_index3", yref_highprec at t = 1), y = (x, y,
+** u, v, lambda): x' = u, y' = v, u' = -lambda x, v' = -lambda y - 1,
+** 0 = x^2 + y^2 - 1, from (1, 0, 0, 1) with lambda(0) = 1.
+*/
+static int pendulum_res(double t, const double *y, const double *yp, double *res, void *ctx)
+{
+    (void)t;
+    (void)ctx;
+    res[0] = yp[0] - y[2];
+    res[1] = yp[1] - y[3];
+    res[2] = yp[2] + y[4] * y[0];
+    res[3] = yp[3] + y[4] * y[1] + 1.0;
+    res[4] = y[0] * y[0] + y[1] * y[1] - 1.0;
+    return 0;
+}
+
+static void index3_runs(void)
+{
+    static const double y0[5] = {1.0, 0.0, 0.0, 1.0, 1.0}, yp0[5] = {0.0, 1.0, -1.0, -1.0, 0.0};
+    static const double yref[5] = {0.8673486406004394, 0.49770105047967295, -0.03374801806095452,
+                                   0.05881301146525001, -0.4931031514390188};
+    static const unsigned char algebraic[5] = {0, 0, 0, 0, 1}, index[5] = {1, 1, 2, 2, 3};
+    hy_dae dae = {5, pendulum_res, NULL, NULL, algebraic, NULL, NULL, NULL};
+    for (int m = 1; m < 3; m++) {
+        hy_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.rtol = rtols[m];
+        opt.atol = rtols[m];
+        opt.var_index = index;
+        void *mem = hy_radau.create(5);
+        int status = hy_radau.init(mem, &dae, 0.0, y0, yp0, &opt);
+        double t = 0.0, y[5];
+        while (status == HYDAE_OK)
+            status = hy_radau.step(mem, 1.0, &t);
+        hy_radau.dense(mem, t, y, NULL);
+        hy_stats st;
+        hy_radau.get_stats(mem, &st);
+        hy_radau.destroy(mem);
+        double worst_q = 0.0, worst_all = 0.0;
+        for (int i = 0; i < 5; i++) {
+            double err = fabs(y[i] - yref[i]) / fabs(yref[i]);
+            worst_all = test_worse(worst_all, err);
+            if (i < 2)
+                worst_q = test_worse(worst_q, err);
+        }
+        printf("pendulum index 3 rtol %g: scd(q) %.2f scd(all) %.2f, %ld steps\n", rtols[m],
+               -log10(worst_q), -log10(worst_all), st.n_steps);
+        CHECK(status == HY_TSTOP && -log10(worst_q) >= -log10(rtols[m]) - 1.0,
+              "pendulum rtol %g: status %d, scd(q) %.2f", rtols[m], status, -log10(worst_q));
+    }
+}
+
+/* ------------------------------------------------------------------------
 ** The hybrid loop: events located on RADAU's collocation polynomial at
 ** DSTIFF's times. Bouncing ball: also the closed-form impact times.
 */
@@ -393,6 +447,7 @@ int main(void)
     testset_runs();
     check_solvers();
     dae_runs();
+    index3_runs();
     hybrid_runs();
     return CHECK_DONE();
 }
