@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# RADAU from the command line: listed by `hydae solvers`, chosen with
+# --solver (any case) and by a model's `integrator_type = "RADAU"`, the
+# bouncing ball's last impact of the run at the same time as DSTIFF's, the
+# pendulum in constrained mechanics' I3 form (dae_index 3) keeping its
+# constraint and energy, and max_order
+# refused for this fixed-order method. Usage: cli_radau.sh PATH_TO_HYDAE
+set -u
+hydae=$1
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+passed=0
+failed=0
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+    local what=$1
+    shift
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+# The time of the last event row (the CSV's rows at an event repeat t).
+last_event() { awk -F, 'NR > 1 && $1 == prev { t = $1 } { prev = $1 } END { print t }' "$1"; }
+
+check "solvers lists RADAU" grep -q '^RADAU' <("$hydae" solvers)
+check "--solver RADAU runs the bouncing ball" \
+    test "$(status_of "$hydae" run --example bouncing_ball --solver RADAU --rtol 1e-8 -o radau.csv)" = 0
+check "--solver radau (lower case) is the same" \
+    test "$(status_of "$hydae" run --example bouncing_ball --solver radau --rtol 1e-8 -o lower.csv)" = 0
+check "the same results whatever the case" cmp -s radau.csv lower.csv
+"$hydae" run --example bouncing_ball --rtol 1e-8 -o dstiff.csv >/dev/null 2>&1
+t_radau=$(last_event radau.csv)
+t_dstiff=$(last_event dstiff.csv)
+check "an event row in the CSV" test -n "$t_radau"
+check "last impact at DSTIFF's time (|dt| <= 1e-7): $t_radau vs $t_dstiff" \
+    awk -v a="$t_radau" -v b="$t_dstiff" 'BEGIN { d = a - b; exit !(a != "" && d * d <= 1e-14) }'
+sed 's/integrator_type = "DSTIFF"/integrator_type = "RADAU"/' "$here/examples/pendulum_cartesian.hym" \
+    >pendulum_radau.hym
+check "integrator_type = \"RADAU\" with dae_index 3 runs to t_end" \
+    test "$(status_of "$hydae" run pendulum_radau.hym -o pendulum.csv --stats)" = 0
+# The last row: t = 10, on the circle x^2 + y^2 = 1 and with the energy
+# 1/2 (it starts at 1/2 and is conserved) to 1e-6.
+check "pendulum at t_end on the constraint with its energy kept" \
+    awk -F, 'END { c = $2 * $2 + $3 * $3 - 1; e = $9 - 0.5
+                   exit !($1 == 10 && c * c <= 1e-12 && e * e <= 1e-12) }' pendulum.csv
+check "--max-order refused for RADAU: exit 2" \
+    test "$(status_of "$hydae" run --example bouncing_ball --solver RADAU --max-order 3)" = 2
+echo "$passed passed, $failed failed"
+test "$failed" = 0
