@@ -5,16 +5,19 @@
 ** description:
 **
 **   [HW] E. Hairer, G. Wanner, "Solving Ordinary Differential Equations
-**        II", 2nd ed., Springer 1996, IV.5 (Table 5.6: the coefficients of
-**        Radau IIA, order 5) and IV.8 "Implementation of implicit
-**        Runge-Kutta methods": the stage system in Z_i = Y_i - y_n (8.2),
-**        simplified Newton and its transformation by T with
-**        T^-1 A^-1 T = diag(gamma, [alpha -beta; beta alpha]) (8.9)-(8.16),
-**        the stopping criterion with Theta_k and eta_k (8.10)-(8.14), the
-**        starting values from the last collocation polynomial (8.5), the
-**        embedded error estimate and its filter (8.19)-(8.22), the step
-**        size rule (8.23)-(8.24) and Gustafsson's predictive controller
-**        (8.25); VI.6 (6.13) and VII.4 for the DAE forms.
+**        II", 2nd ed., Springer 1996, IV.5 (the Radau IIA tableau of
+**        order 5) and IV.8 "Implementation of implicit Runge-Kutta
+**        methods": the stage system in Z_i = Y_i - y_n, simplified Newton
+**        and its transformation by T with T^-1 A^-1 T = diag(gamma,
+**        [alpha -beta; beta alpha]), the stopping criterion with Theta_k
+**        and eta_k, the starting values from the last collocation
+**        polynomial, the embedded error estimate and its filter
+**        (I - h gamma0 J)^-1, the step size rule and Gustafsson's
+**        predictive controller (8.25); ch. VI and VII for the DAE forms.
+**   [HLR] E. Hairer, C. Lubich, M. Roche, "The Numerical Solution of
+**        Differential-Algebraic Systems by Runge-Kutta Methods", Lecture
+**        Notes in Math. 1409, Springer 1989: the scaling of index-2 and
+**        index-3 components.
 **   [HW-doc] the user documentation of Hairer & Wanner's code RADAU5
 **        (published with [HW]): the strategy parameters named below
 **        (safe = 0.9, facl = 5, facr = 1/8, thet = 0.001, quot1 = 1,
@@ -30,8 +33,7 @@
 **
 **     G_i(Z) = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) = 0, i = 1..3.
 **
-** (For M y' = f(t, y) this is [HW]'s (W (x) M) Z / h = F(Z), (8.2) times
-** A^-1.) Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at
+** (For M y' = f(t, y) this is [HW]'s stage system in Z times A^-1 (x) I.) Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at
 ** (t_n, y_n, y'_n): the matrix of the 3n system is I (x) J_y + (W/h) (x)
 ** J_yp; with Z = (T (x) I) V and T^-1 W T = Lambda it splits into
 **
@@ -43,10 +45,10 @@
 ** ODE (dae->rhs set) J_yp = I. Kept while the Newton iteration converges
 ** fast (theta <= thet), as [HW-doc].
 **
-** Error estimate ([HW] (8.19)-(8.22)). For y' = f Hairer's filtered
+** Error estimate ([HW] IV.8). For y' = f Hairer's filtered
 ** estimate is err = (gamma/h I - J)^-1 [f(y_n) + (e_1 Z_1 + e_2 Z_2 +
-** e_3 Z_3)/h] with e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (that is
-** (8.20) times gamma), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
+** e_3 Z_3)/h] with e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (HW's e_i
+** times gamma = 1/gamma0), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
 ** sum e_i Z_i / h]. Linearising F(t, y, y') = J_yp y' + J_y y + ... maps
 ** M to J_yp and -J to J_y, and f(y_n) = M y'_n - F(t_n, y_n, y'_n) when F
 ** = M y' - f. So here
@@ -54,14 +56,14 @@
 **     err = E1^-1 [ J_yp (y'_n + sum_i e_i Z_i / h) - F(t_n, y_n, y'_n) ]
 **
 ** which is Hairer's formula exactly when F = M y' - f. After a rejected
-** step or on the first step, when ||err|| >= 1, [HW] (8.22) evaluates f at
+** step or on the first step, when ||err|| >= 1, [HW] evaluates f at
 ** y_n + err; the analogue here replaces F(t_n, y_n, y'_n) by
 ** F(t_n, y_n + err, y'_n). E1 is the matrix already factored for Newton.
 **
 ** Index: index-1 DAEs with the same weights for every component; with
 ** hy_options.var_index the Newton and error norms of index-2 and index-3
-** components are taken times h and h^2 ([HW] VII.8, as RADAU5's NIND2,
-** NIND3; scale_weights), which makes constrained mechanics in the I3
+** components are taken times h and h^2 ([HLR], RADAU5's NIND2, NIND3;
+** scale_weights), which makes constrained mechanics in the I3
 ** formulation run (Cash's pendulum: tests/validation/test_radau.c). The
 ** settings dae_corrector_minit, dae_constr_tol, dae_jacob_eval,
 ** dae_jacob_init and dae_eval_expiry are DSTIFF's and are ignored here;
@@ -100,7 +102,7 @@
 #define RADAU_MAX_SINGULAR 5            /* singular E1/E2 in a row */
 #define RADAU_MAX_REJECTS 50            /* failed attempts within a step */
 
-/* Radau IIA, s = 3 ([HW] IV.5, Table 5.6): c = ((4 - sqrt 6)/10,
+/* Radau IIA, s = 3 ([HW] IV.5): c = ((4 - sqrt 6)/10,
 ** (4 + sqrt 6)/10, 1) and A. */
 #define SQRT6 2.449489742783178098197284
 static const double radau_c[NS] = {(4.0 - SQRT6) / 10.0, (4.0 + SQRT6) / 10.0, 1.0};
@@ -111,7 +113,7 @@ static const double radau_a[NS][NS] = {
 };
 /* Eigenvalues of A^-1: gamma = 30 / (6 + 81^(1/3) - 9^(1/3)) and alpha +-
 ** i beta, and the real transformation T with its inverse, as published
-** with [HW] (8.16) and in [HW-doc]. tests/test_radau.c checks
+** with [HW] IV.8 and in [HW-doc]. tests/test_radau.c checks
 ** T^-1 A^-1 T = diag(gamma, [alpha -beta; beta alpha]). */
 static const double radau_gamma = 3.637834252744495732;
 static const double radau_alpha = 2.681082873627752134;
@@ -126,7 +128,7 @@ static const double radau_ti[NS][NS] = {
     {-4.1787185915519047273, -0.32768282076106238708, 0.47662355450055045196},
     {-0.50287263494578687595, 2.5719269498556054292, -0.59603920482822492497},
 };
-/* e_i of the error estimate ([HW] (8.20) times gamma). */
+/* e_i of the error estimate ([HW] IV.8's e_i times gamma). */
 static const double radau_e[NS] = {-(13.0 + 7.0 * SQRT6) / 3.0, (-13.0 + 7.0 * SQRT6) / 3.0,
                                    -1.0 / 3.0};
 
@@ -274,7 +276,7 @@ static int set_weights(radau_mem *d, const double *y, int keep_old)
 /* The weights of the Newton and error norms for a step of size h: with
 ** index-2 and index-3 components (hy_options.var_index), theirs times h
 ** and h^2, Hairer & Wanner's scaling for Radau IIA on Hessenberg DAEs
-** ([HW] VII.8, RADAU5's NIND2, NIND3; as DSTIFF's scale_weights_for_step):
+** ([HLR], RADAU5's NIND2, NIND3; as DSTIFF's scale_weights_for_step):
 ** a perturbation of their equations moves them by O(h^(1 - index)). */
 static void scale_weights(radau_mem *d, double h)
 {
@@ -401,7 +403,7 @@ static int factor_matrices(radau_mem *d, double h)
 */
 
 /* Z^0: the last step's collocation polynomial extrapolated to
-** t_n + c_i h ([HW] (8.5)), or 0 on the first step and after a rejection.
+** t_n + c_i h ([HW] IV.8, starting values), or 0 on the first step and after a rejection.
 ** V^0 = (T^-1 (x) I) Z^0. */
 static void starting_values(radau_mem *d, double h)
 {
@@ -474,7 +476,7 @@ typedef struct newton_result {
     double h_factor;            /* on HY_EVAL_NO_CONV */
 } newton_result;
 
-/* Simplified Newton on G(Z) = 0 ([HW] IV.8, (8.10)-(8.14)): Theta_k =
+/* Simplified Newton on G(Z) = 0 ([HW] IV.8, stopping criterion): Theta_k =
 ** ||dV_k|| / ||dV_{k-1}|| (from the second on, the geometric mean of the
 ** last two quotients, as [HW-doc]), eta = Theta / (1 - Theta) with
 ** eta_0 = max(eta_old, uround)^0.8; converged when eta ||dV|| <= fnewt;
@@ -565,7 +567,7 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
     *err_norm = fmax(hy_wrms_norm(n, d->err, d->w_err), 1e-10);
     if (*err_norm < 1.0 || !(d->n_steps_since_init == 0 || d->last_rejected))
         return HY_EVAL_OK;
-    /* [HW] (8.22): F at y_n + err in place of F(t_n, y_n, y'_n). */
+    /* [HW]'s second estimate: F at y_n + err in place of F(t_n, y_n, y'_n). */
     for (int i = 0; i < n; i++)
         d->stage_y[i] = d->y[i] + d->err[i];
     int status = hy_eval_res(&d->dae, &d->head, d->t, d->stage_y, d->yp, d->res_pert);
@@ -585,7 +587,7 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
 */
 
 /* h_new after an attempt with error err and n_iters Newton iterations
-** ([HW] (8.23)-(8.25), [HW-doc]): fac = min(safe, safe (2 nit + 1) /
+** ([HW] IV.8 and (8.25), [HW-doc]): fac = min(safe, safe (2 nit + 1) /
 ** (n_iters + 2 nit)), h_new = h / quot, quot = err^(1/4) / fac in
 ** [facr, facl]; on an accepted step after the first, Gustafsson's
 ** prediction (h_acc / h) (err^2 / err_acc)^(1/4) / safe may shrink it. */
@@ -705,7 +707,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
     }
     if (!d->h_chosen)
         choose_initial_step(d, t_stop);
-    int n_singular = 0;
+    int n_singular = 0, last_failure = HYDAE_ERR_ERRTEST;
     for (int attempt = 0; attempt < RADAU_MAX_REJECTS; attempt++) {
         d->h = fmin(d->h, d->h_max);
         double dist = t_stop - d->t;
@@ -717,6 +719,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
         int status = prepare_attempt(d, h);
         if (status == HY_EVAL_SINGULAR) {
             d->head.stats.n_conv_fails++;
+            d->h = h;
             after_failure(d, 0.5);
             if (++n_singular >= RADAU_MAX_SINGULAR)
                 return HYDAE_ERR_SINGULAR;
@@ -733,6 +736,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
             d->head.stats.n_conv_fails++;
             d->h = h;
             after_failure(d, nr.h_factor);
+            last_failure = HYDAE_ERR_CONV;
             continue;
         }
         double err;
@@ -750,8 +754,9 @@ static int radau_step(void *mem, double t_stop, double *t_new)
         d->head.worst = hy_argmax_weighted(d->n, d->err, d->w_err);
         d->h = h;
         after_failure(d, d->n_steps_since_init == 0 ? 0.1 : h_new / h);
+        last_failure = HYDAE_ERR_ERRTEST;
     }
-    return HYDAE_ERR_ERRTEST;
+    return last_failure;
 }
 
 /* y and y' at t in [t_prev, t_n] from the collocation polynomial of the
