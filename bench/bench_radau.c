@@ -25,8 +25,7 @@
 **       the equal-scd ratios RADAU/DSTIFF from such a file.
 */
 #include "bench.h"
-
-#include "validation/testset.h"
+#include "testset_case.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,37 +43,16 @@ static const char *const solver_names[2] = {"DSTIFF", "RADAU"};
 static double case_yp0[N_PROBLEMS][TESTSET_MAX_N];
 static bench_case cases[N_PROBLEMS];
 
-static double score(const bench_case *bc, const double *y, double rtol, double atol)
-{
-    return testset_scd(bc->score_ctx, y, rtol, atol);
-}
-
 static const bench_case *find_case(const char *name)
 {
     for (int k = 0; k < N_PROBLEMS; k++) {
         if (strcmp(problem_names[k], name) != 0)
             continue;
-        for (int j = 0; j < testset_n_problems; j++) {
-            const testset_problem *p = &testset_problems[j];
-            if (strcmp(p->name, name) != 0)
-                continue;
-            bench_case *bc = &cases[k];
-            memset(bc, 0, sizeof *bc);
-            bc->name = p->name;
-            bc->title = p->section;
-            bc->dae = testset_dae(p);
-            bc->t0 = p->t0;
-            bc->t_end = p->t_end;
-            bc->y0 = p->y0;
-            p->rhs(p->t0, p->y0, case_yp0[k], NULL);
-            bc->yp0 = case_yp0[k];
-            bc->y_ref = p->y_ref;
-            bc->atol_per_rtol = p->atol_per_rtol;
-            bc->atol_fixed = p->atol_fixed;
-            bc->score = score;
-            bc->score_ctx = p;
-            return bc;
-        }
+        for (int j = 0; j < testset_n_problems; j++)
+            if (strcmp(testset_problems[j].name, name) == 0) {
+                bench_testset_case(&cases[k], &testset_problems[j], case_yp0[k]);
+                return &cases[k];
+            }
     }
     return NULL;
 }

@@ -29,7 +29,7 @@
 #include "sundials_solvers.h"
 #include "wp_plot.h"
 
-#include "validation/testset.h"
+#include "testset_case.h"
 
 #include <errno.h>
 #include <math.h>
@@ -78,31 +78,10 @@ static bench_case cases[SUITE_MAX_CASES];
 static int n_cases;
 static double testset_yp0[SUITE_MAX_CASES][TESTSET_MAX_N];
 
-static double testset_score(const bench_case *bc, const double *y,
-                            double rtol, double atol)
-{
-    return testset_scd(bc->score_ctx, y, rtol, atol);
-}
-
 static void add_cases(void)
 {
     for (int k = 0; k < testset_n_problems; k++) {
-        const testset_problem *p = &testset_problems[k];
-        bench_case *bc = &cases[n_cases];
-        memset(bc, 0, sizeof *bc);
-        bc->name = p->name;
-        bc->title = p->section;
-        bc->dae = testset_dae(p);
-        bc->t0 = p->t0;
-        bc->t_end = p->t_end;
-        bc->y0 = p->y0;
-        p->rhs(p->t0, p->y0, testset_yp0[n_cases], NULL);
-        bc->yp0 = testset_yp0[n_cases];
-        bc->y_ref = p->y_ref;
-        bc->atol_per_rtol = p->atol_per_rtol;
-        bc->atol_fixed = p->atol_fixed;
-        bc->score = testset_score;
-        bc->score_ctx = p;
+        bench_testset_case(&cases[n_cases], &testset_problems[k], testset_yp0[n_cases]);
         n_cases++;
     }
     for (int k = 0; k < bench_problem_count(); k++) {

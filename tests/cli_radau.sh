@@ -3,22 +3,12 @@
 # --solver (any case) and by a model's `integrator_type = "RADAU"`, the
 # bouncing ball's last impact of the run at the same time as DSTIFF's, the
 # pendulum in constrained mechanics' I3 form (dae_index 3) keeping its
-# constraint and energy, and max_order
-# refused for this fixed-order method. Usage: cli_radau.sh PATH_TO_HYDAE
+# constraint and energy, and max_order refused for this fixed-order
+# method. Usage: cli_radau.sh PATH_TO_HYDAE
 set -u
 hydae=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+. "$here/tests/lib/check.sh"
 # The time of the last event row (the CSV's rows at an event repeat t).
 last_event() { awk -F, 'NR > 1 && $1 == prev { t = $1 } { prev = $1 } END { print t }' "$1"; }
 
@@ -45,5 +35,4 @@ check "pendulum at t_end on the constraint with its energy kept" \
                    exit !($1 == 10 && c * c <= 1e-12 && e * e <= 1e-12) }' pendulum.csv
 check "--max-order refused for RADAU: exit 2" \
     test "$(status_of "$hydae" run --example bouncing_ball --solver RADAU --max-order 3)" = 2
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish
