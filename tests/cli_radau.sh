@@ -3,8 +3,8 @@
 # --solver (any case) and by a model's `integrator_type = "RADAU"`, the
 # bouncing ball's last impact of the run at the same time as DSTIFF's, the
 # pendulum in constrained mechanics' I3 form (dae_index 3) keeping its
-# constraint and energy, and max_order refused for this fixed-order
-# method. Usage: cli_radau.sh PATH_TO_HYDAE
+# constraint and energy, simultaneous events located exactly, and
+# max_order refused for this fixed-order method. Usage: cli_radau.sh PATH_TO_HYDAE
 set -u
 hydae=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +33,16 @@ check "integrator_type = \"RADAU\" with dae_index 3 runs to t_end" \
 check "pendulum at t_end on the constraint with its energy kept" \
     awk -F, 'END { c = $2 * $2 + $3 * $3 - 1; e = $9 - 0.5
                    exit !($1 == 10 && c * c <= 1e-12 && e * e <= 1e-12) }' pendulum.csv
+# examples/simultaneous_events.hym: x = t - 2 and w = t^3 - 8 cross 0 at
+# t = 2 with the time event. Collocation at 3 stages is exact on solutions
+# of degree <= 3, so the three events coincide and all fire (the model's
+# comment): k = 1, then in mode b x = -10 - (t - 2), w = -100 + t^3 - 8,
+# so at t = 3: k = 1, x = -11, w = -81 (to 1e-9).
+check "simultaneous events: runs" \
+    test "$(status_of "$hydae" run "$here/examples/simultaneous_events.hym" --solver RADAU -o sim.csv)" = 0
+check "simultaneous events: all three fired at t = 2 (closed form at t = 3)" \
+    awk -F, 'END { dx = $3 + 11; dw = $4 + 81
+                   exit !($1 == 3 && $2 == 1 && dx * dx <= 1e-18 && dw * dw <= 1e-18) }' sim.csv
 check "--max-order refused for RADAU: exit 2" \
     test "$(status_of "$hydae" run --example bouncing_ball --solver RADAU --max-order 3)" = 2
 finish
