@@ -464,9 +464,11 @@ int main(int argc, char **argv)
 #ifdef HYDAE_HAVE_KLU
         { "c_sparse", NULL, 0.5, 0.05, 0, 0, "klu", NULL },
         { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "klu", "VSTIFF" },
+        { "c_sparse_radau", NULL, 0.5, 0.05, 0, 0, "klu", "RADAU" },
 #else
         { "c_sparse", NULL, 0.5, 0.05, 0, 0, "band", NULL },
         { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "band", "VSTIFF" },
+        { "c_sparse_radau", NULL, 0.5, 0.05, 0, 0, "band", "RADAU" },
 #endif
         { "x_algebraic", "algebraic_loop", 0.7, 0.05, 0, 0, NULL, NULL },
         { "x_sampled", "sampled_pi", 0.35, 0.05, 0, 0, NULL, NULL },
@@ -476,6 +478,7 @@ int main(int argc, char **argv)
         { "x_mstiff", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "MSTIFF" },
         { "x_abam", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "ABAM" },
         { "x_rk45", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RK45" },
+        { "x_radau", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RADAU" },
         { "x_arrays", "tests/fuzz/corpus/fuzz_model/arrays_spelled.hym", 1.5, 0.5, 0, 0, NULL,
           NULL },
         { "x_components", "rlc_circuit", 0.5, 0.1, 0, 0, NULL, NULL },
