@@ -155,3 +155,12 @@ add_test(NAME install_consumer
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/install_test.sh
           ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_C_COMPILER} "${HYDAE_SANITIZE}")
 set_tests_properties(install_consumer PROPERTIES TIMEOUT 300 LABELS install)
+
+# examples/embed/run_model.c: a program on the shared library of this
+# build, as a user's would be (tests/embed_run_model.sh runs it).
+add_executable(example_run_model examples/embed/run_model.c)
+target_link_libraries(example_run_model PRIVATE hydae_shared)
+add_test(NAME embed_run_model
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/embed_run_model.sh
+          $<TARGET_FILE:example_run_model> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(embed_run_model PROPERTIES TIMEOUT 60)
