@@ -488,6 +488,8 @@ int main(int argc, char **argv)
         { "x_structure", "changeover", 1.5, 0.5, 0, 0, NULL, NULL },
         { "x_hierarchy", "tests/fuzz/corpus/fuzz_model/hierarchy_deep.hym", 10.5, 0.5, 0, 0,
           NULL, NULL },
+        { "x_component_in_mode", "tests/fuzz/corpus/fuzz_model/diode_in_mode.hym", 5.0, 0.5, 0,
+          0, NULL, NULL },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (argc < 2 || full)

@@ -14,29 +14,14 @@
 **  - components inside components (a two-resistor divider class used
 **    twice) flatten with dotted names to any depth.
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "lang/lang_test_util.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
 
 static char source_dir[1024];
 
-static hy_lang_unit *compile_text(const char *text, const char *name)
-{
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), name, stderr, NULL, &n_errors);
-    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
-    return unit;
-}
-
-static double value(const hydae_model *m, const test_rows *rows, int row, const char *name)
-{
-    int c = test_column(m, name);
-    CHECK(c >= 0, "no column %s", name);
-    return c >= 0 ? test_value(rows, row, c) : NAN;
-}
+#define compile_text lang_check_compile
+#define value lang_check_value
 
 static void rlc(void)
 {

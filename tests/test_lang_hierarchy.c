@@ -16,31 +16,18 @@
 **    mode, and an outer transition taking precedence over an inner one at
 **    the same instant; against the mode sequence worked out by hand;
 **  - a component class with a hierarchical chart, instantiated twice: each
-**    instance's chart switches on its own (closed form).
+**    instance's chart switches on its own (closed form);
+**  - a component with modes (an ideal diode) declared inside a mode: its
+**    modes become that mode's sub-modes; a half-wave rectifier whose
+**    diode exists until t = 4, against max(sin t, 0) / R.
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "lang/lang_test_util.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static hy_lang_unit *compile(const char *name, const char *text)
-{
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), name, stderr, NULL, &n_errors);
-    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
-    return unit;
-}
-
-static double value(const hydae_model *m, const test_rows *rows, int row, const char *name)
-{
-    int c = test_column(m, name);
-    CHECK(c >= 0, "no column %s", name);
-    return c >= 0 ? test_value(rows, row, c) : NAN;
-}
+#define value lang_check_value
 
 /* The last row at or before t. */
 static int row_at(const test_rows *rows, double t)
@@ -54,6 +41,8 @@ static int row_at(const test_rows *rows, double t)
 
 /* ---------------------------------------------------------------- */
 /* The gearbox against its closed form                               */
+
+static const double PI = 3.14159265358979323846;
 
 enum { M_CAR = 1000, C_DRAG = 50, F0 = 6000, V12 = 10, V23 = 20 };
 
@@ -72,7 +61,7 @@ static double time_to_reach(double F, double t0, double v0, double v_target)
 
 static void gearbox(const char *text, int with_history)
 {
-    hy_lang_unit *unit = compile("gearbox", text);
+    hy_lang_unit *unit = lang_check_compile(text, "gearbox");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -187,7 +176,7 @@ static const char order_model[] =
 
 static void action_order(void)
 {
-    hy_lang_unit *unit = compile("order", order_model);
+    hy_lang_unit *unit = lang_check_compile(order_model, "order");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -266,7 +255,7 @@ static const char deep_model[] =
 
 static void deep_chart(void)
 {
-    hy_lang_unit *unit = compile("deep", deep_model);
+    hy_lang_unit *unit = lang_check_compile(deep_model, "deep");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -326,7 +315,7 @@ static const char component_model[] =
 
 static void component_chart(void)
 {
-    hy_lang_unit *unit = compile("component", component_model);
+    hy_lang_unit *unit = lang_check_compile(component_model, "component");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -345,11 +334,76 @@ static void component_chart(void)
     hy_lang_unit_free(unit);
 }
 
+/* ---------------------------------------------------------------- */
+/* A component with modes declared in a mode                          */
+
+static const char diode_in_mode_model[] =
+    "model Diode\n"
+    "  Real v, i;\n"
+    "  initial mode off\n"
+    "  equation\n"
+    "    i = 0;\n"
+    "  end off;\n"
+    "  mode on\n"
+    "  equation\n"
+    "    v = 0;\n"
+    "  end on;\n"
+    "  transition conduct from off to on when v > 0 end;\n"
+    "  transition stop from on to off when i < 0 end;\n"
+    "end Diode;\n"
+    "model circuit\n"
+    "  parameter Real R = 2;\n"
+    "  Real u, iR;\n"
+    "equation\n"
+    "  u = sin(time);\n"
+    "  initial mode wired\n"
+    "    Diode D;\n"
+    "  equation\n"
+    "    D.v = u - R * D.i;\n"
+    "    iR = D.i;\n"
+    "  end wired;\n"
+    "  mode open\n"
+    "  equation\n"
+    "    iR = 0;\n"
+    "  end open;\n"
+    "  transition cut from wired to open when time >= 4 end;\n"
+    "end circuit;\n";
+
+static void diode_in_mode(void)
+{
+    hy_lang_unit *unit = lang_check_compile(diode_in_mode_model, "diode_in_mode");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    test_rows rows;
+    CHECK(test_run(m, NULL, 6.0, 0.01, 1e-10, 1e-10, &rows) == 0, "diode in a mode run");
+    double worst = 0.0, t_off = NAN;
+    int absent_ok = 1;
+    for (int r = 0; r < rows.n_rows; r++) {
+        double t = rows.t[r], i = value(m, &rows, r, "iR");
+        double want = t < 4.0 ? fmax(sin(t), 0.0) / 2.0 : 0.0;
+        if (fabs(t - PI) > 1e-9 && t != 4.0)
+            worst = test_worse(worst, fabs(i - want));
+        if (isnan(t_off) && t > 1.0 && value(m, &rows, r, "D.v") != 0.0)
+            t_off = t;
+        if (t > 4.0)
+            absent_ok &= isnan(value(m, &rows, r, "D.i"));
+    }
+    printf("diode in a mode: current within %.2e A, diode off at %.15f (pi %+.1e)\n", worst,
+           t_off, t_off - PI);
+    CHECK(worst < 1e-8, "rectified current within %g of max(sin t, 0) / R", worst);
+    CHECK(fabs(t_off - PI) < 1e-9, "the diode blocks at %.15g, not pi", t_off);
+    CHECK(absent_ok, "the diode's variables are absent once its mode is left");
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     gearbox_example();
     action_order();
     deep_chart();
     component_chart();
+    diode_in_mode();
     return CHECK_DONE();
 }

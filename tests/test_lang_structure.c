@@ -22,33 +22,21 @@
 **    circuit written by hand as one chart of 8 modes, and the configuration
 **    cache serves the repeated configurations.
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "lang/lang_test_util.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char source_dir[1024];
 
 static hy_lang_unit *compile_example(const char *name)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/examples/%s.hym", source_dir, name);
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_file(path, stderr, NULL, &n_errors);
-    CHECK(unit != NULL, "%s: %d errors", name, n_errors);
-    return unit;
+    char relative[200];
+    snprintf(relative, sizeof relative, "examples/%s.hym", name);
+    return lang_check_compile_file(relative);
 }
 
-static double value(const hydae_model *m, const test_rows *rows, int row, const char *name)
-{
-    int c = test_column(m, name);
-    CHECK(c >= 0, "no column %s", name);
-    return c >= 0 ? test_value(rows, row, c) : NAN;
-}
+#define value lang_check_value
 
 static void switched_capacitor(void)
 {
@@ -344,7 +332,6 @@ static void three_diodes(void)
 
 int main(void)
 {
-    lang_test_source_dir(source_dir, sizeof source_dir);
     switched_capacitor();
     changeover();
     changing_ports();

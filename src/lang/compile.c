@@ -66,6 +66,8 @@ void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strt
         hy_hierarchy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)
         hy_flatten(syntax, strings, diag);
+    if (diag->n_errors == 0) /* components with modes declared in modes */
+        hy_hierarchy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)
         hy_unroll(syntax, strings, diag);
     if (diag->n_errors == 0 && syntax->flattened)

@@ -164,13 +164,7 @@ hy_expr_ref flatten_copy_expr(flattener *f, hy_expr_ref e, int prefix)
             return result;
         }
         hy_syn n = nodes[j];
-#define MAPPED(k) ((k) >= first ? base + (k) - first : (k))
-        n.a = n.a >= 0 ? MAPPED(n.a) : -1;
-        n.b = n.b >= 0 ? MAPPED(n.b) : -1;
-        n.c = n.c >= 0 ? MAPPED(n.c) : -1;
-        if (n.first >= 0)
-            n.first = MAPPED(n.first);
-#undef MAPPED
+        hy_syn_move_operands(&n, first, base);
         if ((n.op == SYN_NAME || n.op == SYN_INDEX) && prefix >= 0 && !is_bound(f, n.name)) {
             int local = 0; /* a reduction's or comprehension's own variable */
             for (int r = j + 1; has_local && r <= e.root && !local; r++) {
@@ -316,11 +310,22 @@ static void instantiate_component(flattener *f, const hy_decl *d, long k, long n
     if (!f->class_refused[type])
         flatten_refuse_component_elements(f, type);
     int in_mode = d->mode >= 0 ? f->mode_map[d->mode] : f->inst_mode;
-    if (in_mode >= 0 && flatten_class_has_modes(f, type)) {
+    if (in_mode >= 0 && flatten_class_has_modes(f, type) && d->inherited) {
         flatten_error_at(f, d->line, d->column, "component '%s' has modes of its own and is "
-                         "declared in a mode: a chart inside a mode (hierarchical states) is "
-                         "not supported yet", text(f, d->name));
+                         "declared in a mode with sub-modes: declare it in each sub-mode, or "
+                         "at model level", text(f, d->name));
         return;
+    }
+    if (in_mode >= 0 && flatten_class_has_modes(f, type)) {
+        for (int m = 0; m < f->out->n_modes; m++)
+            if (f->out->modes[m].parent == in_mode) {
+                flatten_error_at(f, d->line, d->column, "component '%s' has modes of its own "
+                                 "and is declared in mode '%s', which has a component with "
+                                 "modes already: a mode holds one sub-chart (parallel charts "
+                                 "inside a mode are not supported)", text(f, d->name),
+                                 text(f, f->out->modes[in_mode].name));
+                return;
+            }
     }
     int name = k > 0 ? flatten_element_id(f, d->name, k) : d->name;
     int inner = name < 0 ? -1 : flatten_instance_prefix(f, prefix, name);
@@ -362,11 +367,13 @@ static void instantiate_component(flattener *f, const hy_decl *d, long k, long n
         else
             f->connectors[f->n_connectors++] = ci;
     }
-    if (!f->failed && flatten_class_has_modes(f, type)) {
+    if (!f->failed && flatten_class_has_modes(f, type) && in_mode >= 0) {
+        flatten_copy_elements(f, type, inner, f->out->modes[in_mode].chart, in_mode);
+    } else if (!f->failed && flatten_class_has_modes(f, type)) {
         int chart_name = flatten_prefixed(f, prefix, name);
         if (chart_name >= 0)
             flatten_copy_elements(f, type, inner,
-                                  flatten_add_chart(f, chart_name, d->line, d->column));
+                                  flatten_add_chart(f, chart_name, d->line, d->column), -1);
     }
     int outer_mode = f->inst_mode;
     f->inst_mode = in_mode; /* its declarations and equations live in that mode */
@@ -500,7 +507,11 @@ static int instantiate(flattener *f, int cls, int prefix, int mods_from, int mod
         f->loop_map[l] = -1;
     for (int k = 0; k < f->n_class_eqs[cls] && !f->failed; k++) {
         const hy_equation_syn *eq = &f->in->equations[f->class_eqs[cls][k]];
-        if (eq->connect_a >= 0)
+        if (eq->connect_a >= 0 && eq->mode >= 0 && f->out->modes[f->mode_map[eq->mode]].parent >= 0)
+            flatten_error_at(f, eq->line, eq->column, "connect() in a mode of a component "
+                             "declared in a mode is not supported (connect in its class's "
+                             "equations, or declare the component at model level)");
+        else if (eq->connect_a >= 0)
             flatten_collect_connection(f, cls, prefix, eq);
         else
             copy_equation(f, eq, prefix);
@@ -579,7 +590,7 @@ int hy_flatten(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     out.line = top->line;
     out.column = top->column;
     if (index_classes(&f) == 0) {
-        flatten_copy_elements(&f, syntax->top, -1, -1);
+        flatten_copy_elements(&f, syntax->top, -1, -1, -1);
         if (instantiate(&f, syntax->top, -1, 0, 0) == 0)
             flatten_connection_sets(&f);
     }

@@ -123,8 +123,10 @@ int flatten_class_has_modes(const flattener *f, int cls);
 int flatten_add_chart(flattener *f, int name, int line, int column);
 /* The modes and transitions of class cls (chart -1, the simulated model:
 ** also its charts and experiment) copied with the prefix into chart;
-** fills mode_map. */
-void flatten_copy_elements(flattener *f, int cls, int prefix, int chart);
+** fills mode_map. parent >= 0: a component declared in that output mode,
+** whose modes become its sub-modes (named and prefixed like its
+** transitions, flattened by hierarchy.c); chart is then parent's. */
+void flatten_copy_elements(flattener *f, int cls, int prefix, int chart, int parent);
 
 /* ---------------------------------------------------------------- */
 /* Constants (flatten_eval.c)                                       */

@@ -93,17 +93,20 @@ static hy_stmt_range copy_stmts(flattener *f, hy_stmt_range range, int prefix)
 
 /* The modes and transitions of class cls (and, for the simulated model,
 ** chart = -1, its charts and experiment), copied with the prefix: a
-** component's go to its instance's chart `chart`, their names unchanged.
-** Fills mode_map for the declarations and equations copied next. */
-void flatten_copy_elements(flattener *f, int cls, int prefix, int chart)
+** component's go to its instance's chart `chart`, their names unchanged,
+** or, for a component declared in output mode `parent` (>= 0), into
+** parent's chart as parent's sub-modes, their names and the transitions'
+** prefixed. Fills mode_map for the declarations and equations copied next. */
+void flatten_copy_elements(flattener *f, int cls, int prefix, int chart, int parent)
 {
     const hy_syntax *in = f->in;
     hy_syntax *out = f->out;
-    if (f->failed || (prefix >= 0 && chart < 0))
+    if (f->failed || (prefix >= 0 && chart < 0 && parent < 0))
         return;
+    int nested = parent >= 0; /* chart is parent's, -1 for the implicit one */
     for (int l = 0; l < in->n_loops; l++)
         f->loop_map[l] = -1;
-    for (int i = 0; i < in->n_charts && chart < 0; i++)
+    for (int i = 0; i < in->n_charts && chart < 0 && !nested; i++)
         if (in->charts[i].cls == cls)
             f->chart_map[i] = flatten_add_chart(f, in->charts[i].name, in->charts[i].line,
                                                 in->charts[i].column);
@@ -112,7 +115,11 @@ void flatten_copy_elements(flattener *f, int cls, int prefix, int chart)
             continue;
         hy_mode_syn m = in->modes[i];
         m.cls = 0;
-        m.chart = chart >= 0 ? chart : m.chart >= 0 ? f->chart_map[m.chart] : -1;
+        m.chart = chart >= 0 || nested ? chart : m.chart >= 0 ? f->chart_map[m.chart] : -1;
+        if (nested) {
+            m.parent = parent;
+            m.name = flatten_prefixed(f, prefix, m.name);
+        }
         m.entry = copy_stmts(f, m.entry, prefix);
         m.exit = copy_stmts(f, m.exit, prefix);
         m.start_entry = copy_stmts(f, m.start_entry, prefix);
@@ -129,7 +136,13 @@ void flatten_copy_elements(flattener *f, int cls, int prefix, int chart)
             continue;
         hy_transition_syn t = in->transitions[i];
         t.cls = 0;
-        t.chart = chart >= 0 ? chart : t.chart >= 0 ? f->chart_map[t.chart] : -1;
+        t.chart = chart >= 0 || nested ? chart : t.chart >= 0 ? f->chart_map[t.chart] : -1;
+        if (nested) { /* unique among the chart's, which other components share */
+            t.region = parent;
+            t.name = flatten_prefixed(f, prefix, t.name);
+            t.from = t.from >= 0 ? flatten_prefixed(f, prefix, t.from) : -1;
+            t.to = t.to >= 0 ? flatten_prefixed(f, prefix, t.to) : -1;
+        }
         t.when = flatten_copy_expr(f, t.when, prefix);
         t.actions = copy_stmts(f, t.actions, prefix);
         if (f->failed
@@ -140,7 +153,7 @@ void flatten_copy_elements(flattener *f, int cls, int prefix, int chart)
         }
         out->transitions[out->n_transitions++] = t;
     }
-    for (int i = 0; i < in->n_settings && chart < 0 && !f->failed; i++) {
+    for (int i = 0; i < in->n_settings && chart < 0 && !nested && !f->failed; i++) {
         if (in->settings[i].cls != cls)
             continue;
         hy_setting_syn st = in->settings[i];

@@ -314,13 +314,7 @@ static hy_expr_ref when_with_tests(hier *h, hy_expr_ref when, const target *t)
             return result;
         }
         hy_syn node = syn->nodes[j];
-#define MAPPED(k) ((k) >= when.first ? base + (k) - when.first : (k))
-        node.a = node.a >= 0 ? MAPPED(node.a) : -1;
-        node.b = node.b >= 0 ? MAPPED(node.b) : -1;
-        node.c = node.c >= 0 ? MAPPED(node.c) : -1;
-        if (node.first >= 0)
-            node.first = MAPPED(node.first);
-#undef MAPPED
+        hy_syn_move_operands(&node, when.first, base);
         syn->nodes[syn->n_nodes++] = node;
     }
     int root = base + when.root - when.first;
@@ -576,9 +570,10 @@ static int rewrite_modes(hier *h)
 
 /* Each declaration or equation (`size` bytes at `items`, the mode field at
 ** `mode_offset`) of a mode with sub-modes is repeated in every leaf
-** inside it; the others' modes are renumbered. */
+** inside it, marked at `inherited_offset` (if not 0); the others' modes
+** are renumbered. */
 static int rewrite_items(hier *h, void **items, int *n_items, int *cap, size_t size,
-                         size_t mode_offset, int n_extra)
+                         size_t mode_offset, size_t inherited_offset)
 {
     int n_out = 0, cap_out = 0;
     char *out = NULL;
@@ -591,14 +586,16 @@ static int rewrite_items(hier *h, void **items, int *n_items, int *cap, size_t s
         for (int m = first; m < last; m++) {
             if (m >= 0 && h->leaf_index[m] < 0)
                 continue;
-            if (hy_grow((void **)&out, &cap_out, n_out + 1 + n_extra, size)) {
+            if (hy_grow((void **)&out, &cap_out, n_out + 1, size)) {
                 hy_free(out);
                 return nomem(h);
             }
             char *copy = out + size * (size_t)n_out++;
             memcpy(copy, item, size);
-            int renumbered = m < 0 ? -1 : h->leaf_index[m];
+            int renumbered = m < 0 ? -1 : h->leaf_index[m], inherited = 1;
             memcpy(copy + mode_offset, &renumbered, sizeof renumbered);
+            if (inherited_offset > 0 && m != mode)
+                memcpy(copy + inherited_offset, &inherited, sizeof inherited);
         }
     }
     hy_free(*items);
@@ -638,6 +635,68 @@ static int declare_histories(hier *h)
     return 0;
 }
 
+/* The modes put in pre-order (each one's sub-modes right after it, as the
+** parser makes them; flatten.c appends a component's sub-modes at the
+** end), the declarations' and equations' modes renumbered: 0 or -1. */
+static int to_preorder(hy_syntax *syn)
+{
+    int n = syn->n_modes;
+    int *first_child = hy_alloc_array((size_t)n + 1, sizeof(int));
+    int *next = hy_alloc_array((size_t)n, sizeof(int));
+    int *order = hy_alloc_array((size_t)n, sizeof(int));
+    int *stack = hy_alloc_array((size_t)n, sizeof(int));
+    hy_mode_syn *modes = NULL;
+    int status = first_child && next && order && stack ? 0 : -1;
+    int n_order = 0, moved = 0;
+    for (int m = 0; m <= n && status == 0; m++)
+        first_child[m] = -1;
+    /* Lists of sub-modes (roots under index n) in decreasing index order:
+    ** pushed in that order, they come off the stack increasing. */
+    for (int m = 0; m < n && status == 0; m++) {
+        int p = syn->modes[m].parent < 0 ? n : syn->modes[m].parent;
+        next[m] = first_child[p];
+        first_child[p] = m;
+    }
+    int top = 0;
+    for (int c = status == 0 ? first_child[n] : -1; c >= 0; c = next[c])
+        stack[top++] = c;
+    while (top > 0) {
+        int m = stack[--top];
+        moved |= m != n_order;
+        order[n_order++] = m;
+        for (int c = first_child[m]; c >= 0; c = next[c])
+            stack[top++] = c;
+    }
+    if (status == 0 && moved) {
+        modes = hy_alloc_array((size_t)n, sizeof *modes);
+        status = modes ? 0 : -1;
+    }
+    if (status == 0 && moved) {
+        int *new_index = stack; /* no longer needed as a stack */
+        for (int k = 0; k < n; k++)
+            new_index[order[k]] = k;
+        for (int k = 0; k < n; k++) {
+            modes[k] = syn->modes[order[k]];
+            if (modes[k].parent >= 0)
+                modes[k].parent = new_index[modes[k].parent];
+        }
+        for (int i = 0; i < syn->n_decls; i++)
+            if (syn->decls[i].mode >= 0)
+                syn->decls[i].mode = new_index[syn->decls[i].mode];
+        for (int i = 0; i < syn->n_equations; i++)
+            if (syn->equations[i].mode >= 0)
+                syn->equations[i].mode = new_index[syn->equations[i].mode];
+        hy_free(syn->modes);
+        syn->modes = modes;
+        syn->cap_modes = n;
+    }
+    hy_free(first_child);
+    hy_free(next);
+    hy_free(order);
+    hy_free(stack);
+    return status;
+}
+
 /* ---------------------------------------------------------------- */
 
 static int flatten(hier *h)
@@ -653,7 +712,8 @@ static int flatten(hier *h)
     /* Transitions first: they read the modes' actions and the tree. */
     if (rewrite_transitions(h) || h->diag->n_errors > 0 || declare_histories(h)
         || rewrite_items(h, (void **)&syn->decls, &syn->n_decls, &syn->cap_decls,
-                         sizeof *syn->decls, offsetof(hy_decl, mode), 0)
+                         sizeof *syn->decls, offsetof(hy_decl, mode),
+                         offsetof(hy_decl, inherited))
         || rewrite_items(h, (void **)&syn->equations, &syn->n_equations, &syn->cap_equations,
                          sizeof *syn->equations, offsetof(hy_equation_syn, mode), 0))
         return -1;
@@ -668,6 +728,10 @@ int hy_hierarchy_flatten(hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
     int n_errors = diag->n_errors;
     if (!nested) {
         check_histories(syn, strings, diag, NULL);
+        return diag->n_errors - n_errors;
+    }
+    if (to_preorder(syn)) {
+        hy_diag_nomem(diag);
         return diag->n_errors - n_errors;
     }
     hier h;

@@ -26,6 +26,17 @@ int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, 
     return s->n_nodes++;
 }
 
+void hy_syn_move_operands(hy_syn *n, int first, int base)
+{
+#define MOVED(k) ((k) >= first ? base + (k) - first : (k))
+    n->a = n->a >= 0 ? MOVED(n->a) : -1;
+    n->b = n->b >= 0 ? MOVED(n->b) : -1;
+    n->c = n->c >= 0 ? MOVED(n->c) : -1;
+    if (n->first >= 0)
+        n->first = MOVED(n->first);
+#undef MOVED
+}
+
 int hy_syn_arith(hy_syn_op op, double a, double b, double *value)
 {
     switch (op) {

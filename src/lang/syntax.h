@@ -78,6 +78,7 @@ typedef struct hy_decl {
     int is_flow;             /* `flow Real i;` in a connector */
     int type_name;           /* DECL_COMPONENT: the class instantiated */
     int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
+    int inherited;           /* declared in a mode with sub-modes, copied to each (hierarchy.c) */
 } hy_decl;
 
 typedef struct hy_equation_syn {
@@ -222,6 +223,9 @@ typedef struct hy_syntax {
 ** when out of memory (syntax.c). */
 int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, int b, int c);
 void hy_syntax_free(hy_syntax *s);
+/* Node n of a range starting at node `first`, copied into one starting at
+** `base`: its operands (and its `first`) inside the range moved with it. */
+void hy_syn_move_operands(hy_syn *n, int first, int base);
 /* a op b (or op a) for the arithmetic of constant expressions (NEG, ADD,
 ** SUB, MUL, DIV, POW) into *value: 1, or 0 for another op (syntax.c). */
 int hy_syn_arith(hy_syn_op op, double a, double b, double *value);
