@@ -6,6 +6,7 @@
 ** Only hydae.h is used, as a program linked with libhydae would.
 */
 #include "check.h"
+#include "fault_alloc.h"
 #include "lang/lang_test_util.h"
 
 #include "hydae.h"
@@ -186,30 +187,6 @@ static void test_experiment_errors(void)
     hydae_model_free(built);
 }
 
-/* An allocator that fails every call from the N-th on and counts the live
-** blocks (tests/test_alloc_fail.c does the same for whole runs). */
-typedef struct failing {
-    long n_calls, fail_from, n_live;
-} failing;
-
-static void *failing_alloc(void *ud, void *ptr, size_t size)
-{
-    failing *f = ud;
-    if (size == 0) {
-        if (ptr) {
-            free(ptr);
-            f->n_live--;
-        }
-        return NULL;
-    }
-    if (f->fail_from > 0 && ++f->n_calls >= f->fail_from)
-        return NULL;
-    void *block = realloc(ptr, size);
-    if (block && !ptr)
-        f->n_live++;
-    return block;
-}
-
 /* Loading examples/lowpass.hym (an import, components, an experiment)
 ** with the N-th allocation and every later one failing, for every N up to
 ** the count of a whole load: a model, or NULL with errors counted (and the
@@ -219,9 +196,8 @@ static void test_allocation_failures(void)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/examples/lowpass.hym", source_dir);
-    failing f = { 0, 0, 0 };
-    hydae_set_allocator(failing_alloc, &f);
-    f.fail_from = 1L << 40; /* counts, never fails */
+    fault_allocator f = { 0 };
+    hydae_set_allocator(fault_alloc, &f);
     hydae_model *m = hydae_model_load_file(path, NULL, NULL);
     long n_total = f.n_calls;
     CHECK(m != NULL && n_total > 10, "lowpass.hym: %ld allocations", n_total);
@@ -229,18 +205,20 @@ static void test_allocation_failures(void)
     int n_bad = 0, n_loaded = 0;
     for (long n = 1; n <= n_total; n++) {
         f.n_calls = 0;
-        f.fail_from = n;
+        f.fail_at = n;
+        f.fail_rest = 1;
         char *diagnostics = NULL;
         int n_errors = 0;
         m = hydae_model_load_file(path, &diagnostics, &n_errors);
         int clean = m ? n_errors == 0
                       : n_errors >= 1 && (!diagnostics || strstr(diagnostics, "out of memory"));
-        n_loaded += m != NULL;
+        int loaded = m != NULL;
+        n_loaded += loaded;
         hydae_model_free(m);
         hydae_string_free(diagnostics);
         if ((!clean || f.n_live != 0) && n_bad++ < 5)
-            CHECK(0, "allocation %ld failing: model %s, %d errors, %ld blocks left: %s", n,
-                  m ? "loaded" : "NULL", n_errors, f.n_live, diagnostics ? "" : "(no text)");
+            CHECK(0, "allocation %ld failing: model %s, %d errors, %ld blocks left", n,
+                  loaded ? "loaded" : "NULL", n_errors, f.n_live);
     }
     hydae_set_allocator(NULL, NULL);
     CHECK(n_bad == 0, "%d of %ld failing allocations ended badly", n_bad, n_total);
