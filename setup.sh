@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages hydae's build and tests use, if missing:
-# cmake and gcc (the core), libexpat1-dev (XML settings files),
+# cmake and gcc (the core), libexpat1-dev (XML settings files, FMI import),
+# libzip-dev (FMI import: unpacking FMUs),
 # libsuitesparse-dev (KLU, sparse iteration matrices), liblapack-dev (LAPACK,
 # large dense and band iteration matrices),
 # python3-scipy (the independent reader of MAT result files in the tests),
@@ -16,6 +17,7 @@ command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 [ -f /usr/include/expat.h ] || missing="$missing libexpat1-dev"
+[ -f /usr/include/zip.h ] || missing="$missing libzip-dev"
 [ -f /usr/include/suitesparse/klu.h ] || missing="$missing libsuitesparse-dev"
 have_lapack=""
 for lib in /usr/lib/liblapack.so /usr/lib/*/liblapack.so; do

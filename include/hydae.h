@@ -385,6 +385,12 @@ typedef struct hydae_stats {
     long n_configurations; /* configurations entered (at t0 and after events) */
     long n_config_cache_hits; /* of those, found in the configuration cache (their
                               Jacobian pattern and structural check reused) */
+    long n_colorings;      /* column groups of finite-difference Jacobians made
+                              by the run (Curtis-Powell-Reid): per configuration,
+                              for the integrator and for consistent
+                              initialisation, once while it stays in the
+                              configuration cache */
+    long n_symbolic_analyses; /* symbolic analyses of sparse LU (KLU), the same */
     /* Mechanical modes (hydae_mode_set_mechanics): the largest |Phi_i| at
     ** an accepted step or event, and the coordinate partitions of the ODE
     ** form (the first of each mode entry included). */

@@ -16,13 +16,24 @@
 **    r = t - q P, P = 0.75;
 ** their events are the integers and the multiples of 0.75 (11 instants
 ** before t = 5.9) and ceil's jump just after t = 0 (ceil(0) = 0, 1 after):
-** 12.
+** 12. Then integer (floor), div and rem (truncation toward zero, Modelica
+** 3.7 section 3.7.2) of time and of a state, through zero and below:
+**  - der(a) = integer(2.25 - time), der(b) = div(2.5 - time, 1.5),
+**    der(c) = rem(2.75 - time, 1): piecewise constant or linear in t, so
+**    integrated exactly by the midpoint rule between the crossings;
+**  - x = 2.5 cos t (der(x) = v, der(v) = -x), der(d) = div(x, 1),
+**    der(r) = rem(x, 1): d integrates trunc(2.5 cos s) between the
+**    instants acos(+-0.8), acos(+-0.4) (and 2 pi minus them), and r =
+**    2.5 sin t - d;
+**  - der(k) = rem(-7, 3) + 10 div(-7, 3) + 100 integer(-2.5) = -1 - 20 -
+**    300 (Modelica's examples' signs), so k = -321 t.
+** Truncation steps at nonzero integers only (div(2.5 - t, 1.5) keeps 0
+** from t = 1 to 4): 6 + 3 + 5 time events and 8 of x, each at its instant.
 */
-#include "check.h"
-#include "lang/lang.h"
-#include "rows.h"
+#include "lang/lang_check.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const double PI = 3.141592653589793;
@@ -49,10 +60,7 @@ static double closed_z(double t)
 static hy_lang_unit *compile_run(const char *text, double t_end, test_rows *rows,
                                  hydae_stats *st)
 {
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "builtins.hym", stderr, NULL,
-                                                &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
+    hy_lang_unit *unit = lang_check_compile(text, "builtins.hym");
     memset(st, 0, sizeof *st);
     if (!unit)
         return NULL;
@@ -149,6 +157,129 @@ static void run_integer(const char *open, const char *close, hydae_stats *st, do
     hy_lang_unit_free(unit);
 }
 
+/* The instants where the integer parts of the truncation model change:
+** 2.25 - t crosses an integer, (2.5 - t) / 1.5 a nonzero one, 2.75 - t a
+** nonzero one, 2.5 cos t one of +-1, +-2; sorted, below t_end = 5.9. */
+enum { N_TRUNC_EVENTS = 22 };
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void trunc_event_instants(double instants[N_TRUNC_EVENTS])
+{
+    int n = 0;
+    for (int k = 0; k < 6; k++)
+        instants[n++] = 0.25 + k;          /* integer(2.25 - t) */
+    instants[n++] = 1.0;                   /* div(2.5 - t, 1.5): 1, -1, -2 */
+    instants[n++] = 4.0;
+    instants[n++] = 5.5;
+    for (int k = 0; k < 5; k++)
+        instants[n++] = 0.75 + k + (k >= 2); /* rem(2.75 - t, 1): not at 2.75 */
+    static const double levels[4] = { 0.8, 0.4, -0.4, -0.8 }; /* x / 2.5 */
+    for (int k = 0; k < 4; k++) {
+        instants[n++] = acos(levels[k]);
+        instants[n++] = 2 * PI - acos(levels[k]);
+    }
+    qsort(instants, (size_t)n, sizeof instants[0], compare_doubles);
+}
+
+static double integer_part_a(double t) { return floor(2.25 - t); }
+static double div_b(double t) { return trunc((2.5 - t) / 1.5); }
+static double rem_c(double t) { return (2.75 - t) - trunc(2.75 - t); }
+static double div_x(double t) { return trunc(2.5 * cos(t)); }
+
+/* The integral over [0, t] of g, constant or linear between the instants
+** (or their sub-intervals): the midpoint rule is exact on each piece. */
+static double piecewise_integral(double (*g)(double), const double *instants, int n, double t)
+{
+    double sum = 0, from = 0;
+    for (int k = 0; k <= n && from < t; k++) {
+        double to = k < n && instants[k] < t ? instants[k] : t;
+        sum += (to - from) * g((from + to) / 2);
+        from = to;
+    }
+    return sum;
+}
+
+/* The truncation model with its functions wrapped in open ... close, run
+** to 5.9: statistics, the largest error against the closed forms, and how
+** many event rows fell off the expected instants (by more than 1e-7). */
+static void run_truncation(const char *open, const char *close, hydae_stats *st, double *worst,
+                           int *n_misplaced)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "model truncation\n"
+             "  Real a(start = 0), b(start = 0), c(start = 0), k(start = 0);\n"
+             "  Real x(start = 2.5), v(start = 0), d(start = 0), r(start = 0);\n"
+             "equation\n"
+             "  der(a) = %sinteger(2.25 - time)%s;\n"
+             "  der(b) = %sdiv(2.5 - time, 1.5)%s;\n"
+             "  der(c) = %srem(2.75 - time, 1)%s;\n"
+             "  der(k) = rem(-7, 3) + 10 * div(-7, 3) + 100 * integer(-2.5);\n"
+             "  der(x) = v;\n"
+             "  der(v) = -x;\n"
+             "  der(d) = %sdiv(x, 1)%s;\n"
+             "  der(r) = %srem(x, 1)%s;\n"
+             "end truncation;\n",
+             open, close, open, close, open, close, open, close, open, close);
+    double instants[N_TRUNC_EVENTS];
+    trunc_event_instants(instants);
+    test_rows rows;
+    *worst = INFINITY;
+    *n_misplaced = -1;
+    hy_lang_unit *unit = compile_run(text, 5.9, &rows, st);
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    int col[6] = { test_column(m, "a"), test_column(m, "b"), test_column(m, "c"),
+                   test_column(m, "k"), test_column(m, "d"), test_column(m, "r") };
+    int found = 1;
+    for (int i = 0; i < 6; i++)
+        found &= col[i] >= 0;
+    *worst = 0;
+    *n_misplaced = 0;
+    for (int row = 0; row < rows.n_rows && found; row++) {
+        double t = rows.t[row], d = piecewise_integral(div_x, instants, N_TRUNC_EVENTS, t);
+        double closed[6] = { piecewise_integral(integer_part_a, instants, N_TRUNC_EVENTS, t),
+                             piecewise_integral(div_b, instants, N_TRUNC_EVENTS, t),
+                             piecewise_integral(rem_c, instants, N_TRUNC_EVENTS, t), -321 * t, d,
+                             2.5 * sin(t) - d };
+        for (int i = 0; i < 6; i++)
+            *worst = test_worse(*worst, fabs(test_value(&rows, row, col[i]) - closed[i]));
+        if (rows.kind[row] != HYDAE_ROW_EVENT_LEFT)
+            continue;
+        double nearest = INFINITY;
+        for (int e = 0; e < N_TRUNC_EVENTS; e++)
+            nearest = fmin(nearest, fabs(t - instants[e]));
+        *n_misplaced += !(nearest < 1e-7); /* x's crossings carry its error, ~1e-8 */
+    }
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
+static void truncation(void)
+{
+    hydae_stats with_events, without;
+    double worst, worst_plain;
+    int n_misplaced, n_misplaced_plain;
+    run_truncation("", "", &with_events, &worst, &n_misplaced);
+    run_truncation("noEvent(", ")", &without, &worst_plain, &n_misplaced_plain);
+    CHECK(with_events.n_events == N_TRUNC_EVENTS, "integer, div, rem: %ld events, expected %d",
+          with_events.n_events, (int)N_TRUNC_EVENTS);
+    CHECK(n_misplaced == 0, "%d events off their instants", n_misplaced);
+    CHECK(worst < 1e-7, "integer, div, rem off the closed forms by %.3g", worst);
+    CHECK(without.n_events == 0 && with_events.n_rejected <= without.n_rejected,
+          "noEvent: %ld events; rejected steps %ld with events, %ld without", without.n_events,
+          with_events.n_rejected, without.n_rejected);
+    printf("integer, div, rem of time and of a state: %ld events at their instants, closed forms "
+           "within %.2g; rejected steps %ld (events) vs %ld (noEvent, within %.2g)\n",
+           with_events.n_events, worst, with_events.n_rejected, without.n_rejected, worst_plain);
+}
+
 /* smooth_step(time, 1, 0, 2, 1) (C1, MotionSolve's STEP) and smooth_step5
 ** (C2): their integrals d^3 - d^4 / 2 and 5 d^4 / 2 - 3 d^5 + d^6 on
 ** d = t - 1 in [0, 1], 0 before, 1/2 + (t - 2) after; no events. */
@@ -161,10 +292,7 @@ static void smooth_steps(void)
         "  der(x) = smooth_step(time, 1, 0, 2, 1);\n"
         "  der(y) = smooth_step5(time, 1, 0, 2, 1);\n"
         "end steps;\n";
-    int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string(text, strlen(text), "steps.hym", stderr, NULL,
-                                                &n_errors);
-    CHECK(unit != NULL, "%d errors", n_errors);
+    hy_lang_unit *unit = lang_check_compile(text, "steps.hym");
     if (!unit)
         return;
     hydae_model *m = hy_lang_unit_model(unit);
@@ -222,5 +350,6 @@ int main(void)
     printf("floor, ceil, mod of time: 12 events, closed forms within %.2g; rejected steps %ld "
            "(events) vs %ld (noEvent, within %.2g)\n", worst_int, with_events.n_rejected,
            without.n_rejected, worst_int_plain);
+    truncation();
     return CHECK_DONE();
 }

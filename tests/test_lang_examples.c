@@ -374,7 +374,7 @@ int main(void)
     same_as_c("algebraic_loop", 2.0);
     static const char *const all[] = { "string_pendulum", "bouncing_ball", "relay", "algebraic_loop",
                                        "half_wave_rectifier", "sampled_pi", "two_spring_masses",
-                                       "ideal_rectifier" };
+                                       "ideal_rectifier", "quantizer" };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         jacobian_matches(all[i]);
     sampled_pi();

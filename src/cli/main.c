@@ -31,6 +31,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
+    "  run MODEL.fmu [options]        simulate an FMU for Model Exchange, FMI 2.0 or\n"
+    "                                 3.0 (docs/fmi.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  check MODEL.hym                compile a model file and show its structure\n"
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
@@ -465,12 +467,19 @@ static void release_signals(const struct sigaction old[2])
 }
 
 /* The run itself, signals caught around it: an exit status. */
-static int run_simulation(hydae_sim *sim, const char *path)
+static int run_simulation(hydae_sim *sim, const char *path, const hy_fmu *fmu)
 {
     struct sigaction old[2];
     catch_signals(sim, old);
     int run_status = hydae_sim_run(sim);
     release_signals(old);
+    if (run_status && fmu && hy_cli_fmu_terminated(fmu)) {
+        /* FMI's terminateSimulation ends a run normally; the engine has no
+        ** way for an action to say so, so the run stopped in it. */
+        fprintf(stderr, "hydae: the FMU ended the simulation at t = %.17g "
+                "(terminateSimulation)\n", hydae_sim_time(sim));
+        return 0;
+    }
     if (run_status == HYDAE_ERR_IO) {
         fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n", path,
                 hydae_sim_errmsg(sim));
@@ -537,6 +546,7 @@ static int command_run(int argc, char **argv)
     int from_file = 0;
     hy_lang_experiment experiment;
     hydae_model *model = NULL;
+    hy_fmu *fmu = NULL;
     char model_name[256];
     if (opt.example) {
         ex = hydae_example_find(opt.example);
@@ -548,6 +558,13 @@ static int command_run(int argc, char **argv)
             return EXIT_USAGE;
         }
         snprintf(model_name, sizeof model_name, "%s", ex->name);
+    } else if (has_extension(opt.model_file, ".fmu")) {
+        /* The FMU is attached to the model: freed (and its directory
+        ** removed) with it. */
+        model = hy_cli_load_fmu(opt.model_file, &experiment, &fmu);
+        if (!model)
+            return EXIT_USAGE;
+        from_file = 1;
     } else {
         int n_errors = 0;
         hy_lang_unit *unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
@@ -559,6 +576,8 @@ static int command_run(int argc, char **argv)
         /* The compiled code is attached to the model: freed with it. */
         model = hy_lang_unit_model(unit);
         from_file = 1;
+    }
+    if (from_file) {
         /* The file's stem names the default results. */
         const char *base = strrchr(opt.model_file, '/');
         base = base ? base + 1 : opt.model_file;
@@ -611,7 +630,9 @@ static int command_run(int argc, char **argv)
     ** before it, nothing replaces an existing file. */
     int ran = !status;
     if (ran) {
-        status = run_simulation(sim, path);
+        status = run_simulation(sim, path, fmu);
+        if (status && fmu)
+            hy_cli_fmu_report(fmu);
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
         int json_status = stats.file ? hydae_sim_write_stats_json(sim, stats.file) : 0;

@@ -142,23 +142,32 @@ static int in_data_1(const hy_results *r, int var)
     return r->vars[var].is_param && !r->vars[var].varies;
 }
 
-/* The value written for a table entry (without rows: from empty_values);
-** mode numbers are 1-based. */
-static void write_value(FILE *out, const hy_results *r, long row, int var,
-                        const double *empty_values)
+/* Where the rows come from: the table itself, or the spool file a sink
+** wrote them to as they arrived. */
+typedef struct row_source {
+    long n_rows;
+    double t_first, t_last;
+    const double *first;     /* the first row's values (n_vars), or NULL */
+    /* The next row into *t and values: 0, or -1 if it cannot be read. */
+    int (*next)(void *ctx, double *t, double *values);
+    void *ctx;
+} row_source;
+
+/* A value as written: mode numbers are 1-based. */
+static void write_value(FILE *out, const hy_results *r, int var, double value)
 {
-    double value = row < r->n_rows ? hy_results_value(r, row, var)
-                   : empty_values  ? empty_values[var]
-                                   : NAN;
     if (r->vars[var].is_mode)
         value += 1.0;
     fwrite(&value, sizeof value, 1, out);
 }
 
-/* Nothing here allocates: the only failures are the stream's. */
-int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values)
+/* The file from the table's columns and the rows of src (values: room for
+** one row). Without rows, data_1 gets t_empty as time and the parameters'
+** values from empty_values (NULL: NaN). */
+static int write_file(FILE *out, const hy_results *r, const row_source *src, double t_empty,
+                      const double *empty_values, double *values)
 {
-    if (r->n_rows > INT32_MAX - 1 || r->n_vars > INT32_MAX / 8)
+    if (src->n_rows > INT32_MAX - 1 || r->n_vars > INT32_MAX / 8)
         return HYDAE_ERR_ARG;
     char time_text[1400];
     time_description(r, time_text, sizeof time_text);
@@ -181,33 +190,83 @@ int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *
     ** those at the end. */
     write_header(out, MAT_DOUBLE, rows_1, 2, "data_1");
     for (int end = 0; end < 2; end++) {
-        double t = r->n_rows > 0 ? r->t[end ? r->n_rows - 1 : 0] : t_empty;
+        double t = src->n_rows > 0 ? (end ? src->t_last : src->t_first) : t_empty;
         fwrite(&t, sizeof t, 1, out);
         for (int v = 0; v < r->n_vars; v++)
             if (in_data_1(r, v))
-                write_value(out, r, 0, v, empty_values);
+                write_value(out, r, v, src->n_rows > 0 ? src->first[v]
+                                       : empty_values   ? empty_values[v]
+                                                        : NAN);
     }
 
     /* data_2: one column per output row. */
-    write_header(out, MAT_DOUBLE, rows_2, r->n_rows, "data_2");
-    for (long k = 0; k < r->n_rows; k++) {
-        fwrite(&r->t[k], sizeof(double), 1, out);
+    write_header(out, MAT_DOUBLE, rows_2, src->n_rows, "data_2");
+    for (long k = 0; k < src->n_rows; k++) {
+        double t;
+        if (src->next(src->ctx, &t, values))
+            return HYDAE_ERR_IO;
+        fwrite(&t, sizeof t, 1, out);
         for (int v = 0; v < r->n_vars; v++)
             if (!in_data_1(r, v))
-                write_value(out, r, k, v, NULL);
+                write_value(out, r, v, values[v]);
     }
     if (r->stopped_early)
         write_status(out, r);
     return ferror(out) ? HYDAE_ERR_IO : 0;
 }
 
-/* ---- the sink: rows kept in memory, the file written when the run ends ---- */
+typedef struct table_rows {
+    const hy_results *r;
+    long next_row;
+} table_rows;
+
+static int next_table_row(void *ctx, double *t, double *values)
+{
+    table_rows *rows = ctx;
+    const hy_results *r = rows->r;
+    *t = r->t[rows->next_row];
+    if (r->n_vars > 0)
+        memcpy(values, r->values + rows->next_row * r->n_vars, sizeof *values * (size_t)r->n_vars);
+    rows->next_row++;
+    return 0;
+}
+
+/* Nothing here allocates: the only failures are the stream's. */
+int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values,
+                  double *row_buffer)
+{
+    table_rows rows = { r, 0 };
+    row_source src = { r->n_rows, r->n_rows > 0 ? r->t[0] : 0.0,
+                       r->n_rows > 0 ? r->t[r->n_rows - 1] : 0.0, r->values, next_table_row,
+                       &rows };
+    return write_file(out, r, &src, t_empty, empty_values, row_buffer);
+}
+
+/* ---- the sink: rows spooled to a temporary file as they arrive (memory
+** stays that of two rows, however long the run), the result file written
+** from it when the run ends; kept in memory if no temporary file can be
+** made ---- */
 
 typedef struct mat_sink {
-    hy_recorder rec;
+    hy_recorder rec;         /* the columns; the rows too when there is no spool */
     FILE *out;
     double t0;
+    FILE *spool;             /* (t, values) per row, or NULL */
+    long n_rows;             /* rows spooled */
+    double t_first, t_last;
+    double *first;           /* the first spooled row's values */
+    int spool_failed;        /* a write to the spool failed */
 } mat_sink;
+
+static int next_spooled_row(void *ctx, double *t, double *values)
+{
+    mat_sink *sink = ctx;
+    size_t n = (size_t)sink->rec.res.n_vars;
+    if (fread(t, sizeof *t, 1, sink->spool) != 1
+        || (n > 0 && fread(values, sizeof *values, n, sink->spool) != n))
+        return -1;
+    return 0;
+}
 
 static int mat_begin(void *user, const hydae_model *m)
 {
@@ -215,13 +274,39 @@ static int mat_begin(void *user, const hydae_model *m)
     mat_sink *sink = user;
     double t_end;
     hy_sim_span(sink->rec.cols.sim, &sink->t0, &t_end);
+    if (sink->spool)
+        fclose(sink->spool); /* a second run of the sim: start over */
+    sink->spool = tmpfile();
+    sink->n_rows = 0;
+    sink->spool_failed = 0;
     return hy_recorder_begin(&sink->rec);
 }
 
 static int mat_row(void *user, hydae_row_kind kind, double t, const double *values)
 {
     mat_sink *sink = user;
-    return hy_recorder_row(&sink->rec, kind, t, values);
+    if (!sink->spool)
+        return hy_recorder_row(&sink->rec, kind, t, values);
+    hy_results *r = &sink->rec.res;
+    double *row = sink->rec.row;
+    hy_columns_extract(&sink->rec.cols, kind, values, row);
+    size_t n = (size_t)r->n_vars;
+    if (fwrite(&t, sizeof t, 1, sink->spool) != 1
+        || (n > 0 && fwrite(row, sizeof *row, n, sink->spool) != n)) {
+        sink->spool_failed = 1;
+        return HYDAE_ERR_IO;
+    }
+    if (sink->n_rows == 0) {
+        sink->t_first = t;
+        if (n > 0)
+            memcpy(sink->first, row, sizeof *row * n);
+    }
+    for (int i = 0; sink->n_rows > 0 && i < r->n_vars; i++)
+        if (!(row[i] == sink->first[i]) && !(isnan(row[i]) && isnan(sink->first[i])))
+            r->vars[i].varies = 1;
+    sink->t_last = t;
+    sink->n_rows++;
+    return 0;
 }
 
 static int mat_finish(void *user, int status, double t, const char *message)
@@ -230,13 +315,27 @@ static int mat_finish(void *user, int status, double t, const char *message)
     hy_recorder_finish(&sink->rec, status, t, message);
     /* Without rows, the parameters' values are those the run started with
     ** (kept by the column selection for left limits). */
-    int written = hy_mat4_write(sink->out, &sink->rec.res, sink->t0, sink->rec.cols.last);
+    int written;
+    if (sink->spool) {
+        row_source src = { sink->n_rows, sink->t_first, sink->t_last, sink->first,
+                           next_spooled_row, sink };
+        written = sink->spool_failed || fflush(sink->spool) != 0 || fseek(sink->spool, 0, SEEK_SET)
+                      ? HYDAE_ERR_IO
+                      : write_file(sink->out, &sink->rec.res, &src, sink->t0, sink->rec.cols.last,
+                                   sink->rec.row);
+    } else {
+        written = hy_mat4_write(sink->out, &sink->rec.res, sink->t0, sink->rec.cols.last,
+                                sink->rec.row);
+    }
     return fflush(sink->out) != 0 || ferror(sink->out) || written != 0;
 }
 
 static void mat_release(void *user)
 {
     mat_sink *sink = user;
+    if (sink->spool)
+        fclose(sink->spool);
+    hy_free(sink->first);
     hy_recorder_free(&sink->rec);
     hy_free(sink);
 }
@@ -258,6 +357,11 @@ int hydae_sim_add_mat(hydae_sim *s, FILE *out, const char *vars, int with_modes)
         status = hy_columns_add_modes(&sink->rec.cols);
     if (!status)
         status = hy_recorder_prepare(&sink->rec);
+    if (!status) {
+        sink->first = hy_malloc(sizeof *sink->first * (size_t)(sink->rec.cols.n > 0
+                                                                    ? sink->rec.cols.n : 1));
+        status = sink->first ? 0 : HYDAE_ERR_NOMEM;
+    }
     hy_sink desc = { mat_begin, mat_row, mat_finish, mat_release, sink, 1 };
     if (!status)
         status = hy_sim_add_sink(s, &desc);

@@ -14,8 +14,12 @@
 ** in every row go to data_1, the other columns to data_2. When the table
 ** has no rows (a run that failed at its start), data_1 gets t_empty as
 ** time and the parameters' values from empty_values (one per column; NULL:
-** NaN). 0, or HYDAE_ERR_IO (the stream's error), or HYDAE_ERR_ARG for a
-** table too large for the format. Nothing is allocated. */
-int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values);
+** NaN). row_buffer has room for one row. 0, or HYDAE_ERR_IO (the stream's
+** error), or HYDAE_ERR_ARG for a table too large for the format. Nothing
+** is allocated. (The sink of hydae_sim_add_mat spools its rows to a
+** temporary file instead of keeping them in a table, and writes the same
+** file from it.) */
+int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values,
+                  double *row_buffer);
 
 #endif

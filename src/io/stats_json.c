@@ -56,6 +56,8 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         { "resting_modes_entered", st.n_zeno_rests },
         { "configurations_entered", st.n_configurations },
         { "configuration_cache_hits", st.n_config_cache_hits },
+        { "column_colourings", st.n_colorings },
+        { "symbolic_analyses", st.n_symbolic_analyses },
         { "coordinate_partitions", st.n_partitions },
     };
     fputs("{\n", out);

@@ -73,6 +73,8 @@ double hy_function_apply(hy_function fn, double a, double b)
     case FN_MAX: return a > b ? a : b;
     case FN_MOD: return a - floor(a / b) * b;  /* Modelica mod: sign of b */
     case FN_REM: return a - trunc(a / b) * b;  /* Modelica rem: sign of a */
+    case FN_INTEGER: return floor(a);         /* Modelica integer: floor */
+    case FN_DIV: return trunc(a / b);         /* Modelica div: toward zero */
     default: return NAN;
     }
 }
@@ -606,7 +608,7 @@ static int derive_node(hy_expr *e, int i, int da, int db, int dc)
             return hy_x_binary(e, X_DIV, da, hy_x_binary(e, X_MUL, a, hy_x_num(e, log(10.0))));
         case FN_SQRT: return hy_x_binary(e, X_DIV, da, hy_x_binary(e, X_MUL, hy_x_num(e, 2.0), i));
         case FN_ABS: factor = hy_x_fn(e, FN_SIGN, a, -1); break;
-        default: return zero; /* sign, floor, ceil: piecewise constant */
+        default: return zero; /* sign, floor, ceil, integer: piecewise constant */
         }
         return hy_x_binary(e, X_MUL, factor, da);
     }
@@ -625,7 +627,7 @@ static int derive_node(hy_expr *e, int i, int da, int db, int dc)
                                hy_x_binary(e, X_MUL,
                                            hy_x_binary(e, X_DIV, hy_x_binary(e, X_SUB, a, i), b),
                                            db));
-        default: return zero;
+        default: return zero; /* div: piecewise constant */
         }
     default:
         return zero; /* relations and logic are piecewise constant */

@@ -24,7 +24,8 @@
     X(FN_SQRT, "sqrt", 1) X(FN_ABS, "abs", 1) X(FN_SIGN, "sign", 1)          \
     X(FN_FLOOR, "floor", 1) X(FN_CEIL, "ceil", 1)                            \
     X(FN_ATAN2, "atan2", 2) X(FN_MIN, "min", 2) X(FN_MAX, "max", 2)          \
-    X(FN_MOD, "mod", 2) X(FN_REM, "rem", 2)
+    X(FN_MOD, "mod", 2) X(FN_REM, "rem", 2)                                  \
+    X(FN_INTEGER, "integer", 1) X(FN_DIV, "div", 2)
 
 typedef enum hy_function {
 #define HY_FUNCTION_ENUM_(id, name, arity) id,

@@ -100,15 +100,109 @@ int parse_expect(hy_parser *ps, hy_token_kind kind)
     return 0;
 }
 
-/* A name: its id, or -1 after reporting. */
+static int is_keyword(hy_token_kind kind)
+{
+    return kind >= TK_AND && kind <= TK_WHEN;
+}
+
+static int is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The current name token goes on with '-' and a word, no space between
+** (slack-thread): where a name is read, never a subtraction. */
+static int hyphen_follows(hy_parser *ps)
+{
+    const hy_token *next = peek(ps);
+    return next->kind == TK_MINUS && next->text == ps->tk.text + ps->tk.text_len
+           && next->text + 1 < ps->lex.end && is_word_char(next->text[1]);
+}
+
+/* The current token as the name it was meant as, consumed: a name, or one
+** of these (kind set): a name with hyphens (its words and hyphens taken
+** together), a string, a number (2nd), or a keyword. The keyword must be
+** the name `expected` (>= 0: the name an `end` closes), or with none
+** expected be followed by a keyword or what starts an element (`mode when`
+** then `equation`, `to when when`; but `to when x` lacks a name, and
+** `mode` then `end;` ends a mode without one). Its id, or -1 with nothing
+** consumed. */
+int parse_name_like(hy_parser *ps, int expected, parse_not_a_name *kind)
+{
+    *kind = NAME_OK;
+    const char *start = ps->tk.text;
+    if (ps->tk.kind == TK_NAME && !hyphen_follows(ps)) {
+        int id = ps->tk.id;
+        parse_next(ps);
+        return id;
+    }
+    int id = -1;
+    if (ps->tk.kind == TK_NAME) {
+        *kind = NAME_HYPHEN;
+        do { /* from the word before a '-' to the word after it */
+            parse_next(ps);
+            parse_next(ps);
+        } while (hyphen_follows(ps));
+        const char *end = ps->tk.text + ps->tk.text_len;
+        parse_next(ps);
+        return hy_strtab_intern(ps->strings, start, (size_t)(end - start));
+    }
+    if (ps->tk.kind == TK_STRING) {
+        *kind = NAME_STRING;
+        id = ps->tk.id;
+    } else if (ps->tk.kind == TK_NUMBER) {
+        *kind = NAME_NUMBER;
+        id = hy_strtab_intern(ps->strings, start, (size_t)ps->tk.text_len);
+    } else if (is_keyword(ps->tk.kind)) {
+        hy_token_kind next = peek(ps)->kind;
+        id = hy_strtab_intern(ps->strings, start, (size_t)ps->tk.text_len);
+        if (expected >= 0 ? id != expected : !is_keyword(next) && !parse_starts_element(next))
+            id = -1;
+        *kind = id < 0 ? NAME_OK : NAME_KEYWORD;
+    }
+    if (id >= 0)
+        parse_next(ps);
+    return id;
+}
+
+/* A name: its id, or -1 after reporting. A token meant as a name (see
+** parse_name_like) is reported with what a name may be and taken as the
+** name, so that parsing goes on without a cascade of errors. */
 int parse_expect_name(hy_parser *ps, const char *what)
 {
-    if (ps->tk.kind != TK_NAME) {
+    hy_token found = ps->tk;
+    parse_not_a_name kind;
+    int id = parse_name_like(ps, -1, &kind);
+    if (id >= 0 && kind == NAME_OK)
+        return id;
+    if (id < 0 && kind != NAME_OK) { /* its text not interned */
+        hy_diag_nomem(ps->diag);
+        ps->n_errors++;
+        return -1;
+    }
+    if (id < 0 && !is_keyword(found.kind)) {
         parse_syntax_error(ps, what);
         return -1;
     }
-    int id = ps->tk.id;
-    parse_next(ps);
+    static const char rule[] = "a letter or '_' followed by letters, digits or '_', and not a "
+                               "keyword";
+    int length = found.text_len > 40 ? 40 : found.text_len;
+    if (ps->panic)
+        return id;
+    ps->panic = id < 0;
+    ps->n_errors++;
+    if (kind == NAME_HYPHEN)
+        hy_diag_error(ps->diag, found.line, found.column,
+                      "expected %s, found '%.60s' (with '-'): a name is %s", what,
+                      hy_strtab_get(ps->strings, id), rule);
+    else if (kind == NAME_STRING)
+        hy_diag_error(ps->diag, found.line, found.column,
+                      "expected %s, found the string \"%.40s\": a name is written without quotes "
+                      "and is %s", what, hy_strtab_get(ps->strings, id), rule);
+    else
+        hy_diag_error(ps->diag, found.line, found.column,
+                      "expected %s, found '%.*s'%s: a name is %s", what, length, found.text,
+                      is_keyword(found.kind) ? " (a keyword)" : "", rule);
     return id;
 }
 

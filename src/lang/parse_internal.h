@@ -51,8 +51,20 @@ void parse_syntax_error(hy_parser *ps, const char *expected);
 int parse_accept(hy_parser *ps, hy_token_kind kind);
 /* Consume a token of this kind: 1, or 0 after reporting. */
 int parse_expect(hy_parser *ps, hy_token_kind kind);
-/* A name: its id, or -1 after reporting. */
+/* A name: its id, or -1 after reporting. A token meant as a name (see
+** parse_name_like) is reported, saying what a name may be, and taken as
+** the name, so that parsing goes on without a cascade of errors. */
 int parse_expect_name(hy_parser *ps, const char *what);
+/* How a token meant as a name is not one. */
+typedef enum parse_not_a_name {
+    NAME_OK, NAME_HYPHEN, NAME_STRING, NAME_NUMBER, NAME_KEYWORD
+} parse_not_a_name;
+/* The current token as the name it was meant as, consumed, without
+** reporting: a name, or (*kind) a name with hyphens, a string, a number,
+** or a keyword that is `expected` (>= 0) or, with none expected, is
+** followed by a keyword or what starts an element. Its id, or -1 with
+** nothing consumed. */
+int parse_name_like(hy_parser *ps, int expected, parse_not_a_name *kind);
 /* A word that is a keyword only where the grammar expects it (`in`, `loop`
 ** of a for-loop; elsewhere they are names, e.g. a chart called loop). */
 int parse_expect_word(hy_parser *ps, const char *word);

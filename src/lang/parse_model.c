@@ -427,14 +427,18 @@ static void parse_end(hy_parser *ps, const char *what, int name, int name_requir
 {
     if (!parse_expect(ps, TK_END))
         return;
-    if (ps->tk.kind == TK_NAME) {
-        if (name >= 0 && ps->tk.id != name && !ps->panic) {
+    /* A name that is not one (end 2nd;) was reported where it was declared:
+    ** here it closes quietly, or it is a mismatch. */
+    hy_token closing = ps->tk;
+    parse_not_a_name kind;
+    int closing_name = parse_name_like(ps, name, &kind);
+    if (closing_name >= 0) {
+        if (name >= 0 && closing_name != name && !ps->panic) {
             ps->n_errors++;
-            hy_diag_error(ps->diag, ps->tk.line, ps->tk.column, "'end %s' closes %s '%s'",
-                          hy_strtab_get(ps->strings, ps->tk.id), what,
+            hy_diag_error(ps->diag, closing.line, closing.column, "'end %s' closes %s '%s'",
+                          hy_strtab_get(ps->strings, closing_name), what,
                           hy_strtab_get(ps->strings, name));
         }
-        parse_next(ps);
     } else if (name_required) {
         char expected[160];
         snprintf(expected, sizeof expected, "'%s' after 'end' (closing %s '%s')",

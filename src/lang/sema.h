@@ -46,9 +46,11 @@ typedef struct hy_ir_relation {
     int true_when_rising;    /* '>' '>=': true above zero; '<' '<=': below */
     int global;              /* the hidden discrete variable */
     int relation_node;       /* the live comparison (mode context) */
-    /* floor(x) (is_floor): the global holds the integer k = floor(x); guard
-    ** is x - (k + 1), rising: k + 1; guard_down is x - k, falling: k - 1;
-    ** relation_node is the live floor(x). */
+    /* An integer part of x (is_floor): the global holds the integer k =
+    ** floor(x) or trunc(x); guard is x minus the upper end of k's interval
+    ** (floor: k + 1), rising: k + 1; guard_down is x minus its lower end
+    ** (floor: k), falling: k - 1 (sema_expr.c, event_integer);
+    ** relation_node is the live floor(x) or div(a, b). */
     int is_floor, guard_down;
 } hy_ir_relation;
 

@@ -239,26 +239,37 @@ static int event_function(sema *s, ctx *c, const hy_syn *node, hy_function fn, i
     }
 }
 
-/* floor(x) of unknowns or time in an equation: a hidden integer k held
-** between events, k + 1 when x rises through k + 1, k - 1 when it falls
-** through k (Modelica's floor with events); ceil(x) = -floor(-x), mod(x,
-** y) = x - y floor(x / y). The DAG node of floor(x), or -1. */
-static int event_floor(sema *s, ctx *c, const hy_syn *node, int x)
+/* The integer part of x of unknowns or time in an equation, as Modelica's
+** floor, integer, div and rem take it with events: a hidden integer k
+** held between events and stepped by one when x leaves the interval on
+** which the integer part is k. Rounding down (floor, integer) that is
+** [k, k + 1): up when x rises through k + 1, down when it falls through k.
+** Toward zero (div, rem) it is [k, k + 1) for k > 0, (k - 1, k] for k < 0
+** and (-1, 1) for k = 0: up through k + 1 if k >= 0 else k, down through
+** k if k > 0 else k - 1 (the offsets are if-expressions on k alone, a
+** discrete variable, so the guards stay smooth between events). live is
+** the plain function of x (shared by equal calls). Its DAG node k, or -1. */
+static int event_integer(sema *s, ctx *c, const hy_syn *node, int x, int live, int toward_zero)
 {
     hy_ir *ir = s->ir;
+    hy_expr *dag = &ir->dag;
     hy_ir_mode *mode = &ir->modes[c->mode];
-    int live = hy_x_fn(&ir->dag, FN_FLOOR, x, -1);
     for (int k = 0; k < mode->n_relations; k++)
         if (mode->relations[k].is_floor && mode->relations[k].relation_node == live)
-            return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
+            return hy_x_leaf(dag, X_P, mode->relations[k].global);
     if (live < 0 || GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
         return -1;
-    int global = hidden_global(s, mode, node, "floor", live, 0);
+    int global = hidden_global(s, mode, node, toward_zero ? "div" : "floor", live, 0);
     if (global < 0)
         return -1;
-    int held = hy_x_leaf(&ir->dag, X_P, global);
-    int up = hy_x_binary(&ir->dag, X_SUB, x, hy_x_binary(&ir->dag, X_ADD, held, hy_x_num(&ir->dag, 1)));
-    int down = hy_x_binary(&ir->dag, X_SUB, x, held);
+    int held = hy_x_leaf(dag, X_P, global), zero = hy_x_num(dag, 0), one = hy_x_num(dag, 1);
+    int upper = hy_x_binary(dag, X_ADD, held, one), lower = held;
+    if (toward_zero) {
+        upper = hy_x_if(dag, hy_x_binary(dag, X_GE, held, zero), upper, held);
+        lower = hy_x_if(dag, hy_x_binary(dag, X_GT, held, zero), held,
+                        hy_x_binary(dag, X_SUB, held, one));
+    }
+    int up = hy_x_binary(dag, X_SUB, x, upper), down = hy_x_binary(dag, X_SUB, x, lower);
     int guard_up = up < 0 ? -1 : sema_add_guard(s, mode, up);
     int guard_down = down < 0 ? -1 : sema_add_guard(s, mode, down);
     if (guard_up < 0 || guard_down < 0)
@@ -271,6 +282,34 @@ static int event_floor(sema *s, ctx *c, const hy_syn *node, int x)
     rel->global = global;
     rel->relation_node = live;
     return held;
+}
+
+/* floor, ceil, integer, mod, div and rem of unknowns or time in an
+** equation (the divisor constant in time), through event_integer:
+** ceil(x) = -floor(-x), integer = floor, mod(x, y) = x - y floor(x / y),
+** div(x, y) = trunc(x / y), rem(x, y) = x - y div(x, y). Its DAG node,
+** or -1. */
+static int event_rounding(sema *s, ctx *c, const hy_syn *node, hy_function fn, int a, int b)
+{
+    hy_expr *dag = &s->ir->dag;
+    switch (fn) {
+    case FN_FLOOR: case FN_INTEGER:
+        return event_integer(s, c, node, a, hy_x_fn(dag, FN_FLOOR, a, -1), 0);
+    case FN_CEIL: {
+        int minus_a = hy_x_unary(dag, X_NEG, a);
+        int f = event_integer(s, c, node, minus_a, hy_x_fn(dag, FN_FLOOR, minus_a, -1), 0);
+        return f < 0 ? -1 : hy_x_unary(dag, X_NEG, f);
+    }
+    default: { /* mod, div, rem */
+        int quotient = hy_x_binary(dag, X_DIV, a, b);
+        int q = fn == FN_MOD
+                    ? event_integer(s, c, node, quotient, hy_x_fn(dag, FN_FLOOR, quotient, -1), 0)
+                    : event_integer(s, c, node, quotient, hy_x_fn(dag, FN_DIV, a, b), 1);
+        if (q < 0 || fn == FN_DIV)
+            return q;
+        return hy_x_binary(dag, X_SUB, a, hy_x_binary(dag, X_MUL, b, q));
+    }
+    }
 }
 
 static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int *val)
@@ -353,18 +392,11 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
     if (c->kind == CTX_EQUATION && !c->no_event && moves
         && (fn == FN_ABS || fn == FN_SIGN || fn == FN_MIN || fn == FN_MAX))
         return event_function(s, c, node, fn, a, b);
-    hy_expr *dag = &ir->dag;
-    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_FLOOR)
-        return event_floor(s, c, node, a);
-    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_CEIL) {
-        int f = event_floor(s, c, node, hy_x_unary(dag, X_NEG, a));
-        return f < 0 ? -1 : hy_x_unary(dag, X_NEG, f);
-    }
-    if (c->kind == CTX_EQUATION && !c->no_event && moves && fn == FN_MOD
-        && !(hy_x_node(dag, b).deps & HY_DEP_STATE)) {
-        int f = event_floor(s, c, node, hy_x_binary(dag, X_DIV, a, b));
-        return f < 0 ? -1 : hy_x_binary(dag, X_SUB, a, hy_x_binary(dag, X_MUL, b, f));
-    }
+    int rounds = fn == FN_FLOOR || fn == FN_CEIL || fn == FN_INTEGER
+                 || ((fn == FN_MOD || fn == FN_DIV || fn == FN_REM)
+                     && !(hy_x_node(&ir->dag, b).deps & HY_DEP_STATE));
+    if (c->kind == CTX_EQUATION && !c->no_event && moves && rounds)
+        return event_rounding(s, c, node, fn, a, b);
     return hy_x_fn(&ir->dag, fn, a, arity == 2 ? b : -1);
 }
 

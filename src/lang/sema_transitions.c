@@ -602,8 +602,8 @@ static void add_hidden_transition(sema *s, int m, int global, const char *suffix
 }
 
 /* The generated transitions that toggle hidden condition variables, and
-** step the hidden integers of floor (sema_expr.c, event_floor): up on
-** guard x - (k + 1) rising, k := k + 1; down on x - k falling, k - 1. */
+** step the hidden integers of floor and div (sema_expr.c, event_integer):
+** up on guard rising, k := k + 1; down on guard_down falling, k - 1. */
 void sema_add_relation_transitions(sema *s)
 {
     hy_ir *ir = s->ir;

@@ -21,9 +21,18 @@ size_t hy_dense_lapack_crossover(void);
 int hy_dense_lapack_factor(hy_matrix *m, int *pivot);
 void hy_dense_lapack_solve(const hy_matrix *m, const int *pivot, double *b);
 
+/* The symbolic work a pattern keeps (hy_pattern_keep_symbolic): its
+** column groups (color_start NULL until made) and KLU's analysis (a
+** klu_l_symbolic, NULL until made), both read only once made. */
+struct hy_pattern_memo {
+    hy_coloring coloring;
+    void *klu_symbolic;
+};
+
 /* KLU (SuiteSparse, HYDAE_HAVE_KLU): the symbolic analysis once per
-** pattern, then numeric factorisations; klu_refactor reuses the pivot
-** order while it stays stable. */
+** pattern (the one the pattern keeps, if it does), then numeric
+** factorisations; klu_refactor reuses the pivot order while it stays
+** stable. */
 typedef struct hy_klu hy_klu;
 hy_klu *hy_klu_create(const hy_pattern *pattern);
 /* 0; k > 0 singular (column k, 1-based, when KLU names it, else 1); -1
@@ -31,5 +40,7 @@ hy_klu *hy_klu_create(const hy_pattern *pattern);
 int hy_klu_factor(hy_klu *k, const hy_matrix *m);
 int hy_klu_solve(hy_klu *k, double *b);
 void hy_klu_free(hy_klu *k);
+/* Free an analysis kept by a pattern (NULL: nothing). */
+void hy_klu_symbolic_free(void *symbolic);
 
 #endif

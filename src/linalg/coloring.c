@@ -23,6 +23,7 @@
 ** when |j - k| <= ml + mu, so the colour of column j is j mod (ml + mu + 1).
 */
 #include "linalg/linsol.h"
+#include "linalg/backends.h"
 #include "core/core.h"
 
 #include <stdint.h>
@@ -149,7 +150,8 @@ static int pattern_is_valid(const hy_pattern *pattern)
     return 1;
 }
 
-int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern)
+/* The greedy colouring of pattern into c. 0 or -1. */
+static int color_columns(hy_coloring *c, const hy_pattern *pattern)
 {
     memset(c, 0, sizeof *c);
     const size_t n = pattern->n;
@@ -202,6 +204,38 @@ done:
     if (status != 0)
         hy_coloring_free(c);
     return status;
+}
+
+/* to = a copy of from. 0 or -1 (to is then empty). */
+static int coloring_copy(hy_coloring *to, const hy_coloring *from)
+{
+    memset(to, 0, sizeof *to);
+    to->color_start = alloc_array(from->n_colors + 1, sizeof *to->color_start);
+    to->column = alloc_array(from->n, sizeof *to->column);
+    if (to->color_start == NULL || to->column == NULL) {
+        hy_coloring_free(to);
+        return -1;
+    }
+    memcpy(to->color_start, from->color_start, (from->n_colors + 1) * sizeof *to->color_start);
+    memcpy(to->column, from->column, from->n * sizeof *to->column);
+    to->n = from->n;
+    to->n_colors = from->n_colors;
+    return 0;
+}
+
+int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern)
+{
+    struct hy_pattern_memo *memo = pattern->memo;
+    if (memo && memo->coloring.color_start)
+        return coloring_copy(c, &memo->coloring);
+    if (color_columns(c, pattern) != 0)
+        return -1;
+    ((hy_pattern *)pattern)->n_colorings++;
+    if (memo && coloring_copy(&memo->coloring, c) != 0) {
+        hy_coloring_free(c);
+        return -1;
+    }
+    return 0;
 }
 
 void hy_coloring_free(hy_coloring *c)

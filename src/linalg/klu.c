@@ -5,8 +5,10 @@
 ** indices as in hy_pattern. Compiled only with HYDAE_HAVE_KLU.
 **
 ** The symbolic analysis (BTF, then AMD ordering of each block) is done once
-** for the pattern at creation. The first factorisation is a full
-** klu_l_factor (it chooses the pivots); the next ones are klu_l_refactor,
+** for the pattern at creation, or taken from the pattern when it keeps its
+** symbolic work (linsol.h; KLU's factor, refactor and solve only read it).
+** The first factorisation is a full klu_l_factor (it chooses the pivots),
+** also with a kept analysis; the next ones are klu_l_refactor,
 ** which keeps those pivots and only recomputes the values, while the
 ** pattern is the same. Stale pivots can be bad ones, and KLU's refactor
 ** does not check; so after each refactorisation
@@ -57,10 +59,11 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t),
                "KLU's long index is not 64 bits");
 
 struct hy_klu {
-    const hy_pattern *pattern; /* the analysed pattern (borrowed) */
+    hy_pattern *pattern;       /* the analysed pattern (a reference) */
     size_t n, nnz;             /* its size, to notice another pattern */
     klu_l_common common;
-    klu_l_symbolic *symbolic;
+    klu_l_symbolic *symbolic;  /* its analysis: the pattern's, when it keeps one */
+    int owns_symbolic;         /* else borrowed from the pattern's memo */
     klu_l_numeric *numeric;    /* NULL until a full factorisation succeeds */
     int numeric_valid;         /* numeric holds the factors of the last matrix */
     double rcond_min;          /* below it, refactor -> full factor */
@@ -78,22 +81,57 @@ static SuiteSparse_long *row_of(const hy_pattern *p)
     return (SuiteSparse_long *)p->row;
 }
 
-static int analyze(hy_klu *k, const hy_pattern *pattern)
+static void release_analysis(hy_klu *k)
 {
     if (k->numeric != NULL)
         klu_l_free_numeric(&k->numeric, &k->common);
-    if (k->symbolic != NULL)
+    if (k->symbolic != NULL && k->owns_symbolic)
         klu_l_free_symbolic(&k->symbolic, &k->common);
+    k->symbolic = NULL;
     k->numeric_valid = 0;
-    k->pattern = pattern;
+    hy_pattern_unref(k->pattern);
+    k->pattern = NULL;
+}
+
+/* The analysis of pattern: the one it keeps, else made (and given to it
+** to keep, if it keeps its symbolic work). The pattern is held while it is
+** k's: a borrowed analysis lives as long as its pattern. */
+static int analyze(hy_klu *k, const hy_pattern *pattern)
+{
+    release_analysis(k);
+    k->pattern = hy_pattern_ref((hy_pattern *)pattern);
     k->n = pattern->n;
     k->nnz = pattern->nnz;
+    if (pattern->n == 0)
+        return 0;
     if (pattern->n > (size_t)INT64_MAX)
         return -1;
+    struct hy_pattern_memo *memo = pattern->memo;
+    if (memo && memo->klu_symbolic) {
+        k->symbolic = memo->klu_symbolic;
+        k->owns_symbolic = 0;
+        return 0;
+    }
     k->symbolic = klu_l_analyze((SuiteSparse_long)pattern->n,
                                 col_start_of(pattern), row_of(pattern),
                                 &k->common);
-    return k->symbolic != NULL ? 0 : -1;
+    if (k->symbolic == NULL)
+        return -1;
+    k->pattern->n_analyses++;
+    k->owns_symbolic = memo == NULL;
+    if (memo)
+        memo->klu_symbolic = k->symbolic;
+    return 0;
+}
+
+void hy_klu_symbolic_free(void *symbolic)
+{
+    if (symbolic == NULL)
+        return;
+    klu_l_common common;
+    klu_l_defaults(&common);
+    klu_l_symbolic *analysis = symbolic;
+    klu_l_free_symbolic(&analysis, &common);
 }
 
 /* SuiteSparse's allocation functions become the library's (see above). */
@@ -137,10 +175,7 @@ hy_klu *hy_klu_create(const hy_pattern *pattern)
     klu_l_defaults(&k->common);
     k->common.tol = 0.1;
     k->rcond_min = pow(DBL_EPSILON, 2.0 / 3.0);
-    k->pattern = pattern;
-    k->n = pattern->n;
-    k->nnz = pattern->nnz;
-    if (pattern->n > 0 && analyze(k, pattern) != 0) {
+    if (analyze(k, pattern) != 0) {
         hy_klu_free(k);
         return NULL;
     }
@@ -230,10 +265,7 @@ void hy_klu_free(hy_klu *k)
 {
     if (k == NULL)
         return;
-    if (k->numeric != NULL)
-        klu_l_free_numeric(&k->numeric, &k->common);
-    if (k->symbolic != NULL)
-        klu_l_free_symbolic(&k->symbolic, &k->common);
+    release_analysis(k);
     hy_free(k);
 }
 

@@ -38,7 +38,17 @@
 /* A square n x n CSC pattern: rows row[col_start[j] .. col_start[j+1]) of
 ** column j, sorted ascending, no duplicates, the diagonal always present.
 ** Reference-counted: a configuration's pattern is shared by the solver,
-** the finite-difference colouring and the integrators. */
+** the finite-difference colouring and the integrators.
+**
+** The symbolic work done on a pattern, the colouring of
+** hy_coloring_create and KLU's analysis (BTF and AMD ordering), depends on
+** nothing else; once hy_pattern_keep_symbolic is called it is done once
+** and kept with the pattern (in memo) until the pattern is freed, so a
+** solver or colouring created again on it (a configuration entered again,
+** sim/assembly.c) reuses it. n_colorings and n_analyses count the work
+** done on it, kept or not (the run's statistics). Like refs, these are
+** written through const pointers: a pattern is used by one thread. */
+struct hy_pattern_memo;
 typedef struct hy_pattern {
     size_t n;
     size_t nnz;
@@ -46,6 +56,9 @@ typedef struct hy_pattern {
     int64_t *row;            /* nnz */
     size_t ml, mu;           /* its lower and upper bandwidth */
     int refs;
+    long n_colorings;        /* hy_coloring_create computations on it */
+    long n_analyses;         /* sparse LU symbolic analyses of it */
+    struct hy_pattern_memo *memo; /* the kept symbolic work, or NULL */
 } hy_pattern;
 
 /* A pattern from the columns given (any order within a column, duplicates
@@ -60,6 +73,9 @@ hy_pattern *hy_pattern_dense(size_t n);
 hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks);
 hy_pattern *hy_pattern_ref(hy_pattern *p);
 void hy_pattern_unref(hy_pattern *p);
+/* Keep the symbolic work on p from now on (see above). 0, or -1 out of
+** memory. */
+int hy_pattern_keep_symbolic(hy_pattern *p);
 /* Position of entry (i, j) in the pattern's value order, or -1. */
 int64_t hy_pattern_find(const hy_pattern *p, size_t i, size_t j);
 
@@ -154,6 +170,8 @@ typedef struct hy_coloring {
     int64_t *column;         /* n: the columns of each colour in turn */
 } hy_coloring;
 
+/* The groups of pattern (a copy of the ones it keeps, if it does). 0 or
+** -1. */
 int hy_coloring_create(hy_coloring *c, const hy_pattern *pattern);
 /* One group per column (no pattern: a dense matrix). 0 or -1. */
 int hy_coloring_identity(hy_coloring *c, size_t n);

@@ -2,6 +2,7 @@
 ** Sparsity patterns (CSC, square, diagonal always present).
 */
 #include "linsol.h"
+#include "backends.h"
 #include "core/core.h"
 
 #include <stdlib.h>
@@ -167,10 +168,29 @@ hy_pattern *hy_pattern_ref(hy_pattern *p)
     return p;
 }
 
+int hy_pattern_keep_symbolic(hy_pattern *p)
+{
+    if (!p->memo)
+        p->memo = hy_calloc(1, sizeof *p->memo);
+    return p->memo ? 0 : -1;
+}
+
+static void memo_free(struct hy_pattern_memo *memo)
+{
+    if (!memo)
+        return;
+    hy_coloring_free(&memo->coloring);
+#ifdef HYDAE_HAVE_KLU
+    hy_klu_symbolic_free(memo->klu_symbolic);
+#endif
+    hy_free(memo);
+}
+
 void hy_pattern_unref(hy_pattern *p)
 {
     if (!p || --p->refs > 0)
         return;
+    memo_free(p->memo);
     hy_free(p->col_start);
     hy_free(p->row);
     hy_free(p);

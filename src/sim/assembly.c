@@ -438,42 +438,65 @@ static int same_configuration(const hydae_sim *s, const hy_config_entry *e,
 
 int hy_config_cache_find(hydae_sim *s, const hy_integrator_ops *method)
 {
-    for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
+    s->config_active = -1;
+    for (int k = 0; k < s->config_cache_capacity; k++) {
         hy_config_entry *e = &s->config_cache[k];
         if (!same_configuration(s, e, method))
             continue;
         e->last_used = ++s->config_clock;
         hy_pattern_unref(s->jac.pattern);
         s->jac.pattern = e->pattern ? hy_pattern_ref(e->pattern) : NULL;
+        s->config_active = k;
         return 1;
     }
     return 0;
 }
 
+/* The entry's patterns go (their solvers may still hold them). */
+static void entry_release(hy_config_entry *e)
+{
+    hy_pattern_unref(e->pattern);
+    hy_pattern_unref(e->init_pattern);
+    hy_free(e->init_unknowns);
+    e->pattern = e->init_pattern = NULL;
+    e->init_unknowns = NULL;
+    e->init_n = 0;
+}
+
 int hy_config_cache_add(hydae_sim *s, const hy_integrator_ops *method)
 {
-    hy_config_entry *slot = &s->config_cache[0];
-    for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
+    s->config_active = -1;
+    if (s->config_cache_capacity <= 0)
+        return 0;
+    int chosen = 0;
+    for (int k = 0; k < s->config_cache_capacity; k++) {
         hy_config_entry *e = &s->config_cache[k];
         if (!e->modes) {
-            slot = e;
+            chosen = k;
             break;
         }
-        if (e->last_used < slot->last_used)
-            slot = e;
+        if (e->last_used < s->config_cache[chosen].last_used)
+            chosen = k;
     }
+    hy_config_entry *slot = &s->config_cache[chosen];
     int n_charts = s->model->n_charts;
     if (!slot->modes) {
         slot->modes = hy_malloc(sizeof *slot->modes * (size_t)(n_charts > 0 ? n_charts : 1));
         if (!slot->modes)
             return HYDAE_ERR_NOMEM;
     }
+    entry_release(slot);
+    if (s->jac.pattern && hy_pattern_keep_symbolic(s->jac.pattern)) {
+        hy_free(slot->modes);
+        slot->modes = NULL;
+        return HYDAE_ERR_NOMEM;
+    }
     for (int c = 0; c < n_charts; c++)
         slot->modes[c] = s->active[c];
     slot->method = method;
-    hy_pattern_unref(slot->pattern);
     slot->pattern = s->jac.pattern ? hy_pattern_ref(s->jac.pattern) : NULL;
     slot->last_used = ++s->config_clock;
+    s->config_active = chosen;
     return 0;
 }
 
@@ -481,7 +504,46 @@ void hy_config_cache_free(hydae_sim *s)
 {
     for (int k = 0; k < HY_CONFIG_CACHE_SIZE; k++) {
         hy_free(s->config_cache[k].modes);
-        hy_pattern_unref(s->config_cache[k].pattern);
+        entry_release(&s->config_cache[k]);
     }
     memset(s->config_cache, 0, sizeof s->config_cache);
+    s->config_active = -1;
+}
+
+hy_pattern *hy_config_init_pattern(hydae_sim *s, const int64_t *unknowns, size_t n)
+{
+    hy_config_entry *e = s->config_active >= 0 ? &s->config_cache[s->config_active] : NULL;
+    if (e && e->init_pattern && e->init_n == n
+        && memcmp(e->init_unknowns, unknowns, n * sizeof *unknowns) == 0)
+        return hy_pattern_ref(e->init_pattern);
+    hy_pattern *p = hy_init_pattern(s);
+    if (!p || !e)
+        return p;
+    int64_t *kept = hy_malloc((n > 0 ? n : 1) * sizeof *kept);
+    if (!kept || hy_pattern_keep_symbolic(p)) {
+        hy_free(kept);
+        hy_pattern_unref(p);
+        return NULL;
+    }
+    memcpy(kept, unknowns, n * sizeof *unknowns);
+    hy_pattern_unref(e->init_pattern);
+    hy_free(e->init_unknowns);
+    e->init_pattern = hy_pattern_ref(p);
+    e->init_unknowns = kept;
+    e->init_n = n;
+    return p;
+}
+
+hy_symbolic_mark hy_symbolic_mark_of(const hy_pattern *p)
+{
+    hy_symbolic_mark mark = { p, p ? p->n_colorings : 0, p ? p->n_analyses : 0 };
+    return mark;
+}
+
+void hy_symbolic_count(hydae_sim *s, hy_symbolic_mark mark)
+{
+    if (!mark.pattern)
+        return;
+    s->stats.n_colorings += mark.pattern->n_colorings - mark.n_colorings;
+    s->stats.n_symbolic_analyses += mark.pattern->n_analyses - mark.n_analyses;
 }

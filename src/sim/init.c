@@ -156,11 +156,13 @@ static int singular_failure(hydae_sim *s, double t, int column)
 }
 
 /* The Newton matrix of the mixed unknowns: dense, or on the pattern the
-** configuration's gives (hy_init_pattern), with its column groups for
-** finite differences (Curtis, Powell & Reid 1974). */
+** configuration's gives (hy_init_pattern, kept with the configuration:
+** hy_config_init_pattern), with its column groups for finite differences
+** (Curtis, Powell & Reid 1974). */
 struct hy_init_matrix {
     size_t n;
-    const struct hy_pattern *from;  /* the configuration's pattern it was built for */
+    hy_pattern *from;               /* the configuration's pattern it was built for
+                                    ** (a reference: no other takes its address) */
     hy_pattern *pattern;            /* NULL: dense */
     hy_linsol *ls;
     hy_coloring groups;
@@ -175,6 +177,7 @@ static void init_matrix_free(hy_init_work *w)
     if (!im)
         return;
     hy_linsol_free(im->ls);
+    hy_pattern_unref(im->from);
     hy_pattern_unref(im->pattern);
     hy_coloring_free(&im->groups);
     hy_free(im->unknown_of);
@@ -247,15 +250,17 @@ static int init_matrix_setup(hydae_sim *s, double t)
     if (!im)
         return HYDAE_ERR_NOMEM;
     im->n = n;
-    im->from = s->jac.pattern;
+    im->from = hy_pattern_ref(s->jac.pattern);
     size_t len = n > 0 ? n : 1;
     im->unknown_of = hy_malloc(len * sizeof(int64_t));
     im->del = hy_malloc(len * sizeof(double));
     im->saved = hy_malloc(len * sizeof(double));
-    if (!im->unknown_of || !im->del || !im->saved || (s->jac.pattern && !(im->pattern = hy_init_pattern(s))))
+    if (!im->unknown_of || !im->del || !im->saved)
         goto nomem;
     for (size_t k = 0; k < n; k++)
         im->unknown_of[k] = unknown_code(s, (int)k);
+    if (s->jac.pattern && !(im->pattern = hy_config_init_pattern(s, im->unknown_of, n)))
+        goto nomem;
     hy_ls_kind kind;
     char why[256];
     if (hy_linsol_choose((hy_ls_kind)s->set.linear_solver, n, im->pattern, &kind, why, sizeof why)) {
@@ -263,10 +268,12 @@ static int init_matrix_setup(hydae_sim *s, double t)
         hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
         return HYDAE_ERR_ARG;
     }
-    if (!(im->ls = hy_linsol_create(kind, n, im->pattern)))
-        goto nomem;
-    if (im->pattern ? hy_coloring_create(&im->groups, im->pattern)
-                    : hy_coloring_identity(&im->groups, n))
+    hy_symbolic_mark mark = hy_symbolic_mark_of(im->pattern);
+    int made = (im->ls = hy_linsol_create(kind, n, im->pattern)) != NULL
+               && !(im->pattern ? hy_coloring_create(&im->groups, im->pattern)
+                                : hy_coloring_identity(&im->groups, n));
+    hy_symbolic_count(s, mark);
+    if (!made)
         goto nomem;
     return 0;
 nomem:

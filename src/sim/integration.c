@@ -249,7 +249,9 @@ int hy_restart_integrator(hydae_sim *s)
     opt.max_order = s->set.max_order;
     hy_dae dae = config_dae(s);
     s->bad_chart = -1;
+    hy_symbolic_mark mark = hy_symbolic_mark_of(s->jac.pattern);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
+    hy_symbolic_count(s, mark);
     return status ? start_failure(s, status) : 0;
 }
 

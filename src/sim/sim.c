@@ -45,6 +45,8 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     if (!s)
         return create_nomem(m, status);
     s->model = m;
+    s->config_cache_capacity = HY_CONFIG_CACHE_SIZE;
+    s->config_active = -1;
     hy_settings_default(&s->set);
     int n_charts = m->n_charts, n_slots = m->n_slots > 0 ? m->n_slots : 1;
     int n_events = m->n_events > 0 ? m->n_events : 1;
@@ -738,6 +740,8 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
     fprintf(out, "%-24s %12ld\n", "configurations entered", st->n_configurations);
     fprintf(out, "%-24s %12ld\n", "configuration cache hits", st->n_config_cache_hits);
+    fprintf(out, "%-24s %12ld\n", "column colourings", st->n_colorings);
+    fprintf(out, "%-24s %12ld\n", "sparse LU analyses", st->n_symbolic_analyses);
     if (model_has_mechanics(s->model)) {
         fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
         fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);

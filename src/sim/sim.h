@@ -104,13 +104,21 @@ struct hy_pattern;
 int hy_assembly_pattern(struct hydae_sim *s, struct hy_pattern **out);
 
 /* The configuration cache (assembly.c): per active-mode vector and method
-** met before, its Jacobian pattern (structurally checked already), so a
-** circuit that toggles between the same configurations pays that once. */
+** met before, its Jacobian pattern (structurally checked already) and the
+** pattern of its consistent initialisation, both keeping their symbolic
+** work (linalg/linsol.h: the column groups of finite differences, KLU's
+** analysis), so a circuit that toggles between the same configurations
+** pays all that once. The integrator's and the initialisation's solvers
+** hold references to the patterns they were made for: an entry evicted
+** while they use it frees nothing they see. */
 enum { HY_CONFIG_CACHE_SIZE = 32 };
 typedef struct hy_config_entry {
     const hydae_mode **modes;   /* one per chart; NULL: the entry is free */
     const struct hy_integrator_ops *method;
     struct hy_pattern *pattern; /* a reference, or NULL: dense */
+    struct hy_pattern *init_pattern; /* a reference, or NULL: none made yet */
+    int64_t *init_unknowns;     /* the initialisation's unknowns it is for */
+    size_t init_n;
     unsigned long last_used;
 } hy_config_entry;
 /* 1 if the active configuration is cached: s->jac.pattern set from it. */
@@ -119,6 +127,20 @@ int hy_config_cache_find(struct hydae_sim *s, const struct hy_integrator_ops *me
 ** gives way). 0 or HYDAE_ERR_NOMEM. */
 int hy_config_cache_add(struct hydae_sim *s, const struct hy_integrator_ops *method);
 void hy_config_cache_free(struct hydae_sim *s);
+/* The pattern of consistent initialisation (hy_init_pattern) for the n
+** unknowns coded in unknowns (init.c): the active configuration's entry's
+** when made for the same unknowns, else made (and kept there). A new
+** reference, or NULL out of memory. */
+struct hy_pattern *hy_config_init_pattern(struct hydae_sim *s, const int64_t *unknowns, size_t n);
+/* Symbolic work on a pattern before a call that may do some, and its
+** addition to the run's statistics (n_colorings, n_symbolic_analyses)
+** after it. */
+typedef struct hy_symbolic_mark {
+    const struct hy_pattern *pattern;
+    long n_colorings, n_analyses;
+} hy_symbolic_mark;
+hy_symbolic_mark hy_symbolic_mark_of(const struct hy_pattern *p);
+void hy_symbolic_count(struct hydae_sim *s, hy_symbolic_mark mark);
 
 /* The simulator: its parts, each owned by the file named, and the run's
 ** state, owned by sim.c (the hybrid loop). */
@@ -131,6 +153,9 @@ struct hydae_sim {
     hy_jac_work jac;            /* the configuration's Jacobian (jacobian.c) */
     hy_assembly assembly;       /* shared unknowns (assembly.c) */
     hy_config_entry config_cache[HY_CONFIG_CACHE_SIZE]; /* (assembly.c) */
+    int config_cache_capacity;  /* entries used, <= HY_CONFIG_CACHE_SIZE (tests
+                                ** lower it; 0: nothing cached) */
+    int config_active;          /* the active configuration's entry, or -1 */
     unsigned long config_clock;
     /* Set by hydae_sim_interrupt (a signal handler may call it). */
     volatile sig_atomic_t interrupt_requested;

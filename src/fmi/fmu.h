@@ -1,0 +1,122 @@
+/*
+** FMI import: an FMU opened (archive.c, description.c, binary.c) and run
+** as a hydae model through the public C API (model.c), with one
+** version-specific table of instance operations each for FMI 2.0
+** (me2.c) and FMI 3.0 (me3.c).
+**
+**     char err[1024];
+**     hy_fmu *fmu;
+**     hydae_model *m = hy_fmu_open_model("BouncingBall.fmu", &fmu, err, sizeof err);
+**     ... hydae_sim_create(m, ...), run; after a failed run hy_fmu_errmsg(fmu)
+**     hydae_model_free(m);   also closes the FMU and removes its directory
+*/
+#ifndef HY_FMI_FMU_H
+#define HY_FMI_FMU_H
+
+#include "fmi/description.h"
+#include "fmi/fmi_api.h"
+#include "hydae.h"
+
+#include <stddef.h>
+
+typedef struct hy_fmu hy_fmu;
+
+/* What one round of event iteration reports (fmi2NewDiscreteStates'
+** fmi2EventInfo, fmi3UpdateDiscreteStates' out-arguments). */
+typedef struct hy_fmi_event {
+    int need_update, terminate, values_changed, next_time_defined;
+    double next_time;
+} hy_fmi_event;
+
+/* The calls of the Model Exchange calling sequence, one table per FMI
+** version. Each returns 0, > 0 for fmiDiscard (the step may be retried)
+** or < 0 with the message in the FMU's errmsg. */
+typedef struct hy_fmi_instance_ops {
+    int (*resolve)(hy_fmu *f, char *err, size_t err_size);
+    int (*instantiate)(hy_fmu *f);
+    void (*free_instance)(hy_fmu *f);
+    int (*enter_initialization)(hy_fmu *f, double t0);
+    int (*exit_initialization)(hy_fmu *f);
+    int (*set_time)(hy_fmu *f, double t);
+    int (*set_states)(hy_fmu *f, const double *x);
+    int (*get_derivatives)(hy_fmu *f, double *dx);
+    int (*get_indicators)(hy_fmu *f, double *z);
+    int (*get_states)(hy_fmu *f, double *x);
+    int (*enter_event_mode)(hy_fmu *f);
+    int (*update_discrete)(hy_fmu *f, hy_fmi_event *event);
+    int (*enter_continuous)(hy_fmu *f);
+    int (*get_value)(hy_fmu *f, const hy_fmi_var *v, double *value);
+    /* d(derivatives)/d(states) times seed; NULL-safe: -1 when the binary
+    ** has no such function. */
+    int (*directional)(hy_fmu *f, const double *seed, double *sensitivity);
+    /* Any numeric type from a double (checked by hy_fmu_check_value). */
+    int (*set_value)(hy_fmu *f, const hy_fmi_var *v, double value);
+    void (*terminate)(hy_fmu *f);
+} hy_fmi_instance_ops;
+
+extern const hy_fmi_instance_ops hy_fmi2_ops;
+extern const hy_fmi_instance_ops hy_fmi3_ops;
+
+struct hy_fmu {
+    char *path;                 /* as given, for messages */
+    char dir[4096];             /* where the archive is unpacked ("" once removed) */
+    hy_fmi_description desc;
+    const char *identifier;     /* desc.me_identifier */
+    void *library;
+    hy_fmi2_functions f2;
+    hy_fmi3_functions f3;
+    const hy_fmi_instance_ops *ops;
+    void *instance;
+    int fatal;                  /* fmiFatal: no call at all any more */
+    int terminated;             /* the FMU asked to end the run (terminateSimulation) */
+    hy_fmi2_callbacks callbacks2;
+    char resources[4200];       /* 2.0: file URI of resources/; 3.0: its path, with '/' */
+    int have_resources;
+    /* What the FMU holds now, so that unchanged values are not set again. */
+    int time_valid, states_valid;
+    double time_set;
+    double *states_set;
+    double *scratch;            /* n_states */
+    double *seed;               /* n_states, for the Jacobian's columns */
+    uint32_t *state_vr, *derivative_vr; /* the states' and derivatives' references */
+    /* Time events (nextEventTime) and the last event instant handled. */
+    int next_time_defined;
+    double next_time;
+    int have_event_time;
+    double event_time;
+    /* Result columns and parameters: indices into desc.vars. */
+    int n_outputs, n_params;
+    int *output_var, *param_var;
+    char errmsg[1024];          /* the last failure */
+    char logmsg[512];           /* the FMU's last logged message */
+};
+
+/* Unpack, read the description and load the binary (Model Exchange): the
+** FMU before its model is built. NULL with a message in err. */
+hy_fmu *hy_fmu_open(const char *path, char *err, size_t err_size);
+void hy_fmu_free(hy_fmu *f);
+
+/* Unpack, read the description and load the binary (Model Exchange),
+** then build the model. The model owns the FMU: hydae_model_free frees
+** the instance, unloads the library and removes the directory. *fmu (may
+** be NULL) borrows it for hy_fmu_errmsg. NULL with a message in err on any
+** failure (nothing is left on disk). */
+hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t err_size);
+/* The last FMI failure of a run, naming the FMU, the call, the time and
+** the FMU's own message ("" if none). */
+const char *hy_fmu_errmsg(const hy_fmu *f);
+const hy_fmi_description *hy_fmu_description(const hy_fmu *f);
+/* Did the last run end because the FMU asked to terminate? Its time is
+** where the run stopped; the failed action carries it (docs/fmi.md). */
+int hy_fmu_terminated(const hy_fmu *f);
+
+/* For the version tables: report a call's status. OK and Warning give 0,
+** Discard 1, Error and Fatal -1 with the message set. */
+int hy_fmu_check(hy_fmu *f, int status, const char *call);
+/* Can value be given to v (an integer type's range, 0 or 1 for a
+** Boolean)? 0, or -1 with the message set. */
+int hy_fmu_check_value(hy_fmu *f, const hy_fmi_var *v, double value);
+/* The FMU's logger: keeps its last message (errors end up in errmsg). */
+void hy_fmu_log(hy_fmu *f, int status, const char *category, const char *message);
+
+#endif
