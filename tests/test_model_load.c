@@ -77,7 +77,8 @@ static void test_file_with_experiment(void)
     hydae_sim *s = hydae_sim_create(m, &status);
     CHECK(s != NULL, "sim: %d", status);
     event_times ev = { 0 };
-    if (s && hydae_sim_apply_experiment(s) == 0 && hydae_sim_add_row_sink(s, record_events, &ev) == 0
+    if (s && hydae_sim_apply_experiment(s) == 0
+        && hydae_sim_add_row_sink(s, record_events, &ev) == 0
         && hydae_sim_run(s) == 0) {
         double g = 9.81, e = 0.8, t1 = sqrt(2.0 * 1.0 / g);
         CHECK(hydae_sim_time(s) == 3.5, "ran to %.17g, not the experiment's t_end 3.5",
@@ -102,21 +103,26 @@ static void test_file_with_experiment(void)
 /* Errors: no model, the count, file:line:column of each. */
 static void test_errors(void)
 {
-    /* One error: an undefined name on line 4, column 13. */
+    /* Two errors: undefined names at 2:22 and 5:13, in this order. */
     static const char text[] = "model bad\n"
+                               "  parameter Real p = q;\n"
                                "  Real x(start = 1);\n"
                                "equation\n"
-                               "  der(x) = -k * x;\n"
+                               "  der(x) = -k * p * x;\n"
                                "end bad;\n";
     char *diagnostics = NULL;
     int n_errors = 0;
     hydae_model *m = hydae_model_load_string(text, strlen(text), "dir/bad.hym", &diagnostics,
                                              &n_errors);
-    CHECK(m == NULL, "a model with an undefined name loaded");
-    CHECK(n_errors == 1, "n_errors %d, want 1", n_errors);
-    CHECK(diagnostics && strncmp(diagnostics, "dir/bad.hym:4:13: error: ", 25) == 0,
-          "diagnostic: %s", diagnostics ? diagnostics : "(none)");
-    CHECK(diagnostics && strstr(diagnostics, "der(x) = -k * x;\n"), "no quoted line");
+    CHECK(m == NULL, "a model with undefined names loaded");
+    CHECK(n_errors == 2, "n_errors %d, want 2", n_errors);
+    CHECK(count_errors(diagnostics) == 2, "%d errors in the text", count_errors(diagnostics));
+    const char *second = diagnostics ? strstr(diagnostics, "dir/bad.hym:5:13: error: ") : NULL;
+    static const char first[] = "dir/bad.hym:2:22: error: undefined name 'q'\n";
+    CHECK(diagnostics && strncmp(diagnostics, first, sizeof first - 1) == 0,
+          "first diagnostic: %s", diagnostics ? diagnostics : "(none)");
+    CHECK(second && strstr(second, "undefined name 'k'\n   der(x) = -k * p * x;\n"),
+          "second diagnostic, with its quoted line: %s", diagnostics ? diagnostics : "(none)");
     hydae_string_free(diagnostics);
 
     /* A syntax error, and no name given: "<input>". */
@@ -166,7 +172,7 @@ static void test_experiment_errors(void)
     int status = 0;
     hydae_sim *s = m ? hydae_sim_create(m, &status) : NULL;
     if (s) {
-        CHECK(hydae_sim_apply_experiment(s) == HYDAE_ERR_ARG, "zeno_policy = \"sometimes\" applied");
+        CHECK(hydae_sim_apply_experiment(s) == HYDAE_ERR_ARG, "zeno_policy 'sometimes' applied");
         const char *message = hydae_sim_errmsg(s);
         CHECK(strncmp(message, "line 5, column 24: ", 19) == 0 && strstr(message, "zeno_policy")
                   && strstr(message, "sometimes"),

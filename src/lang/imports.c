@@ -109,9 +109,10 @@ static int find(hy_lang_imports *im, const char *name, char *path, size_t size)
             return 0;
         search = colon ? colon + 1 : NULL;
     }
+    static const char installed[] = HYDAE_INSTALLED_LIB_DIR;
     if (find_installed(name, path, size) == 0
         || candidate(path, size, HYDAE_LIB_DIR, strlen(HYDAE_LIB_DIR), name) == 0
-        || candidate(path, size, HYDAE_INSTALLED_LIB_DIR, strlen(HYDAE_INSTALLED_LIB_DIR), name) == 0)
+        || candidate(path, size, installed, sizeof installed - 1, name) == 0)
         return 0;
     snprintf(im->message, sizeof im->message, "no %.200s.hym next to the model, in HYDAE_PATH "
              "or in hydae's lib/", name);
