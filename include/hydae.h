@@ -504,9 +504,9 @@ const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
 ** with warnings. n_errors (may be NULL) receives the number of errors.
 **
 ** The model holds the file's experiment block (hydae_sim_apply_experiment,
-** hydae_model_experiment_setting); hydae_model_free frees it all. One
-** model is compiled per call; a model and its sims belong to one thread
-** at a time. docs/engine.md, "Model files". */
+** hydae_model_experiment_setting); hydae_model_free frees it all. Models
+** may be loaded and run on several threads at once; a model and its sims
+** belong to one thread at a time. docs/engine.md, "Model files". */
 hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_errors);
 /* The same from text in memory (length bytes, no terminator needed);
 ** name is the file name the diagnostics show (NULL: "<input>"), and the
