@@ -70,9 +70,10 @@ static int candidate(char *path, size_t size, const char *dir, size_t dir_len, c
 static int find_installed(const char *name, char *path, size_t size)
 {
     static const char *const relative[] = { HYDAE_LIB_FROM_LIBDIR, HYDAE_LIB_FROM_BINDIR };
+    static const char in_this_object = 0; /* an address dladdr can place */
     const char *objects[2] = { NULL, NULL };
     Dl_info info;
-    if (dladdr((const void *)find_installed, &info) && info.dli_fname)
+    if (dladdr(&in_this_object, &info) && info.dli_fname)
         objects[0] = info.dli_fname;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

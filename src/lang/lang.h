@@ -1,7 +1,8 @@
 /*
 ** The model language (.hym files): compile a model file into a
 ** hydae_model through the public C API, and print what `hydae check`
-** shows. Internal to hydae; the command (src/cli) is its user.
+** shows. Internal to hydae; its users are the command (src/cli) and the
+** public API of model files (load.c: hydae_model_load_file, ...).
 **
 ** How the command uses it:
 **

@@ -44,9 +44,9 @@ static void capture_close(diag_capture *c, char **diagnostics)
     free(c->buffer);
 }
 
-/* Diagnostics wanted but no stream for them (out of memory): the count
-** says it, the text cannot. */
-static hydae_model *no_stream(int *n_errors)
+/* A load that failed before compiling (a NULL argument, or no stream for
+** the diagnostics): one error. */
+static hydae_model *load_failed(int *n_errors)
 {
     if (n_errors)
         *n_errors = 1;
@@ -61,11 +61,11 @@ hydae_model *hydae_model_load_string(const char *text, size_t length, const char
     if (!text && length > 0) {
         if (diagnostics)
             *diagnostics = hy_strdup("error: hydae_model_load_string: text is NULL\n");
-        return no_stream(n_errors);
+        return load_failed(n_errors);
     }
     diag_capture capture;
     if (capture_open(&capture, diagnostics) != 0)
-        return no_stream(n_errors);
+        return load_failed(n_errors);
     hy_lang_unit *unit = hy_lang_compile_string(text ? text : "", length, name ? name : "<input>",
                                                 capture.stream, NULL, n_errors);
     capture_close(&capture, diagnostics);
@@ -79,11 +79,11 @@ hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_
     if (!path) {
         if (diagnostics)
             *diagnostics = hy_strdup("error: hydae_model_load_file: path is NULL\n");
-        return no_stream(n_errors);
+        return load_failed(n_errors);
     }
     diag_capture capture;
     if (capture_open(&capture, diagnostics) != 0)
-        return no_stream(n_errors);
+        return load_failed(n_errors);
     hy_lang_unit *unit = hy_lang_compile_file(path, capture.stream, NULL, n_errors);
     capture_close(&capture, diagnostics);
     return hy_lang_unit_model(unit);
