@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The manual page docs/hydae.1 against the command: every subcommand of
 # `hydae --help` and every option its --help texts show (run, plot,
-# converge) is described there; groff reads it without a warning; its
-# examples run. Usage: cli_manpage.sh PATH_TO_HYDAE
+# converge) is described there; its title names the command's version;
+# groff reads it without a warning; its examples run.
+# Usage: cli_manpage.sh PATH_TO_HYDAE
 set -u
 hydae=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +38,11 @@ for option in $options; do
     grep -q -- "$option\\b" "$work/page" || fail "option '$option' is not in hydae.1"
 done
 echo "hydae.1 describes $(echo "$commands" | wc -w) subcommands and $(echo "$options" | wc -w) options"
+
+# Its title line names the version the command says it is.
+version=$("$hydae" --version | awk '{ print $2 }')
+grep -q "^\.TH HYDAE 1 .* \"hydae $version\"" "$page" \
+    || fail "the .TH line does not say hydae $version: $(grep '^\.TH' "$page")"
 
 # groff reads it without a warning.
 if command -v groff >/dev/null 2>&1; then
