@@ -52,6 +52,7 @@
 #include "examples.h"
 #include "lang/lang.h"
 #include "lang/lang_test_util.h"
+#include "fault_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,35 +60,6 @@
 
 /* ------------------------------------------------------------------ */
 /* The failing allocator                                               */
-
-typedef struct fault_allocator {
-    long n_calls;  /* allocations and reallocations asked for so far */
-    long fail_at;  /* the call (1-based) that fails; 0: none */
-    int fail_rest; /* every call from fail_at on fails too */
-    long n_failed; /* calls failed */
-    long n_live;   /* blocks allocated and not freed */
-} fault_allocator;
-
-static void *fault_alloc(void *ud, void *ptr, size_t size)
-{
-    fault_allocator *fa = ud;
-    if (size == 0) {
-        if (ptr) {
-            free(ptr);
-            fa->n_live--;
-        }
-        return NULL;
-    }
-    long call = ++fa->n_calls;
-    if (fa->fail_at > 0 && (call == fa->fail_at || (fa->fail_rest && call > fa->fail_at))) {
-        fa->n_failed++;
-        return NULL;
-    }
-    void *block = realloc(ptr, size);
-    if (block && !ptr)
-        fa->n_live++;
-    return block;
-}
 
 static fault_allocator allocator;
 
