@@ -225,15 +225,16 @@ static void wide_derivatives(void)
             yp[j] = 0.7 * cos(0.9 * j + 1.7 * point);
         }
         hy_vm_input input = { 0.0, 0.0, y, yp, NULL, NULL };
-        hy_program_run(by_reverse, &input, d_reverse);
-        hy_program_run(by_forward, &input, d_forward);
+        CHECK(hy_program_run(by_reverse, &input, d_reverse) == 0
+                  && hy_program_run(by_forward, &input, d_forward) == 0, "the derivatives run");
         for (int k = 0; k < 2 * N_WIDE; k++) {
             double *v = k < N_WIDE ? y : yp, saved = v[k % N_WIDE], h = 1e-5;
             double plus, minus;
             v[k % N_WIDE] = saved + h;
-            hy_program_run(value, &input, &plus);
+            int ran = hy_program_run(value, &input, &plus);
             v[k % N_WIDE] = saved - h;
-            hy_program_run(value, &input, &minus);
+            ran |= hy_program_run(value, &input, &minus);
+            CHECK(ran == 0, "the value runs");
             v[k % N_WIDE] = saved;
             double want = (plus - minus) / (2.0 * h);
             double err = fmax(fabs(d_reverse[k] - want), fabs(d_forward[k] - want)) / fmax(1.0, fabs(want));

@@ -23,13 +23,14 @@ enum { N_MECH_QUANTITIES = HY_MECH_MULTIPLIER_MATRIX + 1 };
 ** writes the entries in that order (the values the engine's sparse
 ** Jacobians take, on the pattern csc), and vm_sparse_run scatters them
 ** into the dense column-major matrix with size_t indices, so no n * n
-** index is ever formed in an int. */
+** index is ever formed in an int. The values are written to the scratch
+** of the program's register file (vm.h): nothing here is written by a
+** run, so the sims of one model may run on several threads at once. */
 typedef struct vm_sparse {
     hy_program *prog;
     int n_entries, n_rows;
     int *rows, *cols;        /* of entry k, in column order */
     hy_csc csc;
-    double *values;
     size_t dense_bytes;      /* of the whole n_rows x n_cols matrix */
 } vm_sparse;
 
@@ -40,13 +41,12 @@ typedef struct vm_mode {
     hy_program *rhs;         /* explicit modes only, with rhs_jacobian */
     vm_sparse rhs_jacobian;
     /* Mechanical modes: a program per vector quantity (NULL: identically
-    ** zero Phi_t) and its size, a sparse matrix per matrix quantity, and
-    ** y = (q, u, 0) assembled for them. */
-    int n_q;
+    ** zero Phi_t) and its size, a sparse matrix per matrix quantity; each
+    ** assembles y = (q, u, 0) (n_vars) at the end of its scratch. */
+    int n_q, n_vars;
     hy_program *mech[N_MECH_QUANTITIES];
     int mech_size[N_MECH_QUANTITIES];
     vm_sparse mech_matrix[N_MECH_QUANTITIES];
-    double *mech_y;
 } vm_mode;
 
 typedef struct vm_stmt {
@@ -60,8 +60,7 @@ typedef struct vm_transition {
     const char **read_names;
     int n_globals;
     const char **global_names;
-    double *in, *p, *values;
-    int n_stmts;
+    int n_stmts;              /* scratch of both programs: in, p, the action's values */
     vm_stmt *stmts;
 } vm_transition;
 
@@ -70,7 +69,6 @@ static void vm_sparse_free(vm_sparse *m)
     hy_program_free(m->prog);
     hy_free(m->rows);
     hy_free(m->cols);
-    hy_free(m->values);
     hy_free(m->csc.col_start);
     hy_free(m->csc.row);
     memset(m, 0, sizeof *m);
@@ -89,11 +87,10 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
         return -1;
     m->rows = hy_alloc_array(count, sizeof *m->rows);
     m->cols = hy_alloc_array(count, sizeof *m->cols);
-    m->values = hy_alloc_array(count, sizeof *m->values);
     m->csc.col_start = hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start);
     m->csc.row = hy_alloc_array(count, sizeof *m->csc.row);
     int *position = hy_alloc_array(count, sizeof *position);
-    if (!m->rows || !m->cols || !m->values || !m->csc.col_start || !m->csc.row || !position) {
+    if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position) {
         hy_free(position);
         return -1;
     }
@@ -118,7 +115,10 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     m->csc.nnz = n_entries;
     m->prog = hy_program_build(&ir->dag, nodes, position, n_entries);
     hy_free(position);
-    return m->prog ? 0 : -1;
+    if (!m->prog)
+        return -1;
+    m->prog->n_scratch = n_entries;
+    return 0;
 }
 
 static int vm_sparse_build_ir(hy_ir *ir, vm_sparse *m, const hy_ir_sparse *matrix, int n_rows,
@@ -128,13 +128,26 @@ static int vm_sparse_build_ir(hy_ir *ir, vm_sparse *m, const hy_ir_sparse *matri
                            n_cols);
 }
 
-/* The dense matrix: zero, then the entries. */
-static void vm_sparse_run(vm_sparse *m, const hy_vm_input *input, double *dense)
+/* The dense matrix: zero, then the entries (run on regs, the program's
+** register file, the values in its scratch). */
+static void vm_sparse_exec(const vm_sparse *m, double *regs, const hy_vm_input *input,
+                           double *dense)
 {
+    double *values = regs + m->prog->n_regs;
     memset(dense, 0, m->dense_bytes);
-    hy_program_run(m->prog, input, m->values);
+    hy_program_exec(m->prog, regs, input, values);
     for (int k = 0; k < m->n_entries; k++)
-        dense[(size_t)m->rows[k] + (size_t)m->cols[k] * (size_t)m->n_rows] = m->values[k];
+        dense[(size_t)m->rows[k] + (size_t)m->cols[k] * (size_t)m->n_rows] = values[k];
+}
+
+/* The same on this thread's register file: 0, or -1 out of memory. */
+static int vm_sparse_run(const vm_sparse *m, const hy_vm_input *input, double *dense)
+{
+    double *regs = hy_program_regs(m->prog);
+    if (!regs)
+        return -1;
+    vm_sparse_exec(m, regs, input, dense);
+    return 0;
 }
 
 static void vm_free_mode(void *code)
@@ -152,7 +165,6 @@ static void vm_free_mode(void *code)
         hy_program_free(vm->mech[k]);
         vm_sparse_free(&vm->mech_matrix[k]);
     }
-    hy_free(vm->mech_y);
     hy_free(vm);
 }
 
@@ -168,9 +180,8 @@ static int compile_mechanics(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm)
     const hy_ir_mechanics *mech = &mode->mech;
     int n_q = mech->n_q, n_c = mech->n_c;
     vm->n_q = n_q;
-    vm->mech_y = hy_calloc((size_t)mode->n_vars + 1, sizeof *vm->mech_y);
-    int ok = vm->mech_y != NULL
-             && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MASS], &mech->mass, n_q, n_q) == 0
+    vm->n_vars = mode->n_vars;
+    int ok = vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MASS], &mech->mass, n_q, n_q) == 0
              && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_CONSTRAINT_JAC],
                                    &mech->constraint_jac, n_c, n_q) == 0
              && vm_sparse_build_ir(ir, &vm->mech_matrix[HY_MECH_MULTIPLIER_MATRIX],
@@ -187,6 +198,12 @@ static int compile_mechanics(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm)
     for (int k = 0; k < N_MECH_QUANTITIES; k++)
         ok = ok && (is_mech_matrix(k) || vm->mech[k]
                     || (k == HY_MECH_CONSTRAINT_T && !mech->constraint_t));
+    for (int k = 0; ok && k < N_MECH_QUANTITIES; k++) { /* room for y after their own */
+        if (vm->mech[k])
+            vm->mech[k]->n_scratch = mode->n_vars;
+        if (vm->mech_matrix[k].prog)
+            vm->mech_matrix[k].prog->n_scratch += mode->n_vars;
+    }
     return ok ? 0 : -1;
 }
 
@@ -252,9 +269,6 @@ static void vm_free_transition(void *code)
     hy_program_free(vt->action);
     hy_free(vt->read_names);
     hy_free(vt->global_names);
-    hy_free(vt->in);
-    hy_free(vt->p);
-    hy_free(vt->values);
     hy_free(vt->stmts);
     hy_free(vt);
 }
@@ -269,12 +283,9 @@ static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
     vt->n_stmts = tr->n_stmts;
     vt->read_names = hy_malloc(sizeof *vt->read_names * (size_t)(tr->n_reads + 1));
     vt->global_names = hy_malloc(sizeof *vt->global_names * (size_t)(ir->n_globals + 1));
-    vt->in = hy_calloc((size_t)tr->n_reads + 1, sizeof *vt->in);
-    vt->p = hy_calloc((size_t)ir->n_globals + 1, sizeof *vt->p);
-    vt->values = hy_calloc((size_t)tr->n_stmts + 1, sizeof *vt->values);
     vt->stmts = hy_calloc((size_t)tr->n_stmts + 1, sizeof *vt->stmts);
     int *roots = hy_malloc(sizeof *roots * (size_t)(tr->n_stmts + 1));
-    int ok = vt->read_names && vt->global_names && vt->in && vt->p && vt->values && vt->stmts && roots;
+    int ok = vt->read_names && vt->global_names && vt->stmts && roots;
     if (ok) {
         for (int k = 0; k < tr->n_reads; k++)
             vt->read_names[k] = hy_strtab_get(ir->strings, tr->reads[k]);
@@ -287,9 +298,13 @@ static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
         }
         vt->action = hy_program_build(&ir->dag, roots, NULL, tr->n_stmts);
         ok = vt->action != NULL;
+        if (ok)
+            vt->action->n_scratch = tr->n_reads + ir->n_globals + tr->n_stmts;
         if (ok && tr->condition >= 0) {
             vt->condition = hy_program_build(&ir->dag, &tr->condition, NULL, 1);
             ok = vt->condition != NULL;
+            if (ok)
+                vt->condition->n_scratch = tr->n_reads + ir->n_globals;
         }
     }
     hy_free(roots);
@@ -303,130 +318,149 @@ static void *vm_compile_transition(hy_ir *ir, const hy_ir_transition *tr)
 static int vm_residual(void *code, double t, const double *y, const double *yp, const double *p,
                        double *res)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, yp, p, NULL };
-    hy_program_run(vm->residual, &input, res);
-    return 0;
+    return hy_program_run(vm->residual, &input, res);
 }
 
 static int vm_jacobian(void *code, double t, double cj, const double *y, const double *yp,
                        const double *p, double *jac)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, cj, y, yp, p, NULL };
-    vm_sparse_run(&vm->jacobian, &input, jac);
-    return 0;
+    return vm_sparse_run(&vm->jacobian, &input, jac);
 }
 
 static int vm_sparse_jacobian(void *code, double t, double cj, const double *y,
                               const double *yp, const double *p, double *values)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, cj, y, yp, p, NULL };
-    hy_program_run(vm->jacobian.prog, &input, values);
-    return 0;
+    return hy_program_run(vm->jacobian.prog, &input, values);
 }
 
 static int vm_rhs_sparse_jacobian(void *code, double t, const double *y, const double *p,
                                   double *values)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
-    hy_program_run(vm->rhs_jacobian.prog, &input, values);
-    return 0;
+    return hy_program_run(vm->rhs_jacobian.prog, &input, values);
 }
 
 static const hy_csc *vm_jacobian_pattern(void *code, int of_rhs)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     return of_rhs ? &vm->rhs_jacobian.csc : &vm->jacobian.csc;
 }
 
 static int vm_rhs(void *code, double t, const double *y, const double *p, double *ydot)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
-    hy_program_run(vm->rhs, &input, ydot);
-    return 0;
+    return hy_program_run(vm->rhs, &input, ydot);
 }
 
 static int vm_rhs_jacobian(void *code, double t, const double *y, const double *p, double *jac)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
-    vm_sparse_run(&vm->rhs_jacobian, &input, jac);
-    return 0;
+    return vm_sparse_run(&vm->rhs_jacobian, &input, jac);
 }
 
 static int vm_guards(void *code, double t, const double *y, const double *yp, const double *p,
                      double *g)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, yp, p, NULL };
-    hy_program_run(vm->guards, &input, g);
-    return 0;
+    return hy_program_run(vm->guards, &input, g);
 }
 
 static int vm_outputs(void *code, double t, const double *y, const double *yp, const double *p,
                       double *out)
 {
-    vm_mode *vm = code;
+    const vm_mode *vm = code;
     hy_vm_input input = { t, 0.0, y, yp, p, NULL };
-    hy_program_run(vm->outputs, &input, out);
-    return 0;
+    return hy_program_run(vm->outputs, &input, out);
 }
 
 static int vm_mechanics(void *code, hy_mech_quantity what, double t, const double *q,
                         const double *u, const double *p, double *out)
 {
-    vm_mode *vm = code;
-    if ((int)what < 0 || (int)what >= (int)N_MECH_QUANTITIES || !vm->mech_y)
+    const vm_mode *vm = code;
+    if ((int)what < 0 || (int)what >= (int)N_MECH_QUANTITIES)
         return -1;
-    /* y = (q, u, 0): the multipliers occur in none of these. */
-    memcpy(vm->mech_y, q, sizeof *q * (size_t)vm->n_q);
-    if (u)
-        memcpy(vm->mech_y + vm->n_q, u, sizeof *u * (size_t)vm->n_q);
-    hy_vm_input input = { t, 0.0, vm->mech_y, NULL, p, NULL };
-    if (is_mech_matrix(what))
-        vm_sparse_run(&vm->mech_matrix[what], &input, out);
-    else if (vm->mech[what])
-        hy_program_run(vm->mech[what], &input, out);
-    else
+    const hy_program *prog = is_mech_matrix(what) ? vm->mech_matrix[what].prog : vm->mech[what];
+    if (!prog) {
         memset(out, 0, sizeof *out * (size_t)vm->mech_size[what]);
+        return 0;
+    }
+    double *regs = hy_program_regs(prog);
+    if (!regs)
+        return -1;
+    /* y = (q, u, 0) at the end of the scratch: the multipliers occur in
+    ** none of these (the zeros are the file's, never written). */
+    double *y = regs + prog->n_regs + prog->n_scratch - vm->n_vars;
+    memcpy(y, q, sizeof *q * (size_t)vm->n_q);
+    if (u)
+        memcpy(y + vm->n_q, u, sizeof *u * (size_t)vm->n_q);
+    hy_vm_input input = { t, 0.0, y, NULL, p, NULL };
+    if (is_mech_matrix(what))
+        vm_sparse_exec(&vm->mech_matrix[what], regs, &input, out);
+    else
+        hy_program_exec(prog, regs, &input, out);
     return 0;
 }
 
-/* Read what program prog uses by name. */
-static void fetch(vm_transition *vt, const hy_program *prog, const hydae_action *a)
+/* What a transition's program needs in its scratch: in, then p, then (an
+** action's) the values assigned. */
+typedef struct vm_transition_work {
+    double *regs, *in, *p, *values;
+} vm_transition_work;
+
+/* Read what program prog uses by name into this thread's file of prog.
+** 0, or -1 out of memory. */
+static int fetch(const vm_transition *vt, const hy_program *prog, const hydae_action *a,
+                 vm_transition_work *w)
 {
+    w->regs = hy_program_regs(prog);
+    if (!w->regs)
+        return -1;
+    w->in = w->regs + prog->n_regs;
+    w->p = w->in + vt->n_reads;
+    w->values = w->p + vt->n_globals;
     for (int k = 0; k < prog->n_in_used; k++)
-        vt->in[prog->in_used[k]] = hydae_get(a, vt->read_names[prog->in_used[k]]);
+        w->in[prog->in_used[k]] = hydae_get(a, vt->read_names[prog->in_used[k]]);
     for (int k = 0; k < prog->n_p_used; k++)
-        vt->p[prog->p_used[k]] = hydae_get(a, vt->global_names[prog->p_used[k]]);
+        w->p[prog->p_used[k]] = hydae_get(a, vt->global_names[prog->p_used[k]]);
+    return 0;
 }
 
 static int vm_condition(void *code, const hydae_action *a)
 {
-    vm_transition *vt = code;
+    const vm_transition *vt = code;
+    vm_transition_work w;
     if (!vt->condition)
         return 1;
-    fetch(vt, vt->condition, a);
-    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, vt->p, vt->in };
+    if (fetch(vt, vt->condition, a, &w))
+        return 0; /* out of memory: the condition cannot hold */
+    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, w.p, w.in };
     double holds = 0.0;
-    hy_program_run(vt->condition, &input, &holds);
+    hy_program_exec(vt->condition, w.regs, &input, &holds);
     return holds != 0.0;
 }
 
 static int vm_action(void *code, hydae_action *a)
 {
-    vm_transition *vt = code;
-    fetch(vt, vt->action, a);
-    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, vt->p, vt->in };
-    hy_program_run(vt->action, &input, vt->values);
+    const vm_transition *vt = code;
+    vm_transition_work w;
+    if (fetch(vt, vt->action, a, &w))
+        return HYDAE_ERR_NOMEM;
+    hy_vm_input input = { hydae_action_time(a), 0.0, NULL, NULL, w.p, w.in };
+    hy_program_exec(vt->action, w.regs, &input, w.values);
     int status = 0;
     for (int k = 0; k < vt->n_stmts && status == 0; k++)
         status = vt->stmts[k].is_raise ? hydae_raise(a, vt->stmts[k].name)
-                                       : hydae_set(a, vt->stmts[k].name, vt->values[k]);
+                                       : hydae_set(a, vt->stmts[k].name, w.values[k]);
     return status;
 }
 

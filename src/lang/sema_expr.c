@@ -44,11 +44,8 @@ double sema_evaluate(sema *s, int node, const double *y_values, int n_y, const d
         s->n_eval_p = ir->n_globals;
     double *zeros = hy_calloc((size_t)n_y + 1, sizeof *zeros);
     double result = NAN;
-    if (prog && have_p && zeros) {
-        hy_vm_input input = { s->t0, 0.0, y_values ? y_values : zeros, zeros, s->eval_p,
-                              in_values };
-        hy_program_run(prog, &input, &result);
-    } else {
+    hy_vm_input input = { s->t0, 0.0, y_values ? y_values : zeros, zeros, s->eval_p, in_values };
+    if (!prog || !have_p || !zeros || hy_program_run(prog, &input, &result) != 0) {
         hy_diag_nomem(s->diag);
         s->n_errors++;
     }

@@ -19,7 +19,7 @@ void hy_program_free(hy_program *prog)
         return;
     hy_free(prog->code);
     hy_free(prog->operands);
-    hy_free(prog->regs);
+    hy_free(prog->constants);
     for (int k = 0; k < HY_N_LOADS; k++) {
         hy_free(prog->loads[k].dst);
         hy_free(prog->loads[k].src);
@@ -700,12 +700,13 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (prog->first_direct < 0)
         prog->first_direct = prog->n_instr;
     prog->n_regs = prog->first_result + n_inner + n_reg_left;
-    prog->regs = hy_calloc((size_t)prog->n_regs, sizeof *prog->regs);
-    if (!prog->regs)
+    prog->constants = hy_calloc((size_t)prog->n_regs, sizeof *prog->constants);
+    if (!prog->constants)
         goto nomem;
+    prog->id = hy_program_new_id();
     for (int k = 0; k < n; k++)
         if (hy_x_node(e, list[k]).op == X_NUM)
-            prog->regs[reg[k]] = hy_x_node(e, list[k]).value;
+            prog->constants[reg[k]] = hy_x_node(e, list[k]).value;
     for (int r = 0; r < n_roots; r++) {
         if (roots[r] < 0)
             continue;
@@ -951,9 +952,9 @@ static const int *run_code(double *r, const hy_instr *code, int begin, int end, 
     return o;
 }
 
-void hy_program_run(hy_program *prog, const hy_vm_input *input, double *out)
+static inline void program_exec(const hy_program *prog, double *r, const hy_vm_input *input,
+                                double *out)
 {
-    double *r = prog->regs;
     r[HY_REG_T] = input->t;
     r[HY_REG_CJ] = input->cj;
     load(r, &prog->loads[HY_LOAD_Y], input->y);
@@ -968,4 +969,18 @@ void hy_program_run(hy_program *prog, const hy_vm_input *input, double *out)
     const hy_moves *stores = &prog->stores;
     for (int k = 0; k < stores->n; k++)
         out[stores->dst[k]] = r[stores->src[k]];
+}
+
+void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *input, double *out)
+{
+    program_exec(prog, regs, input, out);
+}
+
+int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out)
+{
+    double *regs = hy_program_regs(prog);
+    if (!regs)
+        return -1;
+    program_exec(prog, regs, input, out);
+    return 0;
 }

@@ -35,12 +35,18 @@
 ** out must not overlap the inputs (operands are read in place while
 ** out[] is written).
 **
-** A program owns its registers: one program must not run in two threads
-** at once.
+** A program is read-only once built: its registers live outside it, in a
+** register file of the thread that runs it (vm_regs.c, hy_program_regs), filled from the
+** program's constants the first time the thread runs it, so one program
+** may run in many threads at once (the sims of one model on several
+** threads). A register file may carry n_scratch more doubles after the
+** registers, the caller's per-thread working space (eval_vm.c: a sparse
+** matrix's values, a transition's inputs).
 */
 #ifndef HY_LANG_VM_H
 #define HY_LANG_VM_H
 
+#include "hydae.h"
 #include "lang/expr.h"
 
 /* count operations of opcode op (and function fn), each reading
@@ -94,7 +100,9 @@ typedef struct hy_program {
     int first_direct;        /* the gathered instructions from here write out[direct_out...] */
     int direct_out;
     int n_regs;
-    double *regs;
+    double *constants;       /* n_regs: the initial register file (the constants set) */
+    int n_scratch;           /* doubles after the registers in a register file */
+    unsigned long long id;   /* unique in the process: keys the threads' register files */
     hy_moves loads[HY_N_LOADS];
     hy_moves stores;
     int n_outputs;           /* highest out index + 1 */
@@ -114,6 +122,39 @@ typedef struct hy_vm_input {
 ** out of memory. */
 hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index, int n_roots);
 void hy_program_free(hy_program *prog);
-void hy_program_run(hy_program *prog, const hy_vm_input *input, double *out);
+/* Run prog on this thread's register file: 0, or -1 when there is no
+** memory for the file (the first run of prog on a thread allocates). */
+HYDAE_NODISCARD int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out);
+
+/* A thread's register files (vm_regs.c): a direct-mapped table of
+** HY_N_REGFILES keyed by program id, NULL until the thread's first run. */
+typedef struct hy_regfile {
+    unsigned long long program_id; /* 0: empty */
+    size_t capacity;
+    double *regs;
+} hy_regfile;
+enum { HY_N_REGFILES = 256 }; /* a power of two */
+extern _Thread_local hy_regfile *hy_thread_regfiles;
+/* The slot of prog in this thread's table filled for prog; NULL out of memory. */
+double *hy_program_refill(const hy_program *prog);
+
+/* This thread's register file of prog: n_regs registers, then n_scratch
+** doubles (zero when the file was filled), valid until the thread runs
+** another program (whose file may take its place); NULL when out of
+** memory. Inline: a run pays one look-up. */
+static inline double *hy_program_regs(const hy_program *prog)
+{
+    hy_regfile *table = hy_thread_regfiles;
+    if (table) {
+        hy_regfile *f = &table[prog->id & (HY_N_REGFILES - 1)];
+        if (f->program_id == prog->id)
+            return f->regs;
+    }
+    return hy_program_refill(prog);
+}
+/* Run prog on the register file regs (from hy_program_regs). */
+void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *input, double *out);
+/* A new program's id (never 0). */
+unsigned long long hy_program_new_id(void);
 
 #endif
