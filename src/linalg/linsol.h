@@ -71,6 +71,8 @@ hy_pattern *hy_pattern_dense(size_t n);
 /* Block-diagonal concatenation of n_blocks patterns (the configuration of
 ** several charts). */
 hy_pattern *hy_pattern_block_diag(hy_pattern *const *blocks, int n_blocks);
+/* A copy of p without its kept symbolic work (NULL: out of memory). */
+hy_pattern *hy_pattern_copy(const hy_pattern *p);
 hy_pattern *hy_pattern_ref(hy_pattern *p);
 void hy_pattern_unref(hy_pattern *p);
 /* Keep the symbolic work on p from now on (see above). 0, or -1 out of

@@ -161,6 +161,19 @@ int hy_coloring_identity(hy_coloring *c, size_t n)
     return 0;
 }
 
+hy_pattern *hy_pattern_copy(const hy_pattern *p)
+{
+    hy_pattern *copy = pattern_alloc(p->n, p->nnz);
+    if (!copy)
+        return NULL;
+    memcpy(copy->col_start, p->col_start, (p->n + 1) * sizeof *p->col_start);
+    memcpy(copy->row, p->row, p->nnz * sizeof *p->row);
+    copy->nnz = p->nnz;
+    copy->ml = p->ml;
+    copy->mu = p->mu;
+    return copy;
+}
+
 hy_pattern *hy_pattern_ref(hy_pattern *p)
 {
     if (p)

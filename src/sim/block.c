@@ -138,7 +138,7 @@ static const hy_pattern *mode_pattern(const hy_block *b)
     const hydae_mode *mode = b->mode;
     if (!mode->pattern || mode->pattern->n != (size_t)mode->n_vars)
         return NULL;
-    return mode->pattern;
+    return hy_mode_pattern(b->sim, mode); /* the sim's copy: see sim.h */
 }
 
 static int mode_has_jacobian(const hy_block *b)
@@ -200,11 +200,11 @@ static double solver_value(const hydae_mode *mode, size_t i, size_t j, double cj
 ** mu entries into it, so no value is overwritten before it has moved. The
 ** band places outside the pattern become 0. 1 if done this way (*status
 ** set), 0 if not possible. */
-static int sparse_in_place(const hydae_mode *mode, double t, double cj, const double *y,
-                           const double *yp, const double *p_values, hy_matrix *jac,
-                           int *status)
+static int sparse_in_place(const hydae_sim *s, const hydae_mode *mode, double t, double cj,
+                           const double *y, const double *yp, const double *p_values,
+                           hy_matrix *jac, int *status)
 {
-    const hy_pattern *p = mode->pattern;
+    const hy_pattern *p = hy_mode_pattern(s, mode);
     int band = jac->kind == HY_MAT_BAND && jac->n == p->n && jac->ml == p->ml && jac->mu == p->mu;
     if (mode->pattern_map || !(band || (jac->kind == HY_MAT_CSC && jac->pattern == p)))
         return 0;
@@ -247,7 +247,7 @@ static int sparse_block(hydae_sim *s, const hydae_mode *mode, const placement *a
     const hy_pattern *p = mode->pattern;
     int in_place_status;
     if (off == 0 && !s->assembly.shared
-        && sparse_in_place(mode, t, cj, y, yp, s->store, jac, &in_place_status))
+        && sparse_in_place(s, mode, t, cj, y, yp, s->store, jac, &in_place_status))
         return in_place_status;
     size_t need = mode->pattern_user_nnz + (mode->pattern_map ? p->nnz : 0);
     if (need > s->jac.cap_values) {

@@ -52,6 +52,44 @@ void hy_jac_work_free(hy_jac_work *jw)
     memset(jw, 0, sizeof *jw);
 }
 
+int hy_mode_patterns_copy(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    s->mode_pattern_base = hy_calloc((size_t)m->n_charts + 1, sizeof *s->mode_pattern_base);
+    if (!s->mode_pattern_base)
+        return HYDAE_ERR_NOMEM;
+    for (int c = 0; c < m->n_charts; c++)
+        s->mode_pattern_base[c + 1] = s->mode_pattern_base[c] + m->charts[c]->n_modes;
+    s->mode_patterns = hy_calloc((size_t)s->mode_pattern_base[m->n_charts] + 1,
+                                 sizeof *s->mode_patterns);
+    if (!s->mode_patterns)
+        return HYDAE_ERR_NOMEM;
+    for (int c = 0; c < m->n_charts; c++)
+        for (int k = 0; k < m->charts[c]->n_modes; k++) {
+            const hy_pattern *p = m->charts[c]->modes[k]->pattern;
+            hy_pattern **copy = &s->mode_patterns[s->mode_pattern_base[c] + k];
+            if (p && !(*copy = hy_pattern_copy(p)))
+                return HYDAE_ERR_NOMEM;
+        }
+    return 0;
+}
+
+void hy_mode_patterns_free(hydae_sim *s)
+{
+    if (s->mode_patterns)
+        for (int k = 0; k < s->mode_pattern_base[s->model->n_charts]; k++)
+            hy_pattern_unref(s->mode_patterns[k]);
+    hy_free(s->mode_patterns);
+    hy_free(s->mode_pattern_base);
+    s->mode_patterns = NULL;
+    s->mode_pattern_base = NULL;
+}
+
+const hy_pattern *hy_mode_pattern(const hydae_sim *s, const hydae_mode *mode)
+{
+    return s->mode_patterns[s->mode_pattern_base[mode->chart->index] + mode->index];
+}
+
 int hy_config_build_pattern(hydae_sim *s)
 {
     int n_charts = s->model->n_charts, n_blocks = 0, any = 0;

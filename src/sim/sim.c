@@ -58,7 +58,8 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
     int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts)
-                 || hy_assembly_reserve(&s->assembly, n_charts, m->n_slots);
+                 || hy_assembly_reserve(&s->assembly, n_charts, m->n_slots)
+                 || hy_mode_patterns_copy(s);
     if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
         || !s->event_active || !s->event_waiting || !s->blocks) {
         hydae_sim_free(s);
@@ -82,6 +83,7 @@ void hydae_sim_free(hydae_sim *s)
     hy_jac_work_free(&s->jac);
     hy_assembly_free(&s->assembly);
     hy_config_cache_free(s);
+    hy_mode_patterns_free(s);
     void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,

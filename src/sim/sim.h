@@ -170,6 +170,12 @@ struct hydae_sim {
     hy_block *blocks;           /* per chart: its active mode's continuous part */
     int *var_offset;            /* per chart: first index in y */
     int *guard_offset;          /* per chart: first index in g */
+    /* The sim's own copies of its modes' Jacobian patterns (jacobian.c),
+    ** per chart from mode_pattern_base[c] by mode index: the solvers keep
+    ** their symbolic work on these, so nothing of the model is written and
+    ** its sims may run on several threads at once. */
+    struct hy_pattern **mode_patterns;
+    int *mode_pattern_base;
     int n;                      /* unknowns of the configuration */
     int n_guards;
     int cap_n;
@@ -262,6 +268,11 @@ int hy_emit_grid_at_current(hydae_sim *s);
 /* jacobian.c */
 struct hy_matrix;
 int hy_config_build_pattern(hydae_sim *s);
+/* Copy the modes' patterns for the sim (0, or HYDAE_ERR_NOMEM), free them. */
+int hy_mode_patterns_copy(hydae_sim *s);
+void hy_mode_patterns_free(hydae_sim *s);
+/* The sim's copy of mode's pattern, or NULL when it has none. */
+const struct hy_pattern *hy_mode_pattern(const hydae_sim *s, const hydae_mode *mode);
 int hy_config_has_jacobian(const hydae_sim *s);
 int hy_config_jacobian(double t, double cj, const double *y, const double *yp,
                        struct hy_matrix *jac, void *ctx);
