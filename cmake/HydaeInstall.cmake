@@ -165,7 +165,8 @@ add_test(NAME embed_run_model
           $<TARGET_FILE:example_run_model> ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(embed_run_model PROPERTIES TIMEOUT 60)
 
-# tests/test_model_threads.c runs models on several threads (POSIX threads;
+# tests/test_model_threads.c and test_sim_threads.c run models on several threads (POSIX threads;
 # in glibc's libc since 2.34, -pthread elsewhere).
 find_package(Threads REQUIRED)
 target_link_libraries(test_model_threads PRIVATE Threads::Threads)
+target_link_libraries(test_sim_threads PRIVATE Threads::Threads)

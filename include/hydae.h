@@ -453,6 +453,16 @@ HYDAE_NODISCARD int hydae_sim_set_output_steps(hydae_sim *s, int every_step);
 ** cascade_limit, max_steps, dt_min, zeno_events, zeno_window, zeno_policy). HYDAE_ERR_ARG with a message naming the
 ** setting and the value. docs/solver.md describes each. */
 HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const char *value);
+
+/* ------------------------------------------------------------------ */
+/* Many sims of one model (docs/engine.md, "Threads")                  */
+
+/* Set a parameter or discrete variable's start value for this sim's runs
+** only, over the model's (hydae_model_set_param, which all sims share):
+** the sims of one model, each with its own parameters, may then run on
+** several threads at once. An unknown name gives HYDAE_ERR_ARG with a
+** message listing the names that exist. */
+HYDAE_NODISCARD int hydae_sim_set_param(hydae_sim *s, const char *name, double value);
 /* The table of settings: entry i (NULL past the end). */
 const char *hydae_option_name(int i);
 const char *hydae_option_type(int i);

@@ -103,7 +103,7 @@ static int valid_name(const char *name)
     return name && name[0] != '\0';
 }
 
-static int find_global(const hydae_model *m, const char *name)
+int hy_model_find_global(const hydae_model *m, const char *name)
 {
     for (int i = 0; i < m->n_globals; i++)
         if (strcmp(m->globals[i].name, name) == 0)
@@ -120,7 +120,7 @@ static int add_global(hydae_model *m, const char *name, double value,
         return HY_ARG_ERROR(m, "a parameter or discrete variable needs a non-empty name");
     if (m->checked)
         return HY_ARG_ERROR(m, "cannot add '%s': the model is already in use", name);
-    if (find_global(m, name) >= 0) {
+    if (hy_model_find_global(m, name) >= 0) {
         HY_MODEL_ERROR(m, "'%s' is declared twice", name);
         return HYDAE_ERR_MODEL;
     }
@@ -148,7 +148,7 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
 {
     if (!m || !name)
         return HYDAE_ERR_ARG;
-    int i = find_global(m, name);
+    int i = hy_model_find_global(m, name);
     if (i < 0) {
         /* Not a construction error: the model stays usable. */
         if (!m->build_error)
@@ -801,7 +801,7 @@ static int check_mode(hydae_model *m, const hydae_mode *mode)
     for (int i = 0; i < mode->n_vars + mode->n_outputs; i++) {
         const char *name = i < mode->n_vars ? mode->vars[i].name
                                             : mode->out_vars[i - mode->n_vars].name;
-        if (find_global(m, name) >= 0)
+        if (hy_model_find_global(m, name) >= 0)
             return HY_MODEL_ERROR(m, "mode '%s': %s '%s' has the name of a parameter or "
                                   "discrete variable", mode->name,
                                   i < mode->n_vars ? "variable" : "output", name);

@@ -217,6 +217,8 @@ int hy_model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3,
 #define MODE_MODEL(mode) ((mode)->chart->model)
 #define TRANSITION_MODEL(tr) ((tr)->chart->model)
 
+/* Index of the parameter or discrete variable named name, or -1. */
+int hy_model_find_global(const hydae_model *m, const char *name);
 /* jacobian.c: a mode's sparse Jacobian. */
 void hy_mode_free_jacobian_pattern(hydae_mode *mode);
 /* names.c: "no parameter, discrete variable or variable named 'x'; its

@@ -87,7 +87,8 @@ void hydae_sim_free(hydae_sim *s)
     void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
-                       s->guard_offset, s->event_active, s->event_waiting, s->fired_log };
+                       s->guard_offset, s->event_active, s->event_waiting, s->fired_log,
+                       s->param_value, s->param_is_set };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hy_free(arrays[i]);
     hy_free(s);
@@ -433,8 +434,7 @@ static int start_run(hydae_sim *s)
         s->integ_method->destroy(s->integ);
         s->integ = NULL;
     }
-    for (int i = 0; i < m->n_globals; i++)
-        s->store[i] = m->globals[i].value;
+    hy_params_start(s);
     for (int i = m->n_globals; i < m->n_slots; i++)
         s->store[i] = NAN;
     for (int c = 0; c < m->n_charts; c++)

@@ -176,6 +176,10 @@ struct hydae_sim {
     ** its sims may run on several threads at once. */
     struct hy_pattern **mode_patterns;
     int *mode_pattern_base;
+    /* hydae_sim_set_param (params.c): per global, its value for this sim's
+    ** runs where is_set (else the model's), NULL until the first call. */
+    double *param_value;
+    unsigned char *param_is_set;
     int n;                      /* unknowns of the configuration */
     int n_guards;
     int cap_n;
@@ -270,6 +274,9 @@ struct hy_matrix;
 int hy_config_build_pattern(hydae_sim *s);
 /* Copy the modes' patterns for the sim (0, or HYDAE_ERR_NOMEM), free them. */
 int hy_mode_patterns_copy(hydae_sim *s);
+/* params.c: the parameters and discrete variables at the start of a run
+** into the store (the model's values, or the sim's own). */
+void hy_params_start(hydae_sim *s);
 void hy_mode_patterns_free(hydae_sim *s);
 /* The sim's copy of mode's pattern, or NULL when it has none. */
 const struct hy_pattern *hy_mode_pattern(const hydae_sim *s, const hydae_mode *mode);
