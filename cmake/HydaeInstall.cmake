@@ -170,3 +170,4 @@ set_tests_properties(embed_run_model PROPERTIES TIMEOUT 60)
 find_package(Threads REQUIRED)
 target_link_libraries(test_model_threads PRIVATE Threads::Threads)
 target_link_libraries(test_sim_threads PRIVATE Threads::Threads)
+target_link_libraries(hydae_cli PRIVATE Threads::Threads) # hydae sweep

@@ -463,6 +463,13 @@ HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const c
 ** several threads at once. An unknown name gives HYDAE_ERR_ARG with a
 ** message listing the names that exist. */
 HYDAE_NODISCARD int hydae_sim_set_param(hydae_sim *s, const char *name, double value);
+/* Called each time a transition fires (after its action) with the time,
+** its chart's name and its own: counts and times of firings without
+** keeping results (hydae sweep's count() and first()). A non-zero return
+** stops the run (HYDAE_ERR_CALLBACK). One per sim; fn NULL removes it. */
+typedef int (*hydae_fired_fn)(void *user, double t, const char *chart,
+                              const char *transition);
+HYDAE_NODISCARD int hydae_sim_set_fired_hook(hydae_sim *s, hydae_fired_fn fn, void *user);
 /* The table of settings: entry i (NULL past the end). */
 const char *hydae_option_name(int i);
 const char *hydae_option_type(int i);
@@ -525,8 +532,10 @@ const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
 **
 ** The model holds the file's experiment block (hydae_sim_apply_experiment,
 ** hydae_model_experiment_setting); hydae_model_free frees it all. Models
-** may be loaded and run on several threads at once; a model and its sims
-** belong to one thread at a time. docs/engine.md, "Model files". */
+** may be loaded and run on several threads at once, and one model by
+** several sims on several threads at once (each sim used by one thread at
+** a time; hydae_sim_set_param for each sim's parameters). docs/engine.md,
+** "Model files" and "Threads". */
 hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_errors);
 /* The same from text in memory (length bytes, no terminator needed);
 ** name is the file name the diagnostics show (NULL: "<input>"), and the

@@ -10,6 +10,8 @@
 
 /* `hydae converge ...`: argc/argv after the subcommand. Exit status. */
 int hy_cli_converge(int argc, char **argv);
+/* `hydae sweep MODEL.hym ...` (sweep.c): argc/argv after the subcommand. */
+int hy_cli_sweep(int argc, char **argv);
 /* `hydae settings`: the table of settings. */
 int hy_cli_list_settings(void);
 /* `hydae plot FILE.csv ...` (plot.c): argc/argv after the subcommand. */

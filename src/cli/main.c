@@ -41,6 +41,8 @@ static const char usage_text[] =
     "  settings                       list the transient-solver settings\n"
     "  converge (MODEL.hym | --example NAME) --channels A,B [options]\n"
     "                                 convergence study over integr_tol or h_max\n"
+    "  sweep MODEL.hym --grid NAME=A:STEP:B | --sample N --dist ... [options]\n"
+    "                                 many runs over parameters, a table (docs/sweep.md)\n"
     "  help                           this text\n"
     "\n"
     "options of run:\n"
@@ -690,6 +692,8 @@ static int dispatch(int argc, char **argv)
     }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);
+    if (strcmp(command, "sweep") == 0)
+        return hy_cli_sweep(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
 }
 

@@ -133,6 +133,15 @@ static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, 
     }
 }
 
+int hydae_sim_set_fired_hook(hydae_sim *s, hydae_fired_fn fn, void *user)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    s->fired_fn = fn;
+    s->fired_user = user;
+    return 0;
+}
+
 static int log_fired(hydae_sim *s, const hydae_transition *tr)
 {
     if (hy_reserve((void **)&s->fired_log, &s->cap_fired_log, s->n_fired_log + 1,
@@ -213,6 +222,11 @@ static int fire(hydae_sim *s, const hydae_transition *tr, double t)
         }
     }
     s->stats.n_transitions++;
+    if (s->fired_fn && s->fired_fn(s->fired_user, t, tr->chart->name, tr->name)) {
+        hy_sim_fail(s, "the fired-transition hook stopped the run at transition '%s', t = %.17g",
+                    tr->name, t);
+        return HYDAE_ERR_CALLBACK;
+    }
     return log_fired(s, tr) ? HYDAE_ERR_NOMEM : 1;
 }
 

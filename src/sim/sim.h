@@ -180,6 +180,8 @@ struct hydae_sim {
     ** runs where is_set (else the model's), NULL until the first call. */
     double *param_value;
     unsigned char *param_is_set;
+    hydae_fired_fn fired_fn;    /* hydae_sim_set_fired_hook (discrete.c), or NULL */
+    void *fired_user;
     int n;                      /* unknowns of the configuration */
     int n_guards;
     int cap_n;
