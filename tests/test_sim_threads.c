@@ -14,7 +14,8 @@
 ** bit. Independently, a case's rows alone equal those of a separately
 ** loaded model given the same values with hydae_model_set_param (so the
 ** sim's own parameters are the ones used), and cases with different
-** parameters differ. Run under ThreadSanitizer too (.ci/run).
+** parameters differ. Also hydae_sim_set_fired_hook against the statistics.
+** Run under ThreadSanitizer too (.ci/run).
 */
 #include "check.h"
 #include "lang/lang_test_util.h"
@@ -124,6 +125,56 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* hydae_sim_set_fired_hook: the pendulum's firings alternate between
+** unstretch (bound -> free) and stretch, at increasing times, as many as
+** the statistics count; a hook that returns non-zero stops the run. */
+typedef struct firings {
+    int n_stretch, n_unstretch, out_of_order, stop_at;
+    double t_last;
+    char last[32];
+} firings;
+
+static int count_firing(void *user, double t, const char *chart, const char *transition)
+{
+    firings *f = user;
+    f->out_of_order |= t < f->t_last || strcmp(chart, "thread") != 0
+                       || strcmp(transition, f->last) == 0;
+    f->t_last = t;
+    snprintf(f->last, sizeof f->last, "%s", transition);
+    f->n_stretch += strcmp(transition, "stretch") == 0;
+    f->n_unstretch += strcmp(transition, "unstretch") == 0;
+    return f->stop_at > 0 && f->n_stretch + f->n_unstretch == f->stop_at;
+}
+
+static void check_fired_hook(hydae_model *pendulum)
+{
+    for (int stop_at = 0; stop_at <= 3; stop_at += 3) {
+        firings f = { 0, 0, 0, stop_at, -1.0, "" };
+        hydae_sim *s = hydae_sim_create(pendulum, NULL);
+        int status = s ? hydae_sim_apply_experiment(s) : -1;
+        if (status == 0)
+            status = hydae_sim_set_fired_hook(s, count_firing, &f);
+        if (status == 0)
+            status = hydae_sim_run(s);
+        hydae_stats st;
+        memset(&st, 0, sizeof st);
+        if (s)
+            hydae_sim_get_stats(s, &st);
+        if (stop_at == 0)
+            CHECK(status == 0 && f.n_unstretch >= 2 && !f.out_of_order
+                      && f.n_stretch + f.n_unstretch == st.n_transitions
+                      && f.n_unstretch - f.n_stretch <= 1 && f.n_unstretch >= f.n_stretch,
+                  "fired hook: status %d, %d stretch, %d unstretch, %ld transitions fired%s",
+                  status, f.n_stretch, f.n_unstretch, st.n_transitions,
+                  f.out_of_order ? ", out of order" : "");
+        else
+            CHECK(status == HYDAE_ERR_CALLBACK && f.n_stretch + f.n_unstretch == stop_at,
+                  "a hook returning 1 at firing %d: status %d after %d firings", stop_at, status,
+                  f.n_stretch + f.n_unstretch);
+        hydae_sim_free(s);
+    }
+}
+
 /* The case alone with its value through hydae_model_set_param on a model
 ** of its own: the same rows as alone (the sim's parameter was used). */
 static void check_against_model_param(const run_case *c, const run_hash *alone)
@@ -161,6 +212,7 @@ int main(void)
     CHECK(alone[0].hash != alone[1].hash && alone[0].hash != alone[2].hash
               && alone[3].hash != alone[4].hash,
           "different parameters gave the same rows");
+    check_fired_hook(models[0]);
     hydae_sim *probe = hydae_sim_create(models[0], NULL);
     CHECK(probe && hydae_sim_set_param(probe, "no_such_name", 1.0) == HYDAE_ERR_ARG
               && strstr(hydae_sim_errmsg(probe), "no_such_name"),
