@@ -11,7 +11,8 @@
 ** grown if needed, from the program's constants, its scratch zeroed. So
 ** after the first run of each program a thread pays one table look-up per
 ** run; the results are those of registers owned by the program, to the bit.
-** A thread's table is freed when the thread ends (a C11 tss destructor).
+** A thread's table is freed when the thread ends (a pthread key's
+** destructor; pthread_once, which ThreadSanitizer understands).
 **
 ** The files come from the C library's malloc, not the allocator hook
 ** (hydae_set_allocator): they belong to the thread, not to a model, and
@@ -20,17 +21,17 @@
 */
 #include "lang/vm.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <threads.h>
 
 /* Process-wide, but no mutable state shared by runs: the id counter is
 ** atomic, the key is created once, and each thread reaches only its table. */
 static atomic_ullong next_program_id = 1;
-static once_flag key_once = ONCE_FLAG_INIT;
-static tss_t files_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t files_key;
 static int have_files_key;
 _Thread_local hy_regfile *hy_thread_regfiles;
 
@@ -51,7 +52,7 @@ static void files_free(void *data)
 
 static void make_key(void)
 {
-    have_files_key = tss_create(&files_key, files_free) == thrd_success;
+    have_files_key = pthread_key_create(&files_key, files_free) == 0;
 }
 
 /* This thread's table, made on its first run. NULL when out of memory. */
@@ -59,14 +60,14 @@ static hy_regfile *files_of_thread(void)
 {
     if (hy_thread_regfiles)
         return hy_thread_regfiles;
-    call_once(&key_once, make_key);
+    pthread_once(&key_once, make_key);
     hy_regfile *table = calloc(HY_N_REGFILES, sizeof *table);
     if (!table)
         return NULL;
     /* Registered for freeing at thread exit (without a key, the table of a
     ** thread that ends is lost: it still works). */
     if (have_files_key)
-        tss_set(files_key, table);
+        pthread_setspecific(files_key, table);
     hy_thread_regfiles = table;
     return table;
 }

@@ -19,6 +19,7 @@
 #include "model/model.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 
 struct hydae_action {
     hydae_sim *sim;
@@ -157,8 +158,9 @@ struct hydae_sim {
                                 ** lower it; 0: nothing cached) */
     int config_active;          /* the active configuration's entry, or -1 */
     unsigned long config_clock;
-    /* Set by hydae_sim_interrupt (a signal handler may call it). */
-    volatile sig_atomic_t interrupt_requested;
+    /* Set by hydae_sim_interrupt, from a signal handler or another thread
+    ** (a lock-free atomic: safe in both, C11 7.14.1.1 and 5.1.2.4). */
+    atomic_int interrupt_requested;
     char errmsg[1024];
     hydae_stats stats;
 
