@@ -176,7 +176,10 @@ static void run_one(sweep *sw, int worker, long i, run_row *row)
     row->done = status < 0 ? !interrupted : ran;
     sw->n_done += row->done;
     sw->n_failed += row->done && row->failed;
-    pthread_cond_signal(&sw->finished);
+    /* The writer wakes every 64 runs (and 10 times a second): waking it
+    ** on every run of a tiny model costs more than the run. */
+    if (sw->n_done % 64 == 0 || sw->n_done == sw->plan.n_runs)
+        pthread_cond_signal(&sw->finished);
     pthread_mutex_unlock(&sw->lock);
     free(rm.prev_copy);
 }
