@@ -8,6 +8,8 @@
 # pkgconf and binutils (pkg-config, nm and objdump: tests/install_test.sh
 # builds a program against the installed tree and reads libhydae.so's
 # symbols),
+# openmpi-bin and libopenmpi-dev (`mpirun -n P hydae sweep`, optional at
+# build time: tests/cli_sweep_mpi.sh),
 # clang and libclang-rt-14-dev (libFuzzer, for the fuzz targets of
 # tests/fuzz; the plain build never needs them).
 # Idempotent: does nothing when everything is there. Needs root for apt-get.
@@ -27,6 +29,8 @@ done
 /usr/bin/python3 -c 'import scipy.io' >/dev/null 2>&1 || missing="$missing python3-scipy"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkgconf"
 command -v nm >/dev/null 2>&1 || missing="$missing binutils"
+command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 if [ -n "$missing" ]; then
     echo "setup.sh: installing$missing"
     apt-get update -qq

@@ -171,3 +171,14 @@ find_package(Threads REQUIRED)
 target_link_libraries(test_model_threads PRIVATE Threads::Threads)
 target_link_libraries(test_sim_threads PRIVATE Threads::Threads)
 target_link_libraries(hydae_cli PRIVATE Threads::Threads) # hydae sweep
+# `mpirun -n P hydae sweep ...` (src/cli/sweep_mpi.c) when MPI is found.
+option(HYDAE_MPI "hydae sweep across MPI ranks when MPI is found" ON)
+if(HYDAE_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    target_link_libraries(hydae_cli PRIVATE MPI::MPI_C)
+    target_compile_definitions(hydae_cli PRIVATE HYDAE_HAVE_MPI)
+  endif()
+endif()
+# tests/cli_sweep_mpi.sh skips without mpirun or MPI.
+set_tests_properties(cli_sweep_mpi PROPERTIES SKIP_RETURN_CODE 77)

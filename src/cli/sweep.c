@@ -28,32 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_THREADS = 256, STATUS_CAP = 512 };
-
-/* What a run gives the table. */
-typedef struct run_row {
-    int done;                /* finished (or failed); interrupted runs are not */
-    int failed;
-    double *measures;
-    char status[STATUS_CAP];
-    long steps;
-    double wall;
-} run_row;
-
-typedef struct sweep {
-    hydae_model *model;
-    sweep_plan plan;
-    int n_threads;
-    run_row *rows;
-    double *measure_values;  /* n_runs x n_measures */
-    atomic_long next_run;
-    atomic_int stopping;
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
-    hydae_sim *running[MAX_THREADS]; /* under lock: to interrupt them */
-    long n_done, n_failed;
-} sweep;
-
 static volatile sig_atomic_t caught_signal;
 
 static void on_signal(int signal_number)
@@ -127,7 +101,7 @@ static int measure_fired(void *user, double t, const char *chart, const char *tr
 }
 
 /* Run i into row: a sim of the shared model, its parameters its own. */
-static void run_one(sweep *sw, int worker, long i, run_row *row)
+static void run_one(sweep *sw, int worker, long i, sweep_row *row)
 {
     const sweep_plan *plan = &sw->plan;
     int n_columns = hydae_model_n_columns(sw->model);
@@ -196,10 +170,12 @@ static void *work(void *arg)
     for (;;) {
         if (atomic_load(&sw->stopping))
             break;
-        long i = atomic_fetch_add(&sw->next_run, 1);
-        if (i >= sw->plan.n_runs)
+        long i = sw->rank == 0 ? atomic_fetch_add(&sw->next_run, 1) : sweep_mpi_take(sw);
+        if (i < 0 || i >= sw->plan.n_runs)
             break;
         run_one(sw, w->index, i, &sw->rows[i]);
+        if (sw->rank > 0 && sw->rows[i].done)
+            sweep_mpi_send_row(sw, i);
     }
     return NULL;
 }
@@ -237,7 +213,7 @@ static void write_header(const sweep *sw, FILE *out)
 /* Numbers with 17 significant digits: the table holds the doubles exactly. */
 static void write_row(const sweep *sw, long i, FILE *out)
 {
-    const run_row *row = &sw->rows[i];
+    const sweep_row *row = &sw->rows[i];
     double params[SWEEP_MAX_PARAMS];
     sweep_run_values(&sw->plan, i, params);
     fprintf(out, "%ld", i);
@@ -260,21 +236,25 @@ static void show_progress(const sweep *sw, double started, long written)
             sw->plan.n_runs, sw->n_failed, isnan(left) ? 0.0 : left);
 }
 
-/* The main thread: rows in run order as they complete; a signal stops the
-** runs. The number of rows written. */
+/* The main thread of rank 0: rows in run order as they complete (and, under
+** MPI, the other ranks' requests and rows until each has been told there
+** are no runs left); a signal stops the runs. The number of rows written. */
 static long write_in_order(sweep *sw, FILE *out, int progress)
 {
-    long written = 0;
+    long written = 0, wait_ns = sw->n_ranks > 1 ? 1000000L : 100000000L;
+    int n_told = 0;
     double started = now_seconds();
     pthread_mutex_lock(&sw->lock);
-    while (written < sw->plan.n_runs) {
+    while (written < sw->plan.n_runs || (n_told < sw->n_ranks - 1 && !sw->stopping)) {
+        if (sw->n_ranks > 1)
+            n_told += sweep_mpi_serve(sw);
         if (caught_signal && !atomic_load(&sw->stopping)) {
             atomic_store(&sw->stopping, 1);
             for (int w = 0; w < sw->n_threads; w++)
                 if (sw->running[w])
                     hydae_sim_interrupt(sw->running[w]);
         }
-        if (sw->rows[written].done) {
+        if (written < sw->plan.n_runs && sw->rows[written].done) {
             write_row(sw, written++, out);
             if (progress)
                 show_progress(sw, started, written);
@@ -284,7 +264,7 @@ static long write_in_order(sweep *sw, FILE *out, int progress)
             break;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100000000L; /* look at the signal flag 10 times a second */
+        until.tv_nsec += wait_ns; /* the signal flag 10 times a second, MPI 1000 */
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
@@ -335,7 +315,7 @@ static int parse_options(sweep *sw, int argc, char **argv, const char **out_path
             sw->plan.seed = strtoull(value, &end, 10), bad = *end != '\0' || *value == '-';
         else if (strcmp(a, "--threads") == 0)
             bad = (sw->n_threads = (int)strtol(value, &end, 10)) <= 0 || *end
-                  || sw->n_threads > MAX_THREADS;
+                  || sw->n_threads > SWEEP_MAX_THREADS;
         else if (strcmp(a, "--lhs") == 0)
             sw->plan.lhs = 1;
         else if (strcmp(a, "--quiet") == 0)
@@ -385,7 +365,8 @@ static int run_sweep(sweep *sw, FILE *out, int quiet)
     }
     for (long i = 0; i < n; i++)
         sw->rows[i].measures = sw->measure_values + i * n_measures;
-    write_header(sw, out);
+    if (sw->rank == 0)
+        write_header(sw, out);
     struct sigaction action, old[2];
     memset(&action, 0, sizeof action);
     action.sa_handler = on_signal;
@@ -393,8 +374,8 @@ static int run_sweep(sweep *sw, FILE *out, int quiet)
     action.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &action, &old[0]);
     sigaction(SIGTERM, &action, &old[1]);
-    pthread_t threads[MAX_THREADS];
-    worker_arg args[MAX_THREADS];
+    pthread_t threads[SWEEP_MAX_THREADS];
+    worker_arg args[SWEEP_MAX_THREADS];
     int n_started = 0;
     for (int w = 0; w < sw->n_threads && w < n; w++) {
         args[w] = (worker_arg){ sw, w };
@@ -406,10 +387,15 @@ static int run_sweep(sweep *sw, FILE *out, int quiet)
         fprintf(stderr, "hydae sweep: no thread could be started\n");
         return 2;
     }
-    int progress = !quiet && isatty(fileno(stderr));
-    long written = write_in_order(sw, out, progress);
+    int progress = sw->rank == 0 && !quiet && isatty(fileno(stderr));
+    long written = sw->rank == 0 ? write_in_order(sw, out, progress) : 0;
     for (int w = 0; w < n_started; w++)
         pthread_join(threads[w], NULL);
+    if (sw->rank > 0) { /* its rows went to rank 0 */
+        sigaction(SIGINT, &old[0], NULL);
+        sigaction(SIGTERM, &old[1], NULL);
+        return caught_signal ? 130 : 0;
+    }
     for (long i = written; i < n; i++) /* stopped: the rows done after a gap */
         if (sw->rows[i].done)
             write_row(sw, i, out), written++;
@@ -421,8 +407,8 @@ static int run_sweep(sweep *sw, FILE *out, int quiet)
         fprintf(out, "# hydae sweep: stopped by signal %d: %ld of %ld runs in the table\n",
                 (int)caught_signal, written, n);
     if (!quiet)
-        fprintf(stderr, "hydae sweep: %ld runs, %ld failed, %d threads\n", written, sw->n_failed,
-                n_started);
+        fprintf(stderr, "hydae sweep: %ld runs, %ld failed, %d threads%s\n", written,
+                sw->n_failed, n_started, sw->n_ranks > 1 ? " on rank 0 (and MPI ranks)" : "");
     return caught_signal == SIGINT ? 130 : caught_signal ? 143 : sw->n_failed > 0;
 }
 
@@ -442,13 +428,15 @@ int hy_cli_sweep(int argc, char **argv)
     if (!sw.model)
         return 2;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    sw.n_threads = cores > 0 ? (int)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
+    sw.n_threads = cores > 0 ? (int)(cores < SWEEP_MAX_THREADS ? cores : SWEEP_MAX_THREADS) : 1;
     const char *out_path = NULL;
     int quiet = 0;
     int status = parse_options(&sw, argc, argv, &out_path, &quiet);
     if (status == 0)
         status = check_params(&sw);
-    FILE *out = status || !out_path || strcmp(out_path, "-") == 0 ? stdout
+    if (status == 0 && sweep_mpi_start(&sw) != 0)
+        status = 2;
+    FILE *out = status || sw.rank > 0 || !out_path || strcmp(out_path, "-") == 0 ? stdout
                                                                  : fopen(out_path, "w");
     if (status == 0 && !out) {
         fprintf(stderr, "hydae sweep: cannot write '%s'\n", out_path);
@@ -465,6 +453,7 @@ int hy_cli_sweep(int argc, char **argv)
         fprintf(stderr, "hydae sweep: error writing '%s'\n", out_path);
         status = 2;
     }
+    sweep_mpi_end(&sw, caught_signal != 0);
     free(sw.rows);
     free(sw.measure_values);
     sweep_plan_free(&sw.plan);

@@ -7,6 +7,8 @@
 
 #include "hydae.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 enum { SWEEP_MAX_PARAMS = 32, SWEEP_NAME_CAP = 128 };
@@ -44,6 +46,49 @@ typedef struct sweep_plan {
     int n_measures;
     sweep_measure *measures;
 } sweep_plan;
+
+enum { SWEEP_MAX_THREADS = 256, SWEEP_STATUS_CAP = 512 };
+
+/* What a run gives the table. */
+typedef struct sweep_row {
+    int done;                /* finished (or failed); interrupted runs are not */
+    int failed;
+    double *measures;
+    char status[SWEEP_STATUS_CAP];
+    long steps;
+    double wall;
+} sweep_row;
+
+/* The driver's state (sweep.c). */
+typedef struct sweep {
+    hydae_model *model;
+    sweep_plan plan;
+    int n_threads;
+    int rank, n_ranks;       /* MPI (sweep_mpi.c): 0 and 1 without it */
+    sweep_row *rows;
+    double *measure_values;  /* n_runs x n_measures */
+    atomic_long next_run;
+    atomic_int stopping;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+    hydae_sim *running[SWEEP_MAX_THREADS]; /* under lock: to interrupt them */
+    long n_done, n_failed;
+} sweep;
+
+/* sweep_mpi.c, MPI between ranks (a build with MPI, run under mpirun;
+** otherwise one rank). Rank 0 hands out runs (its own threads take them
+** from next_run directly) and writes the table; the other ranks' threads
+** ask it for their next run and send it their rows. */
+/* MPI started when run by mpirun: sw->rank, sw->n_ranks. 0, or -1. */
+int sweep_mpi_start(sweep *sw);
+void sweep_mpi_end(sweep *sw, int abort_all);
+/* A rank > 0's next run, or -1 when there are none left. */
+long sweep_mpi_take(sweep *sw);
+/* A rank > 0: run i's row to rank 0. */
+void sweep_mpi_send_row(sweep *sw, long i);
+/* Rank 0, under sw->lock: answer what the other ranks sent (their rows
+** marked done). The number of ranks told there are no runs left. */
+int sweep_mpi_serve(sweep *sw);
 
 /* --grid NAME=START:STEP:STOP or NAME=V1,V2,...: 0, or -1 with a message
 ** on stderr. */

@@ -1,0 +1,189 @@
+/*
+** `hydae sweep` across processes with MPI (`mpirun -n P hydae sweep ...`),
+** in a build that found MPI (CMake's FindMPI; Open MPI on Debian). Rank 0
+** is the master: its threads take runs from its counter directly, and its
+** main thread, besides writing the table, answers the other ranks: a
+** request gets the next run not yet started (dynamic balancing: runs
+** differ in cost), a row is stored as if run locally. The other ranks'
+** threads ask for runs and send their rows one at a time, their MPI calls
+** serialised by a lock (MPI_THREAD_SERIALIZED). Run i's parameters are
+** computed on every rank from (plan, i) alone, so the table is the one a
+** single process writes. MPI starts only when the process was launched by
+** mpirun (its environment says so); without MPI, one rank.
+*/
+#include "sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HYDAE_HAVE_MPI
+#include <mpi.h>
+
+enum { TAG_ASK = 1, TAG_RUN, TAG_ROW, N_ROW_HEADER = 4 };
+
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+static int runs_exhausted; /* a rank > 0 was told there are no more */
+
+static int launched_by_mpirun(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+int sweep_mpi_start(sweep *sw)
+{
+    sw->rank = 0;
+    sw->n_ranks = 1;
+    if (!launched_by_mpirun())
+        return 0;
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "hydae sweep: MPI_Init_thread failed\n");
+        return -1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &sw->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &sw->n_ranks);
+    if (provided < MPI_THREAD_SERIALIZED && sw->n_threads > 1 && sw->rank > 0) {
+        fprintf(stderr, "hydae sweep: rank %d: this MPI does not allow calls from several "
+                "threads (MPI_THREAD_SERIALIZED): one thread\n", sw->rank);
+        sw->n_threads = 1;
+    }
+    return 0;
+}
+
+void sweep_mpi_end(sweep *sw, int abort_all)
+{
+    int started = 0;
+    MPI_Initialized(&started);
+    if (!started)
+        return;
+    if (abort_all && sw->n_ranks > 1)
+        MPI_Abort(MPI_COMM_WORLD, 130); /* the other ranks may wait for rank 0 */
+    MPI_Finalize();
+}
+
+long sweep_mpi_take(sweep *sw)
+{
+    (void)sw;
+    long i = -1;
+    pthread_mutex_lock(&mpi_lock);
+    if (!runs_exhausted) {
+        MPI_Send(&i, 0, MPI_LONG, 0, TAG_ASK, MPI_COMM_WORLD);
+        MPI_Recv(&i, 1, MPI_LONG, 0, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        runs_exhausted = i < 0;
+    }
+    pthread_mutex_unlock(&mpi_lock);
+    return i;
+}
+
+/* A row as bytes: (i, failed, steps, wall, measures...) as doubles, then
+** the status text. */
+static size_t row_bytes(const sweep *sw)
+{
+    return sizeof(double) * (size_t)(N_ROW_HEADER + sw->plan.n_measures) + SWEEP_STATUS_CAP;
+}
+
+void sweep_mpi_send_row(sweep *sw, long i)
+{
+    const sweep_row *row = &sw->rows[i];
+    size_t size = row_bytes(sw);
+    double *packed = malloc(size);
+    if (!packed) {
+        fprintf(stderr, "hydae sweep: rank %d: out of memory sending run %ld\n", sw->rank, i);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+        return;
+    }
+    double header[N_ROW_HEADER] = { (double)i, row->failed, (double)row->steps, row->wall };
+    memcpy(packed, header, sizeof header);
+    memcpy(packed + N_ROW_HEADER, row->measures, sizeof(double) * (size_t)sw->plan.n_measures);
+    memcpy(packed + N_ROW_HEADER + sw->plan.n_measures, row->status, SWEEP_STATUS_CAP);
+    pthread_mutex_lock(&mpi_lock);
+    MPI_Send(packed, (int)size, MPI_BYTE, 0, TAG_ROW, MPI_COMM_WORLD);
+    pthread_mutex_unlock(&mpi_lock);
+    free(packed);
+}
+
+static void receive_row(sweep *sw, int source)
+{
+    size_t size = row_bytes(sw);
+    double *packed = malloc(size);
+    if (!packed) {
+        fprintf(stderr, "hydae sweep: out of memory receiving a row\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+        return;
+    }
+    MPI_Recv(packed, (int)size, MPI_BYTE, source, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    long i = (long)packed[0];
+    if (i >= 0 && i < sw->plan.n_runs) {
+        sweep_row *row = &sw->rows[i];
+        row->failed = packed[1] != 0.0;
+        row->steps = (long)packed[2];
+        row->wall = packed[3];
+        memcpy(row->measures, packed + N_ROW_HEADER,
+               sizeof(double) * (size_t)sw->plan.n_measures);
+        memcpy(row->status, packed + N_ROW_HEADER + sw->plan.n_measures, SWEEP_STATUS_CAP);
+        row->status[SWEEP_STATUS_CAP - 1] = '\0';
+        row->done = 1;
+        sw->n_done++;
+        sw->n_failed += row->failed;
+    }
+    free(packed);
+}
+
+int sweep_mpi_serve(sweep *sw)
+{
+    int n_told = 0, pending = 0;
+    MPI_Status status;
+    while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &pending, &status)
+               == MPI_SUCCESS
+           && pending) {
+        if (status.MPI_TAG == TAG_ROW) {
+            receive_row(sw, status.MPI_SOURCE);
+            continue;
+        }
+        long ask;
+        MPI_Recv(&ask, 0, MPI_LONG, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        long i = atomic_load(&sw->stopping) ? -1 : atomic_fetch_add(&sw->next_run, 1);
+        if (i >= sw->plan.n_runs)
+            i = -1;
+        n_told += i < 0;
+        MPI_Send(&i, 1, MPI_LONG, status.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
+    }
+    return n_told;
+}
+
+#else /* one rank */
+
+int sweep_mpi_start(sweep *sw)
+{
+    sw->rank = 0;
+    sw->n_ranks = 1;
+    return 0;
+}
+
+void sweep_mpi_end(sweep *sw, int abort_all)
+{
+    (void)sw;
+    (void)abort_all;
+}
+
+long sweep_mpi_take(sweep *sw)
+{
+    (void)sw;
+    return -1;
+}
+
+void sweep_mpi_send_row(sweep *sw, long i)
+{
+    (void)sw;
+    (void)i;
+}
+
+int sweep_mpi_serve(sweep *sw)
+{
+    (void)sw;
+    return 0;
+}
+
+#endif
