@@ -46,3 +46,12 @@ awk -F, -v total="$total" -v fixed="$fixed" 'NR > 1 && !/^#/ { runs += $NF; n++ 
     END { over = total - fixed - runs
           printf "tiny model, %d runs on 1 thread: %.3f s (%.3f s of it process start and compilation), ", n, total, fixed
           printf "the runs %.3f s: overhead %.1f us a run, %.0f%% of a run\n", runs, 1e6 * over / n, 100 * over / runs }' "$tmp/tiny.csv"
+if command -v mpirun >/dev/null 2>&1 && ldd "$hydae" | grep -q libmpi; then
+    start=$(now)
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -n 2 \
+        "$hydae" sweep "$pendulum" $grid --measure 'count(stretch),first(unstretch),max(F)' \
+        --threads 1 -o "$tmp/mpi.csv" --quiet
+    mpi=$(echo "$(now) - $start" | bc -l)
+    cmp <(strip "$tmp/t1.csv") <(strip "$tmp/mpi.csv") && \
+        printf "mpirun -n 2, 1 thread each: %.3f s (MPI's start included), table equal\n" "$mpi"
+fi
