@@ -10,6 +10,7 @@
 ** models' compilations or runs is then reported and fails the run.
 */
 #include "check.h"
+#include "row_hash.h"
 #include "lang/lang_test_util.h"
 
 #include "hydae.h"
@@ -28,31 +29,6 @@ static const char *const model_names[N_MODELS] = {
 
 static char source_dir[1024];
 
-typedef struct run_hash {
-    uint64_t hash;
-    long n_rows;
-    int n_columns;
-} run_hash;
-
-static void hash_bytes(uint64_t *hash, const void *data, size_t size)
-{
-    const unsigned char *byte = data;
-    for (size_t i = 0; i < size; i++) {
-        *hash ^= byte[i];
-        *hash *= 1099511628211ULL; /* FNV-1a, 64 bits */
-    }
-}
-
-static int hash_row(void *user, hydae_row_kind kind, double t, const double *values)
-{
-    run_hash *h = user;
-    int k = (int)kind;
-    hash_bytes(&h->hash, &k, sizeof k);
-    hash_bytes(&h->hash, &t, sizeof t);
-    hash_bytes(&h->hash, values, (size_t)h->n_columns * sizeof *values);
-    h->n_rows++;
-    return 0;
-}
 
 /* Load examples/NAME.hym, run it with its experiment: 0 and the hash, or
 ** -1 with the reason in why. */

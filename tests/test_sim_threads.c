@@ -18,6 +18,7 @@
 ** Run under ThreadSanitizer too (.ci/run).
 */
 #include "check.h"
+#include "row_hash.h"
 #include "lang/lang_test_util.h"
 
 #include "hydae.h"
@@ -51,31 +52,6 @@ static const run_case cases[N_CASES] = {
 static char source_dir[1024];
 static hydae_model *models[N_MODELS];
 
-typedef struct run_hash {
-    uint64_t hash;
-    long n_rows;
-    int n_columns;
-} run_hash;
-
-static void hash_bytes(uint64_t *hash, const void *data, size_t size)
-{
-    const unsigned char *byte = data;
-    for (size_t i = 0; i < size; i++) {
-        *hash ^= byte[i];
-        *hash *= 1099511628211ULL; /* FNV-1a, 64 bits */
-    }
-}
-
-static int hash_row(void *user, hydae_row_kind kind, double t, const double *values)
-{
-    run_hash *h = user;
-    int k = (int)kind;
-    hash_bytes(&h->hash, &k, sizeof k);
-    hash_bytes(&h->hash, &t, sizeof t);
-    hash_bytes(&h->hash, values, (size_t)h->n_columns * sizeof *values);
-    h->n_rows++;
-    return 0;
-}
 
 static hydae_model *load(const char *name)
 {
@@ -89,9 +65,7 @@ static hydae_model *load(const char *name)
 static int run(hydae_model *m, const run_case *c, int per_sim, run_hash *h, char *why,
                size_t why_size)
 {
-    memset(h, 0, sizeof *h);
-    h->hash = 14695981039346656037ULL;
-    h->n_columns = hydae_model_n_columns(m);
+    run_hash_start(h, m);
     int status = 0;
     hydae_sim *s = hydae_sim_create(m, &status);
     if (s && (status = hydae_sim_apply_experiment(s)) == 0 && c->param && per_sim)

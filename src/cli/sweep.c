@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sigaction */
 #include "cli.h"
 #include "sweep.h"
+#include "io/columns.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -137,11 +138,10 @@ static void run_one(sweep *sw, int worker, long i, sweep_row *row)
     row->steps = stats.n_steps;
     row->wall = now_seconds() - started;
     row->failed = status < 0;
-    if (status < 0)
-        snprintf(row->status, sizeof row->status, "%s",
-                 sim ? hydae_sim_errmsg(sim) : hydae_model_errmsg(sw->model));
-    else
-        snprintf(row->status, sizeof row->status, "ok");
+    snprintf(row->status, sizeof row->status, "%s",
+             status >= 0 ? "ok" : sim ? hydae_sim_errmsg(sim) : hydae_model_errmsg(sw->model));
+    for (char *c = row->status; *c; c++) /* on one line: a row per run */
+        *c = *c == '\n' || *c == '\r' ? ' ' : *c;
     pthread_mutex_lock(&sw->lock);
     sw->running[worker] = NULL;
     hydae_sim_free(sim);
@@ -180,32 +180,16 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* A CSV field: as is, or quoted with its quotes doubled. */
-static void write_field(FILE *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
-            fputc('"', out);
-        fputc(*c == '\n' || *c == '\r' ? ' ' : *c, out);
-    }
-    fputc('"', out);
-}
-
 static void write_header(const sweep *sw, FILE *out)
 {
     fputs("run", out);
     for (int k = 0; k < sw->plan.n_params; k++) {
         fputc(',', out);
-        write_field(out, sw->plan.params[k].name);
+        hy_csv_write_text(out, sw->plan.params[k].name);
     }
     for (int k = 0; k < sw->plan.n_measures; k++) {
         fputc(',', out);
-        write_field(out, sw->plan.measures[k].label);
+        hy_csv_write_text(out, sw->plan.measures[k].label);
     }
     fputs(",status,steps,wall_s\n", out);
 }
@@ -222,7 +206,7 @@ static void write_row(const sweep *sw, long i, FILE *out)
     for (int k = 0; k < sw->plan.n_measures; k++)
         fprintf(out, isnan(row->measures[k]) ? "," : ",%.17g", row->measures[k]);
     fputc(',', out);
-    write_field(out, row->status);
+    hy_csv_write_text(out, row->status);
     fprintf(out, ",%ld,%.6f\n", row->steps, row->wall);
 }
 

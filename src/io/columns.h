@@ -77,4 +77,8 @@ void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size);
 int hy_columns_n_modes(const hy_columns *cols, int i);
 const char *hy_columns_mode_name(const hy_columns *cols, int i, int k);
 
+/* csvcols.c: a CSV cell, quoted (its quotes doubled) when it holds a
+** comma, a quote or a line break (also hydae sweep's table). */
+void hy_csv_write_text(FILE *out, const char *text);
+
 #endif

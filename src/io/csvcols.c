@@ -20,8 +20,7 @@ typedef struct csv_cols {
     double *row;
 } csv_cols;
 
-/* A cell is quoted when it holds a comma, a quote or a line break. */
-static void write_text(FILE *out, const char *text)
+void hy_csv_write_text(FILE *out, const char *text)
 {
     if (!strpbrk(text, ",\"\n\r")) {
         fputs(text, out);
@@ -44,7 +43,7 @@ static int csv_begin(void *user, const hydae_model *m)
     fputs("time", csv->out);
     for (int i = 0; i < csv->cols.n; i++) {
         fputc(',', csv->out);
-        write_text(csv->out, csv->cols.items[i].name);
+        hy_csv_write_text(csv->out, csv->cols.items[i].name);
     }
     fputc('\n', csv->out);
     return ferror(csv->out) ? -1 : 0;
@@ -62,7 +61,7 @@ static int csv_row(void *user, hydae_row_kind kind, double t, const double *valu
             continue;
         if (csv->cols.items[i].kind == HY_COLUMN_MODE) {
             const char *mode = hy_columns_mode_name(&csv->cols, i, (int)value);
-            write_text(csv->out, mode ? mode : "?");
+            hy_csv_write_text(csv->out, mode ? mode : "?");
         } else {
             fprintf(csv->out, "%.17g", value);
         }
