@@ -397,6 +397,30 @@ typedef struct hydae_stats {
 int hydae_model_n_columns(const hydae_model *m);
 const char *hydae_model_column_name(const hydae_model *m, int column);
 
+/* Units and descriptions, for the results (the MAT file's description
+** column "description [unit]", a CSV's units line, plot axes; docs/results.md).
+** unit: as Modelica writes it ("m/s", "rad", "N.m"); either may be NULL or ""
+** (none). Set before the model is checked. A result column takes the first
+** unit given to its name: a parameter's or discrete variable's, else in
+** declaration order of charts, modes, and in a mode variables before
+** outputs; its description likewise. var: index from hydae_mode_add_var,
+** output: from hydae_mode_add_output, index: from hydae_model_add_param or
+** hydae_model_add_discrete. */
+HYDAE_NODISCARD int hydae_mode_set_var_info(hydae_mode *mode, int var, const char *unit,
+                                            const char *description);
+HYDAE_NODISCARD int hydae_mode_set_output_info(hydae_mode *mode, int output, const char *unit,
+                                               const char *description);
+HYDAE_NODISCARD int hydae_model_set_global_info(hydae_model *m, int index, const char *unit,
+                                                const char *description);
+/* A result column's unit and description: "" if none (or no such column). */
+const char *hydae_model_column_unit(const hydae_model *m, int column);
+const char *hydae_model_column_description(const hydae_model *m, int column);
+/* CSV as hydae_sim_add_csv_vars, with a units line after the header: its
+** first cell "#unit", then each column's unit (empty if none), quoted as
+** the header is. Readers that skip lines starting with '#' skip it. */
+HYDAE_NODISCARD int hydae_sim_add_csv_units(hydae_sim *s, FILE *out, const char *vars,
+                                            int with_modes);
+
 /* Checks the model; NULL on failure with the reason in *status and the
 ** model's message. The model must outlive the sim and not change. */
 hydae_sim *hydae_sim_create(hydae_model *m, int *status);

@@ -138,7 +138,7 @@ typedef struct run_options {
     int have_t_end, have_dt, have_rtol, have_atol;
     unsigned given;             /* bit i: numeric option i given */
     int max_order;
-    int stats, quiet, modes, output_steps;
+    int stats, quiet, modes, output_steps, csv_units;
     const char *vars;
     const char *plot, *plot_vars, *phase, *title;
     const char *stats_json;
@@ -211,6 +211,10 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         }
         if (strcmp(arg, "--modes") == 0) {
             opt->modes = 1;
+            continue;
+        }
+        if (strcmp(arg, "--csv-units") == 0) {
+            opt->csv_units = 1;
             continue;
         }
         if (strcmp(arg, "--debug-newton") == 0) {
@@ -507,6 +511,8 @@ static int add_sinks(hydae_sim *sim, const run_options *opt, const hy_outfile *r
     int status;
     if (is_mat)
         status = hydae_sim_add_mat(sim, results->file, opt->vars, opt->modes);
+    else if (opt->csv_units)
+        status = hydae_sim_add_csv_units(sim, results->file, opt->vars, opt->modes);
     else if (opt->vars || opt->modes)
         status = hydae_sim_add_csv_vars(sim, results->file, opt->vars, opt->modes);
     else
@@ -608,6 +614,9 @@ static int command_run(int argc, char **argv)
     hy_outfile results = { .path = path }, plot = { .path = opt.plot },
                stats = { .path = opt.stats_json };
     int is_mat = has_extension(path, ".mat");
+    if (!status && is_mat && opt.csv_units)
+        status = usage_error("%s", "--csv-units is for CSV results, not a .mat file (which "
+                             "has the units in its description matrix)");
     if (!status && hydae_sim_validate(sim)) {
         fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
         status = EXIT_USAGE;

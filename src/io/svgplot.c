@@ -574,11 +574,21 @@ static void draw_events(FILE *out, const hy_results *r, const axis *ax, double y
     }
 }
 
-static void draw_y_label(FILE *out, double x, double y_center, const char *name)
+/* An axis label: the column's name, and its unit in brackets ("phi [rad]"). */
+static void axis_label(const hy_result_var *var, char *buf, size_t size)
 {
-    char extra[96];
+    if (var->unit && var->unit[0])
+        hy_format(buf, size, "%s [%s]", var->name, var->unit);
+    else
+        hy_format(buf, size, "%s", var->name);
+}
+
+static void draw_y_label(FILE *out, double x, double y_center, const hy_result_var *var)
+{
+    char extra[96], label[600];
     hy_format(extra, sizeof extra, "transform=\"rotate(-90 %.1f %.1f)\"", x, y_center);
-    put_text(out, x, y_center, "middle", 13, extra, name);
+    axis_label(var, label, sizeof label);
+    put_text(out, x, y_center, "middle", 13, extra, label);
 }
 
 static double panel_top(double panels_top, int p)
@@ -644,7 +654,7 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
         }
         draw_x_ticks(out, &ax, top, top + PANEL_HEIGHT, p == n_panels - 1);
         draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
-        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, r->vars[var].name);
+        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, &r->vars[var]);
     }
     draw_events(out, r, &ax, strips_top, panels_bottom);
     for (int p = 0; p < n_panels; p++) {
@@ -709,9 +719,10 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
     draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
     draw_trajectory(out, r, spec->phase_x, spec->phase_y, &ax, &ay, mode_var, 1.6);
     draw_frame(out, box_left, box_top, box_width, box_height);
-    put_text(out, box_left + box_width / 2, box_top + box_height + 38, "middle", 13, "",
-             r->vars[spec->phase_x].name);
-    draw_y_label(out, box_left - 64, box_top + box_height / 2, r->vars[spec->phase_y].name);
+    char x_label[600];
+    axis_label(&r->vars[spec->phase_x], x_label, sizeof x_label);
+    put_text(out, box_left + box_width / 2, box_top + box_height + 38, "middle", 13, "", x_label);
+    draw_y_label(out, box_left - 64, box_top + box_height / 2, &r->vars[spec->phase_y]);
 
     /* The start, and the events at their left-limit position (the right
     ** limit's if the left one has no value). */
