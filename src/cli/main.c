@@ -26,71 +26,6 @@
 
 enum { EXIT_SIM_FAILURE = 1, EXIT_USAGE = 2 };
 
-static const char usage_text[] =
-    "usage: hydae <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
-    "  run MODEL.fmu [options]        simulate an FMU for Model Exchange, FMI 2.0 or\n"
-    "                                 3.0 (docs/fmi.md)\n"
-    "  run --example NAME [options]   simulate a built-in example\n"
-    "  check MODEL.hym                compile a model file and show its structure\n"
-    "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
-    "  examples                       list the built-in examples\n"
-    "  solvers                        list the integrators\n"
-    "  settings                       list the transient-solver settings\n"
-    "  converge (MODEL.hym | --example NAME) --channels A,B [options]\n"
-    "                                 convergence study over integr_tol or h_max\n"
-    "  help                           this text\n"
-    "\n"
-    "options of run:\n"
-    "  --example NAME     the built-in example to run (see `hydae examples`)\n"
-    "  -o FILE            write results to FILE: a Modelica result file (MAT v4)\n"
-    "                     if it ends in .mat, else CSV ('-': CSV on standard\n"
-    "                     output); default NAME.csv in the current directory\n"
-    "  --vars A,B,...     the columns to write (results, parameters, mode(CHART));\n"
-    "                     default: every result (and, in a .mat, every parameter)\n"
-    "  --modes            add the active mode of every chart as columns\n"
-    "  --output grid|steps  rows on the --dt grid (default) or at every step,\n"
-    "                     and always at both sides of every event\n"
-    "  --t0 T             start time (default 0)\n"
-    "  --tend T           stop time (default: the example's)\n"
-    "  --dt DT            output interval (default: the example's)\n"
-    "  --rtol R           relative tolerance (default: the example's)\n"
-    "  --atol A           absolute tolerance (default: the example's)\n"
-    "  --h-max H          largest step (default: none)\n"
-    "  --h-min H          smallest step (default: 0)\n"
-    "  --h0 H             first step (default: automatic)\n"
-    "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
-    "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
-    "  --set NAME=VALUE   set a parameter, a discrete start value or a variable's\n"
-    "                     start value (NAME or MODE.NAME); repeatable\n"
-    "  --SETTING VALUE    any transient-solver setting of `hydae settings`, e.g.\n"
-    "                     --integr_tol 1e-4 --dae_jacob_eval 2 (dashes or underscores)\n"
-    "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
-    "                     options on the command line override it\n"
-    "  --debug-newton     print every corrector iteration to standard error\n"
-    "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
-    "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
-    "  --phase X,Y        an X-Y phase plot instead of time panels\n"
-    "  --title TEXT       the plot's title (default: the example's name)\n"
-    "  --stats            print run statistics to standard error\n"
-    "  --stats-json FILE  write run statistics as JSON ('-': standard output)\n"
-    "  --quiet            print nothing but errors (and no progress bar, which\n"
-    "                     is shown on standard error when it is a terminal)\n"
-    "\n"
-    "options of plot:\n"
-    "  -o FILE            the SVG file (default: FILE.csv with .svg)\n"
-    "  --vars A,B,...     one time panel per name (default: every column)\n"
-    "  --phase X,Y        an X-Y phase plot instead\n"
-    "  --title TEXT       the title (default: the CSV file's name)\n"
-    "  --quiet            do not say where the plot is\n"
-    "\n"
-    "  --help, --version\n"
-    "\n"
-    "exit status: 0 success, 1 simulation failure or write error, 2 usage or model\n"
-    "error, 130 / 143 a run ended by SIGINT / SIGTERM (results marked as stopped early)\n";
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("hydae: ", stderr);
@@ -226,10 +161,6 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
                 return usage_error("option '%s' needs a value", arg);
             opt->settings_file = argv[++i];
             continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return -1;
         }
         if (arg[0] != '-') {
             if (opt->model_file)
@@ -669,15 +600,19 @@ static int command_run(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        hy_cli_usage(stderr);
         return EXIT_USAGE;
     }
     const char *command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0
         || strcmp(command, "help") == 0) {
-        fputs(usage_text, stdout);
+        if (strcmp(command, "help") == 0 && argc > 2)
+            return hy_cli_help(argv[2]);
+        hy_cli_usage(stdout);
         return 0;
     }
+    if (hy_cli_asks_help(argc - 2, argv + 2))
+        return hy_cli_help(command);
     if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
         printf("hydae %s\n", hydae_version());
         return 0;
