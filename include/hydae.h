@@ -542,6 +542,8 @@ typedef struct hydae_plot_options {
     const char *phase_x; /* both set: one x-y phase plot instead of time panels */
     const char *phase_y;
     const char *title;   /* NULL: the model's name */
+    int no_clock_ticks;  /* 1: leave out events on a regular grid (sample
+                         ** clocks; otherwise thinned when they are dense) */
 } hydae_plot_options;
 
 /* An SVG plot written to `out` when the run ends: time panels with the

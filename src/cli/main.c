@@ -73,7 +73,7 @@ typedef struct run_options {
     int have_t_end, have_dt, have_rtol, have_atol;
     unsigned given;             /* bit i: numeric option i given */
     int max_order;
-    int stats, quiet, modes, output_steps, csv_units;
+    int stats, quiet, modes, output_steps, csv_units, no_clock_ticks;
     const char *vars;
     const char *plot, *plot_vars, *phase, *title;
     const char *stats_json;
@@ -152,6 +152,10 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             opt->csv_units = 1;
             continue;
         }
+        if (strcmp(arg, "--no-clock-ticks") == 0) {
+            opt->no_clock_ticks = 1;
+            continue;
+        }
         if (strcmp(arg, "--debug-newton") == 0) {
             opt->debug_newton = 1;
             continue;
@@ -226,8 +230,9 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
     if (!opt->example == !opt->model_file)
         return usage_error("%s", "run needs one model: a file MODEL.hym or --example NAME "
                            "(see `hydae examples`)");
-    if (!opt->plot && (opt->plot_vars || opt->phase || opt->title))
-        return usage_error("%s", "--plot-vars, --phase and --title need --plot FILE");
+    if (!opt->plot && (opt->plot_vars || opt->phase || opt->title || opt->no_clock_ticks))
+        return usage_error("%s", "--plot-vars, --phase, --title and --no-clock-ticks need "
+                           "--plot FILE");
     if (opt->phase && split_phase(opt->phase, opt->phase_x, opt->phase_y, sizeof opt->phase_x))
         return EXIT_USAGE;
     int n_stdout = (opt->output && strcmp(opt->output, "-") == 0)
@@ -451,7 +456,8 @@ static int add_sinks(hydae_sim *sim, const run_options *opt, const hy_outfile *r
     if (!status && plot->file) {
         hydae_plot_options plot_opt = { opt->plot_vars ? opt->plot_vars : opt->vars,
                                         opt->phase ? opt->phase_x : NULL,
-                                        opt->phase ? opt->phase_y : NULL, opt->title };
+                                        opt->phase ? opt->phase_y : NULL, opt->title,
+                                        opt->no_clock_ticks };
         status = hydae_sim_add_plot(sim, plot->file, &plot_opt);
     }
     if (!status && !opt->quiet && isatty(fileno(stderr)))

@@ -171,22 +171,6 @@ static int read_units(hy_results *r, const record *rec, const char *name, char *
     return 0;
 }
 
-/* Left and right limits from repeated times. */
-static void infer_kinds(hy_results *r)
-{
-    for (long k = 0; k < r->n_rows;) {
-        long run = 1;
-        while (k + run < r->n_rows && r->t[k + run] == r->t[k])
-            run++;
-        for (long i = 0; i < run; i++)
-            r->kind[k + i] = (unsigned char)(run < 2 ? HYDAE_ROW_GRID
-                                             : i == 0 ? HYDAE_ROW_EVENT_LEFT
-                                             : i == 1 ? HYDAE_ROW_EVENT_RIGHT
-                                                      : HYDAE_ROW_GRID);
-        k += run;
-    }
-}
-
 static int read_header(hy_results *r, const record *rec, const char *name, char *err,
                        size_t err_size)
 {
@@ -301,7 +285,7 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
     if (status == HYDAE_ERR_NOMEM)
         hy_format(err, err_size, "%s: out of memory", name);
     if (!status)
-        infer_kinds(r);
+        hy_results_infer_kinds(r);
     hy_free(values);
     hy_free(rec.text);
     hy_free(rec.starts);

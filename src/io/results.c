@@ -164,6 +164,22 @@ int hy_results_find(const hy_results *r, const char *name)
     return -1;
 }
 
+/* Left and right limits from repeated times. */
+void hy_results_infer_kinds(hy_results *r)
+{
+    for (long k = 0; k < r->n_rows;) {
+        long run = 1;
+        while (k + run < r->n_rows && r->t[k + run] == r->t[k])
+            run++;
+        for (long i = 0; i < run; i++)
+            r->kind[k + i] = (unsigned char)(run < 2 ? HYDAE_ROW_GRID
+                                             : i == 0 ? HYDAE_ROW_EVENT_LEFT
+                                             : i == 1 ? HYDAE_ROW_EVENT_RIGHT
+                                                      : HYDAE_ROW_GRID);
+        k += run;
+    }
+}
+
 /* ---- filled by a run ---- */
 
 void hy_recorder_init(hy_recorder *rec, const hydae_sim *s)

@@ -56,6 +56,10 @@ int hy_results_label(hy_results *r, int var, const char *label);
 int hy_results_append(hy_results *r, hydae_row_kind kind, double t, const double *values);
 /* Record that the run stopped early (the message truncated to fit). */
 void hy_results_set_stop(hy_results *r, double t, const char *message);
+/* Row kinds of a table read from a file: at a time given by several rows
+** in a row, the first is an event's left limit, the second its right limit;
+** every other row a grid row. */
+void hy_results_infer_kinds(hy_results *r);
 /* The column called name, or -1. */
 int hy_results_find(const hy_results *r, const char *name);
 
