@@ -18,17 +18,8 @@
 set -u
 hydae=$1
 src=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
 py=/usr/bin/python3
 pendulum=$src/examples/string_pendulum.hym
 
@@ -164,5 +155,4 @@ check "12 events at one point" \
     test "$(status_of "$hydae" plot same_point.csv -o same.svg --phase x,y --quiet)" = 0
 check "12 events at one point: 12 numbers, none meeting" "$py" "$work/labels.py" same.svg 12
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -13,17 +13,8 @@
 set -u
 hydae=$1
 src=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
 py=/usr/bin/python3
 model=$src/examples/string_pendulum.hym
 
@@ -114,5 +105,4 @@ printf 'time,a,b\n#unit,m,"s,1"\n0,1,2\n1,2,3\n' >quoted.csv
 check "a quoted unit" test "$(status_of "$hydae" plot quoted.csv -o quoted.svg --quiet)" = 0
 check "... shown on its axis" grep -q '>b \[s,1\]</text>' quoted.svg
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -11,17 +11,8 @@
 # Usage: cli_usage.sh PATH_TO_HYDAE
 set -u
 hydae=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
 
 for command in run check plot examples solvers settings converge help; do
     check "hydae help $command: exit 0" test "$(status_of "$hydae" help "$command")" = 0
@@ -96,5 +87,4 @@ check "RK45 on the ODE: exit 0" test "$(status_of "$hydae" run ode.hym --solver 
 check "RK45 on an algebraic mode: exit 0" \
     test "$(status_of "$hydae" run algebraic.hym --solver RK45 -o a.csv --quiet)" = 0
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

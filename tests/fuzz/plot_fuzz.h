@@ -1,12 +1,18 @@
 /*
-** The check of a plot made by a fuzz target (fuzz_csv, fuzz_mat): the SVG
-** must be well-formed XML (it says it is UTF-8) and every coordinate a
-** finite number; a plot that fails either check aborts, a finding like a
-** crash. Without expat, no check.
+** What the plot fuzz targets (fuzz_csv, fuzz_mat) share: the input as a
+** stream, and the check of the plot: the SVG must be well-formed XML (it
+** says it is UTF-8) and every coordinate a finite number; a plot that
+** fails either check aborts, a finding like a crash. Without expat, no
+** check.
 */
-#ifndef HY_FUZZ_SVG_CHECK_H
-#define HY_FUZZ_SVG_CHECK_H
+#ifndef HY_FUZZ_PLOT_H
+#define HY_FUZZ_PLOT_H
 
+/* Needs _POSIX_C_SOURCE 200809L (fmemopen) before the first include. */
+
+#include "io/plot.h"
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +20,19 @@
 #ifdef HYDAE_HAVE_EXPAT
 #include <expat.h>
 #endif
+
+/* The input as a stream to read. fmemopen may refuse a zero-sized buffer:
+** an empty file is a one-byte buffer read past its byte. */
+static FILE *open_input(const uint8_t *data, size_t size)
+{
+    static const char empty[1] = "";
+    FILE *in = fmemopen(size ? (void *)data : (void *)empty, size ? size : 1, "rb");
+    if (!in)
+        abort();
+    if (size == 0)
+        (void)fgetc(in);
+    return in;
+}
 
 #ifdef HYDAE_HAVE_EXPAT
 /* Attributes that hold numbers (coordinates and sizes). */
@@ -65,5 +84,28 @@ static void check_svg(const char *svg, size_t length)
     (void)length;
 }
 #endif
+
+/* The plot of the input (hy_plot_csv or hy_plot_mat) to memory, checked
+** when the reader accepted the input. */
+typedef int (*plot_fn)(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt,
+                       char *err, size_t err_size);
+
+static void plot_and_check(plot_fn plot, const char *name, const uint8_t *data, size_t size,
+                           const hydae_plot_options *options)
+{
+    FILE *in = open_input(data, size);
+    char *svg = NULL;
+    size_t svg_length = 0;
+    FILE *out = open_memstream(&svg, &svg_length);
+    if (!out)
+        abort();
+    char err[1024];
+    int status = plot(in, name, out, options, err, sizeof err);
+    fclose(in);
+    fclose(out);
+    if (status == 0)
+        check_svg(svg, svg_length);
+    free(svg);
+}
 
 #endif
