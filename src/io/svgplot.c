@@ -517,7 +517,7 @@ static double put_legend(FILE *out, const hy_results *r, const event_view *ev, i
     } else if (!ev->clock.period || count_events(r) > ev->clock.n_ticks) {
         legend_entry(&g, SAMPLE_EVENT_LINE, event_colour, "event");
     }
-    if (ev->clock.period > 0.0) {
+    if (ev->clock.period > 0.0 && (!phase || ev->hide_ticks)) { /* phase: ticks are circles */
         char text[160];
         long n = ev->clock.n_ticks;
         if (ev->hide_ticks)
