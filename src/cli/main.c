@@ -1,7 +1,8 @@
 /*
 ** The `hydae` command: subcommands over the library's public API.
 **   hydae run --example NAME [options]   simulate a built-in C example
-**   hydae plot FILE.csv [options]        plot a CSV result file as SVG
+**   hydae plot FILE.csv|FILE.mat [...]   plot a result file as SVG (plot.c)
+**   hydae help [COMMAND]                 usage texts (help.c)
 **   hydae examples                       list the built-in examples
 ** Exit codes: 0 success, 1 simulation failure, 2 usage or model error,
 ** 130 / 143 a run ended by SIGINT / SIGTERM (docs/cli.md).
@@ -484,7 +485,7 @@ static int command_run(int argc, char **argv)
         return usage_error("%s", "too many arguments");
     int status = parse_run_options(argc, argv, &opt);
     if (status)
-        return status < 0 ? 0 : status;
+        return status;
     const hydae_example *ex = NULL;
     int from_file = 0;
     hy_lang_experiment experiment;

@@ -71,7 +71,7 @@ static int parse_phase(plot_args *a, const char *phase)
     return 0;
 }
 
-/* 0, -1 after --help, or an exit status. */
+/* 0, or an exit status (--help is answered before: help.c). */
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
     for (int i = 0; i < argc; i++) {
@@ -116,7 +116,7 @@ int hy_cli_plot(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int status = parse_plot_args(argc, argv, &a);
     if (status)
-        return status < 0 ? 0 : status;
+        return status;
     char default_path[PATH_MAX];
     if (!a.output) {
         if (default_output(a.input, default_path, sizeof default_path))
