@@ -27,7 +27,5 @@ typedef struct hy_fmu hy_fmu;
 hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, hy_fmu **fmu);
 /* The FMU's own account of a failed run (the call, the time, its log). */
 void hy_cli_fmu_report(const hy_fmu *fmu);
-/* Did the run end because the FMU asked to terminate (a normal end)? */
-int hy_cli_fmu_terminated(const hy_fmu *fmu);
 
 #endif

@@ -46,11 +46,6 @@ hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, h
     return model;
 }
 
-int hy_cli_fmu_terminated(const hy_fmu *fmu)
-{
-    return hy_fmu_terminated(fmu);
-}
-
 void hy_cli_fmu_report(const hy_fmu *fmu)
 {
     const char *message = hy_fmu_errmsg(fmu);
@@ -68,12 +63,6 @@ hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, h
             "expat when built: Debian's libzip-dev and libexpat1-dev; see docs/fmi.md)\n",
             path);
     return NULL;
-}
-
-int hy_cli_fmu_terminated(const hy_fmu *fmu)
-{
-    (void)fmu;
-    return 0;
 }
 
 void hy_cli_fmu_report(const hy_fmu *fmu)

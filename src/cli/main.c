@@ -467,19 +467,15 @@ static void release_signals(const struct sigaction old[2])
 }
 
 /* The run itself, signals caught around it: an exit status. */
-static int run_simulation(hydae_sim *sim, const char *path, const hy_fmu *fmu)
+static int run_simulation(hydae_sim *sim, const char *path)
 {
     struct sigaction old[2];
     catch_signals(sim, old);
     int run_status = hydae_sim_run(sim);
     release_signals(old);
-    if (run_status && fmu && hy_cli_fmu_terminated(fmu)) {
-        /* FMI's terminateSimulation ends a run normally; the engine has no
-        ** way for an action to say so, so the run stopped in it. */
-        fprintf(stderr, "hydae: the FMU ended the simulation at t = %.17g "
-                "(terminateSimulation)\n", hydae_sim_time(sim));
-        return 0;
-    }
+    if (!run_status && hydae_sim_stop_reason(sim)) /* an action ended the run (an FMU's
+                                                   ** terminateSimulation, say) */
+        fprintf(stderr, "hydae: %s\n", hydae_sim_stop_reason(sim));
     if (run_status == HYDAE_ERR_IO) {
         fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n", path,
                 hydae_sim_errmsg(sim));
@@ -630,7 +626,7 @@ static int command_run(int argc, char **argv)
     ** before it, nothing replaces an existing file. */
     int ran = !status;
     if (ran) {
-        status = run_simulation(sim, path, fmu);
+        status = run_simulation(sim, path);
         if (status && fmu)
             hy_cli_fmu_report(fmu);
         if (opt.stats)

@@ -52,6 +52,8 @@ typedef struct hy_fmi_instance_ops {
     /* Any numeric type from a double (checked by hy_fmu_check_value). */
     int (*set_value)(hy_fmu *f, const hy_fmi_var *v, double value);
     void (*terminate)(hy_fmu *f);
+    /* CompletedIntegratorStep: enterEventMode, terminateSimulation. */
+    int (*completed_step)(hy_fmu *f, int *enter_event, int *terminate);
 } hy_fmi_instance_ops;
 
 extern const hy_fmi_instance_ops hy_fmi2_ops;
@@ -79,9 +81,9 @@ struct hy_fmu {
     double *scratch;            /* n_states */
     double *seed;               /* n_states, for the Jacobian's columns */
     uint32_t *state_vr, *derivative_vr; /* the states' and derivatives' references */
-    /* Time events (nextEventTime) and the last event instant handled. */
-    int next_time_defined;
-    double next_time;
+    hydae_chart *chart;         /* its time events are scheduled on it */
+    int step_terminate;         /* CompletedIntegratorStep asked to end the run */
+    /* The last event instant handled. */
     int have_event_time;
     double event_time;
     /* Result columns and parameters: indices into desc.vars. */

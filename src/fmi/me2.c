@@ -120,6 +120,18 @@ static int update_discrete2(hy_fmu *f, hy_fmi_event *event)
     return status;
 }
 
+/* After an accepted step (2.0.4 section 3.2.2): does the FMU want event
+** mode, or to end the run? */
+static int completed_step2(hy_fmu *f, int *enter_event, int *terminate)
+{
+    hy_fmi2_boolean event = 0, end = 0;
+    int status = hy_fmu_check(f, f->f2.completed_integrator_step(f->instance, 1, &event, &end),
+                              "fmi2CompletedIntegratorStep");
+    *enter_event = event != 0;
+    *terminate = end != 0;
+    return status;
+}
+
 static int enter_continuous2(hy_fmu *f)
 {
     return hy_fmu_check(f, f->f2.enter_continuous_time_mode(f->instance),
@@ -179,5 +191,5 @@ const hy_fmi_instance_ops hy_fmi2_ops = {
     exit_initialization2, set_time2,      set_states2,     get_derivatives2,
     get_indicators2,    get_states2,      enter_event_mode2, update_discrete2,
     enter_continuous2,  get_value2,       directional2,    set_value2,
-    terminate2,
+    terminate2,         completed_step2,
 };

@@ -106,6 +106,18 @@ static int update_discrete3(hy_fmu *f, hy_fmi_event *event)
     return status;
 }
 
+/* After an accepted step (3.0 section 3.2.3): does the FMU want event
+** mode, or to end the run? */
+static int completed_step3(hy_fmu *f, int *enter_event, int *terminate)
+{
+    bool event = false, end = false;
+    int status = hy_fmu_check(f, f->f3.completed_integrator_step(f->instance, true, &event, &end),
+                              "fmi3CompletedIntegratorStep");
+    *enter_event = event;
+    *terminate = end;
+    return status;
+}
+
 static int enter_continuous3(hy_fmu *f)
 {
     return hy_fmu_check(f, f->f3.enter_continuous_time_mode(f->instance),
@@ -202,5 +214,5 @@ const hy_fmi_instance_ops hy_fmi3_ops = {
     exit_initialization3, set_time3,      set_states3,     get_derivatives3,
     get_indicators3,    get_states3,      enter_event_mode3, update_discrete3,
     enter_continuous3,  get_value3,       directional3,    set_value3,
-    terminate3,
+    terminate3,         completed_step3,
 };

@@ -140,6 +140,9 @@ peak=$(awk -F, 'NR > 1 && $1 > 0.5 && $1 < 1.2 && $2 > m { m = $2 } END { print 
 awk -v p="$peak" 'BEGIN { exit !(p > 0.2499 && p < 0.2501) }' || fail "--set e=0.5: peak $peak, want 0.25"
 "$hydae" run "$fmus/2.0/Stair.fmu" -o stair.csv --quiet 2>stderr.txt || fail "Stair: exit $?"
 grep -q "terminateSimulation" stderr.txt || fail "Stair: the FMU's end is not reported"
+# It ends the run successfully at t = 9: the right limit (counter 10) last, unmarked.
+[ "$(tail -1 stair.csv)" = "9,10" ] || fail "Stair: last line $(tail -1 stair.csv), want 9,10"
+grep -q "stopped early" stair.csv && fail "Stair: marked as stopped early"
 "$hydae" run "$fmus/2.0/Resource.fmu" -o res.csv --quiet || fail "Resource: exit $?"
 # resources/y.txt begins with 'a': y = 97.
 [ "$(sed -n 2p res.csv)" = "0,97" ] || fail "Resource: $(sed -n 2p res.csv), want 0,97"

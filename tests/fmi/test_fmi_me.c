@@ -9,7 +9,8 @@
 **   BouncingBall impact times of the closed form (g = 9.81, e = 0.7,
 **                h0 = 1; at rest once e v_impact < v_min = 0.1);
 **   Stair        time events exactly at t = 1, 2, ...: counter = floor(t) + 1,
-**                the FMU ending the run at t = 9;
+**                the FMU ending the run at t = 9 (its right limit, 10, the
+**                last row); every row of its reference;
 **   Feedthrough  every numeric input, set as a parameter, reaches its output;
 **   Resource     y = 'a' = 97, the first byte of resources/y.txt.
 ** And against the reference results (extra/.../<Model>_out.csv, fmusim's
@@ -364,6 +365,13 @@ static void check_bouncing_ball(const char *version)
 }
 
 /* ---- Stair: time events ---- */
+static double stair_exact(double t, int var, void *user)
+{
+    (void)var;
+    (void)user;
+    return floor(t + 1e-12) + 1; /* the right limit at an integer */
+}
+
 static void check_stair(const char *version)
 {
     hy_fmu *fmu;
@@ -372,13 +380,11 @@ static void check_stair(const char *version)
         return;
     test_rows rows;
     int status = test_run(m, NULL, 10.0, 0.2, RTOL, ATOL, &rows);
-    CHECK(status != 0 && hy_fmu_terminated(fmu), "Stair %s: the FMU's terminateSimulation at "
-          "t = 9 should end the run (status %d)", version, status);
+    CHECK(status == 0 && hy_fmu_terminated(fmu), "Stair %s: the FMU's terminateSimulation at "
+          "t = 9 should end the run successfully (status %d)", version, status);
     int counter = test_column(m, "counter"), n_events = 0, n_wrong = 0;
-    double last_t = 0;
     for (int i = 0; i < rows.n_rows && counter >= 0; i++) {
         double t = rows.t[i], c = test_value(&rows, i, counter);
-        last_t = t;
         if (rows.kind[i] == HYDAE_ROW_EVENT_LEFT) {
             n_events++;
             /* Exactly at the integer, with the old count on the left. */
@@ -389,10 +395,20 @@ static void check_stair(const char *version)
             n_wrong += c != floor(t + 1e-12) + 1;
         }
     }
-    printf("Stair %s: %d time events, %d rows off\n", version, n_events, n_wrong);
-    printf("Stair %s: last row at t = %.17g\n", version, last_t);
-    CHECK(n_events >= 8 && n_wrong == 0, "Stair %s: %d events, %d rows wrong", version, n_events,
-          n_wrong);
+    /* The run ends at t = 9 with the right limit, counter = 10 (and the
+    ** grid row of t = 9 after it). */
+    int last = rows.n_rows - 1, right = last;
+    while (right > 0 && rows.kind[right] != HYDAE_ROW_EVENT_RIGHT)
+        right--;
+    int ends_right = right > 0 && rows.t[right] == 9.0 && rows.t[last] == 9.0
+                     && test_value(&rows, right, counter) == 10.0
+                     && test_value(&rows, last, counter) == 10.0;
+    printf("Stair %s: %d time events, %d rows off, last row t = %.17g\n", version, n_events,
+           n_wrong, last >= 0 ? rows.t[last] : NAN);
+    CHECK(n_events == 9 && n_wrong == 0 && ends_right, "Stair %s: %d events, %d rows wrong, "
+          "ends with the right limit at 9: %d", version, n_events, n_wrong, ends_right);
+    /* Every reference row, t = 9 (counter 10) included, matches exactly. */
+    check_reference(version, "Stair", m, &rows, stair_exact, NULL, 0.0);
     test_rows_free(&rows);
     hydae_model_free(m);
 }
