@@ -97,6 +97,8 @@ desc = f"""<?xml version="1.0" encoding="UTF-8"?>
     <ScalarVariable name="x" valueReference="0" causality="output" initial="exact"><Real start="1"/></ScalarVariable>
     <ScalarVariable name="der(x)" valueReference="1"><Real derivative="1"/></ScalarVariable>
     <ScalarVariable name="t_fail" valueReference="2" causality="parameter" variability="fixed"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="t_step" valueReference="3" causality="parameter" variability="fixed"><Real start="1e300"/></ScalarVariable>
+    <ScalarVariable name="t_stop" valueReference="4" causality="parameter" variability="fixed"><Real start="1e300"/></ScalarVariable>
   </ModelVariables>
   <ModelStructure><Derivatives><Unknown index="2"/></Derivatives></ModelStructure>
 </fmiModelDescription>
@@ -125,6 +127,24 @@ awk -v t="$stopped" 'BEGIN { exit !(t > 0.5 && t <= 1) }' \
     || fail "failing.fmu with t_fail = 5: exit $?"
 awk -F, 'END { d = $2 - exp(-2); if (d < 0) d = -d; exit !($1 == 2 && d < 1e-6) }' passing.csv \
     || fail "failing.fmu with t_fail = 5: last row $(tail -1 passing.csv), want x(2) = exp(-2)"
+
+# Step events: fmi2CompletedIntegratorStep asks for event mode at the first
+# step past t_step = 0.5, where x changes sign: x(2) = -exp(-2), and the
+# event's two rows (left x > 0, right x < 0) at one time t_e >= 0.5.
+"$hydae" run failing.fmu -o step.csv --quiet --set t_fail=5 --set t_step=0.5 --rtol 1e-8 \
+    || fail "step event: exit $?"
+awk -F, 'END { d = $2 + exp(-2); if (d < 0) d = -d; exit !($1 == 2 && d < 1e-6) }' step.csv \
+    || fail "step event: last row $(tail -1 step.csv), want x(2) = -exp(-2)"
+awk -F, 'NR > 2 && $1 == t && p > 0 && $2 < 0 { d = p + $2; if (d < 0) d = -d;
+    found = ($1 >= 0.5 && d < 1e-12) } NR > 1 { t = $1; p = $2 } END { exit !found }' step.csv \
+    || fail "step event: no sign change at one time past 0.5: $(head -12 step.csv)"
+# terminateSimulation from fmi2CompletedIntegratorStep ends the run there, exit 0.
+"$hydae" run failing.fmu -o stop.csv --quiet --set t_fail=5 --set t_stop=1.25 2>stderr.txt \
+    || fail "step terminate: exit $?"
+grep -q "terminateSimulation" stderr.txt || fail "step terminate: not reported: $(cat stderr.txt)"
+grep -q "stopped early" stop.csv && fail "step terminate: marked as stopped early"
+awk -F, 'END { exit !($1 >= 1.25 && $1 < 2) }' stop.csv \
+    || fail "step terminate: last row $(tail -1 stop.csv), want the first step past 1.25"
 
 # Runs: the default experiment, then options over it.
 "$hydae" run "$bb2" -o bb.csv --quiet || fail "BouncingBall 2.0: exit $?"
