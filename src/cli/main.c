@@ -31,8 +31,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
-    "  run MODEL.fmu [options]        simulate an FMU for Model Exchange, FMI 2.0 or\n"
-    "                                 3.0 (docs/fmi.md)\n"
+    "  run MODEL.fmu [options]        simulate an FMU, FMI 2.0 or 3.0: Model Exchange,\n"
+    "                                 or Co-Simulation (--fmi-cs) (docs/fmi.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  check MODEL.hym                compile a model file and show its structure\n"
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
@@ -70,6 +70,9 @@ static const char usage_text[] =
     "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
     "                     options on the command line override it\n"
     "  --debug-newton     print every corrector iteration to standard error\n"
+    "  --fmi-cs           an FMU through its Co-Simulation interface, stepped every\n"
+    "                     --dt (default: its stepSize); automatic without Model\n"
+    "                     Exchange\n"
     "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
     "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
     "  --phase X,Y        an X-Y phase plot instead of time panels\n"
@@ -147,6 +150,7 @@ typedef struct run_options {
     const char **sets;
     const char *settings_file;
     int debug_newton;
+    int fmi_cs;                 /* --fmi-cs: an FMU through Co-Simulation */
     int n_settings;
     const char *setting_names[64];
     const char *setting_values[64];
@@ -215,6 +219,10 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         }
         if (strcmp(arg, "--debug-newton") == 0) {
             opt->debug_newton = 1;
+            continue;
+        }
+        if (strcmp(arg, "--fmi-cs") == 0) {
+            opt->fmi_cs = 1;
             continue;
         }
         if (strcmp(arg, "--settings") == 0) {
@@ -557,7 +565,8 @@ static int command_run(int argc, char **argv)
     } else if (has_extension(opt.model_file, ".fmu")) {
         /* The FMU is attached to the model: freed (and its directory
         ** removed) with it. */
-        model = hy_cli_load_fmu(opt.model_file, &experiment, &fmu);
+        model = hy_cli_load_fmu(opt.model_file, opt.fmi_cs, opt.have_dt ? opt.dt : 0.0,
+                                &experiment, &fmu);
         if (!model)
             return EXIT_USAGE;
         from_file = 1;

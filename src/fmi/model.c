@@ -225,7 +225,8 @@ static int fmu_event_action(hydae_action *a, void *user)
     return set_states_after_event(f, a);
 }
 
-/* Parameters and the start values of states, as the run has them now. */
+/* Parameters and (Model Exchange) the start values of states, as the run
+** has them now. */
 static int set_start_values(hy_fmu *f, hydae_action *a)
 {
     for (int k = 0; k < f->n_params; k++) {
@@ -233,7 +234,7 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
         if (f->ops->set_value(f, v, hydae_get(a, v->name)))
             return -1;
     }
-    for (int k = 0; k < f->desc.n_states; k++) {
+    for (int k = 0; k < f->desc.n_states && !f->cosim; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->desc.state_var[k]];
         if (v->has_start && v->initial != HY_FMI_CALCULATED && v->variability != HY_FMI_CONSTANT
             && f->ops->set_value(f, v, hydae_get(a, v->name)))
@@ -242,12 +243,8 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
     return 0;
 }
 
-/* At t0 of every run: a fresh instance, initialised (2.0.4 section 3.2.1,
-** 3.0 section 3.2.1), then the event iteration of the initial instant. */
-static int fmu_initial_action(hydae_action *a, void *user)
+int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
 {
-    hy_fmu *f = user;
-    double t0 = hydae_action_time(a);
     if (f->instance && !f->fatal) {
         f->ops->terminate(f);
         f->ops->free_instance(f);
@@ -257,7 +254,18 @@ static int fmu_initial_action(hydae_action *a, void *user)
     f->errmsg[0] = f->logmsg[0] = '\0';
     f->time_valid = f->states_valid = f->have_event_time = 0;
     if (f->ops->instantiate(f) || set_start_values(f, a) || f->ops->enter_initialization(f, t0)
-        || f->ops->exit_initialization(f) || event_iteration(f, a, t0))
+        || f->ops->exit_initialization(f))
+        return -1;
+    return 0;
+}
+
+/* At t0 of every run: a fresh instance, initialised (2.0.4 section 3.2.1,
+** 3.0 section 3.2.1), then the event iteration of the initial instant. */
+static int fmu_initial_action(hydae_action *a, void *user)
+{
+    hy_fmu *f = user;
+    double t0 = hydae_action_time(a);
+    if (hy_fmu_initialise(f, a, t0) || event_iteration(f, a, t0))
         return -1;
     f->have_event_time = 0; /* an event at t0 still iterates */
     return set_states_after_event(f, a);
@@ -269,8 +277,9 @@ static void free_attached(void *data)
 }
 
 /* Numeric parameters and inputs that may be set before initialisation;
-** numeric outputs that are not states. */
-static int choose_columns(hy_fmu *f)
+** numeric outputs that are not states (Model Exchange's states are
+** variables already). */
+int hy_fmu_choose_columns(hy_fmu *f)
 {
     const hy_fmi_description *d = &f->desc;
     f->param_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->param_var);
@@ -287,7 +296,7 @@ static int choose_columns(hy_fmu *f)
         return -1;
     }
     for (int k = 0; k < d->n_states; k++) {
-        is_state[d->state_var[k]] = 1;
+        is_state[d->state_var[k]] = !f->cosim;
         f->state_vr[k] = d->vars[d->state_var[k]].vr;
         f->derivative_vr[k] = d->vars[d->derivative_var[k]].vr;
     }
@@ -344,6 +353,16 @@ static int add_variables(hy_fmu *f, hydae_mode *mode)
     return 0;
 }
 
+int hy_fmu_add_params(hy_fmu *f, hydae_model *m)
+{
+    for (int k = 0; k < f->n_params; k++) {
+        const hy_fmi_var *v = &f->desc.vars[f->param_var[k]];
+        if (hydae_model_add_param(m, v->name, v->start) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Chart, mode, variables, guards, hooks and transitions. */
 static int build(hy_fmu *f, hydae_model *m)
 {
@@ -352,11 +371,8 @@ static int build(hy_fmu *f, hydae_model *m)
     hydae_mode *mode = f->chart ? hydae_chart_add_mode(f->chart, f->identifier) : NULL;
     if (!mode)
         return -1;
-    for (int k = 0; k < f->n_params; k++) {
-        const hy_fmi_var *v = &d->vars[f->param_var[k]];
-        if (hydae_model_add_param(m, v->name, v->start) < 0)
-            return -1;
-    }
+    if (hy_fmu_add_params(f, m))
+        return -1;
     int nz = d->n_event_indicators;
     /* The rhs also carries `user` for the guards, outputs and after-step. */
     if (add_variables(f, mode) || hydae_mode_set_rhs(mode, fmu_rhs, f)
@@ -397,9 +413,15 @@ static int try_instantiate(hy_fmu *f, char *err, size_t err_size)
 
 hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t err_size)
 {
+    return hy_fmu_open_model_as(path, HY_FMU_AUTO, fmu, err, err_size);
+}
+
+hydae_model *hy_fmu_open_model_as(const char *path, hy_fmu_interface iface, hy_fmu **fmu,
+                                  char *err, size_t err_size)
+{
     if (fmu)
         *fmu = NULL;
-    hy_fmu *f = hy_fmu_open(path, err, err_size);
+    hy_fmu *f = hy_fmu_open(path, iface, err, err_size);
     if (!f)
         return NULL;
     if (try_instantiate(f, err, err_size)) {
@@ -407,7 +429,7 @@ hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t
         return NULL;
     }
     hydae_model *m = hydae_model_create(f->desc.model_name);
-    if (!m || choose_columns(f)) {
+    if (!m || hy_fmu_choose_columns(f)) {
         hy_format(err, err_size, "%s: out of memory", path);
         hydae_model_free(m);
         hy_fmu_free(f);
@@ -419,7 +441,7 @@ hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t
         hy_fmu_free(f);
         return NULL;
     }
-    if (build(f, m)) {
+    if (f->cosim ? hy_fmu_build_cosim(f, m) : build(f, m)) {
         hy_format(err, err_size, "%s: cannot build the model: %s", path, hydae_model_errmsg(m));
         hydae_model_free(m); /* frees f */
         return NULL;

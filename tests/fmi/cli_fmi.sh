@@ -73,14 +73,14 @@ refused slip.fmu "outside its directory"
 [ ! -e "$work/escaped.txt" ] && [ ! -e "$TMPDIR/../escaped.txt" ] || fail "slip.fmu: a file escaped"
 python3 - "$bb2" <<'PY'
 import re, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile("cs_only.fmu", "w") as zout:
+with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile("no_interface.fmu", "w") as zout:
     for info in zin.infolist():
         data = zin.read(info)
         if info.filename == "modelDescription.xml":
-            data = re.sub(rb"<ModelExchange.*?</ModelExchange>", b"", data, flags=re.S)
+            data = re.sub(rb"<(ModelExchange|CoSimulation).*?</\1>", b"", data, flags=re.S)
         zout.writestr(info.filename, data)
 PY
-refused cs_only.fmu "no Model Exchange interface"
+refused no_interface.fmu "the FMU has no interface"
 
 # Our own failing FMU: fmi2Instantiate returning NULL is a load error;
 # fmi2GetDerivatives returning fmi2Error past t = 1 fails the run (exit 1)
@@ -145,6 +145,28 @@ grep -q "terminateSimulation" stderr.txt || fail "step terminate: not reported: 
 grep -q "stopped early" stop.csv && fail "step terminate: marked as stopped early"
 awk -F, 'END { exit !($1 >= 1.25 && $1 < 2) }' stop.csv \
     || fail "step terminate: last row $(tail -1 stop.csv), want the first step past 1.25"
+
+# Co-Simulation (--fmi-cs): Dahlquist's own Euler steps of 0.1, x(10) = 0.9^100.
+"$hydae" run "$fmus/2.0/Dahlquist.fmu" --fmi-cs -o cs.csv --quiet || fail "--fmi-cs: exit $?"
+awk -F, 'END { d = $2 - 0.9^100; if (d < 0) d = -d; exit !($1 == 10 && d < 1e-15) }' cs.csv \
+    || fail "--fmi-cs: last row $(tail -1 cs.csv), want x(10) = 0.9^100"
+# An FMU with only <CoSimulation> is imported through it without the option.
+python3 - "$fmus/2.0/Dahlquist.fmu" cs_only.fmu <<'PY'
+import re, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w") as dst:
+    for item in src.infolist():
+        data = src.read(item.filename)
+        if item.filename == "modelDescription.xml":
+            data = re.sub(rb"<ModelExchange.*?</ModelExchange>", b"", data, flags=re.S)
+        dst.writestr(item, data)
+PY
+"$hydae" run cs_only.fmu -o cs_only.csv --quiet || fail "Co-Simulation only: exit $?"
+cmp -s cs.csv cs_only.csv || fail "Co-Simulation only: differs from --fmi-cs"
+# --fmi-cs of an FMU without Co-Simulation is refused.
+"$hydae" run failing.fmu --fmi-cs -o x.csv >stdout.txt 2>stderr.txt
+status=$?
+[ $status -eq 2 ] && grep -q "has no Co-Simulation interface (only Model Exchange)" stderr.txt \
+    || fail "--fmi-cs without Co-Simulation: exit $status, $(cat stderr.txt)"
 
 # Runs: the default experiment, then options over it.
 "$hydae" run "$bb2" -o bb.csv --quiet || fail "BouncingBall 2.0: exit $?"
