@@ -645,6 +645,11 @@ static int restart_after_step(hydae_sim *s)
 ** negative status. */
 static int call_after_step(hydae_sim *s, int *any_event, int *restart)
 {
+    int any = 0;
+    for (int c = 0; c < s->model->n_charts && !any; c++)
+        any = s->active[c]->after_step != NULL;
+    if (!any)
+        return 0; /* (nothing gathered for the usual model) */
     const double *y_local, *yp_local;
     hy_config_local(s, s->y, s->yp, &y_local, &yp_local);
     for (int c = 0; c < s->model->n_charts; c++) {
