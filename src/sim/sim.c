@@ -382,7 +382,7 @@ static int event_instant(hydae_sim *s, int *n_fired)
         s->stats.n_events++;
         status = settle_after_event(s, s->out.row_left, changed);
         int n_marked = 0;
-        if (!status)
+        if (!status && !s->stop_requested) /* the guards were armed */
             status = hy_guards_mark_levels(s, &n_marked);
         if (status || n_marked == 0) {
             *n_fired = n_total;
