@@ -35,6 +35,8 @@ static const char usage_text[] =
     "                                 3.0 (docs/fmi.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  check MODEL.hym                compile a model file and show its structure\n"
+    "  export MODEL.hym [-o X.fmu]    the model as an FMI 2.0 Co-Simulation FMU\n"
+    "                                 (docs/fmi.md)\n"
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
@@ -690,6 +692,8 @@ static int dispatch(int argc, char **argv)
     }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);
+    if (strcmp(command, "export") == 0)
+        return hy_cli_export(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
 }
 
