@@ -1,6 +1,7 @@
 /*
-** `hydae export MODEL.hym [-o MODEL.fmu] [--runtime LIB.so]`: the model as
-** an FMI 2.0 Co-Simulation FMU (src/fmi/export/, docs/fmi.md "Export").
+** `hydae export MODEL.hym [-o MODEL.fmu] [--fmi 2|3] [--runtime LIB.so]`:
+** the model as an FMI 2.0 (default) or 3.0 Co-Simulation FMU
+** (src/fmi/export/, docs/fmi.md "Export").
 ** The FMU's binary is hydae's FMU runtime library: --runtime, else the
 ** environment variable HYDAE_FMU_RUNTIME, else the one this hydae was
 ** built with. In a build without FMI support (no libzip) it says so.
@@ -17,8 +18,9 @@
 #endif
 
 static const char export_usage[] =
-    "usage: hydae export MODEL.hym [-o MODEL.fmu] [--runtime LIB.so]\n"
+    "usage: hydae export MODEL.hym [-o MODEL.fmu] [--fmi 2|3] [--runtime LIB.so]\n"
     "  -o FILE          the FMU to write (default: MODEL.fmu in the current directory)\n"
+    "  --fmi 2|3        FMI 2.0 (default) or 3.0 Co-Simulation\n"
     "  --runtime LIB    the FMU runtime library to pack (default: $HYDAE_FMU_RUNTIME,\n"
     "                   else the one built with this hydae)\n";
 
@@ -44,9 +46,16 @@ static void default_output(const char *model, char *out, size_t size)
 int hy_cli_export(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *runtime = NULL;
+    int fmi_version = 2;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             output = argv[++i];
+        else if (strcmp(argv[i], "--fmi") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "2") && strcmp(v, "2.0") && strcmp(v, "3") && strcmp(v, "3.0"))
+                return export_usage_error("--fmi takes 2 or 3");
+            fmi_version = v[0] - '0';
+        }
         else if (strcmp(argv[i], "--runtime") == 0 && i + 1 < argc)
             runtime = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
@@ -69,12 +78,12 @@ int hy_cli_export(int argc, char **argv)
         runtime = getenv("HYDAE_FMU_RUNTIME");
     if (!runtime || !runtime[0])
         runtime = HYDAE_FMU_RUNTIME;
-    int status = hy_export_fmu(model, output, runtime, stderr);
+    int status = hy_export_fmu(model, output, fmi_version, runtime, stderr);
     if (status == 0)
         fprintf(stderr, "hydae: wrote %s\n", output);
     return status;
 #else
-    (void)output, (void)runtime;
+    (void)output, (void)runtime, (void)fmi_version;
     fputs("hydae: this build has no FMI support (FMU export needs libzip: install "
           "libzip-dev and rebuild)\n", stderr);
     return 2;

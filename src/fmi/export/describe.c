@@ -1,10 +1,11 @@
 /*
-** modelDescription.xml of an exported model, FMI 2.0 Co-Simulation (FMI
-** 2.0.4, sections 2.2 and 4.3.1): <CoSimulation> with the runtime's
-** capabilities, <DefaultExperiment> from the model's experiment block,
-** the variables of export.h as <ScalarVariable>s, and <ModelStructure>
-** listing every output as an output and an initial unknown (dependencies
-** left out: each may depend on every parameter).
+** modelDescription.xml of an exported model for Co-Simulation, FMI 2.0
+** (FMI 2.0.4 sections 2.2 and 4.3.1) or 3.0 (FMI 3.0 sections 2.4 and
+** 4.3.1): <CoSimulation> with the runtime's capabilities,
+** <DefaultExperiment> from the model's experiment block, the variables of
+** export.h (2.0 <ScalarVariable>s, 3.0 <Float64> and <Int32>), and
+** <ModelStructure> listing every output as an output and an initial
+** unknown (dependencies left out: each may depend on every parameter).
 */
 #include "export.h"
 
@@ -40,69 +41,116 @@ static void put_experiment(FILE *out, const hy_lang_experiment *ex)
     fputs("/>\n", out);
 }
 
-static void put_variable(FILE *out, const hy_export_var *v)
+/* The attributes every version writes the same way, after the name. */
+static void put_causality(FILE *out, const hy_export_var *v)
 {
-    fputs("    <ScalarVariable name=\"", out);
+    static const char *const causality[] = { "parameter\" variability=\"fixed\" initial=\"exact",
+                                             "local\" variability=\"constant\" initial=\"exact",
+                                             "output\" variability=\"continuous\" initial=\"calculated",
+                                             "output\" variability=\"discrete\" initial=\"calculated",
+                                             "independent\" variability=\"continuous" };
+    int k = v->kind == HY_EXPORT_OUTPUT && v->is_discrete ? 3
+            : v->kind == HY_EXPORT_MODE ? 3 : v->kind == HY_EXPORT_TIME ? 4
+            : v->kind == HY_EXPORT_OUTPUT ? 2 : (int)v->kind;
+    fprintf(out, " valueReference=\"%u\" causality=\"%s\"", (unsigned)v->vr, causality[k]);
+    if (v->kind == HY_EXPORT_MODE)
+        fputs(" description=\"the active mode, 1-based in declaration order\"", out);
+}
+
+static void put_name(FILE *out, const hy_export_var *v)
+{
+    fputs(" name=\"", out);
     if (v->kind == HY_EXPORT_MODE)
         fputs("mode(", out);
     put_escaped(out, v->name);
-    fprintf(out, "%s\" valueReference=\"%u\"", v->kind == HY_EXPORT_MODE ? ")" : "",
-            (unsigned)v->vr);
-    switch (v->kind) {
-    case HY_EXPORT_PARAMETER:
-        fprintf(out, " causality=\"parameter\" variability=\"fixed\" initial=\"exact\">\n"
-                     "      <Real start=\"%.17g\"/>\n", v->start);
-        break;
-    case HY_EXPORT_CONSTANT:
-        fprintf(out, " causality=\"local\" variability=\"constant\" initial=\"exact\">\n"
-                     "      <Real start=\"%.17g\"/>\n", v->start);
-        break;
-    case HY_EXPORT_OUTPUT:
-        fprintf(out, " causality=\"output\" variability=\"%s\" initial=\"calculated\">\n"
-                     "      <Real/>\n", v->is_discrete ? "discrete" : "continuous");
-        break;
-    case HY_EXPORT_MODE:
-        fputs(" causality=\"output\" variability=\"discrete\" initial=\"calculated\""
-              " description=\"the active mode, 1-based in declaration order\">\n"
-              "      <Integer/>\n", out);
-        break;
-    }
-    fputs("    </ScalarVariable>\n", out);
+    fputs(v->kind == HY_EXPORT_MODE ? ")\"" : "\"", out);
 }
 
-/* <Outputs> and <InitialUnknowns>: the outputs by 1-based index. */
-static void put_structure(FILE *out, const hydae_model *m)
+static int has_start(const hy_export_var *v)
+{
+    return v->kind == HY_EXPORT_PARAMETER || v->kind == HY_EXPORT_CONSTANT;
+}
+
+/* FMI 2.0: <ScalarVariable ...><Real start/></ScalarVariable>. */
+static void put_variable2(FILE *out, const hy_export_var *v)
+{
+    fputs("    <ScalarVariable", out);
+    put_name(out, v);
+    put_causality(out, v);
+    fprintf(out, ">\n      <%s", v->kind == HY_EXPORT_MODE ? "Integer" : "Real");
+    if (has_start(v))
+        fprintf(out, " start=\"%.17g\"", v->start);
+    fputs("/>\n    </ScalarVariable>\n", out);
+}
+
+/* FMI 3.0: <Float64 ... start/> or <Int32 .../>. */
+static void put_variable3(FILE *out, const hy_export_var *v)
+{
+    fputs(v->kind == HY_EXPORT_MODE ? "    <Int32" : "    <Float64", out);
+    put_name(out, v);
+    put_causality(out, v);
+    if (has_start(v))
+        fprintf(out, " start=\"%.17g\"", v->start);
+    fputs("/>\n", out);
+}
+
+/* The outputs, as outputs and initial unknowns: by 1-based index in 2.0,
+** by value reference in 3.0. */
+static void put_structure(FILE *out, int fmi_version, const hydae_model *m)
 {
     int n = hy_export_n_vars(m);
     fputs("  <ModelStructure>\n", out);
     for (int pass = 0; pass < 2; pass++) {
-        fputs(pass == 0 ? "    <Outputs>\n" : "    <InitialUnknowns>\n", out);
+        if (fmi_version == HY_EXPORT_FMI2)
+            fputs(pass == 0 ? "    <Outputs>\n" : "    <InitialUnknowns>\n", out);
         for (int i = 0; i < n; i++) {
             hy_export_var v;
             hy_export_var_at(m, i, &v);
-            if (v.kind == HY_EXPORT_OUTPUT || v.kind == HY_EXPORT_MODE)
+            if (v.kind != HY_EXPORT_OUTPUT && v.kind != HY_EXPORT_MODE)
+                continue;
+            if (fmi_version == HY_EXPORT_FMI2)
                 fprintf(out, "      <Unknown index=\"%d\"/>\n", i + 1);
+            else
+                fprintf(out, "    <%s valueReference=\"%u\"/>\n",
+                        pass == 0 ? "Output" : "InitialUnknown", (unsigned)v.vr);
         }
-        fputs(pass == 0 ? "    </Outputs>\n" : "    </InitialUnknowns>\n", out);
+        if (fmi_version == HY_EXPORT_FMI2)
+            fputs(pass == 0 ? "    </Outputs>\n" : "    </InitialUnknowns>\n", out);
     }
     fputs("  </ModelStructure>\n", out);
 }
 
-int hy_export_write_description(FILE *out, const hydae_model *m,
+/* The root element's attributes and <CoSimulation>: what the runtime
+** (slave.c) can do. */
+static void put_interface(FILE *out, int fmi_version, const char *identifier, const char *guid)
+{
+    int v3 = fmi_version == HY_EXPORT_FMI3;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription", out);
+    fprintf(out, " fmiVersion=\"%s\" modelName=\"", v3 ? "3.0" : "2.0");
+    put_escaped(out, identifier);
+    fprintf(out, "\" %s=\"%s\"\n  generationTool=\"hydae %s\" variableNamingConvention=\"flat\"%s>\n",
+            v3 ? "instantiationToken" : "guid", guid, hydae_version(),
+            v3 ? "" : " numberOfEventIndicators=\"0\"");
+    fprintf(out, "  <CoSimulation modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
+                 "    canHandleVariableCommunicationStepSize=\"true\" maxOutputDerivativeOrder=\"0\"\n"
+                 "    canBeInstantiatedOnlyOncePerProcess=\"false\"", identifier);
+    if (v3)
+        fputs(" canGetAndSetFMUState=\"false\" canSerializeFMUState=\"false\"\n"
+              "    providesDirectionalDerivatives=\"false\" providesAdjointDerivatives=\"false\"\n"
+              "    hasEventMode=\"false\" providesIntermediateUpdate=\"false\"\n"
+              "    mightReturnEarlyFromDoStep=\"false\" canReturnEarlyAfterIntermediateUpdate=\"false\"/>\n",
+              out);
+    else
+        fputs(" canNotUseMemoryManagementFunctions=\"true\"\n"
+              "    canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\"\n"
+              "    providesDirectionalDerivative=\"false\" canInterpolateInputs=\"false\"/>\n", out);
+}
+
+int hy_export_write_description(FILE *out, int fmi_version, const hydae_model *m,
                                 const hy_lang_experiment *experiment,
                                 const char *identifier, const char *guid)
 {
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"", out);
-    put_escaped(out, identifier);
-    fprintf(out, "\" guid=\"%s\"\n  generationTool=\"hydae %s\" variableNamingConvention=\"flat\""
-                 " numberOfEventIndicators=\"0\">\n", guid, hydae_version());
-    fprintf(out, "  <CoSimulation modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
-                 "    canHandleVariableCommunicationStepSize=\"true\" canInterpolateInputs=\"false\"\n"
-                 "    maxOutputDerivativeOrder=\"0\" canBeInstantiatedOnlyOncePerProcess=\"false\"\n"
-                 "    canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\"\n"
-                 "    canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"false\"/>\n",
-            identifier);
+    put_interface(out, fmi_version, identifier, guid);
     fputs("  <LogCategories>\n"
           "    <Category name=\"logEvents\" description=\"event instants and the modes entered\"/>\n"
           "    <Category name=\"logStatusError\" description=\"errors\"/>\n"
@@ -113,10 +161,13 @@ int hy_export_write_description(FILE *out, const hydae_model *m,
     for (int i = 0; i < n; i++) {
         hy_export_var v;
         hy_export_var_at(m, i, &v);
-        put_variable(out, &v);
+        if (fmi_version == HY_EXPORT_FMI3)
+            put_variable3(out, &v);
+        else
+            put_variable2(out, &v);
     }
     fputs("  </ModelVariables>\n", out);
-    put_structure(out, m);
+    put_structure(out, fmi_version, m);
     fputs("</fmiModelDescription>\n", out);
     return ferror(out) ? -1 : 0;
 }

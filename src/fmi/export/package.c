@@ -1,9 +1,11 @@
 /*
 ** `hydae export MODEL.hym -o MODEL.fmu`: the FMU as a ZIP archive written
-** with libzip (FMI 2.0.4 section 2.3, "FMU Distribution"):
+** with libzip (FMI 2.0.4 section 2.3, FMI 3.0 section 2.5, "FMU
+** Distribution"):
 **
 **   modelDescription.xml                  describe.c
-**   binaries/linux64/<identifier>.so      the generic runtime (runtime.c)
+**   binaries/linux64/<identifier>.so      the generic runtime (fmi2.c, fmi3.c,
+**                                         slave.c); binaries/x86_64-linux/ in 3.0
 **   resources/model.hym                   the model file, compiled by the
 **                                         runtime at fmi2Instantiate
 **
@@ -25,14 +27,14 @@
 #include <zip.h>
 
 /* The description of a model text as a malloc'ed string, or NULL. */
-static char *describe(const hydae_model *m, const hy_lang_experiment *ex, const char *identifier,
-                      const char *guid, size_t *size)
+static char *describe(int fmi_version, const hydae_model *m, const hy_lang_experiment *ex,
+                      const char *identifier, const char *guid, size_t *size)
 {
     char *xml = NULL;
     FILE *out = open_memstream(&xml, size);
     if (!out)
         return NULL;
-    int status = hy_export_write_description(out, m, ex, identifier, guid);
+    int status = hy_export_write_description(out, fmi_version, m, ex, identifier, guid);
     if (fclose(out) != 0 || status) {
         free(xml);
         return NULL;
@@ -65,9 +67,9 @@ static int add_file(zip_t *zip, const char *name, const char *path)
 }
 
 /* The archive; the buffers must live until zip_close. 0 or 2. */
-static int write_archive(const char *fmu_path, const char *xml, size_t xml_size,
-                         const char *text, size_t text_size, const char *identifier,
-                         const char *runtime_path, FILE *diagnostics)
+static int write_archive(const char *fmu_path, const char *platform, const char *xml,
+                         size_t xml_size, const char *text, size_t text_size,
+                         const char *identifier, const char *runtime_path, FILE *diagnostics)
 {
     int code = 0;
     zip_t *zip = zip_open(fmu_path, ZIP_CREATE | ZIP_TRUNCATE, &code);
@@ -79,9 +81,11 @@ static int write_archive(const char *fmu_path, const char *xml, size_t xml_size,
         return 2;
     }
     char binary[512];
-    hy_format(binary, sizeof binary, "binaries/linux64/%s.so", identifier);
+    char folder[64];
+    hy_format(folder, sizeof folder, "binaries/%s", platform);
+    hy_format(binary, sizeof binary, "%s/%s.so", folder, identifier);
     int failed = zip_dir_add(zip, "binaries", ZIP_FL_ENC_UTF_8) < 0
-                 || zip_dir_add(zip, "binaries/linux64", ZIP_FL_ENC_UTF_8) < 0
+                 || zip_dir_add(zip, folder, ZIP_FL_ENC_UTF_8) < 0
                  || zip_dir_add(zip, "resources", ZIP_FL_ENC_UTF_8) < 0
                  || add_buffer(zip, "modelDescription.xml", xml, xml_size)
                  || add_buffer(zip, "resources/" HY_EXPORT_RESOURCE_NAME, text, text_size)
@@ -101,8 +105,8 @@ static int write_archive(const char *fmu_path, const char *xml, size_t xml_size,
     return 0;
 }
 
-int hy_export_fmu(const char *model_path, const char *fmu_path, const char *runtime_path,
-                  FILE *diagnostics)
+int hy_export_fmu(const char *model_path, const char *fmu_path, int fmi_version,
+                  const char *runtime_path, FILE *diagnostics)
 {
     size_t text_size = 0;
     char *text = hy_lang_read_file(model_path, &text_size, diagnostics);
@@ -128,12 +132,14 @@ int hy_export_fmu(const char *model_path, const char *fmu_path, const char *runt
         char guid[39], identifier[256];
         hy_export_guid(text, text_size, guid);
         hy_export_identifier(m->name, identifier, sizeof identifier);
-        xml = describe(m, &ex, identifier, guid, &xml_size);
+        xml = describe(fmi_version, m, &ex, identifier, guid, &xml_size);
         if (!xml)
             fprintf(diagnostics, "hydae: out of memory writing modelDescription.xml\n");
         else
-            status = write_archive(fmu_path, xml, xml_size, text, text_size, identifier,
-                                   runtime_path, diagnostics);
+            status = write_archive(fmu_path,
+                                   fmi_version == HY_EXPORT_FMI3 ? "x86_64-linux" : "linux64",
+                                   xml, xml_size, text, text_size, identifier, runtime_path,
+                                   diagnostics);
     }
     free(xml);
     hydae_model_free(m);

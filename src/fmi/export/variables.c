@@ -28,12 +28,12 @@ static int n_params(const hydae_model *m)
 
 int hy_export_n_vars(const hydae_model *m)
 {
-    return n_params(m) + m->n_columns + m->n_charts;
+    return n_params(m) + m->n_columns + m->n_charts + 1;
 }
 
 uint32_t hy_export_vr_limit(const hydae_model *m)
 {
-    return (uint32_t)(m->n_slots + m->n_charts);
+    return (uint32_t)(m->n_slots + m->n_charts + 1);
 }
 
 void hy_export_var_at(const hydae_model *m, int i, hy_export_var *v)
@@ -63,6 +63,12 @@ void hy_export_var_at(const hydae_model *m, int i, hy_export_var *v)
         return;
     }
     i -= m->n_columns;
+    if (i == m->n_charts) {
+        v->kind = HY_EXPORT_TIME;
+        v->name = "time";
+        v->vr = (uint32_t)(m->n_slots + m->n_charts);
+        return;
+    }
     v->kind = HY_EXPORT_MODE;
     v->name = m->charts[i]->name;
     v->vr = (uint32_t)(m->n_slots + i);
