@@ -70,7 +70,7 @@ typedef struct master {
     instantiate2_fn instantiate2;
     instantiate3_fn instantiate3;
     setup2_fn setup2;
-    instance_fn enter_init2, exit_init, terminate;
+    instance_fn enter_init2, exit_init, terminate, reset;
     enter_init3_fn enter_init3;
     free_fn free_instance;
     get_real2_fn get_real2;
@@ -188,6 +188,7 @@ static int load(master *ms, int version, const char *so)
         RESOLVE(enter_init2, "fmi2EnterInitializationMode");
         RESOLVE(exit_init, "fmi2ExitInitializationMode");
         RESOLVE(terminate, "fmi2Terminate");
+        RESOLVE(reset, "fmi2Reset");
         RESOLVE(free_instance, "fmi2FreeInstance");
         RESOLVE(get_real2, "fmi2GetReal");
         RESOLVE(set_real2, "fmi2SetReal");
@@ -200,6 +201,7 @@ static int load(master *ms, int version, const char *so)
         RESOLVE(enter_init3, "fmi3EnterInitializationMode");
         RESOLVE(exit_init, "fmi3ExitInitializationMode");
         RESOLVE(terminate, "fmi3Terminate");
+        RESOLVE(reset, "fmi3Reset");
         RESOLVE(free_instance, "fmi3FreeInstance");
         RESOLVE(get_float3, "fmi3GetFloat64");
         RESOLVE(set_float3, "fmi3SetFloat64");
@@ -209,7 +211,7 @@ static int load(master *ms, int version, const char *so)
              && ms->get_int3 && ms->do_step3;
     }
 #undef RESOLVE
-    ok = ok && ms->exit_init && ms->terminate && ms->free_instance;
+    ok = ok && ms->exit_init && ms->terminate && ms->reset && ms->free_instance;
     CHECK(ok, "%s lacks an fmi%d function", so, version);
     /* Only the fmi2* and fmi3* functions are exported: none of the core's. */
     CHECK(dlsym(ms->lib, "hydae_sim_run") == NULL && dlsym(ms->lib, "hy_malloc") == NULL
@@ -520,6 +522,16 @@ static void parameters_and_errors(const char *work, int version)
     CHECK(m_get_real(&ms, fmu, &bad, 1, &value) == FMI_ERROR && strstr(last_error, "999999"),
           "an unknown value reference: %s", last_error);
     CHECK(ms.terminate(fmu) == FMI_OK, "terminate");
+    /* Reset: the model file's parameter values again, a new run. */
+    double after_reset[2] = { 0, 0 };
+    CHECK(ms.reset(fmu) == FMI_OK && m_get_real(&ms, fmu, &vr, 1, &e_back) == FMI_OK
+              && e_back == 0.8 && m_enter_init(&ms, fmu, 0.0, 1.0) == FMI_OK
+              && ms.exit_init(fmu) == FMI_OK && m_do_step(&ms, fmu, 0.0, 0.25) == FMI_OK
+              && m_get_real(&ms, fmu, vr_hv, 2, after_reset) == FMI_OK,
+          "reset and run again: %s", last_error);
+    CHECK(fabs(after_reset[0] - (1.0 - 0.5 * g * 0.0625)) < 1e-9
+              && fabs(after_reset[1] + g * 0.25) < 1e-9,
+          "after reset, h %.17g and v %.17g at t = 0.25", after_reset[0], after_reset[1]);
     ms.free_instance(fmu);
     printf("FMI %d.0, bouncing_ball, e = 0.5 set by the master: worst |diff| %.3g from the "
            "closed form\n", version, worst);
@@ -553,6 +565,19 @@ static void export_errors(const char *work)
     CHECK(rc == 2, "a missing model file: exit %d", rc);
     rc = run_command("'%s' export 2>/dev/null", HYDAE_CLI);
     CHECK(rc == 2, "no model file: exit %d", rc);
+    rc = run_command("'%s' export '%s/bouncing_ball.hym' --fmi 4 -o '%s' 2>/dev/null", HYDAE_CLI,
+                     HYDAE_EXAMPLES_DIR, fmu);
+    CHECK(rc == 2, "--fmi 4: exit %d", rc);
+    rc = run_command("'%s' export '%s/bouncing_ball.hym' --runtime '%s/none.so' -o '%s' 2>'%s'",
+                     HYDAE_CLI, HYDAE_EXAMPLES_DIR, work, fmu, out);
+    text = hy_fmi_read_file(out, &size);
+    CHECK(rc == 2 && text && strstr(text, "none.so"), "a missing runtime library: exit %d, %s",
+          rc, text ? text : "");
+    free(text);
+    none = fopen(fmu, "r");
+    CHECK(none == NULL, "no FMU left behind without a runtime library");
+    if (none)
+        fclose(none);
 }
 
 /* Every model file of examples/, at its own experiment's step. */
