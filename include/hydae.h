@@ -312,6 +312,16 @@ HYDAE_NODISCARD int hydae_transition_set_priority(hydae_transition *tr,
 ** behaviour; by default triggers are edges and such a guard never fires). */
 HYDAE_NODISCARD int hydae_transition_set_fires_at_start(hydae_transition *tr,
                                                         int on);
+/* A guard trigger that is also a level test after every (re)initialisation:
+** when the consistent values at t0, or those after an event, leave its
+** guard past zero on its firing side (by more than the arming band, 10
+** atol), it fires at that instant, and the discrete phase repeats until
+** no such guard is left (Modelica's event iteration; at most
+** cascade_limit rounds). Its condition, if any, is asked first: for a
+** transition that keeps a discrete variable consistent with a relation of
+** the continuous values, a condition true only while the variable is
+** wrong (the model language's hidden relations, docs/language.md). */
+HYDAE_NODISCARD int hydae_transition_set_level(hydae_transition *tr, int on);
 HYDAE_NODISCARD int hydae_transition_set_condition(hydae_transition *tr,
                                                    hydae_condition_fn cond,
                                                    void *user);
