@@ -718,7 +718,9 @@ static void collect_stats(hydae_sim *s, const struct timespec *start)
     hy_integ_stats(s, &st);
     s->stats.n_steps = st.n_steps;
     s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
-    s->stats.n_res_evals += st.n_res_evals - s->n_res_evals_integ; /* the sim's own, counted as they happen */
+    /* stats.n_res_evals counts the sim's own as they happen; the
+    ** integrators' are added as they grow. */
+    s->stats.n_res_evals += st.n_res_evals - s->n_res_evals_integ;
     s->n_res_evals_integ = st.n_res_evals;
     s->stats.n_jac_evals = st.n_jac_evals;
     s->stats.n_lu = st.n_lu;

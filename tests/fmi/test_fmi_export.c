@@ -444,9 +444,9 @@ static void compare_with_run(const char *work, const char *name, int version,
     /* A step past the stop time is refused. */
     CHECK(m_do_step(&ms, fmu, t_end, h) == FMI_ERROR && strstr(last_error, "past the stop time"),
           "%s: a step past the stop time: %s", name, last_error);
-    printf("FMI %d.0, %s %s: %ld communication steps of %g, %d values compared, worst |diff| %.3g at t = %g, "
-           "%d mode changes, %d events logged\n", version, name, options, n_steps, h, n_compared, worst, worst_t,
-           n_mode_changes, n_logged_events);
+    printf("FMI %d.0, %s %s: %ld communication steps of %g, %d values compared, worst |diff| "
+           "%.3g at t = %g, %d mode changes, %d events logged\n", version, name, options, n_steps,
+           h, n_compared, worst, worst_t, n_mode_changes, n_logged_events);
     ms.free_instance(fmu);
     dlclose(ms.lib);
     free(run.values);

@@ -42,19 +42,31 @@ static void put_experiment(FILE *out, const hy_lang_experiment *ex)
 }
 
 /* The attributes every version writes the same way, after the name. */
+/* causality, variability and initial of a variable. */
+static const char *attributes(const hy_export_var *v)
+{
+    switch (v->kind) {
+    case HY_EXPORT_PARAMETER:
+        return "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"";
+    case HY_EXPORT_CONSTANT:
+        return "causality=\"local\" variability=\"constant\" initial=\"exact\"";
+    case HY_EXPORT_OUTPUT:
+        return v->is_discrete
+                   ? "causality=\"output\" variability=\"discrete\" initial=\"calculated\""
+                   : "causality=\"output\" variability=\"continuous\" initial=\"calculated\"";
+    case HY_EXPORT_MODE:
+        return "causality=\"output\" variability=\"discrete\" initial=\"calculated\" "
+               "description=\"the active mode, 1-based in declaration order\"";
+    case HY_EXPORT_TIME:
+        break;
+    }
+    return "causality=\"independent\" variability=\"continuous\"";
+}
+
+/* The attributes every version writes the same way, after the name. */
 static void put_causality(FILE *out, const hy_export_var *v)
 {
-    static const char *const causality[] = { "parameter\" variability=\"fixed\" initial=\"exact",
-                                             "local\" variability=\"constant\" initial=\"exact",
-                                             "output\" variability=\"continuous\" initial=\"calculated",
-                                             "output\" variability=\"discrete\" initial=\"calculated",
-                                             "independent\" variability=\"continuous" };
-    int k = v->kind == HY_EXPORT_OUTPUT && v->is_discrete ? 3
-            : v->kind == HY_EXPORT_MODE ? 3 : v->kind == HY_EXPORT_TIME ? 4
-            : v->kind == HY_EXPORT_OUTPUT ? 2 : (int)v->kind;
-    fprintf(out, " valueReference=\"%u\" causality=\"%s\"", (unsigned)v->vr, causality[k]);
-    if (v->kind == HY_EXPORT_MODE)
-        fputs(" description=\"the active mode, 1-based in declaration order\"", out);
+    fprintf(out, " valueReference=\"%u\" %s", (unsigned)v->vr, attributes(v));
 }
 
 static void put_name(FILE *out, const hy_export_var *v)
@@ -128,22 +140,25 @@ static void put_interface(FILE *out, int fmi_version, const char *identifier, co
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription", out);
     fprintf(out, " fmiVersion=\"%s\" modelName=\"", v3 ? "3.0" : "2.0");
     put_escaped(out, identifier);
-    fprintf(out, "\" %s=\"%s\"\n  generationTool=\"hydae %s\" variableNamingConvention=\"flat\"%s>\n",
-            v3 ? "instantiationToken" : "guid", guid, hydae_version(),
+    fprintf(out, "\" %s=\"%s\"\n  generationTool=\"hydae %s\"", v3 ? "instantiationToken" : "guid",
+            guid, hydae_version());
+    fprintf(out, " variableNamingConvention=\"flat\"%s>\n",
             v3 ? "" : " numberOfEventIndicators=\"0\"");
     fprintf(out, "  <CoSimulation modelIdentifier=\"%s\" needsExecutionTool=\"false\"\n"
-                 "    canHandleVariableCommunicationStepSize=\"true\" maxOutputDerivativeOrder=\"0\"\n"
-                 "    canBeInstantiatedOnlyOncePerProcess=\"false\"", identifier);
+                 "    canHandleVariableCommunicationStepSize=\"true\"\n"
+                 "    maxOutputDerivativeOrder=\"0\" canBeInstantiatedOnlyOncePerProcess=\"false\"",
+            identifier);
     if (v3)
         fputs(" canGetAndSetFMUState=\"false\" canSerializeFMUState=\"false\"\n"
               "    providesDirectionalDerivatives=\"false\" providesAdjointDerivatives=\"false\"\n"
               "    hasEventMode=\"false\" providesIntermediateUpdate=\"false\"\n"
-              "    mightReturnEarlyFromDoStep=\"false\" canReturnEarlyAfterIntermediateUpdate=\"false\"/>\n",
-              out);
+              "    mightReturnEarlyFromDoStep=\"false\"\n"
+              "    canReturnEarlyAfterIntermediateUpdate=\"false\"/>\n", out);
     else
         fputs(" canNotUseMemoryManagementFunctions=\"true\"\n"
               "    canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\"\n"
-              "    providesDirectionalDerivative=\"false\" canInterpolateInputs=\"false\"/>\n", out);
+              "    providesDirectionalDerivative=\"false\" canInterpolateInputs=\"false\"/>\n",
+              out);
 }
 
 int hy_export_write_description(FILE *out, int fmi_version, const hydae_model *m,
@@ -152,7 +167,8 @@ int hy_export_write_description(FILE *out, int fmi_version, const hydae_model *m
 {
     put_interface(out, fmi_version, identifier, guid);
     fputs("  <LogCategories>\n"
-          "    <Category name=\"logEvents\" description=\"event instants and the modes entered\"/>\n"
+          "    <Category name=\"logEvents\"\n"
+          "      description=\"event instants and the modes entered\"/>\n"
           "    <Category name=\"logStatusError\" description=\"errors\"/>\n"
           "  </LogCategories>\n", out);
     put_experiment(out, experiment);

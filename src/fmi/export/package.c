@@ -42,21 +42,9 @@ static char *describe(int fmi_version, const hydae_model *m, const hy_lang_exper
     return xml;
 }
 
-static int add_buffer(zip_t *zip, const char *name, const void *data, size_t size)
+/* src as the archive's entry name (libzip frees src unless it fails). */
+static int add_source(zip_t *zip, const char *name, zip_source_t *src)
 {
-    zip_source_t *src = zip_source_buffer(zip, data, size, 0);
-    if (!src)
-        return -1;
-    if (zip_file_add(zip, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
-        zip_source_free(src);
-        return -1;
-    }
-    return 0;
-}
-
-static int add_file(zip_t *zip, const char *name, const char *path)
-{
-    zip_source_t *src = zip_source_file(zip, path, 0, -1);
     if (!src)
         return -1;
     if (zip_file_add(zip, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
@@ -87,9 +75,11 @@ static int write_archive(const char *fmu_path, const char *platform, const char 
     int failed = zip_dir_add(zip, "binaries", ZIP_FL_ENC_UTF_8) < 0
                  || zip_dir_add(zip, folder, ZIP_FL_ENC_UTF_8) < 0
                  || zip_dir_add(zip, "resources", ZIP_FL_ENC_UTF_8) < 0
-                 || add_buffer(zip, "modelDescription.xml", xml, xml_size)
-                 || add_buffer(zip, "resources/" HY_EXPORT_RESOURCE_NAME, text, text_size)
-                 || add_file(zip, binary, runtime_path);
+                 || add_source(zip, "modelDescription.xml",
+                               zip_source_buffer(zip, xml, xml_size, 0))
+                 || add_source(zip, "resources/" HY_EXPORT_RESOURCE_NAME,
+                               zip_source_buffer(zip, text, text_size, 0))
+                 || add_source(zip, binary, zip_source_file(zip, runtime_path, 0, -1));
     if (failed) {
         fprintf(diagnostics, "hydae: %s: %s\n", fmu_path, zip_strerror(zip));
         zip_discard(zip);

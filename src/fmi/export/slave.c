@@ -50,28 +50,32 @@ slave *slave_new(const char *name, slave_log_fn log, const void *api, size_t api
     return s;
 }
 
-void slave_say(const slave *s, int status, const char *category, const char *fmt, ...)
+static void say_v(const slave *s, int status, const char *category, const char *fmt,
+                  va_list ap)
 {
     if (!s || !s->log)
         return;
     if (status == SLAVE_OK && !(s->logging_on && s->log_events))
         return;
     char text[4096];
+    vsnprintf(text, sizeof text, fmt, ap);
+    s->log(s, status, category, text);
+}
+
+void slave_say(const slave *s, int status, const char *category, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    say_v(s, status, category, fmt, ap);
     va_end(ap);
-    s->log(s, status, category, text);
 }
 
 int slave_fail(slave *s, const char *fmt, ...)
 {
-    char text[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    say_v(s, SLAVE_ERROR, "logStatusError", fmt, ap);
     va_end(ap);
-    slave_say(s, SLAVE_ERROR, "logStatusError", "%s", text);
     return SLAVE_ERROR;
 }
 
@@ -99,7 +103,8 @@ int slave_set_debug_logging(slave *s, int on, size_t n, const char *const catego
             s->log_events = 1;
         else if (!categories[i] || strcmp(categories[i], "logStatusError") != 0)
             return slave_fail(s, "%s: unknown log category \"%s\" (there are logEvents and "
-                              "logStatusError)", function, categories[i] ? categories[i] : "(null)");
+                              "logStatusError)", function,
+                              categories[i] ? categories[i] : "(null)");
     }
     return SLAVE_OK;
 }
@@ -240,7 +245,8 @@ static int configure_run(slave *s)
     if (w)
         fclose(w);
     if (status) {
-        slave_fail(s, "the model's experiment block: %s", warnings ? warnings : hydae_sim_errmsg(sim));
+        slave_fail(s, "the model's experiment block: %s",
+                   warnings ? warnings : hydae_sim_errmsg(sim));
         free(warnings);
         return -1;
     }
