@@ -638,17 +638,23 @@ int hy_guards_join_instant(hydae_sim *s)
 }
 
 /* Mark the guards of the active modes' transitions that fire on being
-** past zero now: those that fire at the start (at_start), and the level
-** transitions past the arming band. Their number into *n_marked. */
+** past zero now, every other mark cleared (those of the discrete phase
+** just run): at t0 (at_start) those that fire at the start, and the level
+** transitions past the arming band (after an event from the values
+** hy_guards_arm took). Their number into *n_marked. */
 static int mark_levels(hydae_sim *s, int at_start, int *n_marked)
 {
     *n_marked = 0;
     memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
     if (s->n_guards == 0)
         return 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_work);
-    if (status)
-        return status;
+    const double *values = s->guards.g_start;
+    if (at_start) {
+        int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_work);
+        if (status)
+            return status;
+        values = s->guards.g_work;
+    }
     double band = arming_band(s);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_chart *chart = s->active[c]->chart;
@@ -657,7 +663,7 @@ static int mark_levels(hydae_sim *s, int at_start, int *n_marked)
             if (tr->from != s->active[c] || tr->trigger != HY_TRIGGER_GUARD)
                 continue;
             int k = s->guard_offset[c] + tr->guard;
-            double g = s->guards.g_work[k];
+            double g = values[k];
             int side = sign_of(g);
             int past = (at_start && tr->fires_at_start) || (tr->level && fabs(g) > band);
             if (!past || side == 0 || s->guards.g_crossed[k] != 0

@@ -306,9 +306,10 @@ int hy_guards_join_instant(hydae_sim *s);
 ** and are strictly on their firing side, and those of level transitions
 ** past the arming band; every other mark is cleared. */
 int hy_guards_mark_at_start(hydae_sim *s);
-/* After a (re)initialisation: mark the guards of level transitions
-** (hydae_transition_set_level) that are past zero on their firing side;
-** their number into *n_marked. */
+/* After an event's reinitialisation and hy_guards_arm: mark the guards of
+** level transitions (hydae_transition_set_level) past zero on their
+** firing side (from the values hy_guards_arm took), every other mark
+** cleared; their number into *n_marked. */
 int hy_guards_mark_levels(hydae_sim *s, int *n_marked);
 /* Mark in g_crossed the relevant crossings between the reference signs and
 ** the values g (no location); the number marked. */
