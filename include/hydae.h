@@ -507,6 +507,22 @@ HYDAE_NODISCARD int hydae_sim_validate(hydae_sim *s);
 ** naming time, mode and variable. */
 HYDAE_NODISCARD int hydae_sim_run(hydae_sim *s);
 
+/* A run in pieces (for a co-simulation master, docs/fmi.md "Export"). The
+** first call starts a run as hydae_sim_run does (validation, t0,
+** consistent initial values, the events at t0); every call then continues
+** the same hybrid loop up to t_target (>= the time reached, <= t_end),
+** events and grid rows on the way included, the last step landing exactly
+** on t_target (as on a time event: the integrator is not restarted). With
+** t_target = t0 it only starts. values (may be NULL; hydae_model_n_columns
+** of them) receive the result row at t_target, NaN where a variable has
+** no value in the active configuration. The call that reaches t_end, or
+** fails, ends the run (the sinks complete; the next call starts a new
+** run). Steps ending at every t_target of a run equal to a grid point are
+** the steps of hydae_sim_run with dae_interpolation = FALSE: the same
+** rows, bit for bit. 0, or a negative status with hydae_sim_errmsg; a
+** t_target out of range is HYDAE_ERR_ARG and leaves the run where it is. */
+HYDAE_NODISCARD int hydae_sim_advance(hydae_sim *s, double t_target, double *values);
+
 /* Ask a run to stop: it ends at the next step boundary (or the next round
 ** of a discrete phase), the sinks complete their output marked as stopped
 ** early, and hydae_sim_run returns HYDAE_INTERRUPTED. Only stores a flag

@@ -23,6 +23,8 @@ int hy_cli_converge(int argc, char **argv);
 int hy_cli_list_settings(void);
 /* `hydae plot FILE.csv ...` (plot.c): argc/argv after the subcommand. */
 int hy_cli_plot(int argc, char **argv);
+/* `hydae export MODEL.hym -o MODEL.fmu` (export.c). Exit status. */
+int hy_cli_export(int argc, char **argv);
 /* One --set NAME=VALUE (main.c): a parameter or discrete variable, else a
 ** start value (hydae_model_set_start). 0, or non-zero with the message on
 ** the model. */

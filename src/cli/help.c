@@ -17,6 +17,8 @@ static const char commands_text[] =
     "                                 or Co-Simulation (--fmi-cs) (docs/fmi.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  check MODEL.hym                compile a model file and show its structure\n"
+    "  export MODEL.hym [-o X.fmu]    the model as an FMI Co-Simulation FMU\n"
+    "                                 (docs/fmi.md)\n"
     "  plot FILE.csv|FILE.mat [options]  plot a result file as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
@@ -116,6 +118,11 @@ int hy_cli_help(const char *command)
         printf("usage: hydae plot FILE.csv|FILE.mat [options]\n\n%s\n%s", plot_text,
                footer_text);
         return 0;
+    }
+    if (strcmp(command, "export") == 0) {
+        char help[] = "--help";
+        char *argv[] = { help, NULL };
+        return hy_cli_export(1, argv);
     }
     if (strcmp(command, "converge") == 0) {
         char help[] = "--help";

@@ -643,6 +643,8 @@ static int dispatch(int argc, char **argv)
     }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);
+    if (strcmp(command, "export") == 0)
+        return hy_cli_export(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
 }
 
