@@ -4,7 +4,8 @@ that the package calls (ctypes prototypes).
 The library is looked up, in this order:
   1. the environment variable HYDAE_LIBRARY (a path to libhydae.so);
   2. an installed tree: lib/ (or lib/<multiarch>/) of the prefixes above
-     the package's directory and sys.prefix, then the system's linker path
+     the package's directory, of the prefix of the `hydae` command on PATH
+     (PREFIX/bin/hydae) and of sys.prefix, then the system's linker path
      (ctypes.util.find_library);
   3. the build tree of the repository the package sits in
      (<repo>/build*/libhydae.so), for the tests and for running from a
@@ -14,6 +15,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import shutil
 import sys
 import sysconfig
 
@@ -28,14 +30,19 @@ class LibraryNotFoundError(OSError):
 
 def _prefixes():
     """Directories that may be the installation prefix: the ancestors of this
-    package (PREFIX/lib/python3.X/site-packages/hydae) and sys.prefix."""
+    package (PREFIX/lib/python3.X/site-packages/hydae), the prefix of the
+    hydae command on PATH, and sys.prefix."""
     here = os.path.dirname(os.path.abspath(__file__))
     seen = []
     parent = here
-    for _ in range(6):
+    for _ in range(4):  # PREFIX/lib/python3.X/site-packages/hydae
         parent = os.path.dirname(parent)
         seen.append(parent)
-    for prefix in (sys.prefix, sys.base_prefix):
+    command = shutil.which("hydae")
+    command_prefix = os.path.dirname(os.path.dirname(os.path.realpath(command))) if command else None
+    for prefix in (command_prefix, sys.prefix, sys.base_prefix):
+        if prefix is None:
+            continue
         if prefix not in seen:
             seen.append(prefix)
     return seen
@@ -85,8 +92,8 @@ def find_library():
     raise LibraryNotFoundError(
         "libhydae.so not found; set HYDAE_LIBRARY to its path, or install hydae "
         "(cmake --install build --prefix DIR, docs/install.md) into the prefix "
-        "this package is installed in or onto the linker's path. Looked in:\n  "
-        + "\n  ".join(sorted(set(os.path.dirname(p) for p in tried))))
+        "this package is installed in, or put its bin/ on PATH. Looked in (and on the "
+        "linker's path):\n  " + "\n  ".join(dict.fromkeys(os.path.dirname(p) for p in tried)))
 
 
 # ---- prototypes ----

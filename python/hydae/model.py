@@ -282,13 +282,17 @@ class Model:
         grid. A run that stops before t_end raises SimulationError, whose
         .result holds the rows up to there; with check=False the Result is
         returned instead, r.stopped_early and r.message saying why."""
-        handle, own = self._handle_for(dict(set or {}))
+        assignments = dict(set or {})
+        handle, own = self._handle_for(assignments)
+        parameters = dict(self.parameters)
+        parameters.update((name, float(value)) for name, value in assignments.items()
+                          if name in parameters)
         try:
             sim = _Sim(handle)
             try:
                 self._configure(sim, t0, t_end, dt, rtol, atol, solver, options, experiment,
                                 output_steps)
-                return self._run(sim, check)
+                return self._run(sim, parameters, check)
             finally:
                 sim.close()
         finally:
@@ -312,7 +316,7 @@ class Model:
         if output_steps:
             sim.option("output", "steps")
 
-    def _run(self, sim, check):
+    def _run(self, sim, parameters, check):
         lib = _lib.lib()
         n_columns = len(self.columns)
         n_charts = len(self.charts)
@@ -353,7 +357,7 @@ class Model:
         result = Result(
             times, columns,
             modes={chart_names[c]: np.array(modes[c], dtype=object) for c in range(n_charts)},
-            row_kinds=[ROW_KINDS[k] for k in kinds], parameters=dict(self.parameters),
+            row_kinds=[ROW_KINDS[k] for k in kinds], parameters=parameters,
             stats=stats_dict(raw), stopped_early=status != 0, message=message,
             t_reached=lib.hydae_sim_time(sim.ptr), source=self.name, chart_modes=self.charts)
         if status and check:
