@@ -150,6 +150,7 @@ _PROTOTYPES = {
     "hydae_sim_add_row_sink": (c_int, [c_void_p, ROW_FN, c_void_p]),
     "hydae_sim_add_mat": (c_int, [c_void_p, c_void_p, c_char_p, c_int]),
     "hydae_sim_interrupt": (None, [c_void_p]),
+    "hydae_sim_validate": (c_int, [c_void_p]),
     "hydae_sim_run": (c_int, [c_void_p]),
     "hydae_sim_get_stats": (None, [c_void_p, ctypes.POINTER(Stats)]),
     "hydae_sim_time": (c_double, [c_void_p]),

@@ -315,6 +315,8 @@ class Model:
             sim.option(name, value)
         if output_steps:
             sim.option("output", "steps")
+        if lib.hydae_sim_validate(sim.ptr):  # settings that disagree: before any row
+            raise SettingsError(sim.errmsg())
 
     def _run(self, sim, parameters, check):
         lib = _lib.lib()
