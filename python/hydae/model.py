@@ -1,10 +1,13 @@
 """Models compiled from model files (.hym) by libhydae, and their runs."""
 import collections
 import collections.abc
+import contextlib
 import ctypes
 import os
 import re
+import signal
 import tempfile
+import threading
 
 import numpy as np
 
@@ -132,6 +135,30 @@ class _Sim:
 
     def __del__(self):
         self.close()
+
+
+@contextlib.contextmanager
+def _interrupt_on_sigint(sim):
+    """Ctrl-C during a run: hydae_sim_interrupt (the run ends at the next
+    step boundary, outputs marked as stopped early), then KeyboardInterrupt
+    when the library has returned. Python runs the handler in the row
+    callback; only Python's default SIGINT handler is replaced, and only
+    on the main thread. Yields the list that records the signal."""
+    interrupted = []
+
+    def on_sigint(signum, frame):
+        interrupted.append(signum)
+        _lib.lib().hydae_sim_interrupt(sim.ptr)
+
+    replace = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    if replace:
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        if replace:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Parameters(collections.abc.MutableMapping):
@@ -348,9 +375,12 @@ class Model:
         callback = _lib.ROW_FN(on_row)
         if lib.hydae_sim_add_row_sink(sim.ptr, callback, None):
             raise HydaeError(sim.errmsg())
-        status = lib.hydae_sim_run(sim.ptr)
+        with _interrupt_on_sigint(sim) as interrupted:
+            status = lib.hydae_sim_run(sim.ptr)
         if caught:
             raise caught[0]
+        if interrupted:
+            raise KeyboardInterrupt
         raw = _lib.Stats()
         lib.hydae_sim_get_stats(sim.ptr, ctypes.byref(raw))
         values = np.frombuffer(b"".join(chunks), dtype=np.float64).reshape(len(times), n_columns)

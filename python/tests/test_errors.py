@@ -2,6 +2,9 @@
 diagnostic), a missing file, unknown names, refused settings, a run that
 fails or hits max_steps (SimulationError or r.stopped_early)."""
 import os
+import signal
+import threading
+import time
 import unittest
 
 import support
@@ -90,27 +93,43 @@ class Errors(support.ScratchTestCase):
         self.assertEqual(caught.exception.status, -15)  # HYDAE_ERR_MAXSTEPS
         self.assertIn("max_steps", caught.exception.message)
 
-    def test_interrupt_in_python_stops_the_run(self):
-        """A KeyboardInterrupt that arrives while the run is in Python (a
-        row callback) stops the run and comes out of simulate()."""
+    def test_exception_in_a_row_callback_stops_the_run(self):
+        """An exception raised in Python while the run is calling back stops
+        the run and comes out of simulate()."""
         m = hydae.load(support.PENDULUM)
         import hydae.model as model_module
         original, calls = model_module._lib.text, []
 
-        def interrupting_text(value):
+        def failing_text(value):
             calls.append(value)
             if len(calls) == 50:
-                raise KeyboardInterrupt
+                raise RuntimeError("from Python")
             return original(value)
 
-        model_module._lib.text = interrupting_text
+        model_module._lib.text = failing_text
         try:
-            with self.assertRaises(KeyboardInterrupt):
+            with self.assertRaisesRegex(RuntimeError, "from Python"):
                 m.simulate()
         finally:
             model_module._lib.text = original
-        self.assertEqual(len(calls), 50)  # no row after the interrupt
+        self.assertEqual(len(calls), 50)  # no row after it
         self.assertEqual(len(m.simulate(t_end=0.1).events), 0)
+
+    def test_ctrl_c(self):
+        """SIGINT during a long run: KeyboardInterrupt soon after, and the
+        model runs again."""
+        m = hydae.load(support.PENDULUM)
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                m.simulate(t_end=1e4, dt=1e-4)  # 10^8 rows: minutes
+        finally:
+            timer.cancel()
+        self.assertLess(time.monotonic() - start, 30.0)
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+        self.assertEqual(len(m.simulate(t_end=1).events), 2)
 
 
 class Library(unittest.TestCase):
