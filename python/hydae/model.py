@@ -162,9 +162,9 @@ def _interrupt_on_sigint(sim):
 
 
 class Parameters(collections.abc.MutableMapping):
-    """The model's parameters and discrete variables' values by name, in the
-    order of the model; setting one changes it for every later run
-    (hydae_model_set_param)."""
+    """The model's parameters' values by name, in the order of the model;
+    setting one changes it for every later run (hydae_model_set_param).
+    Discrete variables are result columns; set= sets their start values."""
 
     def __init__(self, model, values):
         self._model = model
@@ -260,7 +260,12 @@ class Model:
         finally:
             sim.close()
             os.unlink(path)
-        return layout.parameters, layout.chart_modes
+        parameters = layout.parameters
+        if len(layout.time) == 0:
+            # No consistent initial values at t0 with these values: the
+            # file names the parameters without their values.
+            parameters = {name: None for name in parameters}
+        return parameters, layout.chart_modes
 
     def _handle_for(self, assignments):
         """The handle to run with assignments applied: this model's, its
@@ -268,29 +273,29 @@ class Model:
         compilation when start values are set (the C API cannot read them
         back to restore them)."""
         lib = _lib.lib()
-        starts = [name for name in assignments if name not in self.parameters]
-        if not starts:
+        if all(self.parameters.get(name) is not None for name in assignments):
             handle, own = self._handle, True
         else:
             handle, _ = _compile(self._source)
             own = False
             for name, value in self.parameters.items():
-                if lib.hydae_model_set_param(handle, name.encode(), value):
-                    break
+                if value is not None:
+                    lib.hydae_model_set_param(handle, name.encode(), value)
         for name, value in assignments.items():
             # As --set: a parameter or discrete variable, else a start value.
             if (lib.hydae_model_set_param(handle, name.encode(), float(value))
                     and lib.hydae_model_set_start(handle, name.encode(), float(value))):
                 message = _lib.text(lib.hydae_model_errmsg(handle))
-                self._release(handle, own)
+                self._release(handle, own, assignments)
                 raise SettingsError("set %s = %s: %s" % (name, value, message))
         return handle, own
 
-    def _release(self, handle, own):
+    def _release(self, handle, own, assignments):
+        """Undo _handle_for: the parameters set back, or the copy freed."""
         lib = _lib.lib()
         if own:
-            for name, value in self.parameters.items():
-                lib.hydae_model_set_param(handle, name.encode(), value)
+            for name in assignments:
+                lib.hydae_model_set_param(handle, name.encode(), self.parameters[name])
         else:
             lib.hydae_model_free(handle)
 
@@ -323,7 +328,7 @@ class Model:
             finally:
                 sim.close()
         finally:
-            self._release(handle, own)
+            self._release(handle, own, assignments)
 
     def _configure(self, sim, t0, t_end, dt, rtol, atol, solver, options, experiment,
                    output_steps):

@@ -24,6 +24,16 @@ equation
 end blow;
 """
 
+NO_START = """model nostart
+  parameter Real c = -1;
+  Real x(start = 1);
+  Real z(start = 1);
+equation
+  der(x) = -x;
+  0 = z^2 - c;
+end nostart;
+"""
+
 
 class Errors(support.ScratchTestCase):
 
@@ -85,6 +95,20 @@ class Errors(support.ScratchTestCase):
         r = m.simulate(t_end=2, check=False)
         self.assertTrue(r.stopped_early)
         self.assertEqual(r.message, err.message)
+
+    def test_no_initial_values_with_the_defaults(self):
+        """0 = z^2 - c has no solution for c = -1 (the default): the model
+        loads, its parameter has no known value, and runs with c = 4 give
+        z = 2 without changing the model."""
+        m = hydae.load_string(NO_START, name="nostart.hym")
+        self.assertEqual(dict(m.parameters), {"c": None})
+        self.assertEqual(m.simulate(t_end=1, set={"c": 4.0})["z"][0], 2.0)
+        with self.assertRaises(hydae.SimulationError) as caught:
+            m.simulate(t_end=1)
+        self.assertEqual(caught.exception.status, -9)  # HYDAE_ERR_INIT
+        self.assertEqual(len(caught.exception.result), 0)
+        m.parameters["c"] = 9.0
+        self.assertEqual(m.simulate(t_end=1)["z"][-1], 3.0)
 
     def test_max_steps(self):
         m = hydae.load(support.PENDULUM)
