@@ -94,8 +94,8 @@ def _mat_matrices(path, data):
 
 def _mat_strings(matrix, transposed):
     """The strings of a text matrix: its columns (transposed) or its rows."""
-    table = matrix.T if transposed else matrix
-    return ["".join(chr(int(c)) for c in row).rstrip(" \0") for row in table]
+    table = np.asarray(matrix.T if transposed else matrix).astype(np.uint8)
+    return [row.tobytes().decode("utf-8", "replace").rstrip(" \0") for row in table]
 
 
 def read_mat(path):
