@@ -140,6 +140,8 @@ _PROTOTYPES = {
     "hydae_model_set_start": (c_int, [c_void_p, c_char_p, c_double]),
     "hydae_model_n_columns": (c_int, [c_void_p]),
     "hydae_model_column_name": (c_char_p, [c_void_p, c_int]),
+    "hydae_model_column_unit": (c_char_p, [c_void_p, c_int]),
+    "hydae_sim_stop_reason": (c_char_p, [c_void_p]),
     "hydae_model_experiment_setting": (c_char_p, [c_void_p, c_int, ctypes.POINTER(c_char_p)]),
     "hydae_sim_create": (c_void_p, [c_void_p, ctypes.POINTER(c_int)]),
     "hydae_sim_free": (None, [c_void_p]),

@@ -209,6 +209,12 @@ class Model:
         lib = _lib.lib()
         self.columns = [_lib.text(lib.hydae_model_column_name(self._handle, c))
                         for c in range(lib.hydae_model_n_columns(self._handle))]
+        # a result column's unit (unit = "..." in the model file), where it has one
+        self.units = {}
+        for c, name in enumerate(self.columns):
+            unit = _lib.text(lib.hydae_model_column_unit(self._handle, c))
+            if unit:
+                self.units[name] = unit
         self.experiment = self._experiment_settings()
         parameters, self.charts = self._probe()
         self.parameters = Parameters(self, parameters)
@@ -397,6 +403,9 @@ class Model:
             row_kinds=[ROW_KINDS[k] for k in kinds], parameters=parameters,
             stats=stats_dict(raw), stopped_early=status != 0, message=message,
             t_reached=lib.hydae_sim_time(sim.ptr), source=self.name, chart_modes=self.charts)
+        result.units = dict(self.units)
+        reason = lib.hydae_sim_stop_reason(sim.ptr)
+        result.stop_reason = _lib.text(reason) if reason else None
         if status and check:
             raise SimulationError(message, status, result)
         return result

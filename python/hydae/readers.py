@@ -31,6 +31,7 @@ from .result import Result
 _MAT_ELEMENT = {0: ("f8", 8), 1: ("f4", 4), 2: ("i4", 4), 3: ("i2", 2), 4: ("u2", 2),
                 5: ("u1", 1)}
 _MODE_COLUMN = re.compile(r"^mode\((.*)\)$")
+_UNIT = re.compile(r"\[([^\[\]]+)\]\s*$")
 _STOPPED = re.compile(r"^stopped early at t = (\S+): (.*)$", re.S)
 
 
@@ -113,6 +114,7 @@ def read_mat(path):
                     if "description" in matrices else [""] * len(names))
     info = matrices["dataInfo"][0]
     info = info if transposed else info.T  # 4 x n: column j for variable j
+    units = {}  # from descriptions "comment [unit]", as OpenModelica writes them
     blocks = {}
     for block in (1, 2):
         key = "data_%d" % block
@@ -136,6 +138,9 @@ def read_mat(path):
         if row < 0:
             values = -values
         description = descriptions[j] if j < len(descriptions) else ""
+        unit_match = _UNIT.search(description)
+        if unit_match:
+            units[name] = unit_match.group(1)
         if block == 1:
             values = np.full(n_rows, values[0])
         mode_match = _MODE_COLUMN.match(name)
@@ -157,8 +162,10 @@ def read_mat(path):
         match = _STOPPED.match(status)
         stopped, message = True, (match.group(2) if match else status)
         t_reached = float(match.group(1)) if match else None
-    return Result(time, columns, modes=modes, parameters=parameters, stopped_early=stopped,
-                  message=message, t_reached=t_reached, source=path, chart_modes=chart_modes)
+    result = Result(time, columns, modes=modes, parameters=parameters, stopped_early=stopped,
+                    message=message, t_reached=t_reached, source=path, chart_modes=chart_modes)
+    result.units = units
+    return result
 
 
 def _mode_listing(description):
@@ -180,9 +187,11 @@ def read_csv(path):
     with open(path, newline="") as f:
         lines = f.read().split("\n")
     stopped, message, t_reached = False, "", None
-    body = []
+    body, unit_cells = [], None
     for line in lines:
-        if line.startswith("# hydae: "):
+        if line.startswith("#unit,") and unit_cells is None:  # hydae run --csv-units
+            unit_cells = next(csv.reader([line]))
+        elif line.startswith("# hydae: "):
             match = _STOPPED.match(line[len("# hydae: "):])
             if match:
                 stopped, message, t_reached = True, match.group(2), float(match.group(1))
@@ -209,8 +218,11 @@ def read_csv(path):
                                                   dtype=object)
         else:
             columns.append((name, _numbers(column)))
-    return Result(time, columns, modes=modes, stopped_early=stopped, message=message,
-                  t_reached=t_reached, source=path)
+    result = Result(time, columns, modes=modes, stopped_early=stopped, message=message,
+                    t_reached=t_reached, source=path)
+    if unit_cells is not None:
+        result.units = {name: unit for name, unit in zip(header[1:], unit_cells[1:]) if unit}
+    return result
 
 
 def _numbers(cells):

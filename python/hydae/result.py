@@ -22,8 +22,11 @@ class Result:
     at events; r.stats the run's statistics (a dict, empty for a file);
     r.chart_modes[chart] the chart's modes; r.parameters the parameters'
     values at the start; r.stopped_early and
-    r.message say whether and why the run ended before t_end; r.units is
-    empty for now (a hook for the units of issue 18)."""
+    r.message say whether and why the run ended before t_end (a failure); a
+    run that an action ended on purpose (hydae_action_stop) is complete, with
+    r.stop_reason its reason and r.t_reached < t_end. r.units maps a
+    column's name to its unit (from the model, or read from a MAT file's
+    description "comment [unit]" or a CSV's #unit line)."""
 
     def __init__(self, time, columns, modes=None, row_kinds=None, parameters=None,
                  stats=None, stopped_early=False, message="", t_reached=None, source=None,
@@ -49,6 +52,7 @@ class Result:
         self.t_reached = t_reached
         self.source = source
         self.units = {}
+        self.stop_reason = None
         self.events = _events(self.time, self.row_kinds, self.modes)
 
     def __getitem__(self, name):

@@ -41,7 +41,6 @@ class ReadBack(support.ScratchTestCase):
         self.assertEqual(r.parameters, dict(self.model.parameters))
         self.assertEqual(r.chart_modes["thread"], ("bound", "free"))
         self.assertFalse(r.stopped_early)
-        self.assertEqual(r.units, {})  # the hook for units (issue 18)
 
     @unittest.skipIf(scipy is None, "scipy (python3-scipy) not installed")
     def test_mat_against_scipy(self):
@@ -70,6 +69,19 @@ class ReadBack(support.ScratchTestCase):
         r = hydae.read(plain)
         self.assertSameRun(r, self.result, with_modes=False)
         self.assertEqual(r.modes, {})
+
+    def test_units(self):
+        # unit = "rad" on phi in examples/string_pendulum.hym: from the model,
+        # from the MAT description "comment [unit]" and from --csv-units
+        self.assertEqual(self.result.units.get("phi"), "rad")
+        self.assertEqual(self.result.units.get("vx"), "m/s")
+        mat, csv_path = self.path("units.mat"), self.path("units.csv")
+        support.run_cli("run", support.PENDULUM, "-o", mat, "--quiet")
+        support.run_cli("run", support.PENDULUM, "-o", csv_path, "--csv-units", "--quiet")
+        for path in (mat, csv_path):
+            read = hydae.read(path)
+            for name, unit in self.result.units.items():
+                self.assertEqual(read.units.get(name), unit, "%s: %s" % (path, name))
 
     def test_stopped_early(self):
         for ext in ("csv", "mat"):
