@@ -102,5 +102,6 @@ int main(void)
     oc_check_failures_of_f(&hy_rk45);
     test_statistics_and_worst_component();
     oc_check_tolerance_vectors(&hy_rk45);
+    oc_check_stiffness_detection(&hy_rk45, "RK45");
     return CHECK_DONE();
 }

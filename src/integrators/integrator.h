@@ -110,6 +110,10 @@ typedef struct hy_stats {
     long n_newton_iters;    /* corrector iterations */
     double h_last;          /* last step size taken */
     int order_last;         /* order of the last step */
+    /* Explicit methods with stiffness detection (RK45, RK853): times the
+    ** test found the problem stiff (h |lambda| at the stability boundary
+    ** over many steps): a stiff method (VSTIFF) would fit it better. */
+    long n_stiff_detections;
 } hy_stats;
 
 /* init()/step() return 0, HY_TSTOP, or a negative hydae_status: the

@@ -15,12 +15,36 @@
 **   [S86]  L.F. Shampine, "Some practical Runge-Kutta formulas", Math.
 **          Comp. 46 (1986) 135-150.
 **
-** Step size control is HNW's standard controller, not the PI controller:
-** h_new = h min(10, max(0.2, 0.9 err^(-1/5))), with the growth factor
-** capped at 1 right after a rejection (HNW II.4). A failure of f (a
-** return > 0, or a value that is not finite) rejects the step and retries
-** with h / 4; it counts as a rejected step (n_err_fails). There is no
-** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
+** Step size control is the PI (stabilised) controller of DOPRI5 ([HNW2]
+** IV.2, "Stabilized Step Size Control"; the parameters of Hairer's DOPRI5
+** code description: beta = 0.04, facmin, facmax, safety as in [HNW] II.4):
+**   fac = err_n^alpha / err_{n-1}^beta,  alpha = 1/5 - 0.75 beta,
+**   h_new = h min(facmax, max(facmin, 0.9 / fac)), facmin 0.2, facmax 10,
+** err_{n-1} = max(err of the last accepted step, 1e-4) (1e-4 at init);
+** after a rejection the step is h max(facmin, 0.9 err^(-alpha)) and the
+** next accepted step does not grow h. With beta = 0 this is HNW I's
+** standard controller (4.13), which RK45 used before.
+**
+** Stiffness detection ([HNW2] IV.2, "Automatic Stiffness Detection", as
+** DOPRI5 does it): the last two stages are evaluated at the same point
+** t + h (c_6 = c_7 = 1), so
+**   h lambda ~ h ||k_7 - k_6|| / ||y_new - g_6||
+** (g_6 the argument of stage 6) estimates h times the dominant eigenvalue
+** of df/dy. Tested every RK45_STIFF_TEST_PERIOD accepted steps, and at
+** every step once a test was positive; h lambda > 3.25 (the stability
+** boundary of the method on the negative real axis) is a positive test, 6
+** negative tests in a row clear the count, and 15 positive tests in a row
+** count one detection in stats.n_stiff_detections ("the problem seems to
+** become stiff": a stiff integrator such as VSTIFF fits it better).
+**
+** A failure of f (a return > 0, or a value that is not finite) rejects
+** the step and retries with h / 4; it counts as a rejected step
+** (n_err_fails). There is no corrector, so n_conv_fails, n_jac_evals,
+** n_lu, n_newton_iters stay 0.
+**
+**   [HNW2] E. Hairer, G. Wanner, "Solving Ordinary Differential Equations
+**          II: Stiff and Differential-Algebraic Problems", 2nd ed.,
+**          Springer 1996.
 */
 #include "integrators/stepctl.h"
 #include "core/core.h"
@@ -35,6 +59,13 @@
 #define RK45_SAFETY 0.9         /* HNW II.4: fac */
 #define RK45_FAC_MIN 0.2        /* HNW II.4: facmin */
 #define RK45_FAC_MAX 10.0       /* HNW II.4: facmax */
+#define RK45_PI_BETA 0.04       /* DOPRI5: beta of the PI controller */
+#define RK45_PI_ALPHA (RK45_ERR_EXPONENT - 0.75 * RK45_PI_BETA)
+#define RK45_ERR_OLD_MIN 1e-4   /* DOPRI5: floor of err_{n-1} */
+#define RK45_STIFF_TEST_PERIOD 1000     /* DOPRI5: NSTIFF */
+#define RK45_STIFF_H_LAMBDA 3.25        /* DOPRI5: |h lambda| bound */
+#define RK45_STIFF_POSITIVE 15          /* positive tests in a row */
+#define RK45_STIFF_NEGATIVE 6           /* negative tests that clear */
 #define RK45_RHS_FAIL_FACTOR 0.25       /* h after a failure of f */
 #define RK45_MAX_RHS_FAILS 10           /* consecutive, per step */
 #define RK45_MAX_ERR_FAILS 100          /* consecutive, per step */
@@ -114,6 +145,9 @@ typedef struct rk45_mem {
     double h_min;               /* 0 = none */
     double h_max;               /* +inf = none */
     double h;                   /* step to try next; 0 = not chosen yet */
+    double err_old;             /* err of the last accepted step (PI) */
+    int n_stiff_positive;       /* stiffness tests: positive in a row */
+    int n_stiff_negative;       /* negative since the last positive */
 
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's 5th-order solution */
@@ -250,6 +284,9 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->h = 0.0;
+    d->err_old = RK45_ERR_OLD_MIN;
+    d->n_stiff_positive = 0;
+    d->n_stiff_negative = 0;
     d->cur = 0;
     memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
     return HYDAE_OK;
@@ -311,6 +348,43 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
     return HY_EVAL_OK;
 }
 
+/* A stiffness test after this accepted step: every
+** RK45_STIFF_TEST_PERIOD steps, and at every step while a positive test
+** is pending (DOPRI5). */
+static int stiffness_test_due(const rk45_mem *d)
+{
+    return (d->e.n_steps_since_init + 1) % RK45_STIFF_TEST_PERIOD == 0
+           || d->n_stiff_positive > 0;
+}
+
+/* The test on the accepted attempt in the working bank (see the header):
+** h lambda from stages 6 and 7, both at t + h. y_stage still holds the
+** argument of stage 6, y_new that of stage 7. */
+static void stiffness_test(rk45_mem *d, double h)
+{
+    const rk45_bank *work = &d->banks[1 - d->cur];
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < d->e.n; i++) {
+        double dk = work->k[6][i] - work->k[5][i];
+        double dy = d->y_new[i] - d->y_stage[i];
+        num += dk * dk;
+        den += dy * dy;
+    }
+    if (!(den > 0.0))
+        return;
+    if (h * sqrt(num / den) > RK45_STIFF_H_LAMBDA) {
+        d->n_stiff_negative = 0;
+        if (++d->n_stiff_positive == RK45_STIFF_POSITIVE) {
+            d->e.head.stats.n_stiff_detections++;
+            d->n_stiff_positive = 0;
+        }
+    } else if (d->n_stiff_positive > 0
+               && ++d->n_stiff_negative == RK45_STIFF_NEGATIVE) {
+        d->n_stiff_positive = 0;
+        d->n_stiff_negative = 0;
+    }
+}
+
 static int rk45_step(void *mem, double t_stop, double *t_new)
 {
     rk45_mem *d = mem;
@@ -365,19 +439,20 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
                 return HYDAE_ERR_RESIDUAL;
             continue;
         }
-        /* Standard controller ([HNW] (4.13)). */
-        double fac_max = rejected ? 1.0 : RK45_FAC_MAX;
-        double fac = err_norm == 0.0
-                         ? fac_max
-                         : RK45_SAFETY * pow(err_norm, -RK45_ERR_EXPONENT);
-        fac = fmin(fac_max, fmax(RK45_FAC_MIN, fac));
+        /* PI controller (see the header): err^(-alpha) of the step. */
+        double err_factor = RK45_SAFETY * pow(err_norm, -RK45_PI_ALPHA);
         if (err_norm <= 1.0) {
+            double fac = err_factor * pow(d->err_old, RK45_PI_BETA);
+            fac = fmin(rejected ? 1.0 : RK45_FAC_MAX, fmax(RK45_FAC_MIN, fac));
             double h_next = h_step * fac;
             /* A step shortened to land on t_stop says little about the
             ** step size the solution allows: keep the one planned. */
             if (lands && h_step < h && fac >= 1.0)
                 h_next = fmax(h_next, h);
             d->h = fmax(h_next, d->h_min);
+            d->err_old = fmax(err_norm, RK45_ERR_OLD_MIN);
+            if (stiffness_test_due(d))
+                stiffness_test(d, h_step);
             double *old_prev = d->y_prev;
             d->y_prev = d->e.y;
             d->e.y = d->y_new;
@@ -387,6 +462,7 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
             *t_new = t_try;
             return lands ? HY_TSTOP : HYDAE_OK;
         }
+        double fac = fmin(1.0, fmax(RK45_FAC_MIN, err_factor));
         /* Error test failure (err_norm > 1 or NaN). */
         d->e.head.stats.n_err_fails++;
         n_err_fails++;
