@@ -94,6 +94,6 @@ int main(void)
         if (hy_integrators[i]->needs_rhs)
             refuses_residual_modes(method);
     }
-    CHECK(n == 6, "%d integrators registered, want DSTIFF, VSTIFF, MSTIFF, ABAM, RK45, RK4", n);
+    CHECK(n == 7, "%d integrators registered, want DSTIFF, VSTIFF, MSTIFF, ABAM, RK45, RK853, RK4", n);
     return CHECK_DONE();
 }

@@ -149,6 +149,7 @@ typedef struct hy_integrator_ops {
 /* The integrators, one descriptor each (one file each). */
 extern const hy_integrator_ops hy_dstiff;
 extern const hy_integrator_ops hy_rk45;
+extern const hy_integrator_ops hy_rk853;
 extern const hy_integrator_ops hy_rk4;
 extern const hy_integrator_ops hy_abam;
 extern const hy_integrator_ops hy_vstiff;

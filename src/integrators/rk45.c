@@ -158,64 +158,6 @@ typedef struct rk45_mem {
 } rk45_mem;
 
 /* ------------------------------------------------------------------------
-** Helpers
-*/
-
-/* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
-** (4.10) for a single point). Kept here rather than hy_wrms_norm with
-** hy_set_weights: it divides by sc_i where those multiply by 1/sc_i (a
-** different last bit), and a zero v_i counts 0 even where sc_i = 0. */
-static double norm_at(const rk45_mem *d, const double *v, const double *y)
-{
-    double sum = 0.0;
-    for (int i = 0; i < d->e.n; i++) {
-        double scale = d->atol[i] + d->rtol[i] * fabs(y[i]);
-        double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
-        sum += ratio * ratio;
-    }
-    return sqrt(sum / d->e.n);
-}
-
-/* Starting step size ([HNW] II.4, "Starting Step Size", steps a-f) for a
-** method whose error estimate is O(h^(q+1)), q = 4:
-** d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1 (1e-6 if either < 1e-5),
-** one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
-** h1 = (0.01 / max(d1, d2))^(1/(q+1)) (max(1e-6, 1e-3 h0) if
-** max(d1, d2) <= 1e-15), h = min(100 h0, h1). f0 is in f0. Returns
-** HY_EVAL_RES_FATAL if f fails fatally; a recoverable failure of the trial
-** evaluation keeps h = h0. h0 is also bounded by h_max and t_stop - t0,
-** so that the trial point stays in the interval asked for. */
-static int initial_step(rk45_mem *d, const double *f0, double t_stop,
-                        double *h_out)
-{
-    int n = d->e.n;
-    double d0 = norm_at(d, d->e.y, d->e.y);
-    double d1 = norm_at(d, f0, d->e.y);
-    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    h0 = fmin(h0, t_stop - d->e.t);
-    h0 = fmin(h0, d->h_max);
-    double *y_euler = d->y_stage;
-    double *f_euler = d->banks[1 - d->cur].k[1];
-    for (int i = 0; i < n; i++)
-        y_euler[i] = d->e.y[i] + h0 * f0[i];
-    int status = hy_eval_rhs(&d->e.dae, &d->e.head, d->e.t + h0, y_euler, f_euler);
-    if (status == HY_EVAL_RES_FATAL)
-        return HY_EVAL_RES_FATAL;
-    if (status == HY_EVAL_RES_FAIL) {
-        *h_out = h0;
-        return HY_EVAL_OK;
-    }
-    for (int i = 0; i < n; i++)
-        f_euler[i] -= f0[i];
-    double d2 = norm_at(d, f_euler, d->e.y) / h0;
-    double d_max = fmax(d1, d2);
-    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
-                               : pow(0.01 / d_max, RK45_ERR_EXPONENT);
-    *h_out = fmin(100.0 * h0, h1);
-    return HY_EVAL_OK;
-}
-
-/* ------------------------------------------------------------------------
 ** The descriptor's functions
 */
 
@@ -406,8 +348,10 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
     if (d->h == 0.0) {
         double h = d->h_user;
         if (h == 0.0) {
-            status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
-                            t_stop, &h);
+            status = hy_explicit_initial_step(
+                &d->e, d->rtol, d->atol, d->banks[d->cur].k[RK45_N_STAGES - 1],
+                RK45_ERR_EXPONENT, t_stop, d->h_max, d->y_stage,
+                d->banks[1 - d->cur].k[1], &h);
             if (status == HY_EVAL_RES_FATAL)
                 return HYDAE_ERR_RESIDUAL;
             h = fmin(h, d->h0_max);

@@ -634,3 +634,49 @@ int hy_explicit_dense_point(const hy_explicit *e, double t,
         memcpy(yp, e->have_f ? f_cur : e->yp_init, bytes);
     return 1;
 }
+
+/* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
+** (4.10) for a single point). Not hy_wrms_norm with hy_set_weights: it
+** divides by sc_i where those multiply by 1/sc_i (a different last bit),
+** and a zero v_i counts 0 even where sc_i = 0. */
+static double explicit_norm(int n, const double *rtol, const double *atol,
+                            const double *v, const double *y)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double scale = atol[i] + rtol[i] * fabs(y[i]);
+        double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
+        sum += ratio * ratio;
+    }
+    return sqrt(sum / n);
+}
+
+int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
+                             const double *atol, const double *f0,
+                             double err_exponent, double t_stop, double h_max,
+                             double *y_work, double *f_work, double *h_out)
+{
+    int n = e->n;
+    double d0 = explicit_norm(n, rtol, atol, e->y, e->y);
+    double d1 = explicit_norm(n, rtol, atol, f0, e->y);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = fmin(h0, t_stop - e->t);
+    h0 = fmin(h0, h_max);
+    for (int i = 0; i < n; i++)
+        y_work[i] = e->y[i] + h0 * f0[i];
+    int status = hy_eval_rhs(&e->dae, &e->head, e->t + h0, y_work, f_work);
+    if (status == HY_EVAL_RES_FATAL)
+        return HY_EVAL_RES_FATAL;
+    if (status == HY_EVAL_RES_FAIL) {
+        *h_out = h0;
+        return HY_EVAL_OK;
+    }
+    for (int i = 0; i < n; i++)
+        f_work[i] -= f0[i];
+    double d2 = explicit_norm(n, rtol, atol, f_work, e->y) / h0;
+    double d_max = fmax(d1, d2);
+    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
+                               : pow(0.01 / d_max, err_exponent);
+    *h_out = fmin(100.0 * h0, h1);
+    return HY_EVAL_OK;
+}

@@ -241,4 +241,20 @@ void hy_explicit_advance(hy_explicit *e, double t_new, double h, int order,
 int hy_explicit_dense_point(const hy_explicit *e, double t,
                             const double *f_cur, double *y, double *yp);
 
+/* Starting step size of an explicit Runge-Kutta method (RK45, RK853;
+** [HNW] II.4, "Starting Step Size", steps a-f) whose error estimate is
+** O(h^(1/err_exponent)): with ||.|| the RMS norm scaled by atol_i +
+** rtol_i |y0_i|, d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1 (1e-6 if
+** either < 1e-5), one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0
+** f0) - f0|| / h0, h1 = (0.01 / max(d1, d2))^err_exponent (max(1e-6,
+** 1e-3 h0) if max(d1, d2) <= 1e-15), h = min(100 h0, h1). h0 is also
+** bounded by h_max and t_stop - t0, so that the trial point stays in the
+** interval asked for. y_work, f_work: scratch of length n. Returns
+** HY_EVAL_RES_FATAL if f fails fatally; a recoverable failure of the trial
+** evaluation keeps h = h0. */
+int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
+                             const double *atol, const double *f0,
+                             double err_exponent, double t_stop, double h_max,
+                             double *y_work, double *f_work, double *h_out);
+
 #endif
