@@ -30,12 +30,12 @@
 ** t + h (c_6 = c_7 = 1), so
 **   h lambda ~ h ||k_7 - k_6|| / ||y_new - g_6||
 ** (g_6 the argument of stage 6) estimates h times the dominant eigenvalue
-** of df/dy. Tested every RK45_STIFF_TEST_PERIOD accepted steps, and at
-** every step once a test was positive; h lambda > 3.25 (the stability
-** boundary of the method on the negative real axis) is a positive test, 6
-** negative tests in a row clear the count, and 15 positive tests in a row
-** count one detection in stats.n_stiff_detections ("the problem seems to
-** become stiff": a stiff integrator such as VSTIFF fits it better).
+** of df/dy (hy_explicit_stiffness_test: every 1000 accepted steps, and at
+** every step once a test was positive); h lambda > 3.25 (the stability
+** boundary of the method on the negative real axis) is a positive test,
+** 15 in a row count one detection in stats.n_stiff_detections ("the
+** problem seems to become stiff": a stiff integrator such as VSTIFF fits
+** it better).
 **
 ** A failure of f (a return > 0, or a value that is not finite) rejects
 ** the step and retries with h / 4; it counts as a rejected step
@@ -62,10 +62,7 @@
 #define RK45_PI_BETA 0.04       /* DOPRI5: beta of the PI controller */
 #define RK45_PI_ALPHA (RK45_ERR_EXPONENT - 0.75 * RK45_PI_BETA)
 #define RK45_ERR_OLD_MIN 1e-4   /* DOPRI5: floor of err_{n-1} */
-#define RK45_STIFF_TEST_PERIOD 1000     /* DOPRI5: NSTIFF */
 #define RK45_STIFF_H_LAMBDA 3.25        /* DOPRI5: |h lambda| bound */
-#define RK45_STIFF_POSITIVE 15          /* positive tests in a row */
-#define RK45_STIFF_NEGATIVE 6           /* negative tests that clear */
 #define RK45_RHS_FAIL_FACTOR 0.25       /* h after a failure of f */
 #define RK45_MAX_RHS_FAILS 10           /* consecutive, per step */
 #define RK45_MAX_ERR_FAILS 100          /* consecutive, per step */
@@ -146,8 +143,7 @@ typedef struct rk45_mem {
     double h_max;               /* +inf = none */
     double h;                   /* step to try next; 0 = not chosen yet */
     double err_old;             /* err of the last accepted step (PI) */
-    int n_stiff_positive;       /* stiffness tests: positive in a row */
-    int n_stiff_negative;       /* negative since the last positive */
+    hy_stiffness_test stiff;
 
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's 5th-order solution */
@@ -227,8 +223,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->h = 0.0;
     d->err_old = RK45_ERR_OLD_MIN;
-    d->n_stiff_positive = 0;
-    d->n_stiff_negative = 0;
+    d->stiff = (hy_stiffness_test){ 0, 0 };
     d->cur = 0;
     memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
     return HYDAE_OK;
@@ -288,43 +283,6 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
     if (!(*err_norm <= 1.0))
         d->e.head.worst = worst;
     return HY_EVAL_OK;
-}
-
-/* A stiffness test after this accepted step: every
-** RK45_STIFF_TEST_PERIOD steps, and at every step while a positive test
-** is pending (DOPRI5). */
-static int stiffness_test_due(const rk45_mem *d)
-{
-    return (d->e.n_steps_since_init + 1) % RK45_STIFF_TEST_PERIOD == 0
-           || d->n_stiff_positive > 0;
-}
-
-/* The test on the accepted attempt in the working bank (see the header):
-** h lambda from stages 6 and 7, both at t + h. y_stage still holds the
-** argument of stage 6, y_new that of stage 7. */
-static void stiffness_test(rk45_mem *d, double h)
-{
-    const rk45_bank *work = &d->banks[1 - d->cur];
-    double num = 0.0, den = 0.0;
-    for (int i = 0; i < d->e.n; i++) {
-        double dk = work->k[6][i] - work->k[5][i];
-        double dy = d->y_new[i] - d->y_stage[i];
-        num += dk * dk;
-        den += dy * dy;
-    }
-    if (!(den > 0.0))
-        return;
-    if (h * sqrt(num / den) > RK45_STIFF_H_LAMBDA) {
-        d->n_stiff_negative = 0;
-        if (++d->n_stiff_positive == RK45_STIFF_POSITIVE) {
-            d->e.head.stats.n_stiff_detections++;
-            d->n_stiff_positive = 0;
-        }
-    } else if (d->n_stiff_positive > 0
-               && ++d->n_stiff_negative == RK45_STIFF_NEGATIVE) {
-        d->n_stiff_positive = 0;
-        d->n_stiff_negative = 0;
-    }
 }
 
 static int rk45_step(void *mem, double t_stop, double *t_new)
@@ -395,8 +353,12 @@ static int rk45_step(void *mem, double t_stop, double *t_new)
                 h_next = fmax(h_next, h);
             d->h = fmax(h_next, d->h_min);
             d->err_old = fmax(err_norm, RK45_ERR_OLD_MIN);
-            if (stiffness_test_due(d))
-                stiffness_test(d, h_step);
+            /* Stages 6 and 7 are both at t + h; y_stage still holds the
+            ** argument of stage 6. */
+            const rk45_bank *work = &d->banks[1 - d->cur];
+            hy_explicit_stiffness_test(&d->e, &d->stiff, h_step,
+                                       RK45_STIFF_H_LAMBDA, work->k[6],
+                                       work->k[5], d->y_new, d->y_stage);
             double *old_prev = d->y_prev;
             d->y_prev = d->e.y;
             d->e.y = d->y_new;

@@ -57,10 +57,7 @@
 #define RK853_PI_BETA 0.04
 #define RK853_PI_ALPHA (RK853_ERR_EXPONENT - 0.2 * RK853_PI_BETA)
 #define RK853_ERR_OLD_MIN 1e-4
-#define RK853_STIFF_TEST_PERIOD 1000
 #define RK853_STIFF_H_LAMBDA 6.1
-#define RK853_STIFF_POSITIVE 15
-#define RK853_STIFF_NEGATIVE 6
 #define RK853_RHS_FAIL_FACTOR 0.25
 #define RK853_MAX_RHS_FAILS 10
 #define RK853_MAX_ERR_FAILS 100
@@ -188,7 +185,7 @@ typedef struct rk853_mem {
     double h_user, h0_max, h_min, h_max;
     double h;                   /* step to try next; 0 = not chosen yet */
     double err_old;             /* err of the last accepted step (PI) */
-    int n_stiff_positive, n_stiff_negative;
+    hy_stiffness_test stiff;
     int dense_ready;            /* stages 14-16 of the accepted step known */
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's 8th-order solution */
@@ -267,8 +264,7 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
     d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     d->h = 0.0;
     d->err_old = RK853_ERR_OLD_MIN;
-    d->n_stiff_positive = 0;
-    d->n_stiff_negative = 0;
+    d->stiff = (hy_stiffness_test){ 0, 0 };
     d->dense_ready = 0;
     d->cur = 0;
     memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
@@ -369,38 +365,6 @@ static int attempt(rk853_mem *d, double h, double t_try, double *err_norm)
                        work->k[RK853_FSAL]);
 }
 
-/* The stiffness test (RK45's, see rk45.c) on the accepted attempt:
-** stages 12 and 13, both at t + h; y_stage still holds the argument of
-** stage 12. Every RK853_STIFF_TEST_PERIOD steps, and at every step while
-** a positive test is pending. */
-static void stiffness_test(rk853_mem *d, double h)
-{
-    if ((d->e.n_steps_since_init + 1) % RK853_STIFF_TEST_PERIOD != 0
-        && d->n_stiff_positive == 0)
-        return;
-    const rk853_bank *work = &d->banks[1 - d->cur];
-    double num = 0.0, den = 0.0;
-    for (int i = 0; i < d->e.n; i++) {
-        double dk = work->k[RK853_FSAL][i] - work->k[11][i];
-        double dy = d->y_new[i] - d->y_stage[i];
-        num += dk * dk;
-        den += dy * dy;
-    }
-    if (!(den > 0.0))
-        return;
-    if (h * sqrt(num / den) > RK853_STIFF_H_LAMBDA) {
-        d->n_stiff_negative = 0;
-        if (++d->n_stiff_positive == RK853_STIFF_POSITIVE) {
-            d->e.head.stats.n_stiff_detections++;
-            d->n_stiff_positive = 0;
-        }
-    } else if (d->n_stiff_positive > 0
-               && ++d->n_stiff_negative == RK853_STIFF_NEGATIVE) {
-        d->n_stiff_positive = 0;
-        d->n_stiff_negative = 0;
-    }
-}
-
 /* The first step size: opt->h0, or [HNW]'s starting step. */
 static int first_step(rk853_mem *d, double t_stop)
 {
@@ -425,7 +389,12 @@ static void accept(rk853_mem *d, double h_step, double t_try, double err_norm,
 {
     d->h = fmax(h_next, d->h_min);
     d->err_old = fmax(err_norm, RK853_ERR_OLD_MIN);
-    stiffness_test(d, h_step);
+    /* Stages 12 and 13 are both at t + h; y_stage still holds the
+    ** argument of stage 12. */
+    const rk853_bank *work = &d->banks[1 - d->cur];
+    hy_explicit_stiffness_test(&d->e, &d->stiff, h_step, RK853_STIFF_H_LAMBDA,
+                               work->k[RK853_FSAL], work->k[11], d->y_new,
+                               d->y_stage);
     double *old_prev = d->y_prev;
     d->y_prev = d->e.y;
     d->e.y = d->y_new;

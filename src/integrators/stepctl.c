@@ -680,3 +680,31 @@ int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
     *h_out = fmin(100.0 * h0, h1);
     return HY_EVAL_OK;
 }
+
+void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
+                                double h, double bound, const double *f_a,
+                                const double *f_b, const double *y_a,
+                                const double *y_b)
+{
+    if ((e->n_steps_since_init + 1) % HY_STIFF_TEST_PERIOD != 0
+        && st->n_positive == 0)
+        return;
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < e->n; i++) {
+        double df = f_a[i] - f_b[i], dy = y_a[i] - y_b[i];
+        num += df * df;
+        den += dy * dy;
+    }
+    if (!(den > 0.0))
+        return;
+    if (h * sqrt(num / den) > bound) {
+        st->n_negative = 0;
+        if (++st->n_positive == HY_STIFF_POSITIVE) {
+            e->head.stats.n_stiff_detections++;
+            st->n_positive = 0;
+        }
+    } else if (st->n_positive > 0 && ++st->n_negative == HY_STIFF_NEGATIVE) {
+        st->n_positive = 0;
+        st->n_negative = 0;
+    }
+}

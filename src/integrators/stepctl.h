@@ -257,4 +257,26 @@ int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
                              double err_exponent, double t_stop, double h_max,
                              double *y_work, double *f_work, double *h_out);
 
+/* The stiffness detection of DOPRI5 and DOP853 (Hairer & Wanner II, IV.2,
+** "Automatic Stiffness Detection"), after an accepted step of size h whose
+** last two stages f_a = f(t + h, y_a), f_b = f(t + h, y_b) share their
+** time: h lambda = h ||f_a - f_b|| / ||y_a - y_b|| estimates h times the
+** dominant eigenvalue of df/dy. Tested when the step is a multiple of
+** HY_STIFF_TEST_PERIOD, and at every step while a positive test is
+** pending; h lambda > bound (the method's stability boundary on the
+** negative real axis) is positive, HY_STIFF_NEGATIVE negative tests in a
+** row clear the count, HY_STIFF_POSITIVE positive ones in a row count one
+** detection in e->head.stats.n_stiff_detections. */
+#define HY_STIFF_TEST_PERIOD 1000
+#define HY_STIFF_POSITIVE 15
+#define HY_STIFF_NEGATIVE 6
+typedef struct hy_stiffness_test {
+    int n_positive;             /* positive tests in a row */
+    int n_negative;             /* negative ones since the last positive */
+} hy_stiffness_test;
+void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
+                                double h, double bound, const double *f_a,
+                                const double *f_b, const double *y_a,
+                                const double *y_b);
+
 #endif
