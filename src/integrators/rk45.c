@@ -148,6 +148,7 @@ typedef struct rk45_mem {
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's 5th-order solution */
     double *y_stage;            /* argument of the stage being evaluated */
+    double *err_est;            /* the attempt's local error estimate / h */
     rk45_bank banks[2];
     int cur;                    /* bank of the last accepted step; its
                                 ** k[6] is f(t, y) once e.have_f */
@@ -158,8 +159,9 @@ typedef struct rk45_mem {
 */
 
 #define RK45_VECTORS(d)                                                      \
-    { &(d)->rtol, &(d)->atol, &(d)->y_prev, &(d)->y_new, &(d)->y_stage }
-#define RK45_N_VECTORS 5
+    { &(d)->rtol, &(d)->atol, &(d)->y_prev, &(d)->y_new, &(d)->y_stage,     \
+      &(d)->err_est }
+#define RK45_N_VECTORS 6
 
 static void rk45_destroy(void *mem)
 {
@@ -229,6 +231,30 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     return HYDAE_OK;
 }
 
+#if defined(__GNUC__)
+#define RK45_KERNEL static inline __attribute__((always_inline))
+#else
+#define RK45_KERNEL static inline
+#endif
+
+/* arg = y + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant
+** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
+** the loop over the components vectorised. */
+RK45_KERNEL void stage_argument(int n, int s, const rk45_bank *bank,
+                                const double *y, double h, double *arg)
+{
+    const double *k[RK45_N_STAGES];
+    for (int j = 0; j < s; j++)
+        k[j] = bank->k[j];
+    for (int i = 0; i < n; i++) {
+        double k_1 = k[0][i];
+        double incr = rk45_c[s] * k_1;
+        for (int j = 1; j < s; j++)
+            incr += rk45_a[s][j] * (k[j][i] - k_1);
+        arg[i] = y[i] + h * incr;
+    }
+}
+
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
 ** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
 ** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
@@ -244,12 +270,13 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
         ** (sum_j a_sj = c_s): a constant f then gives y + c_s h f
         ** without rounding drift (a guard y - level meets its level
         ** exactly when t does). */
-        for (int i = 0; i < n; i++) {
-            double k_1 = work->k[0][i];
-            double incr = rk45_c[s] * k_1;
-            for (int j = 1; j < s; j++)
-                incr += rk45_a[s][j] * (work->k[j][i] - k_1);
-            arg[i] = d->e.y[i] + h * incr;
+        switch (s) {    /* a constant stage for the kernel */
+        case 1: stage_argument(n, 1, work, d->e.y, h, arg); break;
+        case 2: stage_argument(n, 2, work, d->e.y, h, arg); break;
+        case 3: stage_argument(n, 3, work, d->e.y, h, arg); break;
+        case 4: stage_argument(n, 4, work, d->e.y, h, arg); break;
+        case 5: stage_argument(n, 5, work, d->e.y, h, arg); break;
+        default: stage_argument(n, 6, work, d->e.y, h, arg); break;
         }
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
@@ -263,15 +290,24 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
             d->e.head.worst = i;
             return HY_EVAL_RES_FAIL;
         }
+    /* err = h sum_s e_s (k_s - k_1) (sum_s e_s = 0), zero e_s skipped. */
+    const double *k_1 = work->k[0];
+    double *err_est = d->err_est;
+    memset(err_est, 0, (size_t)n * sizeof(double));
+    for (int s = 1; s < RK45_N_STAGES; s++) {
+        const double *k_s = work->k[s];
+        if (rk45_e[s] != 0.0)
+            for (int i = 0; i < n; i++)
+                err_est[i] += rk45_e[s] * (k_s[i] - k_1[i]);
+    }
     double sum = 0.0, worst_ratio = -1.0;
     int worst = -1;
     for (int i = 0; i < n; i++) {
-        double err_i = 0.0, k_1 = work->k[0][i];
-        for (int s = 1; s < RK45_N_STAGES; s++)     /* sum_s e_s = 0 */
-            err_i += rk45_e[s] * (work->k[s][i] - k_1);
-        err_i *= h;
+        double err_i = err_est[i] * h;
+        /* y and y_new are finite here: no NaN case for the larger. */
+        double y_abs = fabs(d->e.y[i]), y_new_abs = fabs(d->y_new[i]);
         double scale = d->atol[i]
-                       + d->rtol[i] * fmax(fabs(d->e.y[i]), fabs(d->y_new[i]));
+                       + d->rtol[i] * (y_abs > y_new_abs ? y_abs : y_new_abs);
         double ratio = err_i == 0.0 ? 0.0 : fabs(err_i) / scale;
         if (!(ratio <= worst_ratio)) {
             worst_ratio = ratio;
