@@ -271,25 +271,45 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
     return HYDAE_OK;
 }
 
-/* out = y0 + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for stage s of
-** bank (sum_j a_sj = c_s: a constant f gives y0 + c_s h f without rounding
-** drift, as in RK45). */
+#if defined(__GNUC__)
+#define RK853_KERNEL static inline __attribute__((always_inline))
+#else
+#define RK853_KERNEL static inline
+#endif
+
+/* out = y0 + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant stage
+** s (a case of stage_argument's switch): the sum unrolled without its
+** zero a_sj, the loop over the components vectorised. sum_j a_sj = c_s: a
+** constant f gives y0 + c_s h f without rounding drift, as in RK45. */
+RK853_KERNEL void stage_fixed(int n, int s, const rk853_bank *bank,
+                              const double *y0, double h, double *out)
+{
+    const double *k[RK853_N_ALL];
+    for (int j = 0; j < s; j++)
+        k[j] = bank->k[j];
+    for (int i = 0; i < n; i++) {
+        double k_1 = k[0][i];
+        double incr = rk853_c[s] * k_1;
+        for (int j = 1; j < s; j++)
+            if (rk853_a[s][j] != 0.0)
+                incr += rk853_a[s][j] * (k[j][i] - k_1);
+        out[i] = y0[i] + h * incr;
+    }
+}
+
+/* The argument of stage s, 1 <= s < RK853_N_ALL, of bank. */
 static void stage_argument(int n, const rk853_bank *bank, int s,
                            const double *y0, double h, double *out)
 {
-    const double *k_1 = bank->k[0];
-    for (int i = 0; i < n; i++)
-        out[i] = rk853_c[s] * k_1[i];
-    for (int j = 1; j < s; j++) {
-        double a = rk853_a[s][j];
-        if (a == 0.0)
-            continue;
-        const double *k_j = bank->k[j];
-        for (int i = 0; i < n; i++)
-            out[i] += a * (k_j[i] - k_1[i]);
+#define RK853_CASE(stage)                                                    \
+    case stage: stage_fixed(n, stage, bank, y0, h, out); break;
+    switch (s) {
+    RK853_CASE(1) RK853_CASE(2) RK853_CASE(3) RK853_CASE(4) RK853_CASE(5)
+    RK853_CASE(6) RK853_CASE(7) RK853_CASE(8) RK853_CASE(9) RK853_CASE(10)
+    RK853_CASE(11) RK853_CASE(12) RK853_CASE(13) RK853_CASE(14)
+    default: stage_fixed(n, RK853_N_ALL - 1, bank, y0, h, out); break;
     }
-    for (int i = 0; i < n; i++)
-        out[i] = y0[i] + h * out[i];
+#undef RK853_CASE
 }
 
 /* The error norm of the attempt in bank with step h (see the header);
