@@ -5,6 +5,9 @@
 # libsuitesparse-dev (KLU, sparse iteration matrices), liblapack-dev (LAPACK,
 # large dense and band iteration matrices),
 # python3-scipy (the independent reader of MAT result files in the tests),
+# pkgconf and binutils (pkg-config, nm and objdump: tests/install_test.sh
+# builds a program against the installed tree and reads libhydae.so's
+# symbols),
 # clang and libclang-rt-14-dev (libFuzzer, for the fuzz targets of
 # tests/fuzz; the plain build never needs them).
 # Idempotent: does nothing when everything is there. Needs root for apt-get.
@@ -22,6 +25,8 @@ for lib in /usr/lib/liblapack.so /usr/lib/*/liblapack.so; do
 done
 [ -n "$have_lapack" ] || missing="$missing liblapack-dev"
 /usr/bin/python3 -c 'import scipy.io' >/dev/null 2>&1 || missing="$missing python3-scipy"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkgconf"
+command -v nm >/dev/null 2>&1 || missing="$missing binutils"
 if [ -n "$missing" ]; then
     echo "setup.sh: installing$missing"
     apt-get update -qq

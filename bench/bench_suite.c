@@ -8,6 +8,8 @@
 **   MSTIFF vs CVODE BDF    the six Test Set ODEs
 **   ABAM   vs CVODE Adams  ARENSTORF PLEIADES
 **   RK45   vs ARKODE ERK   ARENSTORF PLEIADES (Dormand-Prince 5(4))
+**   RADAU  vs IDA          as DSTIFF (Radau IIA, order 5; bench_radau
+**                          compares it with DSTIFF itself)
 **
 ** The Test Set problems are those of tests/validation/testset.c (compiled
 ** into this program), CHEMAKZO is bench/problems.c's, the non-stiff ones
@@ -27,7 +29,7 @@
 #include "sundials_solvers.h"
 #include "wp_plot.h"
 
-#include "validation/testset.h"
+#include "testset_case.h"
 
 #include <errno.h>
 #include <math.h>
@@ -63,6 +65,8 @@ static const pairing pairings[] = {
      {"ARENSTORF", "PLEIADES", NULL}},
     {"RK45/ARKODE-DP5", "RK45", &bench_arkode_dp5, 0, 0, 1.0, "#9467bd",
      {"ARENSTORF", "PLEIADES", NULL}},
+    {"RADAU/IDA", "RADAU", &bench_ida, 0, 5, 0.7, "#8c564b",
+     {"HIRES", "POLLU", "VDPOL", "OREGO", "ROBER", "E5", "CHEMAKZO", NULL}},
 };
 #define N_PAIRINGS ((int)(sizeof pairings / sizeof pairings[0]))
 
@@ -74,31 +78,10 @@ static bench_case cases[SUITE_MAX_CASES];
 static int n_cases;
 static double testset_yp0[SUITE_MAX_CASES][TESTSET_MAX_N];
 
-static double testset_score(const bench_case *bc, const double *y,
-                            double rtol, double atol)
-{
-    return testset_scd(bc->score_ctx, y, rtol, atol);
-}
-
 static void add_cases(void)
 {
     for (int k = 0; k < testset_n_problems; k++) {
-        const testset_problem *p = &testset_problems[k];
-        bench_case *bc = &cases[n_cases];
-        memset(bc, 0, sizeof *bc);
-        bc->name = p->name;
-        bc->title = p->section;
-        bc->dae = testset_dae(p);
-        bc->t0 = p->t0;
-        bc->t_end = p->t_end;
-        bc->y0 = p->y0;
-        p->rhs(p->t0, p->y0, testset_yp0[n_cases], NULL);
-        bc->yp0 = testset_yp0[n_cases];
-        bc->y_ref = p->y_ref;
-        bc->atol_per_rtol = p->atol_per_rtol;
-        bc->atol_fixed = p->atol_fixed;
-        bc->score = testset_score;
-        bc->score_ctx = p;
+        bench_testset_case(&cases[n_cases], &testset_problems[k], testset_yp0[n_cases]);
         n_cases++;
     }
     for (int k = 0; k < bench_problem_count(); k++) {

@@ -39,6 +39,13 @@ extern "C" {
 #define HYDAE_NODISCARD
 #endif
 
+/* The shared library is built with -fvisibility=hidden: every function
+** declared in this header, and nothing else, is exported from it
+** (docs/install.md). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* Status codes: 0 success, positive information, negative errors.
 ** X(name, value, message) */
 #define HYDAE_STATUS_LIST(X)                                                 \
@@ -312,6 +319,16 @@ HYDAE_NODISCARD int hydae_transition_set_priority(hydae_transition *tr,
 ** behaviour; by default triggers are edges and such a guard never fires). */
 HYDAE_NODISCARD int hydae_transition_set_fires_at_start(hydae_transition *tr,
                                                         int on);
+/* A guard trigger that is also a level test after every (re)initialisation:
+** when the consistent values at t0, or those after an event, leave its
+** guard past zero on its firing side (by more than the arming band, 10
+** atol), it fires at that instant, and the discrete phase repeats until
+** no such guard is left (Modelica's event iteration; at most
+** cascade_limit rounds). Its condition, if any, is asked first: for a
+** transition that keeps a discrete variable consistent with a relation of
+** the continuous values, a condition true only while the variable is
+** wrong (the model language's hidden relations, docs/language.md). */
+HYDAE_NODISCARD int hydae_transition_set_level(hydae_transition *tr, int on);
 HYDAE_NODISCARD int hydae_transition_set_condition(hydae_transition *tr,
                                                    hydae_condition_fn cond,
                                                    void *user);
@@ -482,6 +499,48 @@ double hydae_sim_time(const hydae_sim *s);
 const char *hydae_sim_mode_name(const hydae_sim *s, int chart);
 
 /* ------------------------------------------------------------------ */
+/* Model files (the modelling language, docs/language.md)              */
+
+/* Compile a model file (.hym) into a model: NULL on any error (a file that
+** cannot be read, a syntax or model error, out of memory). `import NAME;`
+** finds NAME.hym next to the file, in the directories of $HYDAE_PATH, then
+** in hydae's component library (docs/install.md).
+**
+** diagnostics (may be NULL) receives the compiler's messages as one text,
+** each a line "file:line:column: error: message" (or "warning:", "note:")
+** followed by the quoted source line and a caret under the column, as
+** `hydae check` prints them; NULL when there are none. The text is the
+** caller's: free it with hydae_string_free. A model that compiles may come
+** with warnings. n_errors (may be NULL) receives the number of errors.
+**
+** The model holds the file's experiment block (hydae_sim_apply_experiment,
+** hydae_model_experiment_setting); hydae_model_free frees it all. Models
+** may be loaded and run on several threads at once; a model and its sims
+** belong to one thread at a time. docs/engine.md, "Model files". */
+hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_errors);
+/* The same from text in memory (length bytes, no terminator needed);
+** name is the file name the diagnostics show (NULL: "<input>"), and the
+** directory of name, if it has one, is where imports are looked up first. */
+hydae_model *hydae_model_load_string(const char *text, size_t length, const char *name,
+                                     char **diagnostics, int *n_errors);
+/* Free a text the library gave the caller (diagnostics). NULL is allowed. */
+void hydae_string_free(char *text);
+
+/* The settings of a model file's experiment block, in the order written
+** (`experiment t_end = 12, dt = 0.01;`): the name of setting i and, in
+** *value (may be NULL), its value as text (numbers with 17 digits), for i
+** from 0; NULL past the end, and for a model that is not from a file. The
+** texts live as long as the model. */
+const char *hydae_model_experiment_setting(const hydae_model *m, int i, const char **value);
+/* Apply the experiment block of the sim's model (hydae_model_load_*) to
+** the sim, each setting through hydae_sim_set_option: call it after
+** hydae_sim_create and before your own settings, which then override the
+** file's, as `hydae run` does with its options. 0 (also for a model with no
+** experiment), or HYDAE_ERR_ARG with hydae_sim_errmsg naming the setting
+** and its line and column. */
+HYDAE_NODISCARD int hydae_sim_apply_experiment(hydae_sim *s);
+
+/* ------------------------------------------------------------------ */
 /* Results: chosen columns, MAT files, plots, progress, statistics     */
 /* (docs/results.md)                                                   */
 
@@ -535,6 +594,10 @@ HYDAE_NODISCARD int hydae_sim_add_progress(hydae_sim *s, FILE *out);
 ** message (null on success) as one JSON object. 0, or HYDAE_ERR_IO if the
 ** stream reports an error. */
 HYDAE_NODISCARD int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

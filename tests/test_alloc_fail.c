@@ -52,6 +52,7 @@
 #include "examples.h"
 #include "lang/lang.h"
 #include "lang/lang_test_util.h"
+#include "fault_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,35 +60,6 @@
 
 /* ------------------------------------------------------------------ */
 /* The failing allocator                                               */
-
-typedef struct fault_allocator {
-    long n_calls;  /* allocations and reallocations asked for so far */
-    long fail_at;  /* the call (1-based) that fails; 0: none */
-    int fail_rest; /* every call from fail_at on fails too */
-    long n_failed; /* calls failed */
-    long n_live;   /* blocks allocated and not freed */
-} fault_allocator;
-
-static void *fault_alloc(void *ud, void *ptr, size_t size)
-{
-    fault_allocator *fa = ud;
-    if (size == 0) {
-        if (ptr) {
-            free(ptr);
-            fa->n_live--;
-        }
-        return NULL;
-    }
-    long call = ++fa->n_calls;
-    if (fa->fail_at > 0 && (call == fa->fail_at || (fa->fail_rest && call > fa->fail_at))) {
-        fa->n_failed++;
-        return NULL;
-    }
-    void *block = realloc(ptr, size);
-    if (block && !ptr)
-        fa->n_live++;
-    return block;
-}
 
 static fault_allocator allocator;
 
@@ -464,9 +436,11 @@ int main(int argc, char **argv)
 #ifdef HYDAE_HAVE_KLU
         { "c_sparse", NULL, 0.5, 0.05, 0, 0, "klu", NULL },
         { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "klu", "VSTIFF" },
+        { "c_sparse_radau", NULL, 0.5, 0.05, 0, 0, "klu", "RADAU" },
 #else
         { "c_sparse", NULL, 0.5, 0.05, 0, 0, "band", NULL },
         { "c_sparse_vstiff", NULL, 0.5, 0.05, 0, 0, "band", "VSTIFF" },
+        { "c_sparse_radau", NULL, 0.5, 0.05, 0, 0, "band", "RADAU" },
 #endif
         { "x_algebraic", "algebraic_loop", 0.7, 0.05, 0, 0, NULL, NULL },
         { "x_sampled", "sampled_pi", 0.35, 0.05, 0, 0, NULL, NULL },
@@ -476,6 +450,7 @@ int main(int argc, char **argv)
         { "x_mstiff", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "MSTIFF" },
         { "x_abam", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "ABAM" },
         { "x_rk45", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RK45" },
+        { "x_radau", "bouncing_ball", 1.5, 0.05, 0, 0, NULL, "RADAU" },
         { "x_arrays", "tests/fuzz/corpus/fuzz_model/arrays_spelled.hym", 1.5, 0.5, 0, 0, NULL,
           NULL },
         { "x_components", "rlc_circuit", 0.5, 0.1, 0, 0, NULL, NULL },

@@ -323,9 +323,36 @@ static void structural_parameter(void)
     hy_lang_unit_free(up);
 }
 
+/* Sizes from div, rem and integer (Modelica: div and rem truncate toward
+** zero, integer is floor): 7 div 2 = 3, rem(-7, 3) = -1, integer(-0.5) = -1,
+** so x has 3 - 1 - 1 + 2 = 3 elements, each decaying as exp(-t). */
+static void integer_sizes(void)
+{
+    static const char text[] = "model sizes\n"
+                               "  parameter Real n = 7;\n"
+                               "  Real x[div(n, 2) + rem(-7, 3) + integer(-0.5) + 2](start = 1);\n"
+                               "equation\n"
+                               "  der(x) = -x;\n"
+                               "end sizes;\n";
+    hy_lang_unit *unit = compile(text, "sizes.hym");
+    if (!unit)
+        return;
+    hydae_model *m = hy_lang_unit_model(unit);
+    CHECK(test_column(m, "x[3]") >= 0 && test_column(m, "x[4]") < 0, "x has 3 elements");
+    test_rows rows;
+    CHECK(test_run(m, NULL, 1.0, 0.5, 1e-10, 1e-12, &rows) == 0, "sizes run");
+    int c = test_column(m, "x[3]");
+    if (c >= 0 && rows.n_rows > 0)
+        CHECK(fabs(test_value(&rows, rows.n_rows - 1, c) - exp(-1.0)) < 1e-8, "x[3](1) = %.10g",
+              test_value(&rows, rows.n_rows - 1, c));
+    test_rows_free(&rows);
+    hy_lang_unit_free(unit);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
+    integer_sizes();
     spelled_out();
     heat_rod(100, 0.1, "DSTIFF", 0);
     heat_rod(100, 0.1, "VSTIFF", 0);

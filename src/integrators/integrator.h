@@ -93,7 +93,8 @@ typedef struct hy_options {
     ** of an index-3 component times h^2 (constrained mechanics: q 1, u 2,
     ** lambda 3; see dstiff.c), and once a fresh finite-difference
     ** iteration matrix fails to converge it switches to increments floored
-    ** at the tolerance (eval_iter_matrix). Other methods ignore it. */
+    ** at the tolerance (eval_iter_matrix). RADAU scales its norms the same
+    ** way (Hairer & Wanner's index-2/3 scaling); other methods ignore it. */
     const unsigned char *var_index;
     /* The linear solver of the iteration matrix (hy_ls_kind of
     ** linalg/linsol.h: 0 auto, dense, band, klu). */
@@ -154,6 +155,7 @@ extern const hy_integrator_ops hy_rk4;
 extern const hy_integrator_ops hy_abam;
 extern const hy_integrator_ops hy_vstiff;
 extern const hy_integrator_ops hy_mstiff;
+extern const hy_integrator_ops hy_radau;
 /* Not in hy_integrators[] (not a user's choice): the hybrid loop runs a
 ** configuration without differential unknowns on it (algebraic.c). */
 extern const hy_integrator_ops hy_algebraic;

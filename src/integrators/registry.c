@@ -15,6 +15,7 @@ const hy_integrator_ops *const hy_integrators[] = {
     &hy_rk4,
     &hy_vstiff,
     &hy_mstiff,
+    &hy_radau,
     NULL,
 };
 

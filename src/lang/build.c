@@ -305,6 +305,8 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             ok = hydae_transition_set_priority(ht, tr->priority) == 0;
         if (ok && tr->fires_at_start)
             ok = hydae_transition_set_fires_at_start(ht, 1) == 0;
+        if (ok && tr->is_hidden) /* relations kept consistent after every (re)initialisation */
+            ok = hydae_transition_set_level(ht, 1) == 0;
         if (ok && tr->condition >= 0)
             ok = hydae_transition_set_condition(ht, condition_trampoline, b) == 0;
         if (ok && tr->n_stmts > 0)

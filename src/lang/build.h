@@ -30,6 +30,7 @@ struct hy_lang_unit {
     hy_binding initial;      /* the initial action; code NULL if it has none */
     int n_globals;
     double *global_values;   /* parameters and discrete starts as compiled */
+    hy_lang_experiment experiment; /* the file's experiment block */
 };
 
 /* Free the code and the unit, not the model (the model's attached free

@@ -13,6 +13,7 @@
 #include "lang/imports.h"
 #include "lang/unroll.h"
 #include "model/model.h"
+#include "sim/sim.h" /* the sim's message */
 #include "core/core.h"
 
 #include <errno.h>
@@ -102,7 +103,7 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
     syntax.n_structural = syntax.cap_structural = 0;
     if (diag.n_errors == 0) {
         hy_ir ir;
-        hy_sema(&syntax, &unit->strings, &diag, &ir, experiment);
+        hy_sema(&syntax, &unit->strings, &diag, &ir, &unit->experiment);
         hy_syntax_free(&syntax); /* the largest part at the peak of a big model's build */
         if (diag.n_errors == 0)
             hy_structure_analyse(&ir, &diag);
@@ -126,6 +127,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         hy_lang_unit_free(unit);
         return NULL;
     }
+    if (experiment)
+        *experiment = unit->experiment;
     return unit;
 }
 
@@ -208,17 +211,30 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
     return unit;
 }
 
+const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model)
+{
+    /* A compiled model carries its unit as the attached data. */
+    if (!model || model->attached_free != hy_lang_unit_free_code)
+        return NULL;
+    return &((const hy_lang_unit *)model->attached)->experiment;
+}
+
 int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)
 {
     /* Every setting through the engine's one table of settings, so the
     ** names, ranges and messages are those of the command line and the
     ** Param_Transient XML. */
     for (int i = 0; i < ex->n_settings; i++) {
-        int status = hydae_sim_set_option(sim, ex->settings[i].name, ex->settings[i].value);
+        const hy_lang_setting *setting = &ex->settings[i];
+        int status = hydae_sim_set_option(sim, setting->name, setting->value);
         if (status) {
+            /* The sim's message says where in the file, then what. */
+            char message[sizeof sim->errmsg];
+            snprintf(message, sizeof message, "line %d, column %d: %.960s", setting->line,
+                     setting->column, sim->errmsg);
+            memcpy(sim->errmsg, message, sizeof message);
             if (warnings)
-                fprintf(warnings, "experiment, line %d, column %d: %s\n", ex->settings[i].line,
-                        ex->settings[i].column, hydae_sim_errmsg(sim));
+                fprintf(warnings, "experiment, %s\n", sim->errmsg);
             return status;
         }
     }

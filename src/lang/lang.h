@@ -1,7 +1,8 @@
 /*
 ** The model language (.hym files): compile a model file into a
 ** hydae_model through the public C API, and print what `hydae check`
-** shows. Internal to hydae; the command (src/cli) is its user.
+** shows. Internal to hydae; its users are the command (src/cli) and the
+** public API of model files (load.c: hydae_model_load_file, ...).
 **
 ** How the command uses it:
 **
@@ -81,10 +82,14 @@ void hy_lang_unit_free(hy_lang_unit *unit);
 
 /* Apply every setting of the experiment to a sim through
 ** hydae_sim_set_option (the transient-solver settings of docs/solver.md).
-** 0, or the failing setting's status, its line and message also written to
-** `warnings` (may be NULL). */
+** 0, or the failing setting's status with the sim's message saying "line
+** L, column C: ..." (also written to `warnings`, which may be NULL). */
 int hy_lang_experiment_apply(const hy_lang_experiment *experiment, hydae_sim *sim,
                              FILE *warnings);
+
+/* The experiment block of a model compiled by hy_lang_compile_*, or NULL
+** for a model built otherwise (through the C API). */
+const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model);
 
 /* What `hydae check model.hym` prints: per chart and mode the unknowns
 ** (with kind, start, unit), equations, outputs, guards (event variables),

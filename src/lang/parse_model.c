@@ -474,6 +474,13 @@ static void section_twice(hy_parser *ps, const char *section)
 
 static void parse_transition(hy_parser *ps);
 
+/* A token that begins a mode's body (after its name). */
+static int mode_body_starts(hy_token_kind kind)
+{
+    return kind == TK_EQUATION || kind == TK_ENTRY || kind == TK_EXIT || kind == TK_REAL
+           || kind == TK_OUTPUT || kind == TK_END;
+}
+
 /* Modes nested in modes (sub-charts) at most this deep. */
 enum { HY_MAX_MODE_DEPTH = 32 };
 
@@ -496,8 +503,14 @@ static void parse_mode(hy_parser *ps)
         return;
     int line = ps->tk.line, column = ps->tk.column;
     int name = parse_expect_name(ps, "the mode's name");
-    if (name < 0)
+    if (name < 0 && !mode_body_starts(ps->tk.kind))
         return;
+    if (name < 0) { /* said; the body is read under a stand-in name, quietly closed */
+        name = hy_strtab_intern(ps->strings, "?", 1);
+        if (name < 0)
+            return;
+        ps->panic = 0;
+    }
     if (ps->mode_depth >= HY_MAX_MODE_DEPTH) {
         ps->n_errors++;
         hy_diag_error(ps->diag, line, column, "mode '%s' is nested deeper than %d modes",
@@ -579,7 +592,8 @@ static void parse_mode(hy_parser *ps)
     }
     ps->mode_depth--;
     ps->mode = outer_mode;
-    parse_end(ps, "mode", name, 1);
+    int unnamed = strcmp(hy_strtab_get(ps->strings, name), "?") == 0;
+    parse_end(ps, "mode", unnamed ? -1 : name, !unnamed);
 }
 
 /* transition := transition NAME [from (NAME | '*') to NAME] [priority NUMBER]

@@ -179,6 +179,17 @@ static void print_mode(const hy_ir *ir, const hy_ir_mode *mode, const source_tex
     }
 }
 
+/* Is hidden global g the integer part of floor, ceil, mod, integer, div or
+** rem (not the truth of a relation)? */
+static int hidden_is_integer_part(const hy_ir *ir, int g)
+{
+    for (int m = 0; m < ir->n_modes; m++)
+        for (int r = 0; r < ir->modes[m].n_relations; r++)
+            if (ir->modes[m].relations[r].global == g)
+                return ir->modes[m].relations[r].is_floor;
+    return 0;
+}
+
 static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
 {
     fprintf(out, "model %s\n", NAME(ir, ir->model_name));
@@ -186,7 +197,9 @@ static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
         const hy_ir_global *gl = &ir->globals[g];
         fprintf(out, "  %s %s = %.17g%s\n",
                 gl->is_hidden ? "hidden discrete" : gl->is_discrete ? "discrete" : "parameter",
-                NAME(ir, gl->name), gl->value, gl->is_hidden ? " (value of an if-condition)" : "");
+                NAME(ir, gl->name), gl->value, !gl->is_hidden                  ? ""
+                : hidden_is_integer_part(ir, g) ? " (integer part, stepped at events)"
+                                                : " (value of an if-condition)");
     }
     if (ir->initial_configuration.analysed)
         fprintf(out, "  initial configuration (the initial mode of every chart): %d unknowns, "

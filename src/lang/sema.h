@@ -43,6 +43,7 @@ typedef struct hy_ir_output {
 /* A relation inside an equation, replaced by a hidden discrete variable. */
 typedef struct hy_ir_relation {
     int guard;               /* index into the mode's guards: lhs - rhs */
+    int difference;          /* its DAG node */
     int true_when_rising;    /* '>' '>=': true above zero; '<' '<=': below */
     int global;              /* the hidden discrete variable */
     int relation_node;       /* the live comparison (mode context) */

@@ -627,23 +627,28 @@ static int hidden_relation(sema *s, ctx *c, const hy_syn *node, int a, int b)
         return -1;
     }
     hy_ir_mode *mode = &ir->modes[c->mode];
-    int guard_node = hy_x_binary(&ir->dag, X_SUB, a, b);
-    int guard = guard_node < 0 ? -1 : sema_add_guard(s, mode, guard_node);
-    if (guard < 0)
+    hy_expr *dag = &ir->dag;
+    int difference = hy_x_binary(dag, X_SUB, a, b);
+    if (difference < 0)
         return -1;
     int rising = node->op == SYN_GT || node->op == SYN_GE;
     for (int k = 0; k < mode->n_relations; k++)
-        if (mode->relations[k].guard == guard && mode->relations[k].true_when_rising == rising)
-            return hy_x_leaf(&ir->dag, X_P, mode->relations[k].global);
+        if (!mode->relations[k].is_floor && mode->relations[k].difference == difference
+            && mode->relations[k].true_when_rising == rising)
+            return hy_x_leaf(dag, X_P, mode->relations[k].global);
     if (GROW(s, mode->relations, mode->n_relations, mode->cap_relations))
         return -1;
-    int live = hy_x_binary(&ir->dag, relation_xop((hy_syn_op)node->op), a, b);
+    int live = hy_x_binary(dag, relation_xop((hy_syn_op)node->op), a, b);
     int global = live < 0 ? -1 : hidden_global(s, mode, node, "if", live, 1);
     if (global < 0)
         return -1; /* said, or the DAG's failure is */
+    int guard = sema_add_guard(s, mode, difference);
+    if (guard < 0)
+        return -1;
     hy_ir_relation *rel = &mode->relations[mode->n_relations++];
     memset(rel, 0, sizeof *rel);
     rel->guard = guard;
+    rel->difference = difference;
     rel->true_when_rising = rising;
     rel->global = global;
     rel->relation_node = live;

@@ -601,30 +601,75 @@ static void add_hidden_transition(sema *s, int m, int global, const char *suffix
     tr->n_stmts = 1;
 }
 
-/* The generated transitions that toggle hidden condition variables, and
-** step the hidden integers of floor and div (sema_expr.c, event_integer):
-** up on guard rising, k := k + 1; down on guard_down falling, k - 1. */
+/* The generated transitions that keep the hidden variables consistent
+** with their relations (sema_expr.c), level tests as well as crossings
+** (build.c: hydae_transition_set_level), so that the values after the
+** consistent initialisation at t0 or after an event correct them:
+** a condition's truth k becomes 1 when its guard lhs - rhs crosses to the
+** side where the relation holds, if k is 0, and 0 on the other side, if k
+** is 1 (the condition keeps a level test from firing when k is right);
+** the integer k of floor and div goes up on guard rising,
+** k := max(k + 1, live), and down on guard_down falling, min(k - 1, live)
+** (one step at a located crossing, where live may still be k, and the
+** whole way at once when a (re)initialisation finds k wrong). */
+/* Node (of mode context: unknowns as X_Y leaves) as an action of tr reads
+** it: the unknowns as tr's reads (X_IN). -1 when out of memory or when it
+** uses a derivative (an action has none). */
+static int as_read_by_action(sema *s, hy_ir_transition *tr, const hy_ir_mode *mode, int node)
+{
+    hy_ir *ir = s->ir;
+    int *leaves = NULL, n = hy_x_reachable(&ir->dag, &node, 1, &leaves);
+    int *subst = n < 0 ? NULL : hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
+    int result = subst ? 0 : -1;
+    for (int k = 0; subst && k < mode->n_vars; k++)
+        subst[k] = -1;
+    for (int k = 0; result == 0 && k < n; k++) {
+        const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
+        if (leaf.op == X_YP)
+            result = -1;
+        else if (leaf.op == X_Y) {
+            int slot = sema_add_read(s, tr, mode->vars[leaf.a].name);
+            subst[leaf.a] = slot < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, slot);
+            result = slot < 0 ? -1 : 0;
+        }
+    }
+    if (result == 0)
+        result = hy_x_substitute(&ir->dag, node, X_Y, subst, mode->n_vars);
+    hy_free(leaves);
+    hy_free(subst);
+    return result;
+}
+
 void sema_add_relation_transitions(sema *s)
 {
     hy_ir *ir = s->ir;
+    hy_expr *dag = &ir->dag;
     for (int m = 0; m < ir->n_modes; m++) {
         for (int r = 0; r < ir->modes[m].n_relations; r++) {
+            const hy_ir_relation *rel = &ir->modes[m].relations[r];
+            int held = hy_x_leaf(dag, X_P, rel->global);
             for (int on = 1; on >= 0; on--) {
                 if (GROW(s, ir->transitions, ir->n_transitions, ir->cap_transitions))
                     return;
-                const hy_ir_relation *rel = &ir->modes[m].relations[r];
+                rel = &ir->modes[m].relations[r];
                 if (rel->is_floor) {
-                    int held = hy_x_leaf(&ir->dag, X_P, rel->global);
-                    int step = hy_x_binary(&ir->dag, on ? X_ADD : X_SUB, held,
-                                           hy_x_num(&ir->dag, 1));
+                    int step = hy_x_binary(dag, on ? X_ADD : X_SUB, held, hy_x_num(dag, 1));
                     add_hidden_transition(s, m, rel->global, on ? "up" : "down",
                                           on ? rel->guard : rel->guard_down,
                                           on ? HYDAE_RISING : HYDAE_FALLING, step);
+                    /* the whole way at once where the integer part can be read */
+                    hy_ir_transition *tr = &ir->transitions[ir->n_transitions - 1];
+                    int live = as_read_by_action(s, tr, &ir->modes[m], rel->relation_node);
+                    if (live >= 0 && tr->n_stmts == 1)
+                        tr->stmts[0].value = hy_x_fn(dag, on ? FN_MAX : FN_MIN, step, live);
+                    sema_clear_reads(s, tr);
                 } else {
                     add_hidden_transition(s, m, rel->global, on ? "true" : "false", rel->guard,
                                           on == rel->true_when_rising ? HYDAE_RISING
                                                                       : HYDAE_FALLING,
-                                          hy_x_num(&ir->dag, on));
+                                          hy_x_num(dag, on));
+                    ir->transitions[ir->n_transitions - 1].condition =
+                        hy_x_binary(dag, X_EQ, held, hy_x_num(dag, 1 - on));
                 }
             }
         }

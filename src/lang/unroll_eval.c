@@ -135,27 +135,34 @@ static int constant_name(unroller *u, const hy_syn *n, double *value)
 
 static int constant_call(unroller *u, const hy_syn *n, const double *arg, double *value)
 {
+    /* Modelica's meanings: integer(x) = floor(x); div(x, y) = x / y truncated
+    ** toward zero; rem(x, y) = x - div(x, y) y; mod(x, y) = x - floor(x / y) y. */
+    static const char *const names[] = { "floor", "ceil", "abs", "integer", "min", "max", "mod",
+                                         "div", "rem" };
     const char *f = name_of(u, n->name);
-    int arity = strcmp(f, "min") == 0 || strcmp(f, "max") == 0 || strcmp(f, "mod") == 0 ? 2 : 1;
-    if (strcmp(f, "floor") && strcmp(f, "ceil") && strcmp(f, "abs") && arity == 1)
+    int which = -1;
+    for (int k = 0; k < (int)(sizeof names / sizeof *names) && which < 0; k++)
+        if (strcmp(f, names[k]) == 0)
+            which = k;
+    if (which < 0)
         return unroll_error_at(u, n->line, n->column, "'%s' in a size, range or index (constant "
-                               "expressions call min, max, mod, floor, ceil, abs)", f);
+                               "expressions call min, max, mod, div, rem, floor, ceil, integer, "
+                               "abs)", f);
+    int arity = which < 4 ? 1 : 2;
     if (n->n_args != arity)
         return unroll_error_at(u, n->line, n->column, "%s() takes %d argument%s, got %d", f, arity,
                                arity == 1 ? "" : "s", n->n_args);
     double a = arg[0], b = arg[1];
-    if (f[0] == 'f')
-        *value = floor(a);
-    else if (f[0] == 'c')
-        *value = ceil(a);
-    else if (f[0] == 'a')
-        *value = fabs(a);
-    else if (strcmp(f, "min") == 0)
-        *value = fmin(a, b);
-    else if (strcmp(f, "max") == 0)
-        *value = fmax(a, b);
-    else
-        *value = a - floor(a / b) * b;
+    switch (which) {
+    case 0: case 3: *value = floor(a); break;
+    case 1: *value = ceil(a); break;
+    case 2: *value = fabs(a); break;
+    case 4: *value = fmin(a, b); break;
+    case 5: *value = fmax(a, b); break;
+    case 6: *value = a - floor(a / b) * b; break;
+    case 7: *value = trunc(a / b); break;
+    default: *value = a - trunc(a / b) * b; break;
+    }
     return 0;
 }
 
@@ -187,7 +194,7 @@ static int eval_constant(unroller *u, int first, int root, double *value)
         default:
             rc = unroll_error_at(u, n->line, n->column, "a size, loop range or index must be a "
                                  "constant expression (numbers, constants, loop variables, + - * / "
-                                 "^, min max mod floor ceil abs)");
+                                 "^, min max mod div rem floor ceil integer abs)");
         }
         VALUE(j) = v;
     }

@@ -667,6 +667,14 @@ int hydae_transition_set_fires_at_start(hydae_transition *tr, int on)
     return 0;
 }
 
+int hydae_transition_set_level(hydae_transition *tr, int on)
+{
+    if (!tr)
+        return HYDAE_ERR_ARG;
+    tr->level = on != 0;
+    return 0;
+}
+
 /* ---- validation and layout ---- */
 
 /* The order in which a chart's transitions fire at one instant: explicit

@@ -45,6 +45,8 @@ struct hydae_transition {
     void *action_user;
     int priority;               /* >= 1, lower fires first; 0: none (after those with one) */
     int fires_at_start;         /* guard trigger: a level test at t0 as well */
+    int level;                  /* guard trigger: a level test after every
+                                   (re)initialisation (hydae_transition_set_level) */
 };
 
 /* Names in one arena of large blocks, and hash indexes from a name to a

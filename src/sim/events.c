@@ -637,28 +637,62 @@ int hy_guards_join_instant(hydae_sim *s)
     return 0;
 }
 
-int hy_guards_mark_at_start(hydae_sim *s)
+/* Mark the guards of the active modes' transitions that fire on being
+** past zero now, every other mark cleared (those of the discrete phase
+** just run): at t0 (at_start) those that fire at the start, and the level
+** transitions past the arming band (after an event from the values
+** hy_guards_arm took). Their number into *n_marked. */
+static int mark_levels(hydae_sim *s, int at_start, int *n_marked)
 {
+    *n_marked = 0;
     memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
     if (s->n_guards == 0)
         return 0;
-    int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_work);
-    if (status)
-        return status;
+    const double *values = s->guards.g_start;
+    if (at_start) {
+        int status = hy_guards_eval(s, s->t, s->y, s->yp, s->guards.g_work);
+        if (status)
+            return status;
+        values = s->guards.g_work;
+    }
+    double band = arming_band(s);
     for (int c = 0; c < s->model->n_charts; c++) {
         const hydae_chart *chart = s->active[c]->chart;
         for (int i = 0; i < chart->n_transitions; i++) {
             const hydae_transition *tr = chart->transitions[i];
-            if (tr->from != s->active[c] || tr->trigger != HY_TRIGGER_GUARD
-                || !tr->fires_at_start)
+            if (tr->from != s->active[c] || tr->trigger != HY_TRIGGER_GUARD)
                 continue;
             int k = s->guard_offset[c] + tr->guard;
-            int side = sign_of(s->guards.g_work[k]);
-            if (side != 0 && (tr->direction == HYDAE_BOTH || (int)tr->direction == side))
-                s->guards.g_crossed[k] = (signed char)side;
+            double g = values[k];
+            int side = sign_of(g);
+            int past = (at_start && tr->fires_at_start) || (tr->level && fabs(g) > band);
+            if (!past || side == 0 || s->guards.g_crossed[k] != 0
+                || !(tr->direction == HYDAE_BOTH || (int)tr->direction == side))
+                continue;
+            if (tr->level && tr->condition) { /* a level test fires only where it would */
+                hydae_action ctx = { s, tr, s->t, 0 };
+                int holds = tr->condition(&ctx, tr->condition_user);
+                if (ctx.status)
+                    return ctx.status;
+                if (!holds)
+                    continue;
+            }
+            s->guards.g_crossed[k] = (signed char)side;
+            (*n_marked)++;
         }
     }
     return 0;
+}
+
+int hy_guards_mark_at_start(hydae_sim *s)
+{
+    int n_marked;
+    return mark_levels(s, 1, &n_marked);
+}
+
+int hy_guards_mark_levels(hydae_sim *s, int *n_marked)
+{
+    return mark_levels(s, 0, n_marked);
 }
 
 void hy_guards_advance(hydae_sim *s)

@@ -356,19 +356,40 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
 static int event_instant(hydae_sim *s, int *n_fired)
 {
     const hydae_model *m = s->model;
-    int status = hy_store_state(s, s->t, s->y, s->yp);
-    if (status)
-        return status;
-    hy_gather_row(s, s->out.row_left);
-    hy_guards_snapshot(s);
-    status = hy_discrete_phase(s, s->t, n_fired);
-    if (status || *n_fired == 0)
-        return status;
-    int changed = 0;
-    for (int c = 0; c < m->n_charts; c++)
-        changed |= s->active[c] != s->guards.prev_active[c];
-    s->stats.n_events++;
-    return settle_after_event(s, s->out.row_left, changed);
+    int n_total = 0;
+    /* A round per discrete phase: after each, the level transitions left
+    ** past zero by the new consistent values fire in the next. */
+    for (int round = 0;; round++) {
+        int status = hy_store_state(s, s->t, s->y, s->yp);
+        if (status)
+            return status;
+        hy_gather_row(s, s->out.row_left);
+        hy_guards_snapshot(s);
+        status = hy_discrete_phase(s, s->t, n_fired);
+        n_total += *n_fired;
+        if (status || *n_fired == 0) {
+            *n_fired = n_total;
+            return status;
+        }
+        int changed = 0;
+        for (int c = 0; c < m->n_charts; c++)
+            changed |= s->active[c] != s->guards.prev_active[c];
+        s->stats.n_events++;
+        status = settle_after_event(s, s->out.row_left, changed);
+        int n_marked = 0;
+        if (!status)
+            status = hy_guards_mark_levels(s, &n_marked);
+        if (status || n_marked == 0) {
+            *n_fired = n_total;
+            return status;
+        }
+        if (round + 1 >= s->set.cascade_limit) {
+            hy_sim_fail(s, "the relations of the equations do not settle at t = %.17g: after %d "
+                        "rounds of events, level transitions still find their guards past zero",
+                        s->t, round + 1);
+            return HYDAE_ERR_CASCADE;
+        }
+    }
 }
 
 /* The model's initial action at t0; a start value set by

@@ -300,8 +300,14 @@ void hy_guards_advance(hydae_sim *s);
 ** the instant (marked in g_crossed). */
 int hy_guards_join_instant(hydae_sim *s);
 /* At t0: mark the guards of transitions that fire at start (a level test)
-** and are strictly on their firing side; every other mark is cleared. */
+** and are strictly on their firing side, and those of level transitions
+** past the arming band; every other mark is cleared. */
 int hy_guards_mark_at_start(hydae_sim *s);
+/* After an event's reinitialisation and hy_guards_arm: mark the guards of
+** level transitions (hydae_transition_set_level) past zero on their
+** firing side (from the values hy_guards_arm took), every other mark
+** cleared; their number into *n_marked. */
+int hy_guards_mark_levels(hydae_sim *s, int *n_marked);
 /* Mark in g_crossed the relevant crossings between the reference signs and
 ** the values g (no location); the number marked. */
 int hy_guards_mark_crossings(hydae_sim *s, const double *g);

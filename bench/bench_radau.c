@@ -1,0 +1,251 @@
+/*
+** bench_radau: RADAU against DSTIFF at equal accuracy on the Test Set
+** problems ROBER, HIRES, OREGO and E5 (tests/validation/testset.c, as
+** bench_suite has them: residual form, analytic Jacobian, the report's
+** tolerances, scd or mescd at t_end): RADAU at rtol = 1e-4 .. 1e-10,
+** DSTIFF at 1e-4 .. 1e-14 (by decades), so that DSTIFF's curve covers the
+** accuracy RADAU reaches at its tight tolerances.
+**
+** For each RADAU point the work DSTIFF needs for the same scd is read off
+** DSTIFF's curve (bench_curve_work_at, piecewise linear in log(work) vs
+** scd), only inside DSTIFF's measured scd range (no extrapolation: points
+** outside are marked "-"); beside it, the ratio of least-squares lines
+** log(work) vs scd fitted to each solver's points, which noisy curves
+** (E5) do not throw off. Two measures of work:
+**
+**   bench_radau [--min-time S] [--problem NAME]
+**       CPU time (bench_measure: repetitions for at least S seconds).
+**   bench_radau --one PROBLEM SOLVER RTOL
+**       one run, printing "PROBLEM SOLVER RTOL scd": for
+**       bench/radau_callgrind.sh, which counts its instructions with
+**       callgrind (collection only inside radau_bench_run, so start-up is
+**       not counted) and writes one line "PROBLEM SOLVER RTOL scd Ir" per
+**       run;
+**   bench_radau --ratios FILE
+**       the equal-scd ratios RADAU/DSTIFF from such a file.
+*/
+#include "bench.h"
+#include "testset_case.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_TOLS 11
+/* Tolerances 1e-4 .. 1e-(4 + n_tols[s] - 1) for DSTIFF, RADAU. */
+static const int n_tols[2] = {11, 7};
+#define N_PROBLEMS 4
+#define MAX_LINES 256
+static const char *const problem_names[N_PROBLEMS] = {"ROBER", "HIRES", "OREGO", "E5"};
+static const char *const solver_names[2] = {"DSTIFF", "RADAU"};
+
+static double case_yp0[N_PROBLEMS][TESTSET_MAX_N];
+static bench_case cases[N_PROBLEMS];
+
+static const bench_case *find_case(const char *name)
+{
+    for (int k = 0; k < N_PROBLEMS; k++) {
+        if (strcmp(problem_names[k], name) != 0)
+            continue;
+        for (int j = 0; j < testset_n_problems; j++)
+            if (strcmp(testset_problems[j].name, name) == 0) {
+                bench_testset_case(&cases[k], &testset_problems[j], case_yp0[k]);
+                return &cases[k];
+            }
+    }
+    return NULL;
+}
+
+/* The run callgrind counts (not static, not inlined: --toggle-collect). */
+__attribute__((noinline)) int radau_bench_run(const bench_solver *solver, const bench_run *run,
+                                              bench_result *out);
+int radau_bench_run(const bench_solver *solver, const bench_run *run, bench_result *out)
+{
+    return bench_hydae_solve(solver, run, out);
+}
+
+static int one_run(const char *problem, const char *solver_name, double rtol)
+{
+    const bench_case *bc = find_case(problem);
+    const hy_integrator_ops *ops = hy_integrator_find(solver_name);
+    if (!bc || !ops) {
+        fprintf(stderr, "bench_radau: unknown problem %s or solver %s\n", problem, solver_name);
+        return 1;
+    }
+    bench_solver solver = bench_hydae_solver(ops);
+    bench_run run = {bc, rtol, bench_case_atol(bc, rtol), 1, 0};
+    bench_result r;
+    memset(&r, 0, sizeof r);
+    int ok = radau_bench_run(&solver, &run, &r);
+    double scd = ok ? bc->score(bc, r.y, rtol, run.atol) : NAN;
+    printf("%s %s %g %.4f\n", problem, solver_name, rtol, scd);
+    return ok ? 0 : 1;
+}
+
+/* One measured point of a solver's curve. */
+typedef struct point {
+    char problem[16], solver[16];
+    double rtol, scd, work;
+} point;
+
+/* The least-squares line log(work) = a + b scd through a solver's points
+** of one problem: robust where scd is not monotone in rtol (E5: DSTIFF's
+** scd is 6.66 at 1e-7 and 3.98 at 1e-8), where the piecewise-linear curve
+** through the points is not. */
+typedef struct line_fit {
+    double a, b;
+} line_fit;
+
+static line_fit fit_line(const point *pts, int n, const char *problem, const char *solver)
+{
+    double s1 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(pts[i].problem, problem) != 0 || strcmp(pts[i].solver, solver) != 0
+            || !isfinite(pts[i].scd) || !(pts[i].work > 0.0))
+            continue;
+        double x = pts[i].scd, y = log(pts[i].work);
+        s1 += 1;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    line_fit f = {NAN, NAN};
+    double det = s1 * sxx - sx * sx;
+    if (s1 >= 2 && det > 0) {
+        f.b = (s1 * sxy - sx * sy) / det;
+        f.a = (sy - f.b * sx) / s1;
+    }
+    return f;
+}
+
+/* The equal-scd ratios of RADAU to DSTIFF over the points of one problem,
+** printed: on DSTIFF's piecewise-linear curve, and between the two fitted
+** lines; the medians of those at rtol <= 1e-8 into median[0], median[1]
+** (NaN if none). */
+static void print_ratios(const point *pts, int n, const char *problem, const char *unit,
+                         double median[2])
+{
+    bench_curve dstiff;
+    memset(&dstiff, 0, sizeof dstiff);
+    double scd_lo = INFINITY, scd_hi = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (strcmp(pts[i].problem, problem) == 0 && strcmp(pts[i].solver, "DSTIFF") == 0) {
+            bench_curve_add(&dstiff, pts[i].scd, pts[i].work);
+            scd_lo = fmin(scd_lo, pts[i].scd);
+            scd_hi = fmax(scd_hi, pts[i].scd);
+        }
+    line_fit fit_d = fit_line(pts, n, problem, "DSTIFF"), fit_r = fit_line(pts, n, problem, "RADAU");
+    double tight[N_TOLS], tight_fit[N_TOLS];
+    int n_tight = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(pts[i].problem, problem) != 0 || strcmp(pts[i].solver, "RADAU") != 0)
+            continue;
+        int extrapolated = 0;
+        double at = bench_curve_work_at(&dstiff, pts[i].scd, BENCH_EXTRAP_END_SEGMENT,
+                                        &extrapolated);
+        double ratio = extrapolated ? NAN : bench_ratio(pts[i].work, at);
+        int inside = pts[i].scd >= scd_lo && pts[i].scd <= scd_hi;
+        double fitted = inside ? exp(fit_r.a - fit_d.a + (fit_r.b - fit_d.b) * pts[i].scd) : NAN;
+        char ratio_text[32] = "-", fitted_text[32] = "-";
+        if (isfinite(ratio))
+            snprintf(ratio_text, sizeof ratio_text, "%.3f", ratio);
+        if (isfinite(fitted))
+            snprintf(fitted_text, sizeof fitted_text, "%.3f", fitted);
+        printf("%-6s rtol %6.0e  RADAU scd %6.2f %s %11.4g  DSTIFF at that scd %11.4g  "
+               "ratio %-6s fitted %s\n", problem, pts[i].rtol, pts[i].scd, unit, pts[i].work, at,
+               ratio_text, fitted_text);
+        if (pts[i].rtol <= 1e-8 && isfinite(ratio) && n_tight < N_TOLS) {
+            tight_fit[n_tight] = fitted;
+            tight[n_tight++] = ratio;
+        }
+    }
+    median[0] = bench_median(tight, n_tight);
+    median[1] = bench_median(tight_fit, n_tight);
+}
+
+static void print_all_ratios(const point *pts, int n, const char *unit)
+{
+    double medians[N_PROBLEMS][2];
+    for (int k = 0; k < N_PROBLEMS; k++)
+        print_ratios(pts, n, problem_names[k], unit, medians[k]);
+    printf("\nmedian RADAU/DSTIFF %s at equal scd, RADAU points at rtol <= 1e-8 inside "
+           "DSTIFF's scd range (interpolated on DSTIFF's points; between fitted lines):\n", unit);
+    for (int k = 0; k < N_PROBLEMS; k++)
+        printf("  %-6s %.3f  %.3f\n", problem_names[k], medians[k][0], medians[k][1]);
+}
+
+static int ratios_from_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench_radau: cannot open %s\n", path);
+        return 1;
+    }
+    static point pts[MAX_LINES];
+    int n = 0;
+    while (n < MAX_LINES && fscanf(f, "%15s %15s %lf %lf %lf", pts[n].problem, pts[n].solver,
+                                   &pts[n].rtol, &pts[n].scd, &pts[n].work) == 5)
+        n++;
+    fclose(f);
+    print_all_ratios(pts, n, "Ir");
+    return 0;
+}
+
+static int cpu_table(double min_time, const char *only)
+{
+    static point pts[N_PROBLEMS * 2 * N_TOLS];
+    int n = 0;
+    printf("%-6s %-6s %6s %6s %10s %6s %7s %5s %5s\n", "problem", "solver", "rtol", "scd",
+           "CPU_ms", "steps", "F", "J", "LU");
+    for (int k = 0; k < N_PROBLEMS; k++) {
+        if (only && strcmp(only, problem_names[k]) != 0)
+            continue;
+        const bench_case *bc = find_case(problem_names[k]);
+        for (int s = 0; s < 2; s++) {
+            bench_solver solver = bench_hydae_solver(hy_integrator_find(solver_names[s]));
+            for (int t = 0; t < n_tols[s]; t++) {
+                double rtol = pow(10.0, -4.0 - t);
+                bench_run run = {bc, rtol, bench_case_atol(bc, rtol), 1, 0};
+                bench_result r;
+                memset(&r, 0, sizeof r);
+                bench_measure(&solver, &run, min_time, &r);
+                printf("%-6s %-6s %6.0e %6.2f %10.4f %6ld %7ld %5ld %5ld\n", bc->name,
+                       solver.name, rtol, r.scd, r.cpu_ms, r.n_steps, r.n_f_evals,
+                       r.n_jac_evals, r.n_lu);
+                point *pt = &pts[n++];
+                snprintf(pt->problem, sizeof pt->problem, "%s", bc->name);
+                snprintf(pt->solver, sizeof pt->solver, "%s", solver.name);
+                pt->rtol = rtol;
+                pt->scd = r.ok ? r.scd : NAN;
+                pt->work = r.cpu_ms;
+            }
+        }
+    }
+    printf("\n");
+    print_all_ratios(pts, n, "CPU_ms");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    double min_time = 0.2;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--one") == 0 && i + 3 < argc)
+            return one_run(argv[i + 1], argv[i + 2], atof(argv[i + 3]));
+        if (strcmp(argv[i], "--ratios") == 0 && i + 1 < argc)
+            return ratios_from_file(argv[i + 1]);
+        if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
+            min_time = atof(argv[++i]);
+        else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_radau [--min-time S] [--problem NAME] | --one PROBLEM "
+                            "SOLVER RTOL | --ratios FILE\n");
+            return 2;
+        }
+    }
+    return cpu_table(min_time, only);
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# RADAU vs DSTIFF at equal scd by callgrind instruction counts (stable
+# where wall and CPU times are not): every (problem, solver, rtol) of
+# bench_radau runs once under callgrind, counting only radau_bench_run;
+# the counts go to bench/results/radau_callgrind.txt and bench_radau
+# --ratios prints the equal-scd ratios (no extrapolation).
+#
+# Usage: bash bench/radau_callgrind.sh BUILD_DIR   (configured with -DHYDAE_BENCH=ON)
+set -euo pipefail
+build=${1:?usage: radau_callgrind.sh BUILD_DIR}
+bin=$build/bench/bench_radau
+out=$(dirname "$0")/results/radau_callgrind.txt
+: > "$out"
+for problem in ROBER HIRES OREGO E5; do
+  for solver in DSTIFF RADAU; do
+    rtols="1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10"
+    [ $solver = DSTIFF ] && rtols="$rtols 1e-11 1e-12 1e-13 1e-14"
+    for rtol in $rtols; do
+      log=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+              --toggle-collect=radau_bench_run "$bin" --one $problem $solver $rtol 2>&1)
+      line=$(echo "$log" | grep -v '^==' | tail -1)
+      ir=$(echo "$log" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+      echo "$line $ir" | tee -a "$out"
+    done
+  done
+done
+"$bin" --ratios "$out"
