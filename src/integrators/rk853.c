@@ -23,9 +23,10 @@
 ** (e5 without h): an O(h^8) estimate that behaves like the 5th-order one
 ** when h is large.
 **
-** Step control as DOP853's, in RK45's PI form: fac = err^alpha /
-** err_old^beta with alpha = 1/8 - 0.2 beta, h_new = h min(6, max(1/3,
-** 0.9 / fac)); after a rejection no growth on the next accepted step.
+** Step control (stepctl.c's hy_erk_step, shared with RK45) as DOP853's,
+** in RK45's PI form: fac = err^alpha / err_old^beta with alpha = 1/8 -
+** 0.2 beta, h_new = h min(6, max(1/3, 0.9 / fac)); after a rejection no
+** growth on the next accepted step.
 ** DOP853's default is beta = 0 (the standard controller); 0.04 is used
 ** here (RK45's value).
 **
@@ -56,11 +57,7 @@
 #define RK853_FAC_MAX 6.0
 #define RK853_PI_BETA 0.04
 #define RK853_PI_ALPHA (RK853_ERR_EXPONENT - 0.2 * RK853_PI_BETA)
-#define RK853_ERR_OLD_MIN 1e-4
 #define RK853_STIFF_H_LAMBDA 6.1
-#define RK853_RHS_FAIL_FACTOR 0.25
-#define RK853_MAX_RHS_FAILS 10
-#define RK853_MAX_ERR_FAILS 100
 
 static const double rk853_c[RK853_N_ALL] = {
     0.0, 0.526001519587677318785587544488e-01,
@@ -180,26 +177,13 @@ typedef struct rk853_bank {
 } rk853_bank;
 
 typedef struct rk853_mem {
-    hy_explicit e;              /* first: the shared state (y at t) */
-    double *rtol, *atol;        /* per component */
-    double h_user, h0_max, h_min, h_max;
-    double h;                   /* step to try next; 0 = not chosen yet */
-    double err_old;             /* err of the last accepted step (PI) */
-    hy_stiffness_test stiff;
+    hy_erk r;                   /* first: state and step control (y at t) */
     int dense_ready;            /* stages 14-16 of the accepted step known */
-    double *y_prev;             /* solution at t_prev */
-    double *y_new;              /* the attempt's 8th-order solution */
-    double *y_stage;            /* argument of the stage being evaluated */
     double *err5, *err3;        /* error estimates per component */
     rk853_bank banks[2];
     int cur;                    /* bank of the last accepted step; its
                                 ** k[RK853_FSAL] is f(t, y) once e.have_f */
 } rk853_mem;
-
-#define RK853_VECTORS(d)                                                     \
-    { &(d)->rtol, &(d)->atol, &(d)->y_prev, &(d)->y_new, &(d)->y_stage,      \
-      &(d)->err5, &(d)->err3 }
-#define RK853_N_VECTORS 7
 
 static void bank_slots(rk853_bank *bank, double **slots[RK853_N_ALL])
 {
@@ -212,14 +196,14 @@ static void rk853_destroy(void *mem)
     rk853_mem *d = mem;
     if (d == NULL)
         return;
-    double **const slots[RK853_N_VECTORS] = RK853_VECTORS(d);
-    hy_free_vectors(slots, RK853_N_VECTORS);
+    double **const slots[2] = { &d->err5, &d->err3 };
+    hy_free_vectors(slots, 2);
     for (int b = 0; b < 2; b++) {
         double **bank[RK853_N_ALL];
         bank_slots(&d->banks[b], bank);
         hy_free_vectors((double **const *)bank, RK853_N_ALL);
     }
-    hy_explicit_free(&d->e);
+    hy_erk_free(&d->r);
     hy_free(d);
 }
 
@@ -230,9 +214,8 @@ static void *rk853_create(int n)
     rk853_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    double **const slots[RK853_N_VECTORS] = RK853_VECTORS(d);
-    int ok = hy_explicit_alloc(&d->e, n) == 0
-             && hy_alloc_vectors(n, slots, RK853_N_VECTORS) == 0;
+    double **const slots[2] = { &d->err5, &d->err3 };
+    int ok = hy_erk_alloc(&d->r, n) == 0 && hy_alloc_vectors(n, slots, 2) == 0;
     for (int b = 0; ok && b < 2; b++) {
         double **bank[RK853_N_ALL];
         bank_slots(&d->banks[b], bank);
@@ -250,25 +233,11 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
                       const hy_options *opt)
 {
     rk853_mem *d = mem;
-    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+    if (d == NULL)
         return HYDAE_ERR_ARG;
-    d->e.initialized = 0;
-    if (dae->n != d->e.n
-        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
-        || hy_copy_tolerances(d->e.n, opt, 0, d->rtol, d->atol) != 0)
-        return HYDAE_ERR_ARG;
-    int status = hy_explicit_init(&d->e, dae, t0, y0, yp0);
-    if (status != HYDAE_OK)
-        return status;
-    d->h_user = opt->h0;
-    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
-    d->h = 0.0;
-    d->err_old = RK853_ERR_OLD_MIN;
-    d->stiff = (hy_stiffness_test){ 0, 0 };
     d->dense_ready = 0;
     d->cur = 0;
-    memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
-    return HYDAE_OK;
+    return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
 }
 
 #if defined(__GNUC__)
@@ -316,7 +285,7 @@ static void stage_argument(int n, const rk853_bank *bank, int s,
 ** sets head.worst when it fails. */
 static double error_norm(rk853_mem *d, const rk853_bank *work, double h)
 {
-    int n = d->e.n;
+    int n = d->r.e.n;
     memset(d->err5, 0, (size_t)n * sizeof(double));
     memset(d->err3, 0, (size_t)n * sizeof(double));
     for (int s = 0; s < RK853_N_STAGES; s++) {
@@ -333,8 +302,8 @@ static double error_norm(rk853_mem *d, const rk853_bank *work, double h)
     double sum5 = 0.0, sum3 = 0.0, worst_ratio = -1.0;
     int worst = -1;
     for (int i = 0; i < n; i++) {
-        double scale = d->atol[i]
-                       + d->rtol[i] * fmax(fabs(d->e.y[i]), fabs(d->y_new[i]));
+        double scale = d->r.atol[i]
+                       + d->r.rtol[i] * fmax(fabs(d->r.e.y[i]), fabs(d->r.y_new[i]));
         double r5 = d->err5[i] / scale, r3 = d->err3[i] / scale;
         sum5 += r5 * r5;
         sum3 += r3 * r3;
@@ -348,7 +317,7 @@ static double error_norm(rk853_mem *d, const rk853_bank *work, double h)
         den = 1.0;
     double err = fabs(h) * sum5 / sqrt(n * den);
     if (!(err <= 1.0))
-        d->e.head.worst = worst;
+        d->r.e.head.worst = worst;
     return err;
 }
 
@@ -356,132 +325,80 @@ static double error_norm(rk853_mem *d, const rk853_bank *work, double h)
 ** working bank, y_new, the error norm, and when the step passes, the FSAL
 ** stage f(t_try, y_new) (its failure rejects the step). HY_EVAL_OK with
 ** *err_norm set, or the failure of f. */
-static int attempt(rk853_mem *d, double h, double t_try, double *err_norm)
+static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
-    int n = d->e.n;
+    rk853_mem *d = mem;
+    int n = d->r.e.n;
     const rk853_bank *acc = &d->banks[d->cur];
     rk853_bank *work = &d->banks[1 - d->cur];
     memcpy(work->k[0], acc->k[RK853_FSAL], (size_t)n * sizeof(double));
     for (int s = 1; s <= RK853_FSAL; s++) {
-        double *arg = s == RK853_FSAL ? d->y_new : d->y_stage;
-        stage_argument(n, work, s, d->e.y, h, arg);
+        double *arg = s == RK853_FSAL ? d->r.y_new : d->r.y_stage;
+        stage_argument(n, work, s, d->r.e.y, h, arg);
         if (s == RK853_FSAL)
             break;
-        double t_stage = rk853_c[s] == 1.0 ? t_try : d->e.t + rk853_c[s] * h;
-        int status = hy_eval_rhs(&d->e.dae, &d->e.head, t_stage, arg,
+        double t_stage = rk853_c[s] == 1.0 ? t_try : d->r.e.t + rk853_c[s] * h;
+        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_stage, arg,
                                  work->k[s]);
         if (status != HY_EVAL_OK)
             return status;
     }
     for (int i = 0; i < n; i++)
-        if (!isfinite(d->y_new[i])) {
-            d->e.head.worst = i;
+        if (!isfinite(d->r.y_new[i])) {
+            d->r.e.head.worst = i;
             return HY_EVAL_RES_FAIL;
         }
     *err_norm = error_norm(d, work, h);
     if (!(*err_norm <= 1.0))
         return HY_EVAL_OK;
-    return hy_eval_rhs(&d->e.dae, &d->e.head, t_try, d->y_new,
+    return hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_try, d->r.y_new,
                        work->k[RK853_FSAL]);
 }
 
-/* The first step size: opt->h0, or [HNW]'s starting step. */
-static int first_step(rk853_mem *d, double t_stop)
+/* hy_erk_method's hooks. */
+static double *f_current(void *mem)
 {
-    double h = d->h_user;
-    if (h == 0.0) {
-        int status = hy_explicit_initial_step(
-            &d->e, d->rtol, d->atol, d->banks[d->cur].k[RK853_FSAL],
-            RK853_ERR_EXPONENT, t_stop, d->h_max, d->y_stage,
-            d->banks[1 - d->cur].k[1], &h);
-        if (status == HY_EVAL_RES_FATAL)
-            return HYDAE_ERR_RESIDUAL;
-        h = fmin(h, d->h0_max);
-    }
-    d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->e.t));
-    return HYDAE_OK;
+    rk853_mem *d = mem;
+    return d->banks[d->cur].k[RK853_FSAL];
 }
 
-/* The accepted attempt (h_step to t_try, error err_norm) becomes the
-** current solution; h_next the step to try next. */
-static void accept(rk853_mem *d, double h_step, double t_try, double err_norm,
-                   double h_next)
+static double *scratch(void *mem)
 {
-    d->h = fmax(h_next, d->h_min);
-    d->err_old = fmax(err_norm, RK853_ERR_OLD_MIN);
-    /* Stages 12 and 13 are both at t + h; y_stage still holds the
-    ** argument of stage 12. */
+    rk853_mem *d = mem;
+    return d->banks[1 - d->cur].k[1];
+}
+
+/* The stiffness test on stages 12 and 13, both at t + h (y_stage still
+** holds the argument of stage 12); the working bank becomes the accepted
+** one, its dense stages not evaluated yet. */
+static void accept(void *mem, double h)
+{
+    rk853_mem *d = mem;
     const rk853_bank *work = &d->banks[1 - d->cur];
-    hy_explicit_stiffness_test(&d->e, &d->stiff, h_step, RK853_STIFF_H_LAMBDA,
-                               work->k[RK853_FSAL], work->k[11], d->y_new,
-                               d->y_stage);
-    double *old_prev = d->y_prev;
-    d->y_prev = d->e.y;
-    d->e.y = d->y_new;
-    d->y_new = old_prev;
+    hy_explicit_stiffness_test(&d->r.e, &d->r.stiff, h, RK853_STIFF_H_LAMBDA,
+                               work->k[RK853_FSAL], work->k[11], d->r.y_new,
+                               d->r.y_stage);
     d->cur = 1 - d->cur;
     d->dense_ready = 0;
-    hy_explicit_advance(&d->e, t_try, h_step, RK853_ORDER, 0);
 }
+
+static const hy_erk_method rk853_method = {
+    .order = RK853_ORDER,
+    .err_exponent = RK853_ERR_EXPONENT,
+    .pi_alpha = RK853_PI_ALPHA,
+    .pi_beta = RK853_PI_BETA,
+    .safety = RK853_SAFETY,
+    .fac_min = RK853_FAC_MIN,
+    .fac_max = RK853_FAC_MAX,
+    .f_current = f_current,
+    .scratch = scratch,
+    .attempt = attempt,
+    .accept = accept,
+};
 
 static int rk853_step(void *mem, double t_stop, double *t_new)
 {
-    rk853_mem *d = mem;
-    int status = hy_explicit_begin(
-        d ? &d->e : NULL, t_stop, t_new,
-        d ? d->banks[d->cur].k[RK853_FSAL] : NULL);
-    if (status != HYDAE_OK)
-        return status;
-    if (hy_explicit_at_stop(&d->e, t_stop)) {
-        memcpy(d->y_prev, d->e.y, (size_t)d->e.n * sizeof(double));
-        hy_explicit_arrive(&d->e, t_stop, d->banks[d->cur].k[RK853_FSAL]);
-        *t_new = t_stop;
-        return HY_TSTOP;
-    }
-    if (d->h == 0.0 && (status = first_step(d, t_stop)) != HYDAE_OK)
-        return status;
-
-    int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
-    for (;;) {
-        hy_explicit_try plan;
-        if (hy_explicit_plan(&d->e, d->h, d->h_min, d->h_max, t_stop, &plan)
-            != HYDAE_OK)
-            return HYDAE_ERR_HMIN;
-        double h_step = plan.h_step;
-        double err_norm = 0.0;
-        status = attempt(d, h_step, plan.t_try, &err_norm);
-        if (status == HY_EVAL_RES_FATAL)
-            return HYDAE_ERR_RESIDUAL;
-        if (status == HY_EVAL_RES_FAIL) {
-            d->e.head.stats.n_err_fails++;
-            rejected = 1;
-            d->h = RK853_RHS_FAIL_FACTOR * h_step;
-            if (++n_rhs_fails >= RK853_MAX_RHS_FAILS || d->h < plan.h_floor
-                || d->e.t + d->h == d->e.t)
-                return HYDAE_ERR_RESIDUAL;
-            continue;
-        }
-        double err_factor = RK853_SAFETY * pow(err_norm, -RK853_PI_ALPHA);
-        if (err_norm <= 1.0) {
-            double fac = err_factor * pow(d->err_old, RK853_PI_BETA);
-            fac = fmin(rejected ? 1.0 : RK853_FAC_MAX, fmax(RK853_FAC_MIN, fac));
-            double h_next = h_step * fac;
-            /* A step shortened to land says little: keep the one planned. */
-            if (plan.lands && h_step < plan.h && fac >= 1.0)
-                h_next = fmax(h_next, plan.h);
-            accept(d, h_step, plan.t_try, err_norm, h_next);
-            *t_new = plan.t_try;
-            return plan.lands ? HY_TSTOP : HYDAE_OK;
-        }
-        d->e.head.stats.n_err_fails++;
-        rejected = 1;
-        double fac = fmin(1.0, fmax(RK853_FAC_MIN, err_factor));
-        d->h = h_step * (isnan(err_norm) ? RK853_RHS_FAIL_FACTOR : fac);
-        if (d->h < plan.h_floor || d->e.t + d->h == d->e.t)
-            return HYDAE_ERR_HMIN;
-        if (++n_err_fails >= RK853_MAX_ERR_FAILS)
-            return HYDAE_ERR_ERRTEST;
-    }
+    return hy_erk_step(mem, &rk853_method, t_stop, t_new);
 }
 
 /* Stages 14-16 of the accepted step (bank cur, from y_prev over h). */
@@ -489,9 +406,9 @@ static int dense_stages(rk853_mem *d, double h)
 {
     rk853_bank *acc = &d->banks[d->cur];
     for (int s = RK853_FSAL + 1; s < RK853_N_ALL; s++) {
-        stage_argument(d->e.n, acc, s, d->y_prev, h, d->y_stage);
-        int status = hy_eval_rhs(&d->e.dae, &d->e.head,
-                                 d->e.t_prev + rk853_c[s] * h, d->y_stage,
+        stage_argument(d->r.e.n, acc, s, d->r.y_prev, h, d->r.y_stage);
+        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head,
+                                 d->r.e.t_prev + rk853_c[s] * h, d->r.y_stage,
                                  acc->k[s]);
         if (status != HY_EVAL_OK)
             return HYDAE_ERR_RESIDUAL;
@@ -506,19 +423,19 @@ static int rk853_dense(void *mem, double t, double *y, double *yp)
 {
     rk853_mem *d = mem;
     int point = hy_explicit_dense_point(
-        d ? &d->e : NULL, t, d ? d->banks[d->cur].k[RK853_FSAL] : NULL, y,
+        d ? &d->r.e : NULL, t, d ? d->banks[d->cur].k[RK853_FSAL] : NULL, y,
         yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
-    double h = d->e.t - d->e.t_prev;
+    double h = d->r.e.t - d->r.e.t_prev;
     if (!d->dense_ready && dense_stages(d, h) != HYDAE_OK)
         return HYDAE_ERR_RESIDUAL;
     const rk853_bank *acc = &d->banks[d->cur];
-    double s = (t - d->e.t_prev) / h, s1 = 1.0 - s;
-    for (int i = 0; i < d->e.n; i++) {
+    double s = (t - d->r.e.t_prev) / h, s1 = 1.0 - s;
+    for (int i = 0; i < d->r.e.n; i++) {
         double r[8];
-        r[0] = d->y_prev[i];
-        r[1] = d->e.y[i] - d->y_prev[i];
+        r[0] = d->r.y_prev[i];
+        r[1] = d->r.e.y[i] - d->r.y_prev[i];
         r[2] = h * acc->k[0][i] - r[1];
         r[3] = r[1] - h * acc->k[RK853_FSAL][i] - r[2];
         for (int j = 0; j < 4; j++) {

@@ -2,10 +2,11 @@
 ** The step-control layer of the integrators (internal; GSL ode-initval2's
 ** "control/evolve" layer): what VSTIFF and MSTIFF, both Nordsieck-history
 ** BDF-type methods for explicit ODEs, do alike around their method, and
-** the set-up that RK4, RK45 and ABAM share. A method file keeps its
-** formulas, its corrector and its step/order strategy; this layer keeps
-** the accept / reject / shrink loop, the history bookkeeping and the
-** Newton-matrix reuse rules.
+** the set-up that RK4, RK45, RK853 and ABAM share, and the step loop of
+** the embedded Runge-Kutta pairs RK45 and RK853 (hy_erk). A method file
+** keeps its formulas, its corrector and its step/order strategy; this
+** layer keeps the accept / reject / shrink loop, the history bookkeeping
+** and the Newton-matrix reuse rules.
 **
 **   [BBH89] P.N. Brown, G.D. Byrne, A.C. Hindmarsh, "VODE: a variable-
 **           coefficient ODE solver", SIAM J. Sci. Stat. Comput. 10 (1989)
@@ -278,5 +279,64 @@ void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
                                 double h, double bound, const double *f_a,
                                 const double *f_b, const double *y_a,
                                 const double *y_b);
+
+/* ------------------------------------------------------------------------
+** The embedded Runge-Kutta pairs' shared state and step loop (RK45,
+** RK853): tolerances, step bounds, Hairer's PI step size control
+** ([HNW2] IV.2 as in DOPRI5 and DOP853: fac = err^alpha / err_old^beta,
+** h_new = h min(fac_max, max(fac_min, safety / fac)), err_old =
+** max(err of the last accepted step, 1e-4); after a rejection h
+** max(fac_min, safety err^(-alpha)) and no growth on the next accepted
+** step), failures of f (h / 4, at most 10 in a row), landing on t_stop.
+** The method's memory starts with a hy_erk.
+*/
+
+typedef struct hy_erk {
+    hy_explicit e;              /* first: the shared state (y at t) */
+    double *rtol, *atol;        /* per component */
+    double h_user;              /* opt->h0, 0 = automatic */
+    double h0_max;              /* cap on the automatic first step (inf: none) */
+    double h_min, h_max;        /* 0 / +inf = none */
+    double h;                   /* step to try next; 0 = not chosen yet */
+    double err_old;             /* err of the last accepted step (PI) */
+    hy_stiffness_test stiff;
+    double *y_prev;             /* solution at t_prev */
+    double *y_new;              /* the attempt's solution */
+    double *y_stage;            /* argument of the stage being evaluated */
+} hy_erk;
+
+typedef struct hy_erk_method {
+    int order;                  /* of the propagated solution */
+    double err_exponent;        /* 1/(q+1), q the order of the estimate */
+    double pi_alpha, pi_beta;   /* the PI controller's exponents */
+    double safety, fac_min, fac_max;
+    /* f(t, y) of the current solution (valid once e.have_f). */
+    double *(*f_current)(void *mem);
+    /* A vector of length n the starting step may use as scratch. */
+    double *(*scratch)(void *mem);
+    /* One attempt with step h to t_try from (t, y): r->y_new and *err
+    ** (the weighted error norm; the test passes at <= 1). HY_EVAL_OK or
+    ** the failure of f (HY_EVAL_RES_FAIL retries with h / 4). */
+    int (*attempt)(void *mem, double h, double t_try, double *err);
+    /* The accepted attempt's own bookkeeping (stiffness test, its stages
+    ** becoming the current ones), before y_new becomes y. */
+    void (*accept)(void *mem, double h);
+} hy_erk_method;
+
+/* Allocate r->e and the vectors of r (r zeroed by the caller). 0, or -1
+** (free with hy_erk_free). */
+int hy_erk_alloc(hy_erk *r, int n);
+void hy_erk_free(hy_erk *r);
+
+/* init() of an embedded pair: checks (rtol_i = atol_i = 0 refused, the
+** error scale being atol_i + rtol_i |y_i|; max_order ignored, the order
+** being fixed), the reset of the step control and y_prev = y0. HYDAE_OK
+** or HYDAE_ERR_ARG. */
+int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
+                const double *yp0, const hy_options *opt);
+
+/* The descriptor's step() of an embedded pair. */
+int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
+                double *t_new);
 
 #endif
