@@ -574,6 +574,10 @@ static inline void oc_check_stiffness_detection(const hy_integrator_ops *ops,
     CHECK(stiff.stats.n_steps >= 1000 && stiff.stats.n_stiff_detections >= 1,
           "%s: y'=-1e4(y-cos t) not found stiff (%ld steps, %ld detections)",
           method, stiff.stats.n_steps, stiff.stats.n_stiff_detections);
+    /* The first test falls at step 1000, the detection 14 steps later. */
+    CHECK(stiff.stats.t_first_stiff > 0.0 && stiff.stats.t_first_stiff < 2.0,
+          "%s: first detection at t = %g, want in (0, 2)", method,
+          stiff.stats.t_first_stiff);
     double y_osc[2] = { 1.0, 0.0 };
     ns_ctx_init(&ctx);
     hy_options tight = ns_options(1e-10, 1e-10);

@@ -115,6 +115,7 @@ typedef struct hy_stats {
     ** test found the problem stiff (h |lambda| at the stability boundary
     ** over many steps): a stiff method (VSTIFF) would fit it better. */
     long n_stiff_detections;
+    double t_first_stiff;   /* end of the step of the first one, if any */
 } hy_stats;
 
 /* init()/step() return 0, HY_TSTOP, or a negative hydae_status: the

@@ -700,7 +700,8 @@ void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
     if (h * sqrt(num / den) > bound) {
         st->n_negative = 0;
         if (++st->n_positive == HY_STIFF_POSITIVE) {
-            e->head.stats.n_stiff_detections++;
+            if (e->head.stats.n_stiff_detections++ == 0)
+                e->head.stats.t_first_stiff = e->t + h;
             st->n_positive = 0;
         }
     } else if (st->n_positive > 0 && ++st->n_negative == HY_STIFF_NEGATIVE) {

@@ -267,7 +267,8 @@ int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
 ** pending; h lambda > bound (the method's stability boundary on the
 ** negative real axis) is positive, HY_STIFF_NEGATIVE negative tests in a
 ** row clear the count, HY_STIFF_POSITIVE positive ones in a row count one
-** detection in e->head.stats.n_stiff_detections. */
+** detection in e->head.stats.n_stiff_detections (the first one's t + h in
+** t_first_stiff). */
 #define HY_STIFF_TEST_PERIOD 1000
 #define HY_STIFF_POSITIVE 15
 #define HY_STIFF_NEGATIVE 6
