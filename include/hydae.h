@@ -595,6 +595,57 @@ HYDAE_NODISCARD int hydae_sim_add_progress(hydae_sim *s, FILE *out);
 ** stream reports an error. */
 HYDAE_NODISCARD int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out);
 
+/* ------------------------------------------------------------------ */
+/* Run-time seams: after-step functions, scheduled time events, nominal */
+/* values, a run ended by an action (docs/engine.md, "Run-time seams")  */
+
+/* What an after-step function returns; < 0 stops the run
+** (HYDAE_ERR_CALLBACK). */
+typedef enum hydae_step_request {
+    HYDAE_STEP_CONTINUE = 0, /* nothing to do */
+    HYDAE_STEP_EVENT = 1,    /* an event at t: the mode's transitions on
+                             ** hydae_transition_on_step_event fire */
+    HYDAE_STEP_RESTART = 2   /* what the mode's equations compute changed
+                             ** (state kept outside y): the integrator
+                             ** restarts at t from the current values */
+} hydae_step_request;
+/* Called after every accepted step (the end of a step that no event cut
+** short) with the mode's variables y and derivatives yp at t, and the
+** model's p; user is the mode's (hydae_mode_set_residual / _rhs). Also
+** with no variables, at the times a run with nothing to integrate stops
+** at. A hydae_step_request or < 0. */
+typedef int (*hydae_after_step_fn)(double t, const double *y, const double *yp,
+                                   const double *p, void *user);
+HYDAE_NODISCARD int hydae_mode_set_after_step(hydae_mode *mode, hydae_after_step_fn fn);
+/* Fires when the from-mode's after-step function returns HYDAE_STEP_EVENT
+** (the mode must have one). */
+HYDAE_NODISCARD int hydae_transition_on_step_event(hydae_transition *tr);
+
+/* Fires at the time an action scheduled for its chart
+** (hydae_action_schedule), if the from-mode is active then. */
+HYDAE_NODISCARD int hydae_transition_on_schedule(hydae_transition *tr);
+/* Schedule the next time event of chart (NULL: the chart of the firing
+** transition; the initial action must name one) at t > now: the run steps
+** onto t exactly, and there the chart's transitions on
+** hydae_transition_on_schedule fire. One time per chart: a new call
+** replaces it, t = INFINITY cancels it; it is used up when reached. */
+int hydae_action_schedule(hydae_action *a, const hydae_chart *chart, double t);
+
+/* The nominal value of a variable (> 0; default 1): its absolute
+** tolerance is the run's atol times |nominal| (as FMI tools use a
+** variable's nominal attribute). An atol given with
+** hydae_mode_set_tolerances is absolute and not scaled. */
+HYDAE_NODISCARD int hydae_mode_set_nominal(hydae_mode *mode, int var, double nominal);
+
+/* End the run successfully at this instant: the instant completes (the
+** other transitions firing now fire, raised events are handled), the
+** right limit is written, and hydae_sim_run returns 0 with t < t_end.
+** reason (may be NULL) is kept for hydae_sim_stop_reason. */
+int hydae_action_stop(hydae_action *a, const char *reason);
+/* Why the last run ended before t_end on an action's request (its reason,
+** or "stopped by an action"), or NULL if it did not. */
+const char *hydae_sim_stop_reason(const hydae_sim *s);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -20,14 +20,15 @@ int hy_cli_plot(int argc, char **argv);
 int hy_cli_set_value(hydae_model *model, const char *name, double value);
 
 /* `hydae run MODEL.fmu` (fmu.c): the FMU as a model (it owns the FMU),
-** its <DefaultExperiment> as settings in *experiment; NULL after printing
-** why (exit 2), also in a build without FMI support. *fmu: for
-** hy_cli_fmu_report after a failed run. */
+** through Co-Simulation when cosim (or when it has no Model Exchange),
+** stepped every dt (> 0; else its stepSize); its <DefaultExperiment> as
+** settings in *experiment; NULL after printing why (exit 2), also in a
+** build without FMI support. *fmu: for hy_cli_fmu_report after a failed
+** run. */
 typedef struct hy_fmu hy_fmu;
-hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, hy_fmu **fmu);
+hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
+                             hy_lang_experiment *experiment, hy_fmu **fmu);
 /* The FMU's own account of a failed run (the call, the time, its log). */
 void hy_cli_fmu_report(const hy_fmu *fmu);
-/* Did the run end because the FMU asked to terminate (a normal end)? */
-int hy_cli_fmu_terminated(const hy_fmu *fmu);
 
 #endif

@@ -31,8 +31,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
-    "  run MODEL.fmu [options]        simulate an FMU for Model Exchange, FMI 2.0 or\n"
-    "                                 3.0 (docs/fmi.md)\n"
+    "  run MODEL.fmu [options]        simulate an FMU, FMI 2.0 or 3.0: Model Exchange,\n"
+    "                                 or Co-Simulation (--fmi-cs) (docs/fmi.md)\n"
     "  run --example NAME [options]   simulate a built-in example\n"
     "  check MODEL.hym                compile a model file and show its structure\n"
     "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
@@ -70,6 +70,9 @@ static const char usage_text[] =
     "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
     "                     options on the command line override it\n"
     "  --debug-newton     print every corrector iteration to standard error\n"
+    "  --fmi-cs           an FMU through its Co-Simulation interface, stepped every\n"
+    "                     --dt (default: its stepSize); automatic without Model\n"
+    "                     Exchange\n"
     "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
     "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
     "  --phase X,Y        an X-Y phase plot instead of time panels\n"
@@ -147,6 +150,7 @@ typedef struct run_options {
     const char **sets;
     const char *settings_file;
     int debug_newton;
+    int fmi_cs;                 /* --fmi-cs: an FMU through Co-Simulation */
     int n_settings;
     const char *setting_names[64];
     const char *setting_values[64];
@@ -215,6 +219,10 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
         }
         if (strcmp(arg, "--debug-newton") == 0) {
             opt->debug_newton = 1;
+            continue;
+        }
+        if (strcmp(arg, "--fmi-cs") == 0) {
+            opt->fmi_cs = 1;
             continue;
         }
         if (strcmp(arg, "--settings") == 0) {
@@ -467,19 +475,15 @@ static void release_signals(const struct sigaction old[2])
 }
 
 /* The run itself, signals caught around it: an exit status. */
-static int run_simulation(hydae_sim *sim, const char *path, const hy_fmu *fmu)
+static int run_simulation(hydae_sim *sim, const char *path)
 {
     struct sigaction old[2];
     catch_signals(sim, old);
     int run_status = hydae_sim_run(sim);
     release_signals(old);
-    if (run_status && fmu && hy_cli_fmu_terminated(fmu)) {
-        /* FMI's terminateSimulation ends a run normally; the engine has no
-        ** way for an action to say so, so the run stopped in it. */
-        fprintf(stderr, "hydae: the FMU ended the simulation at t = %.17g "
-                "(terminateSimulation)\n", hydae_sim_time(sim));
-        return 0;
-    }
+    if (!run_status && hydae_sim_stop_reason(sim)) /* an action ended the run (an FMU's
+                                                   ** terminateSimulation, say) */
+        fprintf(stderr, "hydae: %s\n", hydae_sim_stop_reason(sim));
     if (run_status == HYDAE_ERR_IO) {
         fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n", path,
                 hydae_sim_errmsg(sim));
@@ -561,7 +565,8 @@ static int command_run(int argc, char **argv)
     } else if (has_extension(opt.model_file, ".fmu")) {
         /* The FMU is attached to the model: freed (and its directory
         ** removed) with it. */
-        model = hy_cli_load_fmu(opt.model_file, &experiment, &fmu);
+        model = hy_cli_load_fmu(opt.model_file, opt.fmi_cs, opt.have_dt ? opt.dt : 0.0,
+                                &experiment, &fmu);
         if (!model)
             return EXIT_USAGE;
         from_file = 1;
@@ -630,7 +635,7 @@ static int command_run(int argc, char **argv)
     ** before it, nothing replaces an existing file. */
     int ran = !status;
     if (ran) {
-        status = run_simulation(sim, path, fmu);
+        status = run_simulation(sim, path);
         if (status && fmu)
             hy_cli_fmu_report(fmu);
         if (opt.stats)

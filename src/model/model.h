@@ -24,7 +24,9 @@ typedef enum hy_trigger_kind {
     HY_TRIGGER_GUARD,
     HY_TRIGGER_TIME,
     HY_TRIGGER_SAMPLE,
-    HY_TRIGGER_EVENT
+    HY_TRIGGER_EVENT,
+    HY_TRIGGER_SCHEDULE,        /* the time an action scheduled for the chart */
+    HY_TRIGGER_STEP             /* the from-mode's after-step function asked */
 } hy_trigger_kind;
 
 struct hydae_transition {
@@ -97,6 +99,7 @@ typedef struct hy_var {
 typedef struct hy_var_extra {
     double rtol, atol;          /* 0 = the run's setting */
     double start_derivative;
+    double nominal;             /* scales the run's atol; 0 = 1 (hydae_mode_set_nominal) */
 } hy_var_extra;
 
 typedef struct hy_global {
@@ -128,6 +131,7 @@ struct hydae_mode {
     int n_guards;
     hydae_eval_fn guards;
     hydae_eval_fn outputs;
+    hydae_after_step_fn after_step; /* after every accepted step, or NULL (hooks.c) */
     const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
     int is_mechanical;          /* hydae_mode_set_mechanics: mech, mech_user */
     int has_shared;             /* check: a variable is also one of another chart's modes
@@ -190,10 +194,22 @@ static inline double hy_var_atol(const hydae_model *m, const hy_var *var)
 {
     return var->extra ? m->var_extras[var->extra - 1].atol : 0.0;
 }
+static inline double hy_var_nominal(const hydae_model *m, const hy_var *var)
+{
+    double nominal = var->extra ? m->var_extras[var->extra - 1].nominal : 0.0;
+    return nominal > 0.0 ? nominal : 1.0;
+}
 static inline double hy_var_start_derivative(const hydae_model *m, const hy_var *var)
 {
     return var->extra ? m->var_extras[var->extra - 1].start_derivative : 0.0;
 }
+
+/* The extras of variable var of mode into *extra, made (zero) on first
+** use: 0, HYDAE_ERR_NOMEM or HYDAE_ERR_MODEL (too many), recorded on the
+** model. */
+int hy_mode_var_extra(hydae_mode *mode, int var, hy_var_extra **extra);
+/* Give tr its trigger kind: 0, or HYDAE_ERR_MODEL if it has one already. */
+int hy_transition_set_trigger(hydae_transition *tr, hy_trigger_kind kind);
 
 /* Slot of a name, or -1. Valid after a successful check. */
 int hy_model_find_slot(const hydae_model *m, const char *name);

@@ -57,10 +57,14 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
+    s->scheduled = hy_calloc((size_t)n_charts + 1, sizeof *s->scheduled);
+    s->schedule_due = hy_calloc((size_t)n_charts + 1, 1);
+    s->step_event = hy_calloc((size_t)n_charts + 1, 1);
     int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts)
                  || hy_assembly_reserve(&s->assembly, n_charts, m->n_slots);
     if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
-        || !s->event_active || !s->event_waiting || !s->blocks) {
+        || !s->event_active || !s->event_waiting || !s->blocks || !s->scheduled
+        || !s->schedule_due || !s->step_event) {
         hydae_sim_free(s);
         return create_nomem(m, status);
     }
@@ -85,7 +89,8 @@ void hydae_sim_free(hydae_sim *s)
     void *arrays[] = { s->blocks, s->y, s->yp, s->y_work, s->yp_work, s->res_work,
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
-                       s->guard_offset, s->event_active, s->event_waiting, s->fired_log };
+                       s->guard_offset, s->event_active, s->event_waiting, s->fired_log,
+                       s->scheduled, s->schedule_due, s->step_event };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hy_free(arrays[i]);
     hy_free(s);
@@ -343,7 +348,7 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
     if (status)
         return status;
     status = hy_emit_grid_at_current(s);
-    if (status)
+    if (status || s->stop_requested) /* hydae_action_stop: the run ends here */
         return status;
     status = hy_restart_integrator(s);
     if (status)
@@ -377,7 +382,7 @@ static int event_instant(hydae_sim *s, int *n_fired)
         s->stats.n_events++;
         status = settle_after_event(s, s->out.row_left, changed);
         int n_marked = 0;
-        if (!status)
+        if (!status && !s->stop_requested) /* the guards were armed */
             status = hy_guards_mark_levels(s, &n_marked);
         if (status || n_marked == 0) {
             *n_fired = n_total;
@@ -426,6 +431,7 @@ static int start_run(hydae_sim *s)
     s->guards.armed = 0;
     s->guards.have_prev = 0;
     s->t_time_instant = -INFINITY;
+    hy_seams_reset(s);
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
         s->integ_method->destroy(s->integ);
@@ -468,9 +474,9 @@ static int start_run(hydae_sim *s)
     if (status || n_fired > 0)
         return status;
     status = hy_emit_grid_at_current(s);
-    if (!status)
+    if (!status && !s->stop_requested)
         status = hy_restart_integrator(s);
-    if (!status)
+    if (!status && !s->stop_requested)
         status = hy_guards_arm(s);
     return status;
 }
@@ -643,6 +649,73 @@ static int blocks_after_step(hydae_sim *s)
     return restart;
 }
 
+/* After a mode's after-step function asked to restart: new consistent
+** values (what the equations compute changed), the integrator and the
+** guards' signs from there. */
+static int restart_after_step(hydae_sim *s)
+{
+    int status = hy_consistent_init(s, s->t, 0);
+    if (!status)
+        status = hy_restart_integrator(s);
+    return status ? status : hy_guards_arm(s);
+}
+
+/* What the active modes' after-step functions ask for at the accepted
+** point s->t (hydae_mode_set_after_step): HYDAE_STEP_EVENT marks the
+** chart's step event, HYDAE_STEP_RESTART asks for a restart. 0 or a
+** negative status. */
+static int call_after_step(hydae_sim *s, int *any_event, int *restart)
+{
+    int any = 0;
+    for (int c = 0; c < s->model->n_charts && !any; c++)
+        any = s->active[c]->after_step != NULL;
+    if (!any)
+        return 0; /* (nothing gathered for the usual model) */
+    const double *y_local, *yp_local;
+    hy_config_local(s, s->y, s->yp, &y_local, &yp_local);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        hy_block *b = &s->blocks[c];
+        if (!mode->after_step)
+            continue;
+        const double *y_mode, *yp_mode;
+        int off = s->var_offset[c];
+        int status = b->ops->expand(b, s->t, y_local + off, yp_local + off, &y_mode, &yp_mode);
+        if (status)
+            return status;
+        int request = mode->after_step(s->t, y_mode, yp_mode, s->store, mode->user);
+        if (request < 0 || request > HYDAE_STEP_RESTART) {
+            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s",
+                        mode->name, request, s->t, request > 0 ? " (want a hydae_step_request)"
+                                                              : "");
+            return HYDAE_ERR_CALLBACK;
+        }
+        s->step_event[c] = request == HYDAE_STEP_EVENT;
+        *any_event |= request == HYDAE_STEP_EVENT;
+        *restart |= request == HYDAE_STEP_RESTART;
+    }
+    return 0;
+}
+
+/* The modes' after-step functions at s->t; a step event is an event
+** instant there (*restarted set when transitions fired). */
+static int modes_after_step(hydae_sim *s, int *restarted)
+{
+    int any_event = 0, restart = 0;
+    int status = call_after_step(s, &any_event, &restart);
+    if (!status && any_event) {
+        int n_fired = 0;
+        memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
+        status = event_instant(s, &n_fired);
+        *restarted = n_fired > 0;
+    }
+    for (int c = 0; c < s->model->n_charts; c++)
+        s->step_event[c] = 0;
+    if (!status && restart && !*restarted && !s->stop_requested)
+        status = restart_after_step(s);
+    return status;
+}
+
 static int run(hydae_sim *s)
 {
     int status = start_run(s);
@@ -650,7 +723,7 @@ static int run(hydae_sim *s)
         return status;
     long n_steps_run = 0;
     hy_chatter_reset(&s->chatter);
-    while (s->t < s->set.t_end) {
+    while (s->t < s->set.t_end && !s->stop_requested) {
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, s->t);
         if (++n_steps_run > s->set.max_steps) {
@@ -684,13 +757,15 @@ static int run(hydae_sim *s)
         s->integ_started = 1;
         int restarted = 0;
         status = scan_step(s, t_new, t_stop, &restarted);
-        if (!status && restarted)
-            status = check_accumulation(s);
         if (!status && !restarted && s->n > 0) {
             status = blocks_after_step(s);
             if (status == 1)
                 status = hy_restart_integrator(s);
         }
+        if (!status && !restarted && !s->stop_requested)
+            status = modes_after_step(s, &restarted);
+        if (!status && restarted)
+            status = check_accumulation(s);
         if (status)
             return status;
     }
@@ -767,5 +842,7 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
         fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
         fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);
     }
+    if (s->stop_requested)
+        fprintf(out, "%-24s %12.6g\n", "ended by an action at t", s->t);
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }
