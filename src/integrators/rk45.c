@@ -124,29 +124,14 @@ static const double rk45_dense_v[RK45_N_STAGES] = {
     -10.0 * 829305.0 / 29380423.0
 };
 
-/* Stages of one step: k[0..6] = f at the 7 stages. Two banks, so that a
-** rejected attempt never spoils the dense output of the accepted step. */
-typedef struct rk45_bank {
-    double *k[RK45_N_STAGES];
-} rk45_bank;
-
 typedef struct rk45_mem {
     hy_erk r;                   /* first: state and step control (y at t) */
     double *err_est;            /* the attempt's local error estimate / h */
-    rk45_bank banks[2];
-    int cur;                    /* bank of the last accepted step; its
-                                ** k[6] is f(t, y) once e.have_f */
 } rk45_mem;
 
 /* ------------------------------------------------------------------------
 ** The descriptor's functions
 */
-
-static void bank_slots(rk45_bank *bank, double **slots[RK45_N_STAGES])
-{
-    for (int s = 0; s < RK45_N_STAGES; s++)
-        slots[s] = &bank->k[s];
-}
 
 static void rk45_destroy(void *mem)
 {
@@ -155,11 +140,6 @@ static void rk45_destroy(void *mem)
         return;
     double **const slots[1] = { &d->err_est };
     hy_free_vectors(slots, 1);
-    for (int b = 0; b < 2; b++) {
-        double **bank[RK45_N_STAGES];
-        bank_slots(&d->banks[b], bank);
-        hy_free_vectors((double **const *)bank, RK45_N_STAGES);
-    }
     hy_erk_free(&d->r);
     hy_free(d);
 }
@@ -172,12 +152,8 @@ static void *rk45_create(int n)
     if (d == NULL)
         return NULL;
     double **const slots[1] = { &d->err_est };
-    int ok = hy_erk_alloc(&d->r, n) == 0 && hy_alloc_vectors(n, slots, 1) == 0;
-    for (int b = 0; ok && b < 2; b++) {
-        double **bank[RK45_N_STAGES];
-        bank_slots(&d->banks[b], bank);
-        ok = hy_alloc_vectors(n, (double **const *)bank, RK45_N_STAGES) == 0;
-    }
+    int ok = hy_erk_alloc(&d->r, n, RK45_N_STAGES, RK45_N_STAGES - 1) == 0
+             && hy_alloc_vectors(n, slots, 1) == 0;
     if (!ok) {
         rk45_destroy(d);
         return NULL;
@@ -191,7 +167,6 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     rk45_mem *d = mem;
     if (d == NULL)
         return HYDAE_ERR_ARG;
-    d->cur = 0;
     return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
 }
 
@@ -204,7 +179,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 /* arg = y + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant
 ** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
 ** the loop over the components vectorised. */
-RK45_KERNEL void stage_argument(int n, int s, const rk45_bank *bank,
+RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
                                 const double *y, double h, double *arg)
 {
     const double *k[RK45_N_STAGES];
@@ -226,9 +201,7 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
     rk45_mem *d = mem;
     int n = d->r.e.n;
-    const rk45_bank *acc = &d->banks[d->cur];
-    rk45_bank *work = &d->banks[1 - d->cur];
-    memcpy(work->k[0], acc->k[RK45_N_STAGES - 1], (size_t)n * sizeof(double));
+    hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
     for (int s = 1; s < RK45_N_STAGES; s++) {
         double *arg = s == RK45_N_STAGES - 1 ? d->r.y_new : d->r.y_stage;
         /* sum_j a_sj k_j written as c_s k_1 + sum_j a_sj (k_j - k_1)
@@ -286,29 +259,15 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
     return HY_EVAL_OK;
 }
 
-/* hy_erk_method's hooks. */
-static double *f_current(void *mem)
-{
-    rk45_mem *d = mem;
-    return d->banks[d->cur].k[RK45_N_STAGES - 1];
-}
-
-static double *scratch(void *mem)
-{
-    rk45_mem *d = mem;
-    return d->banks[1 - d->cur].k[1];
-}
-
 /* The stiffness test on stages 6 and 7, both at t + h (y_stage still holds
-** the argument of stage 6); the working bank becomes the accepted one. */
+** the argument of stage 6). */
 static void accept(void *mem, double h)
 {
     rk45_mem *d = mem;
-    const rk45_bank *work = &d->banks[1 - d->cur];
+    const hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
     hy_explicit_stiffness_test(&d->r.e, &d->r.stiff, h, RK45_STIFF_H_LAMBDA,
                                work->k[6], work->k[5], d->r.y_new,
                                d->r.y_stage);
-    d->cur = 1 - d->cur;
 }
 
 static const hy_erk_method rk45_method = {
@@ -319,8 +278,6 @@ static const hy_erk_method rk45_method = {
     .safety = RK45_SAFETY,
     .fac_min = RK45_FAC_MIN,
     .fac_max = RK45_FAC_MAX,
-    .f_current = f_current,
-    .scratch = scratch,
     .attempt = attempt,
     .accept = accept,
 };
@@ -335,12 +292,12 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
 {
     rk45_mem *d = mem;
     int point = hy_explicit_dense_point(
-        d ? &d->r.e : NULL, t, d ? d->banks[d->cur].k[RK45_N_STAGES - 1] : NULL,
-        y, yp);
+        d ? &d->r.e : NULL, t,
+        d ? d->r.banks[d->r.cur].k[RK45_N_STAGES - 1] : NULL, y, yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
     int n = d->r.e.n;
-    const rk45_bank *acc = &d->banks[d->cur];
+    const hy_erk_bank *acc = &d->r.banks[d->r.cur];
     double h = d->r.e.t - d->r.e.t_prev;
     double theta = (t - d->r.e.t_prev) / h;
     double theta_1 = theta - 1.0;

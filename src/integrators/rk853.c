@@ -172,24 +172,11 @@ static const double rk853_d[4][RK853_N_ALL] = {
       -0.14972683625798562581422125276e3 },
 };
 
-typedef struct rk853_bank {
-    double *k[RK853_N_ALL];
-} rk853_bank;
-
 typedef struct rk853_mem {
     hy_erk r;                   /* first: state and step control (y at t) */
     int dense_ready;            /* stages 14-16 of the accepted step known */
     double *err5, *err3;        /* error estimates per component */
-    rk853_bank banks[2];
-    int cur;                    /* bank of the last accepted step; its
-                                ** k[RK853_FSAL] is f(t, y) once e.have_f */
 } rk853_mem;
-
-static void bank_slots(rk853_bank *bank, double **slots[RK853_N_ALL])
-{
-    for (int s = 0; s < RK853_N_ALL; s++)
-        slots[s] = &bank->k[s];
-}
 
 static void rk853_destroy(void *mem)
 {
@@ -198,11 +185,6 @@ static void rk853_destroy(void *mem)
         return;
     double **const slots[2] = { &d->err5, &d->err3 };
     hy_free_vectors(slots, 2);
-    for (int b = 0; b < 2; b++) {
-        double **bank[RK853_N_ALL];
-        bank_slots(&d->banks[b], bank);
-        hy_free_vectors((double **const *)bank, RK853_N_ALL);
-    }
     hy_erk_free(&d->r);
     hy_free(d);
 }
@@ -215,12 +197,8 @@ static void *rk853_create(int n)
     if (d == NULL)
         return NULL;
     double **const slots[2] = { &d->err5, &d->err3 };
-    int ok = hy_erk_alloc(&d->r, n) == 0 && hy_alloc_vectors(n, slots, 2) == 0;
-    for (int b = 0; ok && b < 2; b++) {
-        double **bank[RK853_N_ALL];
-        bank_slots(&d->banks[b], bank);
-        ok = hy_alloc_vectors(n, (double **const *)bank, RK853_N_ALL) == 0;
-    }
+    int ok = hy_erk_alloc(&d->r, n, RK853_N_ALL, RK853_FSAL) == 0
+             && hy_alloc_vectors(n, slots, 2) == 0;
     if (!ok) {
         rk853_destroy(d);
         return NULL;
@@ -236,7 +214,6 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
     if (d == NULL)
         return HYDAE_ERR_ARG;
     d->dense_ready = 0;
-    d->cur = 0;
     return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
 }
 
@@ -250,7 +227,7 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
 ** s (a case of stage_argument's switch): the sum unrolled without its
 ** zero a_sj, the loop over the components vectorised. sum_j a_sj = c_s: a
 ** constant f gives y0 + c_s h f without rounding drift, as in RK45. */
-RK853_KERNEL void stage_fixed(int n, int s, const rk853_bank *bank,
+RK853_KERNEL void stage_fixed(int n, int s, const hy_erk_bank *bank,
                               const double *y0, double h, double *out)
 {
     const double *k[RK853_N_ALL];
@@ -267,7 +244,7 @@ RK853_KERNEL void stage_fixed(int n, int s, const rk853_bank *bank,
 }
 
 /* The argument of stage s, 1 <= s < RK853_N_ALL, of bank. */
-static void stage_argument(int n, const rk853_bank *bank, int s,
+static void stage_argument(int n, const hy_erk_bank *bank, int s,
                            const double *y0, double h, double *out)
 {
 #define RK853_CASE(stage)                                                    \
@@ -283,7 +260,7 @@ static void stage_argument(int n, const rk853_bank *bank, int s,
 
 /* The error norm of the attempt in bank with step h (see the header);
 ** sets head.worst when it fails. */
-static double error_norm(rk853_mem *d, const rk853_bank *work, double h)
+static double error_norm(rk853_mem *d, const hy_erk_bank *work, double h)
 {
     int n = d->r.e.n;
     memset(d->err5, 0, (size_t)n * sizeof(double));
@@ -329,9 +306,7 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
     rk853_mem *d = mem;
     int n = d->r.e.n;
-    const rk853_bank *acc = &d->banks[d->cur];
-    rk853_bank *work = &d->banks[1 - d->cur];
-    memcpy(work->k[0], acc->k[RK853_FSAL], (size_t)n * sizeof(double));
+    hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
     for (int s = 1; s <= RK853_FSAL; s++) {
         double *arg = s == RK853_FSAL ? d->r.y_new : d->r.y_stage;
         stage_argument(n, work, s, d->r.e.y, h, arg);
@@ -355,30 +330,16 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
                        work->k[RK853_FSAL]);
 }
 
-/* hy_erk_method's hooks. */
-static double *f_current(void *mem)
-{
-    rk853_mem *d = mem;
-    return d->banks[d->cur].k[RK853_FSAL];
-}
-
-static double *scratch(void *mem)
-{
-    rk853_mem *d = mem;
-    return d->banks[1 - d->cur].k[1];
-}
-
 /* The stiffness test on stages 12 and 13, both at t + h (y_stage still
-** holds the argument of stage 12); the working bank becomes the accepted
-** one, its dense stages not evaluated yet. */
+** holds the argument of stage 12); the dense stages of the step that
+** becomes the current one are not evaluated yet. */
 static void accept(void *mem, double h)
 {
     rk853_mem *d = mem;
-    const rk853_bank *work = &d->banks[1 - d->cur];
+    const hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
     hy_explicit_stiffness_test(&d->r.e, &d->r.stiff, h, RK853_STIFF_H_LAMBDA,
                                work->k[RK853_FSAL], work->k[11], d->r.y_new,
                                d->r.y_stage);
-    d->cur = 1 - d->cur;
     d->dense_ready = 0;
 }
 
@@ -390,8 +351,6 @@ static const hy_erk_method rk853_method = {
     .safety = RK853_SAFETY,
     .fac_min = RK853_FAC_MIN,
     .fac_max = RK853_FAC_MAX,
-    .f_current = f_current,
-    .scratch = scratch,
     .attempt = attempt,
     .accept = accept,
 };
@@ -404,7 +363,7 @@ static int rk853_step(void *mem, double t_stop, double *t_new)
 /* Stages 14-16 of the accepted step (bank cur, from y_prev over h). */
 static int dense_stages(rk853_mem *d, double h)
 {
-    rk853_bank *acc = &d->banks[d->cur];
+    hy_erk_bank *acc = &d->r.banks[d->r.cur];
     for (int s = RK853_FSAL + 1; s < RK853_N_ALL; s++) {
         stage_argument(d->r.e.n, acc, s, d->r.y_prev, h, d->r.y_stage);
         int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head,
@@ -423,14 +382,14 @@ static int rk853_dense(void *mem, double t, double *y, double *yp)
 {
     rk853_mem *d = mem;
     int point = hy_explicit_dense_point(
-        d ? &d->r.e : NULL, t, d ? d->banks[d->cur].k[RK853_FSAL] : NULL, y,
+        d ? &d->r.e : NULL, t, d ? d->r.banks[d->r.cur].k[RK853_FSAL] : NULL, y,
         yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
     double h = d->r.e.t - d->r.e.t_prev;
     if (!d->dense_ready && dense_stages(d, h) != HYDAE_OK)
         return HYDAE_ERR_RESIDUAL;
-    const rk853_bank *acc = &d->banks[d->cur];
+    const hy_erk_bank *acc = &d->r.banks[d->r.cur];
     double s = (t - d->r.e.t_prev) / h, s1 = 1.0 - s;
     for (int i = 0; i < d->r.e.n; i++) {
         double r[8];

@@ -723,19 +723,44 @@ void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
     { &(r)->rtol, &(r)->atol, &(r)->y_prev, &(r)->y_new, &(r)->y_stage }
 #define ERK_N_VECTORS 5
 
-int hy_erk_alloc(hy_erk *r, int n)
+static void erk_bank_slots(hy_erk_bank *bank, int n_stages,
+                           double **slots[HY_ERK_MAX_STAGES])
+{
+    for (int s = 0; s < n_stages; s++)
+        slots[s] = &bank->k[s];
+}
+
+int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal)
 {
     double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
-    if (hy_explicit_alloc(&r->e, n) != 0)
-        return -1;
-    return hy_alloc_vectors(n, slots, ERK_N_VECTORS);
+    r->n_stages = n_stages;
+    r->fsal = fsal;
+    int ok = hy_explicit_alloc(&r->e, n) == 0
+             && hy_alloc_vectors(n, slots, ERK_N_VECTORS) == 0;
+    for (int b = 0; ok && b < 2; b++) {
+        double **bank[HY_ERK_MAX_STAGES];
+        erk_bank_slots(&r->banks[b], n_stages, bank);
+        ok = hy_alloc_vectors(n, (double **const *)bank, (size_t)n_stages) == 0;
+    }
+    return ok ? 0 : -1;
 }
 
 void hy_erk_free(hy_erk *r)
 {
     double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
     hy_free_vectors(slots, ERK_N_VECTORS);
+    for (int b = 0; b < 2; b++) {
+        double **bank[HY_ERK_MAX_STAGES];
+        erk_bank_slots(&r->banks[b], r->n_stages, bank);
+        hy_free_vectors((double **const *)bank, (size_t)r->n_stages);
+    }
     hy_explicit_free(&r->e);
+}
+
+/* f(t, y) of the current solution (valid once e.have_f). */
+static double *erk_f_current(hy_erk *r)
+{
+    return r->banks[r->cur].k[r->fsal];
 }
 
 int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
@@ -756,19 +781,19 @@ int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
     r->h = 0.0;
     r->err_old = ERK_ERR_OLD_MIN;
     r->stiff = (hy_stiffness_test){ 0, 0 };
+    r->cur = 0;
     memcpy(r->y_prev, y0, (size_t)r->e.n * sizeof(double));
     return HYDAE_OK;
 }
 
 /* The first step size: opt->h0, or [HNW]'s starting step. */
-static int erk_first_step(hy_erk *r, void *mem, const hy_erk_method *m,
-                          double t_stop)
+static int erk_first_step(hy_erk *r, const hy_erk_method *m, double t_stop)
 {
     double h = r->h_user;
     if (h == 0.0) {
         int status = hy_explicit_initial_step(
-            &r->e, r->rtol, r->atol, m->f_current(mem), m->err_exponent,
-            t_stop, r->h_max, r->y_stage, m->scratch(mem), &h);
+            &r->e, r->rtol, r->atol, erk_f_current(r), m->err_exponent,
+            t_stop, r->h_max, r->y_stage, r->banks[1 - r->cur].k[1], &h);
         if (status == HY_EVAL_RES_FATAL)
             return HYDAE_ERR_RESIDUAL;
         h = fmin(h, r->h0_max);
@@ -791,6 +816,7 @@ static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
     r->h = fmax(h_next, r->h_min);
     r->err_old = fmax(err, ERK_ERR_OLD_MIN);
     m->accept(mem, plan->h_step);
+    r->cur = 1 - r->cur;
     double *old_prev = r->y_prev;
     r->y_prev = r->e.y;
     r->e.y = r->y_new;
@@ -803,7 +829,7 @@ int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
 {
     hy_erk *r = mem;
     int status = hy_explicit_begin(r ? &r->e : NULL, t_stop, t_new,
-                                   r ? m->f_current(mem) : NULL);
+                                   r ? erk_f_current(r) : NULL);
     if (status != HYDAE_OK)
         return status;
     if (hy_explicit_at_stop(&r->e, t_stop)) {
@@ -811,11 +837,11 @@ int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
         ** of a few ulps carries no information). The solution moves by
         ** (t_stop - t) f, which is below roundoff. */
         memcpy(r->y_prev, r->e.y, (size_t)r->e.n * sizeof(double));
-        hy_explicit_arrive(&r->e, t_stop, m->f_current(mem));
+        hy_explicit_arrive(&r->e, t_stop, erk_f_current(r));
         *t_new = t_stop;
         return HY_TSTOP;
     }
-    if (r->h == 0.0 && (status = erk_first_step(r, mem, m, t_stop)) != HYDAE_OK)
+    if (r->h == 0.0 && (status = erk_first_step(r, m, t_stop)) != HYDAE_OK)
         return status;
     int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
     for (;;) {
@@ -824,6 +850,8 @@ int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
             != HYDAE_OK)
             return HYDAE_ERR_HMIN;
         double err = 0.0;
+        memcpy(r->banks[1 - r->cur].k[0], erk_f_current(r),
+               (size_t)r->e.n * sizeof(double));
         status = m->attempt(mem, plan.h_step, plan.t_try, &err);
         if (status == HY_EVAL_RES_FATAL)
             return HYDAE_ERR_RESIDUAL;

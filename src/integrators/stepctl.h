@@ -292,6 +292,13 @@ void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
 ** The method's memory starts with a hy_erk.
 */
 
+/* Stages of one step, f at each: two banks, so that a rejected attempt
+** never spoils the dense output of the accepted step. */
+#define HY_ERK_MAX_STAGES 16
+typedef struct hy_erk_bank {
+    double *k[HY_ERK_MAX_STAGES];
+} hy_erk_bank;
+
 typedef struct hy_erk {
     hy_explicit e;              /* first: the shared state (y at t) */
     double *rtol, *atol;        /* per component */
@@ -304,6 +311,11 @@ typedef struct hy_erk {
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's solution */
     double *y_stage;            /* argument of the stage being evaluated */
+    int n_stages;               /* stage vectors per bank */
+    int fsal;                   /* the stage holding f(t + h, y_new) */
+    hy_erk_bank banks[2];
+    int cur;                    /* bank of the last accepted step; its
+                                ** k[fsal] is f(t, y) once e.have_f */
 } hy_erk;
 
 typedef struct hy_erk_method {
@@ -311,22 +323,20 @@ typedef struct hy_erk_method {
     double err_exponent;        /* 1/(q+1), q the order of the estimate */
     double pi_alpha, pi_beta;   /* the PI controller's exponents */
     double safety, fac_min, fac_max;
-    /* f(t, y) of the current solution (valid once e.have_f). */
-    double *(*f_current)(void *mem);
-    /* A vector of length n the starting step may use as scratch. */
-    double *(*scratch)(void *mem);
-    /* One attempt with step h to t_try from (t, y): r->y_new and *err
+    /* One attempt with step h to t_try from (t, y) into the working bank
+    ** banks[1 - cur] (its k[0] is f(t, y)): r->y_new and *err
     ** (the weighted error norm; the test passes at <= 1). HY_EVAL_OK or
     ** the failure of f (HY_EVAL_RES_FAIL retries with h / 4). */
     int (*attempt)(void *mem, double h, double t_try, double *err);
-    /* The accepted attempt's own bookkeeping (stiffness test, its stages
-    ** becoming the current ones), before y_new becomes y. */
+    /* The accepted attempt's own bookkeeping (the stiffness test), before
+    ** the working bank becomes the current one and y_new becomes y. */
     void (*accept)(void *mem, double h);
 } hy_erk_method;
 
-/* Allocate r->e and the vectors of r (r zeroed by the caller). 0, or -1
-** (free with hy_erk_free). */
-int hy_erk_alloc(hy_erk *r, int n);
+/* Allocate r->e, the vectors of r and two banks of n_stages (<=
+** HY_ERK_MAX_STAGES) stage vectors, stage fsal the FSAL one (r zeroed by
+** the caller). 0, or -1 (free with hy_erk_free). */
+int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal);
 void hy_erk_free(hy_erk *r);
 
 /* init() of an embedded pair: checks (rtol_i = atol_i = 0 refused, the
