@@ -414,6 +414,30 @@ typedef struct hydae_stats {
 int hydae_model_n_columns(const hydae_model *m);
 const char *hydae_model_column_name(const hydae_model *m, int column);
 
+/* Units and descriptions, for the results (the MAT file's description
+** column "description [unit]", a CSV's units line, plot axes; docs/results.md).
+** unit: as Modelica writes it ("m/s", "rad", "N.m"); either may be NULL or ""
+** (none). Set before the model is checked. A result column takes the first
+** unit given to its name: a parameter's or discrete variable's, else in
+** declaration order of charts, modes, and in a mode variables before
+** outputs; its description likewise. var: index from hydae_mode_add_var,
+** output: from hydae_mode_add_output, index: from hydae_model_add_param or
+** hydae_model_add_discrete. */
+HYDAE_NODISCARD int hydae_mode_set_var_info(hydae_mode *mode, int var, const char *unit,
+                                            const char *description);
+HYDAE_NODISCARD int hydae_mode_set_output_info(hydae_mode *mode, int output, const char *unit,
+                                               const char *description);
+HYDAE_NODISCARD int hydae_model_set_global_info(hydae_model *m, int index, const char *unit,
+                                                const char *description);
+/* A result column's unit and description: "" if none (or no such column). */
+const char *hydae_model_column_unit(const hydae_model *m, int column);
+const char *hydae_model_column_description(const hydae_model *m, int column);
+/* CSV as hydae_sim_add_csv_vars, with a units line after the header: its
+** first cell "#unit", then each column's unit (empty if none), quoted as
+** the header is. Readers that skip lines starting with '#' skip it. */
+HYDAE_NODISCARD int hydae_sim_add_csv_units(hydae_sim *s, FILE *out, const char *vars,
+                                            int with_modes);
+
 /* Checks the model; NULL on failure with the reason in *status and the
 ** model's message. The model must outlive the sim and not change. */
 hydae_sim *hydae_sim_create(hydae_model *m, int *status);
@@ -482,6 +506,22 @@ HYDAE_NODISCARD int hydae_sim_validate(hydae_sim *s);
 /* Run from t0 to t_end. 0, or a negative status with hydae_sim_errmsg
 ** naming time, mode and variable. */
 HYDAE_NODISCARD int hydae_sim_run(hydae_sim *s);
+
+/* A run in pieces (for a co-simulation master, docs/fmi.md "Export"). The
+** first call starts a run as hydae_sim_run does (validation, t0,
+** consistent initial values, the events at t0); every call then continues
+** the same hybrid loop up to t_target (>= the time reached, <= t_end),
+** events and grid rows on the way included, the last step landing exactly
+** on t_target (as on a time event: the integrator is not restarted). With
+** t_target = t0 it only starts. values (may be NULL; hydae_model_n_columns
+** of them) receive the result row at t_target, NaN where a variable has
+** no value in the active configuration. The call that reaches t_end, or
+** fails, ends the run (the sinks complete; the next call starts a new
+** run). Steps ending at every t_target of a run equal to a grid point are
+** the steps of hydae_sim_run with dae_interpolation = FALSE: the same
+** rows, bit for bit. 0, or a negative status with hydae_sim_errmsg; a
+** t_target out of range is HYDAE_ERR_ARG and leaves the run where it is. */
+HYDAE_NODISCARD int hydae_sim_advance(hydae_sim *s, double t_target, double *values);
 
 /* Ask a run to stop: it ends at the next step boundary (or the next round
 ** of a discrete phase), the sinks complete their output marked as stopped
@@ -577,6 +617,8 @@ typedef struct hydae_plot_options {
     const char *phase_x; /* both set: one x-y phase plot instead of time panels */
     const char *phase_y;
     const char *title;   /* NULL: the model's name */
+    int no_clock_ticks;  /* 1: leave out events on a regular grid (sample
+                         ** clocks; otherwise thinned when they are dense) */
 } hydae_plot_options;
 
 /* An SVG plot written to `out` when the run ends: time panels with the

@@ -8,12 +8,23 @@
 #include "hydae.h"
 #include "lang/lang.h"
 
+#include <stdio.h>
+
+/* help.c: every command's usage (`hydae --help`) on out; one command's
+** on standard output (0, or 2 for an unknown command); 1 if the
+** arguments after a command ask for help (--help, -h). */
+void hy_cli_usage(FILE *out);
+int hy_cli_help(const char *command);
+int hy_cli_asks_help(int argc, char **argv);
+
 /* `hydae converge ...`: argc/argv after the subcommand. Exit status. */
 int hy_cli_converge(int argc, char **argv);
 /* `hydae settings`: the table of settings. */
 int hy_cli_list_settings(void);
 /* `hydae plot FILE.csv ...` (plot.c): argc/argv after the subcommand. */
 int hy_cli_plot(int argc, char **argv);
+/* `hydae export MODEL.hym -o MODEL.fmu` (export.c). Exit status. */
+int hy_cli_export(int argc, char **argv);
 /* One --set NAME=VALUE (main.c): a parameter or discrete variable, else a
 ** start value (hydae_model_set_start). 0, or non-zero with the message on
 ** the model. */

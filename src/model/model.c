@@ -89,6 +89,7 @@ void hydae_model_free(hydae_model *m)
     hy_free(m->structural);
     hy_names_free(&m->var_names);
     hy_free(m->var_extras);
+    hy_model_free_infos(m);
     hy_free(m->name);
     hy_free(m);
 }
@@ -996,6 +997,8 @@ int hydae_model_check(hydae_model *m)
     for (int i = 0; i < m->n_slots; i++)
         if (i >= m->n_globals || m->globals[i].is_discrete)
             m->column_slot[m->n_columns++] = i;
+    if (hy_model_index_infos(m))
+        return check_nomem(m);
     /* Named events. */
     int cap_events = 0;
     for (int c = 0; c < m->n_charts; c++)

@@ -108,6 +108,16 @@ typedef struct hy_global {
     unsigned char is_discrete;
 } hy_global;
 
+/* A unit and a description (hydae_mode_set_var_info and the like, info.c):
+** few names have them, so they are kept apart from hy_var, keyed by what
+** they describe. */
+typedef struct hy_var_info {
+    const hydae_mode *mode;     /* NULL: a parameter or discrete variable */
+    int index;                  /* variable, output (is_output) or global */
+    int is_output;
+    const char *unit, *description; /* in the model's name arena; NULL: none */
+} hy_var_info;
+
 struct hydae_mode {
     char *name;
     hydae_chart *chart;
@@ -183,6 +193,10 @@ struct hydae_model {
     ** arrays or bound loops): setting one is refused with the reason. */
     const char **structural;    /* in var_names */
     int n_structural, cap_structural;
+    int n_infos, cap_infos;
+    hy_var_info *infos;         /* units and descriptions (info.c) */
+    int *slot_info;             /* per slot: its first info with a unit, -1 (check) */
+    int *slot_description;      /* per slot: its first info with a description, -1 */
 };
 
 /* A variable's own tolerances (0: the run's setting) and start derivative. */
@@ -232,6 +246,15 @@ int hy_model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3,
 #define HY_ARG_ERROR(m, ...) hy_model_fail((m), HYDAE_ERR_ARG, __VA_ARGS__)
 #define MODE_MODEL(mode) ((mode)->chart->model)
 #define TRANSITION_MODEL(tr) ((tr)->chart->model)
+
+/* info.c, from hydae_model_check: slot_info and slot_description. 0 or
+** HYDAE_ERR_NOMEM. */
+int hy_model_index_infos(hydae_model *m);
+void hy_model_free_infos(hydae_model *m);
+/* The unit and description of parameter or discrete variable `global`
+** ("" if none; after a check). */
+const char *hy_model_global_unit(const hydae_model *m, int global);
+const char *hy_model_global_description(const hydae_model *m, int global);
 
 /* jacobian.c: a mode's sparse Jacobian. */
 void hy_mode_free_jacobian_pattern(hydae_mode *mode);

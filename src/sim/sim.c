@@ -716,22 +716,21 @@ static int modes_after_step(hydae_sim *s, int *restarted)
     return status;
 }
 
-static int run(hydae_sim *s)
+/* The loop from s->t until t_limit (<= t_end): each step ends at the next
+** time event or t_limit at the latest, and what follows it (events,
+** grid rows). s->n_loop_steps counts the steps of the whole run. */
+static int loop_until(hydae_sim *s, double t_limit)
 {
-    int status = start_run(s);
-    if (status)
-        return status;
-    long n_steps_run = 0;
-    hy_chatter_reset(&s->chatter);
-    while (s->t < s->set.t_end && !s->stop_requested) {
+    int status = 0;
+    while (s->t < t_limit && !s->stop_requested) {
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, s->t);
-        if (++n_steps_run > s->set.max_steps) {
+        if (++s->n_loop_steps > s->set.max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
                         s->set.max_steps, s->t);
             return HYDAE_ERR_MAXSTEPS;
         }
-        double t_stop = hy_next_time_event(s, s->t);
+        double t_stop = fmin(hy_next_time_event(s, s->t), t_limit);
         if (!s->set.interpolation) {
             /* dae_interpolation = FALSE: step exactly onto the output points. */
             double t_grid = hy_grid_time(s, s->out.k_out);
@@ -769,35 +768,99 @@ static int run(hydae_sim *s)
         if (status)
             return status;
     }
-    return hy_emit_grid_at_current(s);
+    return 0;
+}
+
+static int begin_run(hydae_sim *s)
+{
+    memset(&s->stats, 0, sizeof s->stats);
+    s->errmsg[0] = '\0';
+    s->n_loop_steps = 0;
+    s->n_res_evals_integ = 0;
+    int status = hydae_sim_validate(s);
+    if (!status)
+        status = start_run(s);
+    hy_chatter_reset(&s->chatter);
+    return status;
+}
+
+/* The statistics of the run so far, the wall time of this call added. */
+static void collect_stats(hydae_sim *s, const struct timespec *start)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    hy_stats st;
+    hy_integ_stats(s, &st);
+    s->stats.n_steps = st.n_steps;
+    s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
+    /* stats.n_res_evals counts the sim's own as they happen; the
+    ** integrators' are added as they grow. */
+    s->stats.n_res_evals += st.n_res_evals - s->n_res_evals_integ;
+    s->n_res_evals_integ = st.n_res_evals;
+    s->stats.n_jac_evals = st.n_jac_evals;
+    s->stats.n_lu = st.n_lu;
+    s->stats.wall_seconds += (double)(end.tv_sec - start->tv_sec)
+                             + 1e-9 * (double)(end.tv_nsec - start->tv_nsec);
+}
+
+/* The end of a run (its last grid rows on success): the sinks complete. */
+static int end_run(hydae_sim *s, int status)
+{
+    if (!status)
+        status = hy_emit_grid_at_current(s);
+    if (status && s->errmsg[0] == '\0')
+        hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
+    status = hy_output_finish(s, status);
+    s->interrupt_requested = 0;
+    s->advancing = 0;
+    return status;
 }
 
 int hydae_sim_run(hydae_sim *s)
 {
     if (!s)
         return HYDAE_ERR_ARG;
-    struct timespec start, end;
+    struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    memset(&s->stats, 0, sizeof s->stats);
-    s->errmsg[0] = '\0';
-    int status = hydae_sim_validate(s);
+    s->advancing = 0;
+    int status = begin_run(s);
     if (!status)
-        status = run(s);
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    hy_stats st;
-    hy_integ_stats(s, &st);
-    s->stats.n_steps = st.n_steps;
-    s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
-    s->stats.n_res_evals += st.n_res_evals;
-    s->stats.n_jac_evals = st.n_jac_evals;
-    s->stats.n_lu = st.n_lu;
-    s->stats.wall_seconds = (double)(end.tv_sec - start.tv_sec)
-                            + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
-    if (status && s->errmsg[0] == '\0')
-        hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    status = hy_output_finish(s, status);
-    s->interrupt_requested = 0;
-    return status;
+        status = loop_until(s, s->set.t_end);
+    collect_stats(s, &start);
+    return end_run(s, status);
+}
+
+int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = 0;
+    if (!s->advancing) {
+        status = begin_run(s);
+        if (status) {
+            collect_stats(s, &start);
+            return end_run(s, status);
+        }
+        s->advancing = 1;
+    }
+    double tol = hy_time_tol(s->set.t_end);
+    if (!(t_target >= s->t) || !(t_target <= s->set.t_end + tol)) {
+        hy_sim_fail(s, "cannot advance to t = %.17g: the run stands at t = %.17g and ends at "
+                    "t_end = %.17g", t_target, s->t, s->set.t_end);
+        return HYDAE_ERR_ARG;
+    }
+    int at_end = t_target >= s->set.t_end - tol;
+    status = loop_until(s, at_end ? s->set.t_end : t_target);
+    collect_stats(s, &start);
+    if (!status && values) {
+        status = hy_store_state(s, s->t, s->y, s->yp);
+        hy_gather_row(s, values);
+    }
+    if (status || at_end || s->stop_requested) /* hydae_action_stop ends it here */
+        return end_run(s, status);
+    return 0;
 }
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)
