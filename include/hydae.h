@@ -407,6 +407,12 @@ typedef struct hydae_stats {
     double max_constraint_violation;
     long n_partitions;
     double wall_seconds;   /* wall time of hydae_sim_run */
+    /* An explicit method's stiffness detection (RK45, RK853; Hairer &
+    ** Wanner's test of DOPRI5): how often it found the problem stiff, and
+    ** the time of the first (NaN if never): a stiff method (VSTIFF,
+    ** DSTIFF, RADAU) would take fewer steps there. */
+    long n_stiff_detections;
+    double t_first_stiff;
 } hydae_stats;
 
 /* Result columns after time: the discrete variables, then every distinct

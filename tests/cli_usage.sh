@@ -87,4 +87,25 @@ check "RK45 on the ODE: exit 0" test "$(status_of "$hydae" run ode.hym --solver 
 check "RK45 on an algebraic mode: exit 0" \
     test "$(status_of "$hydae" run algebraic.hym --solver RK45 -o a.csv --quiet)" = 0
 
+# An explicit method on a stiff problem (van der Pol, mu = 1000, where the
+# limit cycle is stiff): warned once, naming the stiff methods; not under
+# --quiet, not with VSTIFF.
+cat >vdp.hym <<'MODEL'
+model vdp
+  parameter Real mu = 1000;
+  Real x(start = 2), v(start = 0);
+equation
+  der(x) = v;
+  der(v) = mu * (1 - x^2) * v - x;
+  experiment t_end = 20, dt = 0.1;
+end vdp;
+MODEL
+check "RK45 on a stiff problem: exit 0" test "$(status_of "$hydae" run vdp.hym --solver RK45 -o v.csv)" = 0
+check "... warned that it is stiff, once" test "$(grep -c "found the problem stiff" "$work/err")" = 1
+check "... naming the stiff methods" grep -q "VSTIFF, DSTIFF or RADAU" "$work/err"
+check "... not under --quiet" test "$(status_of "$hydae" run vdp.hym --solver RK45 -o v.csv --quiet)" = 0
+check "... (nothing on stderr)" test ! -s "$work/err"
+check "VSTIFF on it: no warning" test "$(status_of "$hydae" run vdp.hym --solver VSTIFF -o v.csv)" = 0
+check "... (none)" test "$(grep -c "found the problem stiff" "$work/err")" = 0
+
 finish

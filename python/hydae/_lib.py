@@ -122,7 +122,9 @@ class Stats(ctypes.Structure):
         "n_symbolic_analyses")] + [
         ("max_constraint_violation", c_double),
         ("n_partitions", c_long),
-        ("wall_seconds", c_double)]
+        ("wall_seconds", c_double),
+        ("n_stiff_detections", c_long),
+        ("t_first_stiff", c_double)]
 
 
 _PROTOTYPES = {

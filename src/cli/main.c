@@ -584,6 +584,13 @@ static int command_run(int argc, char **argv)
             hy_cli_fmu_report(fmu);
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
+        hydae_stats run_stats;
+        hydae_sim_get_stats(sim, &run_stats);
+        if (run_stats.n_stiff_detections > 0 && !opt.quiet)
+            fprintf(stderr, "hydae: warning: the explicit integrator found the problem stiff "
+                    "from t = %.6g on (%ld times): a method for stiff problems (--solver "
+                    "VSTIFF, DSTIFF or RADAU) takes far fewer steps there\n",
+                    run_stats.t_first_stiff, run_stats.n_stiff_detections);
         int json_status = stats.file ? hydae_sim_write_stats_json(sim, stats.file) : 0;
         (void)json_status; /* a failed write shows in close_output, through ferror */
     }

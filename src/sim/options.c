@@ -263,7 +263,7 @@ static const hy_option options[] = {
       "relative tolerance = rel_abs_tol_ratio * integr_tol (with integr_tol)",
       set_rel_abs_tol_ratio },
     { "max_order", "integer", "the method's",
-      "largest order: 1-5 DSTIFF, VSTIFF; 1-7 MSTIFF; 1-12 ABAM; none for RK45, RK4",
+      "largest order: 1-5 DSTIFF, VSTIFF; 1-7 MSTIFF; 1-12 ABAM; none for RADAU, RK45, RK853, RK4",
       set_max_order },
     { "dae_alg_tol_factor", "real", "1000",
       "tolerance scale of algebraic states and Lagrange multipliers (with integr_tol)",

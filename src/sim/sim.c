@@ -799,6 +799,8 @@ static void collect_stats(hydae_sim *s, const struct timespec *start)
     s->n_res_evals_integ = st.n_res_evals;
     s->stats.n_jac_evals = st.n_jac_evals;
     s->stats.n_lu = st.n_lu;
+    s->stats.n_stiff_detections = st.n_stiff_detections;
+    s->stats.t_first_stiff = st.n_stiff_detections > 0 ? st.t_first_stiff : NAN;
     s->stats.wall_seconds += (double)(end.tv_sec - start->tv_sec)
                              + 1e-9 * (double)(end.tv_nsec - start->tv_nsec);
 }
@@ -896,6 +898,9 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
+    if (st->n_stiff_detections > 0)
+        fprintf(out, "%-24s %12ld (first at t = %g)\n", "found stiff", st->n_stiff_detections,
+                st->t_first_stiff);
     fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
     fprintf(out, "%-24s %12ld\n", "configurations entered", st->n_configurations);
     fprintf(out, "%-24s %12ld\n", "configuration cache hits", st->n_config_cache_hits);
