@@ -5,6 +5,7 @@
 # libsuitesparse-dev (KLU, sparse iteration matrices), liblapack-dev (LAPACK,
 # large dense and band iteration matrices),
 # python3-scipy (the independent reader of MAT result files in the tests),
+# python3-numpy (the Python package in python/ and its tests, docs/python.md),
 # pkgconf and binutils (pkg-config, nm and objdump: tests/install_test.sh
 # builds a program against the installed tree and reads libhydae.so's
 # symbols),
@@ -27,6 +28,7 @@ for lib in /usr/lib/liblapack.so /usr/lib/*/liblapack.so; do
 done
 [ -n "$have_lapack" ] || missing="$missing liblapack-dev"
 /usr/bin/python3 -c 'import scipy.io' >/dev/null 2>&1 || missing="$missing python3-scipy"
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkgconf"
 command -v nm >/dev/null 2>&1 || missing="$missing binutils"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"

@@ -407,12 +407,42 @@ typedef struct hydae_stats {
     double max_constraint_violation;
     long n_partitions;
     double wall_seconds;   /* wall time of hydae_sim_run */
+    /* An explicit method's stiffness detection (RK45, RK853; Hairer &
+    ** Wanner's test of DOPRI5): how often it found the problem stiff, and
+    ** the time of the first (NaN if never): a stiff method (VSTIFF,
+    ** DSTIFF, RADAU) would take fewer steps there. */
+    long n_stiff_detections;
+    double t_first_stiff;
 } hydae_stats;
 
 /* Result columns after time: the discrete variables, then every distinct
 ** variable and output name of every mode, in order of first declaration. */
 int hydae_model_n_columns(const hydae_model *m);
 const char *hydae_model_column_name(const hydae_model *m, int column);
+
+/* Units and descriptions, for the results (the MAT file's description
+** column "description [unit]", a CSV's units line, plot axes; docs/results.md).
+** unit: as Modelica writes it ("m/s", "rad", "N.m"); either may be NULL or ""
+** (none). Set before the model is checked. A result column takes the first
+** unit given to its name: a parameter's or discrete variable's, else in
+** declaration order of charts, modes, and in a mode variables before
+** outputs; its description likewise. var: index from hydae_mode_add_var,
+** output: from hydae_mode_add_output, index: from hydae_model_add_param or
+** hydae_model_add_discrete. */
+HYDAE_NODISCARD int hydae_mode_set_var_info(hydae_mode *mode, int var, const char *unit,
+                                            const char *description);
+HYDAE_NODISCARD int hydae_mode_set_output_info(hydae_mode *mode, int output, const char *unit,
+                                               const char *description);
+HYDAE_NODISCARD int hydae_model_set_global_info(hydae_model *m, int index, const char *unit,
+                                                const char *description);
+/* A result column's unit and description: "" if none (or no such column). */
+const char *hydae_model_column_unit(const hydae_model *m, int column);
+const char *hydae_model_column_description(const hydae_model *m, int column);
+/* CSV as hydae_sim_add_csv_vars, with a units line after the header: its
+** first cell "#unit", then each column's unit (empty if none), quoted as
+** the header is. Readers that skip lines starting with '#' skip it. */
+HYDAE_NODISCARD int hydae_sim_add_csv_units(hydae_sim *s, FILE *out, const char *vars,
+                                            int with_modes);
 
 /* Checks the model; NULL on failure with the reason in *status and the
 ** model's message. The model must outlive the sim and not change. */
@@ -499,6 +529,22 @@ HYDAE_NODISCARD int hydae_sim_validate(hydae_sim *s);
 /* Run from t0 to t_end. 0, or a negative status with hydae_sim_errmsg
 ** naming time, mode and variable. */
 HYDAE_NODISCARD int hydae_sim_run(hydae_sim *s);
+
+/* A run in pieces (for a co-simulation master, docs/fmi.md "Export"). The
+** first call starts a run as hydae_sim_run does (validation, t0,
+** consistent initial values, the events at t0); every call then continues
+** the same hybrid loop up to t_target (>= the time reached, <= t_end),
+** events and grid rows on the way included, the last step landing exactly
+** on t_target (as on a time event: the integrator is not restarted). With
+** t_target = t0 it only starts. values (may be NULL; hydae_model_n_columns
+** of them) receive the result row at t_target, NaN where a variable has
+** no value in the active configuration. The call that reaches t_end, or
+** fails, ends the run (the sinks complete; the next call starts a new
+** run). Steps ending at every t_target of a run equal to a grid point are
+** the steps of hydae_sim_run with dae_interpolation = FALSE: the same
+** rows, bit for bit. 0, or a negative status with hydae_sim_errmsg; a
+** t_target out of range is HYDAE_ERR_ARG and leaves the run where it is. */
+HYDAE_NODISCARD int hydae_sim_advance(hydae_sim *s, double t_target, double *values);
 
 /* Ask a run to stop: it ends at the next step boundary (or the next round
 ** of a discrete phase), the sinks complete their output marked as stopped
@@ -596,6 +642,8 @@ typedef struct hydae_plot_options {
     const char *phase_x; /* both set: one x-y phase plot instead of time panels */
     const char *phase_y;
     const char *title;   /* NULL: the model's name */
+    int no_clock_ticks;  /* 1: leave out events on a regular grid (sample
+                         ** clocks; otherwise thinned when they are dense) */
 } hydae_plot_options;
 
 /* An SVG plot written to `out` when the run ends: time panels with the
@@ -613,6 +661,57 @@ HYDAE_NODISCARD int hydae_sim_add_progress(hydae_sim *s, FILE *out);
 ** message (null on success) as one JSON object. 0, or HYDAE_ERR_IO if the
 ** stream reports an error. */
 HYDAE_NODISCARD int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* Run-time seams: after-step functions, scheduled time events, nominal */
+/* values, a run ended by an action (docs/engine.md, "Run-time seams")  */
+
+/* What an after-step function returns; < 0 stops the run
+** (HYDAE_ERR_CALLBACK). */
+typedef enum hydae_step_request {
+    HYDAE_STEP_CONTINUE = 0, /* nothing to do */
+    HYDAE_STEP_EVENT = 1,    /* an event at t: the mode's transitions on
+                             ** hydae_transition_on_step_event fire */
+    HYDAE_STEP_RESTART = 2   /* what the mode's equations compute changed
+                             ** (state kept outside y): the integrator
+                             ** restarts at t from the current values */
+} hydae_step_request;
+/* Called after every accepted step (the end of a step that no event cut
+** short) with the mode's variables y and derivatives yp at t, and the
+** model's p; user is the mode's (hydae_mode_set_residual / _rhs). Also
+** with no variables, at the times a run with nothing to integrate stops
+** at. A hydae_step_request or < 0. */
+typedef int (*hydae_after_step_fn)(double t, const double *y, const double *yp,
+                                   const double *p, void *user);
+HYDAE_NODISCARD int hydae_mode_set_after_step(hydae_mode *mode, hydae_after_step_fn fn);
+/* Fires when the from-mode's after-step function returns HYDAE_STEP_EVENT
+** (the mode must have one). */
+HYDAE_NODISCARD int hydae_transition_on_step_event(hydae_transition *tr);
+
+/* Fires at the time an action scheduled for its chart
+** (hydae_action_schedule), if the from-mode is active then. */
+HYDAE_NODISCARD int hydae_transition_on_schedule(hydae_transition *tr);
+/* Schedule the next time event of chart (NULL: the chart of the firing
+** transition; the initial action must name one) at t > now: the run steps
+** onto t exactly, and there the chart's transitions on
+** hydae_transition_on_schedule fire. One time per chart: a new call
+** replaces it, t = INFINITY cancels it; it is used up when reached. */
+int hydae_action_schedule(hydae_action *a, const hydae_chart *chart, double t);
+
+/* The nominal value of a variable (> 0; default 1): its absolute
+** tolerance is the run's atol times |nominal| (as FMI tools use a
+** variable's nominal attribute). An atol given with
+** hydae_mode_set_tolerances is absolute and not scaled. */
+HYDAE_NODISCARD int hydae_mode_set_nominal(hydae_mode *mode, int var, double nominal);
+
+/* End the run successfully at this instant: the instant completes (the
+** other transitions firing now fire, raised events are handled), the
+** right limit is written, and hydae_sim_run returns 0 with t < t_end.
+** reason (may be NULL) is kept for hydae_sim_stop_reason. */
+int hydae_action_stop(hydae_action *a, const char *reason);
+/* Why the last run ended before t_end on an action's request (its reason,
+** or "stopped by an action"), or NULL if it did not. */
+const char *hydae_sim_stop_reason(const hydae_sim *s);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -32,7 +32,7 @@ check "unknown solver: exit 2" test "$(status_of "$hydae" run --example relay --
 check "unknown solver: lists the available" grep -q "no integrator 'nope' (available: DSTIFF" "$work/err"
 check "VSTIFF runs an ODE model" test "$(status_of "$hydae" run --example bouncing_ball --solver VSTIFF -o vb.csv --stats)" = 0
 check "VSTIFF: the 9 impacts" grep -Eq '^events +9$' "$work/err"
-check "MSTIFF refuses a residual mode: exit 1" test "$(status_of "$hydae" run --example string_pendulum --solver MSTIFF -o pm.csv)" = 1
+check "MSTIFF refuses a residual mode before the run: exit 2" test "$(status_of "$hydae" run --example string_pendulum --solver MSTIFF -o pm.csv)" = 2
 check "MSTIFF refuses a residual mode: message" grep -q "MSTIFF solves explicit ODEs y' = f(t, y) only, but mode 'bound'" "$work/err"
 check "examples lists the pendulum" grep -q '^string_pendulum' <("$hydae" examples)
 

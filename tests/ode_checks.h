@@ -544,4 +544,52 @@ static inline void oc_check_tolerance_vectors(const hy_integrator_ops *ops)
           run_loose.stats.n_steps, run_scalar.stats.n_steps);
 }
 
+/* ---- Stiffness detection (RK45, RK853) ---------------------------------- */
+
+/* y' = -1e4 (y - cos t): after the transient the solution is smooth, but
+** an explicit method's step stays at its stability boundary,
+** h |lambda| ~ 3 (Hairer & Wanner II, IV.2). */
+static inline int oc_stiff_relaxation(double t, const double *y, double *ydot,
+                                      void *ctx)
+{
+    (void)ctx;
+    ydot[0] = -1e4 * (y[0] - cos(t));
+    return 0;
+}
+
+/* The stiff problem above on [0, 2] is detected (n_stiff_detections >= 1;
+** with at least 1000 steps, the first test falls inside the run), the
+** oscillator over 300 periods, as many steps, is not. */
+static inline void oc_check_stiffness_detection(const hy_integrator_ops *ops,
+                                                const char *method)
+{
+    ns_ctx ctx;
+    ns_ctx_init(&ctx);
+    hy_options opt = ns_options(1e-6, 1e-6);
+    double y0 = 1.0;
+    ns_run stiff = ns_integrate(ops, 1, oc_stiff_relaxation, &ctx, 0.0, &y0,
+                                2.0, &opt, 1000000, NULL, NULL);
+    CHECK(stiff.status == HY_TSTOP, "%s stiff: status %d", method,
+          stiff.status);
+    CHECK(stiff.stats.n_steps >= 1000 && stiff.stats.n_stiff_detections >= 1,
+          "%s: y'=-1e4(y-cos t) not found stiff (%ld steps, %ld detections)",
+          method, stiff.stats.n_steps, stiff.stats.n_stiff_detections);
+    /* The first test falls at step 1000, the detection 14 steps later. */
+    CHECK(stiff.stats.t_first_stiff > 0.0 && stiff.stats.t_first_stiff < 2.0,
+          "%s: first detection at t = %g, want in (0, 2)", method,
+          stiff.stats.t_first_stiff);
+    double y_osc[2] = { 1.0, 0.0 };
+    ns_ctx_init(&ctx);
+    hy_options tight = ns_options(1e-10, 1e-10);
+    ns_run smooth = ns_integrate(ops, 2, ns_oscillator, &ctx, 0.0, y_osc,
+                                 600.0 * NS_PI, &tight, 1000000, NULL, NULL);
+    CHECK(smooth.status == HY_TSTOP && smooth.stats.n_stiff_detections == 0,
+          "%s: the oscillator found stiff (%ld detections in %ld steps)",
+          method, smooth.stats.n_stiff_detections, smooth.stats.n_steps);
+    printf("%s stiffness detection: stiff problem %ld steps, %ld detections; "
+           "oscillator %ld steps, %ld\n", method, stiff.stats.n_steps,
+           stiff.stats.n_stiff_detections, smooth.stats.n_steps,
+           smooth.stats.n_stiff_detections);
+}
+
 #endif

@@ -94,7 +94,7 @@ int main(void)
         if (hy_integrators[i]->needs_rhs)
             refuses_residual_modes(method);
     }
-    CHECK(n == 7, "%d integrators registered, want DSTIFF, VSTIFF, MSTIFF, ABAM, RK45, RK4, RADAU",
-          n);
+    CHECK(n == 8, "%d integrators registered, want DSTIFF, VSTIFF, MSTIFF, ABAM, RK45, RK853, RK4, "
+          "RADAU", n);
     return CHECK_DONE();
 }

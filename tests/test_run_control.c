@@ -29,6 +29,26 @@ static int decay_residual(double t, const double *y, const double *yp, const dou
     return 0;
 }
 
+/* The same as an explicit ODE, which every integrator solves. */
+static int decay_rhs(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t;
+    (void)p;
+    (void)user;
+    ydot[0] = -y[0];
+    return 0;
+}
+
+static hydae_model *decay_ode_model(void)
+{
+    hydae_model *m = hydae_model_create("decay");
+    hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(m, "c"), "only");
+    int ok = hydae_mode_add_var(mode, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_set_rhs(mode, decay_rhs, NULL) == 0;
+    CHECK(ok, "decay ODE model: %s", hydae_model_errmsg(m));
+    return m;
+}
+
 /* x' = -x + z, a(t) (z - x) = 0: for t >= 0.5 nothing determines z. */
 static int vanishing_residual(double t, const double *y, const double *yp, const double *p,
                               double *res, void *user)
@@ -153,12 +173,13 @@ static void interrupt_before_run(void)
     hydae_model_free(m);
 }
 
-/* Settings (name, value pairs) then validate: want_ok, or a message
-** holding both `want1` and `want2`. */
-static void expect_validate(const char *const *settings, int want_ok, const char *want1,
-                            const char *want2)
+/* Settings (name, value pairs) then validate, on the decay model as an
+** ODE, or as a residual (as_dae): want_ok, or a message holding both
+** `want1` and `want2`. */
+static void expect_validate_on(int as_dae, const char *const *settings, int want_ok,
+                               const char *want1, const char *want2)
 {
-    hydae_model *m = decay_model();
+    hydae_model *m = as_dae ? decay_model() : decay_ode_model();
     int status;
     hydae_sim *s = hydae_sim_create(m, &status);
     if (!s)
@@ -181,8 +202,20 @@ static void expect_validate(const char *const *settings, int want_ok, const char
     hydae_model_free(m);
 }
 
+static void expect_validate(const char *const *settings, int want_ok, const char *want1,
+                            const char *want2)
+{
+    expect_validate_on(0, settings, want_ok, want1, want2);
+}
+
 static void validate_settings(void)
 {
+    /* An integrator for explicit ODEs on a mode written as a residual: a
+    ** usage error before the run (issue 18), naming both. */
+    expect_validate_on(1, (const char *const[]){ "integrator_type", "RK45", NULL }, 0,
+                       "RK45 solves explicit ODEs", "mode 'only' is written as a residual");
+    expect_validate_on(1, (const char *const[]){ "integrator_type", "DSTIFF", NULL }, 1, NULL,
+                       NULL);
     expect_validate((const char *const[]){ "t0", "2", "t_end", "1", NULL }, 0,
                     "t_end (1)", "t0 (2)");
     expect_validate((const char *const[]){ "h_min", "0.5", "h_max", "0.1", NULL }, 0,

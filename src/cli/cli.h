@@ -8,6 +8,15 @@
 #include "hydae.h"
 #include "lang/lang.h"
 
+#include <stdio.h>
+
+/* help.c: every command's usage (`hydae --help`) on out; one command's
+** on standard output (0, or 2 for an unknown command); 1 if the
+** arguments after a command ask for help (--help, -h). */
+void hy_cli_usage(FILE *out);
+int hy_cli_help(const char *command);
+int hy_cli_asks_help(int argc, char **argv);
+
 /* `hydae converge ...`: argc/argv after the subcommand. Exit status. */
 int hy_cli_converge(int argc, char **argv);
 /* `hydae sweep MODEL.hym ...` (sweep.c): argc/argv after the subcommand. */
@@ -16,20 +25,23 @@ int hy_cli_sweep(int argc, char **argv);
 int hy_cli_list_settings(void);
 /* `hydae plot FILE.csv ...` (plot.c): argc/argv after the subcommand. */
 int hy_cli_plot(int argc, char **argv);
+/* `hydae export MODEL.hym -o MODEL.fmu` (export.c). Exit status. */
+int hy_cli_export(int argc, char **argv);
 /* One --set NAME=VALUE (main.c): a parameter or discrete variable, else a
 ** start value (hydae_model_set_start). 0, or non-zero with the message on
 ** the model. */
 int hy_cli_set_value(hydae_model *model, const char *name, double value);
 
 /* `hydae run MODEL.fmu` (fmu.c): the FMU as a model (it owns the FMU),
-** its <DefaultExperiment> as settings in *experiment; NULL after printing
-** why (exit 2), also in a build without FMI support. *fmu: for
-** hy_cli_fmu_report after a failed run. */
+** through Co-Simulation when cosim (or when it has no Model Exchange),
+** stepped every dt (> 0; else its stepSize); its <DefaultExperiment> as
+** settings in *experiment; NULL after printing why (exit 2), also in a
+** build without FMI support. *fmu: for hy_cli_fmu_report after a failed
+** run. */
 typedef struct hy_fmu hy_fmu;
-hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, hy_fmu **fmu);
+hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
+                             hy_lang_experiment *experiment, hy_fmu **fmu);
 /* The FMU's own account of a failed run (the call, the time, its log). */
 void hy_cli_fmu_report(const hy_fmu *fmu);
-/* Did the run end because the FMU asked to terminate (a normal end)? */
-int hy_cli_fmu_terminated(const hy_fmu *fmu);
 
 #endif

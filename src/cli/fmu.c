@@ -1,8 +1,10 @@
 /*
-** `hydae run MODEL.fmu`: an FMU for Model Exchange simulated as a hydae
-** model (src/fmi/, docs/fmi.md), with the FMU's <DefaultExperiment> as
-** the experiment that command-line options override. In a build without
-** FMI support (no libzip or expat) it says so.
+** `hydae run MODEL.fmu`: an FMU for Model Exchange, or for Co-Simulation
+** (--fmi-cs, or when it has no Model Exchange interface), simulated as a
+** hydae model (src/fmi/, docs/fmi.md), with the FMU's <DefaultExperiment>
+** as the experiment that command-line options override (--dt is also the
+** communication step of Co-Simulation). In a build without FMI support
+** (no libzip or expat) it says so.
 */
 #include "cli.h"
 
@@ -21,14 +23,18 @@ static void add_setting(hy_lang_experiment *ex, const char *name, double value)
     hy_format(s->value, sizeof s->value, "%.17g", value);
 }
 
-hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, hy_fmu **fmu)
+hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
+                             hy_lang_experiment *experiment, hy_fmu **fmu)
 {
     char err[2048];
-    hydae_model *model = hy_fmu_open_model(path, fmu, err, sizeof err);
+    hydae_model *model = hy_fmu_open_model_as(path, cosim ? HY_FMU_CO_SIMULATION : HY_FMU_AUTO,
+                                              fmu, err, sizeof err);
     if (!model) {
         fprintf(stderr, "hydae: %s\n", err);
         return NULL;
     }
+    if (dt > 0.0 && hy_fmu_is_cosim(*fmu))
+        (void)hy_fmu_set_communication_step(*fmu, dt); /* dt > 0 cannot be refused */
     /* startTime, stopTime, stepSize as the output interval, tolerance as
     ** rtol (and atol = rtol / 100, as --rtol alone gives). */
     const hy_fmi_description *d = hy_fmu_description(*fmu);
@@ -46,11 +52,6 @@ hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, h
     return model;
 }
 
-int hy_cli_fmu_terminated(const hy_fmu *fmu)
-{
-    return hy_fmu_terminated(fmu);
-}
-
 void hy_cli_fmu_report(const hy_fmu *fmu)
 {
     const char *message = hy_fmu_errmsg(fmu);
@@ -60,20 +61,17 @@ void hy_cli_fmu_report(const hy_fmu *fmu)
 
 #else
 
-hydae_model *hy_cli_load_fmu(const char *path, hy_lang_experiment *experiment, hy_fmu **fmu)
+hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
+                             hy_lang_experiment *experiment, hy_fmu **fmu)
 {
+    (void)cosim;
+    (void)dt;
     (void)experiment;
     *fmu = NULL;
     fprintf(stderr, "hydae: %s: this build of hydae has no FMI support (it needs libzip and "
             "expat when built: Debian's libzip-dev and libexpat1-dev; see docs/fmi.md)\n",
             path);
     return NULL;
-}
-
-int hy_cli_fmu_terminated(const hy_fmu *fmu)
-{
-    (void)fmu;
-    return 0;
 }
 
 void hy_cli_fmu_report(const hy_fmu *fmu)

@@ -1,7 +1,8 @@
 /*
 ** The `hydae` command: subcommands over the library's public API.
 **   hydae run --example NAME [options]   simulate a built-in C example
-**   hydae plot FILE.csv [options]        plot a CSV result file as SVG
+**   hydae plot FILE.csv|FILE.mat [...]   plot a result file as SVG (plot.c)
+**   hydae help [COMMAND]                 usage texts (help.c)
 **   hydae examples                       list the built-in examples
 ** Exit codes: 0 success, 1 simulation failure, 2 usage or model error,
 ** 130 / 143 a run ended by SIGINT / SIGTERM (docs/cli.md).
@@ -25,73 +26,6 @@
 #include <unistd.h>
 
 enum { EXIT_SIM_FAILURE = 1, EXIT_USAGE = 2 };
-
-static const char usage_text[] =
-    "usage: hydae <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run MODEL.hym [options]        simulate a model file (docs/language.md)\n"
-    "  run MODEL.fmu [options]        simulate an FMU for Model Exchange, FMI 2.0 or\n"
-    "                                 3.0 (docs/fmi.md)\n"
-    "  run --example NAME [options]   simulate a built-in example\n"
-    "  check MODEL.hym                compile a model file and show its structure\n"
-    "  plot FILE.csv [options]        plot a CSV result file as SVG\n"
-    "  examples                       list the built-in examples\n"
-    "  solvers                        list the integrators\n"
-    "  settings                       list the transient-solver settings\n"
-    "  converge (MODEL.hym | --example NAME) --channels A,B [options]\n"
-    "                                 convergence study over integr_tol or h_max\n"
-    "  sweep MODEL.hym --grid NAME=A:STEP:B | --sample N --dist ... [options]\n"
-    "                                 many runs over parameters, a table (docs/sweep.md)\n"
-    "  help                           this text\n"
-    "\n"
-    "options of run:\n"
-    "  --example NAME     the built-in example to run (see `hydae examples`)\n"
-    "  -o FILE            write results to FILE: a Modelica result file (MAT v4)\n"
-    "                     if it ends in .mat, else CSV ('-': CSV on standard\n"
-    "                     output); default NAME.csv in the current directory\n"
-    "  --vars A,B,...     the columns to write (results, parameters, mode(CHART));\n"
-    "                     default: every result (and, in a .mat, every parameter)\n"
-    "  --modes            add the active mode of every chart as columns\n"
-    "  --output grid|steps  rows on the --dt grid (default) or at every step,\n"
-    "                     and always at both sides of every event\n"
-    "  --t0 T             start time (default 0)\n"
-    "  --tend T           stop time (default: the example's)\n"
-    "  --dt DT            output interval (default: the example's)\n"
-    "  --rtol R           relative tolerance (default: the example's)\n"
-    "  --atol A           absolute tolerance (default: the example's)\n"
-    "  --h-max H          largest step (default: none)\n"
-    "  --h-min H          smallest step (default: 0)\n"
-    "  --h0 H             first step (default: automatic)\n"
-    "  --max-order K      largest order (BDF 1-5, Adams 1-12; default: the method's)\n"
-    "  --solver NAME      the integrator (default DSTIFF; `hydae solvers` lists them)\n"
-    "  --set NAME=VALUE   set a parameter, a discrete start value or a variable's\n"
-    "                     start value (NAME or MODE.NAME); repeatable\n"
-    "  --SETTING VALUE    any transient-solver setting of `hydae settings`, e.g.\n"
-    "                     --integr_tol 1e-4 --dae_jacob_eval 2 (dashes or underscores)\n"
-    "  --settings FILE    settings from a <Param_Transient .../> XML element;\n"
-    "                     options on the command line override it\n"
-    "  --debug-newton     print every corrector iteration to standard error\n"
-    "  --plot FILE        an SVG plot: time panels with mode bands and events\n"
-    "  --plot-vars A,B    the plot's panels (default: the --vars, else all results)\n"
-    "  --phase X,Y        an X-Y phase plot instead of time panels\n"
-    "  --title TEXT       the plot's title (default: the example's name)\n"
-    "  --stats            print run statistics to standard error\n"
-    "  --stats-json FILE  write run statistics as JSON ('-': standard output)\n"
-    "  --quiet            print nothing but errors (and no progress bar, which\n"
-    "                     is shown on standard error when it is a terminal)\n"
-    "\n"
-    "options of plot:\n"
-    "  -o FILE            the SVG file (default: FILE.csv with .svg)\n"
-    "  --vars A,B,...     one time panel per name (default: every column)\n"
-    "  --phase X,Y        an X-Y phase plot instead\n"
-    "  --title TEXT       the title (default: the CSV file's name)\n"
-    "  --quiet            do not say where the plot is\n"
-    "\n"
-    "  --help, --version\n"
-    "\n"
-    "exit status: 0 success, 1 simulation failure or write error, 2 usage or model\n"
-    "error, 130 / 143 a run ended by SIGINT / SIGTERM (results marked as stopped early)\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -140,7 +74,7 @@ typedef struct run_options {
     int have_t_end, have_dt, have_rtol, have_atol;
     unsigned given;             /* bit i: numeric option i given */
     int max_order;
-    int stats, quiet, modes, output_steps;
+    int stats, quiet, modes, output_steps, csv_units, no_clock_ticks;
     const char *vars;
     const char *plot, *plot_vars, *phase, *title;
     const char *stats_json;
@@ -149,6 +83,7 @@ typedef struct run_options {
     const char **sets;
     const char *settings_file;
     int debug_newton;
+    int fmi_cs;                 /* --fmi-cs: an FMU through Co-Simulation */
     int n_settings;
     const char *setting_names[64];
     const char *setting_values[64];
@@ -215,8 +150,20 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
             opt->modes = 1;
             continue;
         }
+        if (strcmp(arg, "--csv-units") == 0) {
+            opt->csv_units = 1;
+            continue;
+        }
+        if (strcmp(arg, "--no-clock-ticks") == 0) {
+            opt->no_clock_ticks = 1;
+            continue;
+        }
         if (strcmp(arg, "--debug-newton") == 0) {
             opt->debug_newton = 1;
+            continue;
+        }
+        if (strcmp(arg, "--fmi-cs") == 0) {
+            opt->fmi_cs = 1;
             continue;
         }
         if (strcmp(arg, "--settings") == 0) {
@@ -224,10 +171,6 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
                 return usage_error("option '%s' needs a value", arg);
             opt->settings_file = argv[++i];
             continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return -1;
         }
         if (arg[0] != '-') {
             if (opt->model_file)
@@ -293,8 +236,9 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
     if (!opt->example == !opt->model_file)
         return usage_error("%s", "run needs one model: a file MODEL.hym or --example NAME "
                            "(see `hydae examples`)");
-    if (!opt->plot && (opt->plot_vars || opt->phase || opt->title))
-        return usage_error("%s", "--plot-vars, --phase and --title need --plot FILE");
+    if (!opt->plot && (opt->plot_vars || opt->phase || opt->title || opt->no_clock_ticks))
+        return usage_error("%s", "--plot-vars, --phase, --title and --no-clock-ticks need "
+                           "--plot FILE");
     if (opt->phase && split_phase(opt->phase, opt->phase_x, opt->phase_y, sizeof opt->phase_x))
         return EXIT_USAGE;
     int n_stdout = (opt->output && strcmp(opt->output, "-") == 0)
@@ -469,19 +413,15 @@ static void release_signals(const struct sigaction old[2])
 }
 
 /* The run itself, signals caught around it: an exit status. */
-static int run_simulation(hydae_sim *sim, const char *path, const hy_fmu *fmu)
+static int run_simulation(hydae_sim *sim, const char *path)
 {
     struct sigaction old[2];
     catch_signals(sim, old);
     int run_status = hydae_sim_run(sim);
     release_signals(old);
-    if (run_status && fmu && hy_cli_fmu_terminated(fmu)) {
-        /* FMI's terminateSimulation ends a run normally; the engine has no
-        ** way for an action to say so, so the run stopped in it. */
-        fprintf(stderr, "hydae: the FMU ended the simulation at t = %.17g "
-                "(terminateSimulation)\n", hydae_sim_time(sim));
-        return 0;
-    }
+    if (!run_status && hydae_sim_stop_reason(sim)) /* an action ended the run (an FMU's
+                                                   ** terminateSimulation, say) */
+        fprintf(stderr, "hydae: %s\n", hydae_sim_stop_reason(sim));
     if (run_status == HYDAE_ERR_IO) {
         fprintf(stderr, "hydae: error writing the results to '%s' (or the plot): %s\n", path,
                 hydae_sim_errmsg(sim));
@@ -509,6 +449,8 @@ static int add_sinks(hydae_sim *sim, const run_options *opt, const hy_outfile *r
     int status;
     if (is_mat)
         status = hydae_sim_add_mat(sim, results->file, opt->vars, opt->modes);
+    else if (opt->csv_units)
+        status = hydae_sim_add_csv_units(sim, results->file, opt->vars, opt->modes);
     else if (opt->vars || opt->modes)
         status = hydae_sim_add_csv_vars(sim, results->file, opt->vars, opt->modes);
     else
@@ -516,7 +458,8 @@ static int add_sinks(hydae_sim *sim, const run_options *opt, const hy_outfile *r
     if (!status && plot->file) {
         hydae_plot_options plot_opt = { opt->plot_vars ? opt->plot_vars : opt->vars,
                                         opt->phase ? opt->phase_x : NULL,
-                                        opt->phase ? opt->phase_y : NULL, opt->title };
+                                        opt->phase ? opt->phase_y : NULL, opt->title,
+                                        opt->no_clock_ticks };
         status = hydae_sim_add_plot(sim, plot->file, &plot_opt);
     }
     if (!status && !opt->quiet && isatty(fileno(stderr)))
@@ -543,7 +486,7 @@ static int command_run(int argc, char **argv)
         return usage_error("%s", "too many arguments");
     int status = parse_run_options(argc, argv, &opt);
     if (status)
-        return status < 0 ? 0 : status;
+        return status;
     const hydae_example *ex = NULL;
     int from_file = 0;
     hy_lang_experiment experiment;
@@ -563,7 +506,8 @@ static int command_run(int argc, char **argv)
     } else if (has_extension(opt.model_file, ".fmu")) {
         /* The FMU is attached to the model: freed (and its directory
         ** removed) with it. */
-        model = hy_cli_load_fmu(opt.model_file, &experiment, &fmu);
+        model = hy_cli_load_fmu(opt.model_file, opt.fmi_cs, opt.have_dt ? opt.dt : 0.0,
+                                &experiment, &fmu);
         if (!model)
             return EXIT_USAGE;
         from_file = 1;
@@ -610,6 +554,9 @@ static int command_run(int argc, char **argv)
     hy_outfile results = { .path = path }, plot = { .path = opt.plot },
                stats = { .path = opt.stats_json };
     int is_mat = has_extension(path, ".mat");
+    if (!status && is_mat && opt.csv_units)
+        status = usage_error("%s", "--csv-units is for CSV results, not a .mat file (which "
+                             "has the units in its description matrix)");
     if (!status && hydae_sim_validate(sim)) {
         fprintf(stderr, "hydae: %s\n", hydae_sim_errmsg(sim));
         status = EXIT_USAGE;
@@ -632,11 +579,18 @@ static int command_run(int argc, char **argv)
     ** before it, nothing replaces an existing file. */
     int ran = !status;
     if (ran) {
-        status = run_simulation(sim, path, fmu);
+        status = run_simulation(sim, path);
         if (status && fmu)
             hy_cli_fmu_report(fmu);
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
+        hydae_stats run_stats;
+        hydae_sim_get_stats(sim, &run_stats);
+        if (run_stats.n_stiff_detections > 0 && !opt.quiet)
+            fprintf(stderr, "hydae: warning: the explicit integrator found the problem stiff "
+                    "from t = %.6g on (%ld times): a method for stiff problems (--solver "
+                    "VSTIFF, DSTIFF or RADAU) takes far fewer steps there\n",
+                    run_stats.t_first_stiff, run_stats.n_stiff_detections);
         int json_status = stats.file ? hydae_sim_write_stats_json(sim, stats.file) : 0;
         (void)json_status; /* a failed write shows in close_output, through ferror */
     }
@@ -662,15 +616,19 @@ static int command_run(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        hy_cli_usage(stderr);
         return EXIT_USAGE;
     }
     const char *command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0
         || strcmp(command, "help") == 0) {
-        fputs(usage_text, stdout);
+        if (strcmp(command, "help") == 0 && argc > 2)
+            return hy_cli_help(argv[2]);
+        hy_cli_usage(stdout);
         return 0;
     }
+    if (hy_cli_asks_help(argc - 2, argv + 2))
+        return hy_cli_help(command);
     if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
         printf("hydae %s\n", hydae_version());
         return 0;
@@ -694,6 +652,8 @@ static int dispatch(int argc, char **argv)
         return hy_cli_converge(argc - 2, argv + 2);
     if (strcmp(command, "sweep") == 0)
         return hy_cli_sweep(argc - 2, argv + 2);
+    if (strcmp(command, "export") == 0)
+        return hy_cli_export(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", command);
 }
 

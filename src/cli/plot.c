@@ -1,7 +1,7 @@
 /*
-** `hydae plot FILE.csv [-o OUT.svg] [--vars A,B] [--phase X,Y] [--title T]`:
-** an SVG plot of a CSV result file written by `hydae run` (see
-** docs/results.md). Exit status: 0, 1 if writing failed, 2 for a usage
+** `hydae plot FILE.csv|FILE.mat [-o OUT.svg] [--vars A,B] [--phase X,Y]
+** [--title T] [--no-clock-ticks]`: an SVG plot of a result file written by
+** `hydae run`, CSV or MAT (see docs/results.md). Exit status: 0, 1 if writing failed, 2 for a usage
 ** error or a file that cannot be read as hydae results.
 */
 #define _XOPEN_SOURCE 700 /* realpath, PATH_MAX */
@@ -22,16 +22,27 @@ static int plot_usage_error(const char *fmt, const char *arg)
 {
     fputs("hydae plot: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\nusage: hydae plot FILE.csv [-o OUT.svg] [--vars A,B,...] [--phase X,Y] "
-          "[--title TEXT] [--quiet]\n", stderr);
+    fputs("\nusage: hydae plot FILE.csv|FILE.mat [-o OUT.svg] [--vars A,B,...] [--phase X,Y] "
+          "[--title TEXT] [--no-clock-ticks] [--quiet]\n", stderr);
     return EXIT_USAGE;
 }
 
-/* The default output: FILE.csv -> FILE.svg, other names get ".svg". */
+/* Does name end in ".mat", in any case? */
+static int is_mat_name(const char *name)
+{
+    size_t len = strlen(name);
+    if (len <= 4)
+        return 0;
+    const char *ext = name + len - 4;
+    return ext[0] == '.' && (ext[1] | 32) == 'm' && (ext[2] | 32) == 'a' && (ext[3] | 32) == 't';
+}
+
+/* The default output: FILE.csv or FILE.mat -> FILE.svg, other names get
+** ".svg". */
 static int default_output(const char *input, char *path, size_t size)
 {
     size_t len = strlen(input);
-    if (len > 4 && strcmp(input + len - 4, ".csv") == 0)
+    if ((len > 4 && strcmp(input + len - 4, ".csv") == 0) || is_mat_name(input))
         len -= 4;
     if (len + 5 > size)
         return -1;
@@ -60,23 +71,22 @@ static int parse_phase(plot_args *a, const char *phase)
     return 0;
 }
 
-/* 0, -1 after --help, or an exit status. */
+/* 0, or an exit status (--help is answered before: help.c). */
 static int parse_plot_args(int argc, char **argv, plot_args *a)
 {
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            puts("usage: hydae plot FILE.csv [-o OUT.svg] [--vars A,B,...] [--phase X,Y] "
-                 "[--title TEXT] [--quiet]\n(see docs/results.md)");
-            return -1;
-        }
         if (strcmp(arg, "--quiet") == 0) {
             a->quiet = 1;
             continue;
         }
+        if (strcmp(arg, "--no-clock-ticks") == 0) {
+            a->options.no_clock_ticks = 1;
+            continue;
+        }
         if (arg[0] != '-') {
             if (a->input)
-                return plot_usage_error("one CSV file only; '%s' is a second one", arg);
+                return plot_usage_error("one result file only; '%s' is a second one", arg);
             a->input = arg;
             continue;
         }
@@ -96,7 +106,7 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
             return EXIT_USAGE;
     }
     if (!a->input)
-        return plot_usage_error("%s", "which CSV result file? (hydae plot FILE.csv)");
+        return plot_usage_error("%s", "which result file? (hydae plot FILE.csv or FILE.mat)");
     return 0;
 }
 
@@ -106,7 +116,7 @@ int hy_cli_plot(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int status = parse_plot_args(argc, argv, &a);
     if (status)
-        return status < 0 ? 0 : status;
+        return status;
     char default_path[PATH_MAX];
     if (!a.output) {
         if (default_output(a.input, default_path, sizeof default_path))
@@ -117,7 +127,8 @@ int hy_cli_plot(int argc, char **argv)
     status = hy_check_distinct_files(files, 2, "hydae plot");
     if (status)
         return status;
-    FILE *in = fopen(a.input, "r");
+    int is_mat = is_mat_name(a.input);
+    FILE *in = fopen(a.input, is_mat ? "rb" : "r");
     if (!in) {
         fprintf(stderr, "hydae plot: cannot read '%s': %s\n", a.input, strerror(errno));
         return EXIT_USAGE;
@@ -129,7 +140,8 @@ int hy_cli_plot(int argc, char **argv)
         return status;
     }
     char err[1024];
-    int plot_status = hy_plot_csv(in, a.input, out.file, &a.options, err, sizeof err);
+    int plot_status = (is_mat ? hy_plot_mat : hy_plot_csv)(in, a.input, out.file, &a.options, err,
+                                                          sizeof err);
     fclose(in);
     if (plot_status == HYDAE_ERR_ARG || plot_status == HYDAE_ERR_NOMEM) {
         fprintf(stderr, "hydae plot: %s\n", err);

@@ -1,7 +1,8 @@
 /*
 ** Loading an FMU's binary (FMI 2.0.4 section 2.3: binaries/linux64/
 ** <modelIdentifier>.so; FMI 3.0 section 2.5.1.4: binaries/x86_64-linux/)
-** and resolving the functions Model Exchange needs. Every function the
+** and resolving the functions Model Exchange or Co-Simulation needs
+** (those of both, and those of the interface used). Every function the
 ** standard requires of an interface must be exported (2.0.4, 2.3: "all
 ** functions ... are present"), so a missing one is an error even when
 ** import would not call it in this run.
@@ -36,6 +37,8 @@ static const symbol fmi2_symbols[] = {
     FN2(set_real, "fmi2SetReal"),
     FN2(set_integer, "fmi2SetInteger"),
     FN2(set_boolean, "fmi2SetBoolean"),
+};
+static const symbol fmi2_me_symbols[] = {
     FN2(enter_event_mode, "fmi2EnterEventMode"),
     FN2(new_discrete_states, "fmi2NewDiscreteStates"),
     FN2(enter_continuous_time_mode, "fmi2EnterContinuousTimeMode"),
@@ -46,11 +49,14 @@ static const symbol fmi2_symbols[] = {
     FN2(get_event_indicators, "fmi2GetEventIndicators"),
     FN2(get_continuous_states, "fmi2GetContinuousStates"),
 };
+static const symbol fmi2_cs_symbols[] = {
+    FN2(do_step, "fmi2DoStep"),
+    FN2(get_boolean_status, "fmi2GetBooleanStatus"),
+};
 #undef FN2
 
 #define FN3(field, name) { name, offsetof(hy_fmi3_functions, field) }
 static const symbol fmi3_symbols[] = {
-    FN3(instantiate_me, "fmi3InstantiateModelExchange"),
     FN3(free_instance, "fmi3FreeInstance"),
     FN3(enter_initialization_mode, "fmi3EnterInitializationMode"),
     FN3(exit_initialization_mode, "fmi3ExitInitializationMode"),
@@ -77,6 +83,9 @@ static const symbol fmi3_symbols[] = {
     FN3(set_int64, "fmi3SetInt64"),
     FN3(set_uint64, "fmi3SetUInt64"),
     FN3(set_boolean, "fmi3SetBoolean"),
+};
+static const symbol fmi3_me_symbols[] = {
+    FN3(instantiate_me, "fmi3InstantiateModelExchange"),
     FN3(enter_event_mode, "fmi3EnterEventMode"),
     FN3(update_discrete_states, "fmi3UpdateDiscreteStates"),
     FN3(enter_continuous_time_mode, "fmi3EnterContinuousTimeMode"),
@@ -86,6 +95,10 @@ static const symbol fmi3_symbols[] = {
     FN3(get_derivatives, "fmi3GetContinuousStateDerivatives"),
     FN3(get_event_indicators, "fmi3GetEventIndicators"),
     FN3(get_continuous_states, "fmi3GetContinuousStates"),
+};
+static const symbol fmi3_cs_symbols[] = {
+    FN3(instantiate_cs, "fmi3InstantiateCoSimulation"),
+    FN3(do_step, "fmi3DoStep"),
 };
 #undef FN3
 
@@ -154,15 +167,16 @@ int hy_fmi_binary_open(void **handle, const char *dir, int fmi_major, const char
     return 0;
 }
 
-static int resolve(void *handle, void *table, const symbol *symbols, int n, const char *fmu,
-                   char *err, size_t err_size)
+static int resolve(void *handle, void *table, const symbol *symbols, int n, int cosim,
+                   const char *fmu, char *err, size_t err_size)
 {
     for (int i = 0; i < n; i++) {
         dlerror();
         void *fn = dlsym(handle, symbols[i].name);
         if (!fn) {
             hy_format(err, err_size, "%s: the FMU's binary does not export %s, which FMI "
-                      "Model Exchange requires", fmu, symbols[i].name);
+                      "%s requires", fmu, symbols[i].name,
+                      cosim ? "Co-Simulation" : "Model Exchange");
             return -1;
         }
         /* POSIX: a data pointer from dlsym holds a function's address. */
@@ -178,23 +192,31 @@ static void resolve_optional(void *handle, void *slot, const char *name)
     memcpy(slot, &fn, sizeof fn);
 }
 
-int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, const char *fmu, char *err,
+#define N_SYMBOLS(table) ((int)(sizeof table / sizeof *table))
+
+int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, int cosim, const char *fmu, char *err,
                     size_t err_size)
 {
     memset(f, 0, sizeof *f);
-    if (resolve(handle, f, fmi2_symbols, (int)(sizeof fmi2_symbols / sizeof *fmi2_symbols), fmu,
-                err, err_size))
+    if (resolve(handle, f, fmi2_symbols, N_SYMBOLS(fmi2_symbols), cosim, fmu, err, err_size)
+        || (cosim ? resolve(handle, f, fmi2_cs_symbols, N_SYMBOLS(fmi2_cs_symbols), cosim, fmu,
+                            err, err_size)
+                  : resolve(handle, f, fmi2_me_symbols, N_SYMBOLS(fmi2_me_symbols), cosim, fmu,
+                            err, err_size)))
         return -1;
     resolve_optional(handle, &f->get_directional_derivative, "fmi2GetDirectionalDerivative");
     return 0;
 }
 
-int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, const char *fmu, char *err,
+int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, int cosim, const char *fmu, char *err,
                     size_t err_size)
 {
     memset(f, 0, sizeof *f);
-    if (resolve(handle, f, fmi3_symbols, (int)(sizeof fmi3_symbols / sizeof *fmi3_symbols), fmu,
-                err, err_size))
+    if (resolve(handle, f, fmi3_symbols, N_SYMBOLS(fmi3_symbols), cosim, fmu, err, err_size)
+        || (cosim ? resolve(handle, f, fmi3_cs_symbols, N_SYMBOLS(fmi3_cs_symbols), cosim, fmu,
+                            err, err_size)
+                  : resolve(handle, f, fmi3_me_symbols, N_SYMBOLS(fmi3_me_symbols), cosim, fmu,
+                            err, err_size)))
         return -1;
     resolve_optional(handle, &f->get_directional_derivative, "fmi3GetDirectionalDerivative");
     return 0;

@@ -17,10 +17,11 @@ const char *hy_fmi_platform(int fmi_major);
 ** does have, dlerror's reason). */
 int hy_fmi_binary_open(void **handle, const char *dir, int fmi_major, const char *identifier,
                        const char *fmu, char *err, size_t err_size);
-/* Resolve every function of the table; -1 naming the first one missing. */
-int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, const char *fmu, char *err,
+/* Resolve every function of the table that Model Exchange (cosim 0) or
+** Co-Simulation (1) needs; -1 naming the first one missing. */
+int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, int cosim, const char *fmu, char *err,
                     size_t err_size);
-int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, const char *fmu, char *err,
+int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, int cosim, const char *fmu, char *err,
                     size_t err_size);
 void hy_fmi_binary_close(void *handle);
 

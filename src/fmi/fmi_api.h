@@ -22,6 +22,7 @@ typedef void *hy_fmi2_component;
 typedef unsigned int hy_fmi2_vr;
 typedef int hy_fmi2_boolean; /* fmi2True 1, fmi2False 0 */
 enum { HY_FMI2_MODEL_EXCHANGE = 0, HY_FMI2_CO_SIMULATION = 1 };
+enum { HY_FMI2_TERMINATED = 3 }; /* fmi2StatusKind fmi2Terminated */
 
 typedef struct hy_fmi2_callbacks {
     void (*logger)(void *env, const char *instance, int status, const char *category,
@@ -71,6 +72,10 @@ typedef struct hy_fmi2_functions {
     int (*get_derivatives)(hy_fmi2_component c, double dx[], size_t n);
     int (*get_event_indicators)(hy_fmi2_component c, double z[], size_t n);
     int (*get_continuous_states)(hy_fmi2_component c, double x[], size_t n);
+    /* Co-Simulation (2.0.4 section 4.2). */
+    int (*do_step)(hy_fmi2_component c, double current_point, double step_size,
+                   hy_fmi2_boolean no_set_state_prior);
+    int (*get_boolean_status)(hy_fmi2_component c, int kind, hy_fmi2_boolean *value);
     /* Optional here (resolved apart): used when the description says
     ** providesDirectionalDerivative. */
     int (*get_directional_derivative)(hy_fmi2_component c, const hy_fmi2_vr unknown[],
@@ -138,6 +143,18 @@ typedef struct hy_fmi3_functions {
     int (*get_derivatives)(hy_fmi3_instance c, double dx[], size_t n);
     int (*get_event_indicators)(hy_fmi3_instance c, double z[], size_t n);
     int (*get_continuous_states)(hy_fmi3_instance c, double x[], size_t n);
+    /* Co-Simulation (3.0 section 4). */
+    hy_fmi3_instance (*instantiate_cs)(const char *name, const char *token,
+                                       const char *resource_path, bool visible,
+                                       bool logging_on, bool event_mode_used,
+                                       bool early_return_allowed,
+                                       const hy_fmi3_vr required_intermediate[],
+                                       size_t n_required_intermediate, void *env,
+                                       hy_fmi3_log_fn log, void *intermediate_update);
+    int (*do_step)(hy_fmi3_instance c, double current_point, double step_size,
+                   bool no_set_state_prior, bool *event_handling_needed,
+                   bool *terminate_simulation, bool *early_return,
+                   double *last_successful_time);
     int (*get_directional_derivative)(hy_fmi3_instance c, const hy_fmi3_vr unknown[],
                                       size_t n_unknown, const hy_fmi3_vr known[],
                                       size_t n_known, const double seed[], size_t n_seed,

@@ -77,14 +77,36 @@ int hy_fmu_terminated(const hy_fmu *f)
     return f && f->terminated;
 }
 
+int hy_fmu_is_cosim(const hy_fmu *f)
+{
+    return f && f->cosim;
+}
+
 const hy_fmi_description *hy_fmu_description(const hy_fmu *f)
 {
     return &f->desc;
 }
 
-/* modelDescription.xml of the unpacked FMU, read and checked for Model
-** Exchange on this version. */
-static int read_description(hy_fmu *f, char *err, size_t err_size)
+/* The interface to import: iface, or Model Exchange when there is one. */
+static int choose_interface(hy_fmu *f, hy_fmu_interface iface, char *err, size_t err_size)
+{
+    const hy_fmi_description *d = &f->desc;
+    if (iface == HY_FMU_AUTO)
+        iface = d->me_identifier ? HY_FMU_MODEL_EXCHANGE : HY_FMU_CO_SIMULATION;
+    f->cosim = iface == HY_FMU_CO_SIMULATION;
+    f->identifier = f->cosim ? d->cs_identifier : d->me_identifier;
+    if (f->identifier)
+        return 0;
+    /* The description has one of them (description.c refuses none). */
+    hy_format(err, err_size, "%s: the FMU has no %s interface (only %s)", f->path,
+              f->cosim ? "Co-Simulation" : "Model Exchange",
+              f->cosim ? "Model Exchange" : "Co-Simulation");
+    return -1;
+}
+
+/* modelDescription.xml of the unpacked FMU, read and checked for the
+** interface iface on this version. */
+static int read_description(hy_fmu *f, hy_fmu_interface iface, char *err, size_t err_size)
 {
     char path[4200], source[4200];
     hy_format(path, sizeof path, "%s/modelDescription.xml", f->dir);
@@ -98,14 +120,8 @@ static int read_description(hy_fmu *f, char *err, size_t err_size)
     }
     int status = hy_fmi_description_parse(xml, size, source, &f->desc, err, err_size);
     hy_free(xml);
-    if (status)
+    if (status || choose_interface(f, iface, err, err_size))
         return -1;
-    if (!f->desc.me_identifier) {
-        hy_format(err, err_size, "%s: the FMU has no Model Exchange interface (only "
-                  "Co-Simulation, which hydae does not import yet)", f->path);
-        return -1;
-    }
-    f->identifier = f->desc.me_identifier;
     f->ops = f->desc.fmi_major == 2 ? &hy_fmi2_ops : &hy_fmi3_ops;
     return 0;
 }
@@ -178,7 +194,7 @@ void hy_fmu_free(hy_fmu *f)
     hy_free(f);
 }
 
-hy_fmu *hy_fmu_open(const char *path, char *err, size_t err_size)
+hy_fmu *hy_fmu_open(const char *path, hy_fmu_interface iface, char *err, size_t err_size)
 {
     hy_fmu *f = hy_calloc(1, sizeof *f);
     if (!f || !(f->path = hy_strdup(path))) {
@@ -191,7 +207,7 @@ hy_fmu *hy_fmu_open(const char *path, char *err, size_t err_size)
         hy_fmu_free(f);
         return NULL;
     }
-    if (read_description(f, err, err_size)
+    if (read_description(f, iface, err, err_size)
         || hy_fmi_binary_open(&f->library, f->dir, f->desc.fmi_major, f->identifier, path, err,
                               err_size)
         || f->ops->resolve(f, err, err_size)) {

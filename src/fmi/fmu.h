@@ -21,6 +21,14 @@
 
 typedef struct hy_fmu hy_fmu;
 
+/* Which of the FMU's interfaces to import: Model Exchange when it has one
+** (else Co-Simulation), or the one named. */
+typedef enum hy_fmu_interface {
+    HY_FMU_AUTO,
+    HY_FMU_MODEL_EXCHANGE,
+    HY_FMU_CO_SIMULATION
+} hy_fmu_interface;
+
 /* What one round of event iteration reports (fmi2NewDiscreteStates'
 ** fmi2EventInfo, fmi3UpdateDiscreteStates' out-arguments). */
 typedef struct hy_fmi_event {
@@ -52,6 +60,11 @@ typedef struct hy_fmi_instance_ops {
     /* Any numeric type from a double (checked by hy_fmu_check_value). */
     int (*set_value)(hy_fmu *f, const hy_fmi_var *v, double value);
     void (*terminate)(hy_fmu *f);
+    /* CompletedIntegratorStep: enterEventMode, terminateSimulation. */
+    int (*completed_step)(hy_fmu *f, int *enter_event, int *terminate);
+    /* Co-Simulation: DoStep from t over h; *terminate: the FMU ended the
+    ** run (terminateSimulation). */
+    int (*do_step)(hy_fmu *f, double t, double h, int *terminate);
 } hy_fmi_instance_ops;
 
 extern const hy_fmi_instance_ops hy_fmi2_ops;
@@ -61,7 +74,8 @@ struct hy_fmu {
     char *path;                 /* as given, for messages */
     char dir[4096];             /* where the archive is unpacked ("" once removed) */
     hy_fmi_description desc;
-    const char *identifier;     /* desc.me_identifier */
+    const char *identifier;     /* desc.me_identifier, or cs_identifier */
+    int cosim;                  /* imported through Co-Simulation (cosim.c) */
     void *library;
     hy_fmi2_functions f2;
     hy_fmi3_functions f3;
@@ -79,11 +93,15 @@ struct hy_fmu {
     double *scratch;            /* n_states */
     double *seed;               /* n_states, for the Jacobian's columns */
     uint32_t *state_vr, *derivative_vr; /* the states' and derivatives' references */
-    /* Time events (nextEventTime) and the last event instant handled. */
-    int next_time_defined;
-    double next_time;
+    hydae_chart *chart;         /* its time events are scheduled on it */
+    int step_terminate;         /* CompletedIntegratorStep asked to end the run */
+    /* The last event instant handled. */
     int have_event_time;
     double event_time;
+    /* Co-Simulation: the communication step, the first communication
+    ** point, the last one reached and how many steps were taken. */
+    double cs_step, cs_t0, cs_time;
+    long cs_k;
     /* Result columns and parameters: indices into desc.vars. */
     int n_outputs, n_params;
     int *output_var, *param_var;
@@ -91,9 +109,9 @@ struct hy_fmu {
     char logmsg[512];           /* the FMU's last logged message */
 };
 
-/* Unpack, read the description and load the binary (Model Exchange): the
-** FMU before its model is built. NULL with a message in err. */
-hy_fmu *hy_fmu_open(const char *path, char *err, size_t err_size);
+/* Unpack, read the description and load the binary (the interface iface
+** picks): the FMU before its model is built. NULL with a message in err. */
+hy_fmu *hy_fmu_open(const char *path, hy_fmu_interface iface, char *err, size_t err_size);
 void hy_fmu_free(hy_fmu *f);
 
 /* Unpack, read the description and load the binary (Model Exchange),
@@ -102,6 +120,26 @@ void hy_fmu_free(hy_fmu *f);
 ** be NULL) borrows it for hy_fmu_errmsg. NULL with a message in err on any
 ** failure (nothing is left on disk). */
 hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t err_size);
+/* The same through the interface iface: an FMU for Co-Simulation is a
+** sampled component (cosim.c, docs/fmi.md), stepped every communication
+** step (<DefaultExperiment stepSize>, or hy_fmu_set_communication_step). */
+hydae_model *hy_fmu_open_model_as(const char *path, hy_fmu_interface iface, hy_fmu **fmu,
+                                  char *err, size_t err_size);
+/* The communication step of a Co-Simulation FMU (h > 0), for its next
+** runs. 0, or -1 for a step that is not positive and finite. */
+int hy_fmu_set_communication_step(hy_fmu *f, double h);
+/* Is it imported through Co-Simulation? */
+int hy_fmu_is_cosim(const hy_fmu *f);
+
+/* model.c, for cosim.c: the columns (numeric parameters and inputs,
+** numeric outputs that are not states unless cosim), the model's
+** parameters from them, and a fresh instance initialised at t0 with the
+** run's parameters (and, for Model Exchange, the states' start values). */
+int hy_fmu_choose_columns(hy_fmu *f);
+int hy_fmu_add_params(hy_fmu *f, hydae_model *m);
+int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0);
+/* cosim.c: chart, mode, held outputs and the communication step. */
+int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m);
 /* The last FMI failure of a run, naming the FMU, the call, the time and
 ** the FMU's own message ("" if none). */
 const char *hy_fmu_errmsg(const hy_fmu *f);

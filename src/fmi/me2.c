@@ -2,7 +2,9 @@
 ** FMI 2.0 Model Exchange calls (FMI 2.0.4 section 3.2: fmi2Instantiate
 ** with fmi2ModelExchange, fmi2SetupExperiment, the initialization mode,
 ** fmi2NewDiscreteStates in event mode, fmi2SetTime /
-** fmi2SetContinuousStates / fmi2GetDerivatives in continuous-time mode).
+** fmi2SetContinuousStates / fmi2GetDerivatives in continuous-time mode),
+** and those of Co-Simulation (section 4.2: fmi2Instantiate with
+** fmi2CoSimulation, fmi2DoStep, fmi2GetBooleanStatus(fmi2Terminated)).
 */
 #include "fmi/binary.h"
 #include "fmi/fmu.h"
@@ -32,13 +34,14 @@ static void *allocate2(size_t n, size_t size)
 
 static int resolve2(hy_fmu *f, char *err, size_t err_size)
 {
-    return hy_fmi2_resolve(f->library, &f->f2, f->path, err, err_size);
+    return hy_fmi2_resolve(f->library, &f->f2, f->cosim, f->path, err, err_size);
 }
 
 static int instantiate2(hy_fmu *f)
 {
     f->callbacks2 = (hy_fmi2_callbacks){ logger2, allocate2, free, NULL, f };
-    f->instance = f->f2.instantiate(f->identifier, HY_FMI2_MODEL_EXCHANGE, f->desc.token,
+    int type = f->cosim ? HY_FMI2_CO_SIMULATION : HY_FMI2_MODEL_EXCHANGE;
+    f->instance = f->f2.instantiate(f->identifier, type, f->desc.token,
                                     f->have_resources ? f->resources : NULL, &f->callbacks2,
                                     0, 0);
     if (!f->instance) {
@@ -120,6 +123,35 @@ static int update_discrete2(hy_fmu *f, hy_fmi_event *event)
     return status;
 }
 
+/* After an accepted step (2.0.4 section 3.2.2): does the FMU want event
+** mode, or to end the run? */
+static int completed_step2(hy_fmu *f, int *enter_event, int *terminate)
+{
+    hy_fmi2_boolean event = 0, end = 0;
+    int status = hy_fmu_check(f, f->f2.completed_integrator_step(f->instance, 1, &event, &end),
+                              "fmi2CompletedIntegratorStep");
+    *enter_event = event != 0;
+    *terminate = end != 0;
+    return status;
+}
+
+/* One communication step from t over h (2.0.4 section 4.2.2): Discard
+** with fmi2Terminated true is the FMU ending the run. */
+static int do_step2(hy_fmu *f, double t, double h, int *terminate)
+{
+    *terminate = 0;
+    int status = f->f2.do_step(f->instance, t, h, 1);
+    if (status == HY_FMI_DISCARD) {
+        hy_fmi2_boolean ended = 0;
+        if (f->f2.get_boolean_status(f->instance, HY_FMI2_TERMINATED, &ended) == HY_FMI_OK
+            && ended) {
+            *terminate = 1;
+            return 0;
+        }
+    }
+    return hy_fmu_check(f, status, "fmi2DoStep");
+}
+
 static int enter_continuous2(hy_fmu *f)
 {
     return hy_fmu_check(f, f->f2.enter_continuous_time_mode(f->instance),
@@ -179,5 +211,5 @@ const hy_fmi_instance_ops hy_fmi2_ops = {
     exit_initialization2, set_time2,      set_states2,     get_derivatives2,
     get_indicators2,    get_states2,      enter_event_mode2, update_discrete2,
     enter_continuous2,  get_value2,       directional2,    set_value2,
-    terminate2,
+    terminate2,         completed_step2,  do_step2,
 };

@@ -3,7 +3,9 @@
 ** fmi3InstantiateModelExchange, fmi3EnterInitializationMode with the
 ** experiment's times, fmi3UpdateDiscreteStates in event mode,
 ** fmi3SetTime / fmi3SetContinuousStates /
-** fmi3GetContinuousStateDerivatives in continuous-time mode).
+** fmi3GetContinuousStateDerivatives in continuous-time mode), and those of
+** Co-Simulation (section 4: fmi3InstantiateCoSimulation without event
+** mode or early return, fmi3DoStep).
 */
 #include "fmi/binary.h"
 #include "fmi/fmu.h"
@@ -18,17 +20,21 @@ static void logger3(void *env, int status, const char *category, const char *mes
 
 static int resolve3(hy_fmu *f, char *err, size_t err_size)
 {
-    return hy_fmi3_resolve(f->library, &f->f3, f->path, err, err_size);
+    return hy_fmi3_resolve(f->library, &f->f3, f->cosim, f->path, err, err_size);
 }
 
 static int instantiate3(hy_fmu *f)
 {
-    f->instance = f->f3.instantiate_me(f->identifier, f->desc.token,
-                                       f->have_resources ? f->resources : NULL, false, false,
-                                       f, logger3);
+    const char *resources = f->have_resources ? f->resources : NULL;
+    if (f->cosim)
+        f->instance = f->f3.instantiate_cs(f->identifier, f->desc.token, resources, false, false,
+                                           false, false, NULL, 0, f, logger3, NULL);
+    else
+        f->instance = f->f3.instantiate_me(f->identifier, f->desc.token, resources, false, false,
+                                           f, logger3);
     if (!f->instance) {
-        hy_format(f->errmsg, sizeof f->errmsg,
-                  "%s: fmi3InstantiateModelExchange returned NULL%s%s", f->path,
+        hy_format(f->errmsg, sizeof f->errmsg, "%s: fmi3Instantiate%s returned NULL%s%s",
+                  f->path, f->cosim ? "CoSimulation" : "ModelExchange",
                   f->logmsg[0] ? ": " : "", f->logmsg);
         return -1;
     }
@@ -103,6 +109,30 @@ static int update_discrete3(hy_fmu *f, hy_fmi_event *event)
     event->values_changed = values;
     event->next_time_defined = defined;
     event->next_time = next;
+    return status;
+}
+
+/* After an accepted step (3.0 section 3.2.3): does the FMU want event
+** mode, or to end the run? */
+static int completed_step3(hy_fmu *f, int *enter_event, int *terminate)
+{
+    bool event = false, end = false;
+    int status = hy_fmu_check(f, f->f3.completed_integrator_step(f->instance, true, &event, &end),
+                              "fmi3CompletedIntegratorStep");
+    *enter_event = event;
+    *terminate = end;
+    return status;
+}
+
+/* One communication step from t over h (3.0 section 4.2.1). */
+static int do_step3(hy_fmu *f, double t, double h, int *terminate)
+{
+    bool event = false, end = false, early = false;
+    double last = t;
+    int status = hy_fmu_check(f, f->f3.do_step(f->instance, t, h, true, &event, &end, &early,
+                                               &last),
+                              "fmi3DoStep");
+    *terminate = end;
     return status;
 }
 
@@ -202,5 +232,5 @@ const hy_fmi_instance_ops hy_fmi3_ops = {
     exit_initialization3, set_time3,      set_states3,     get_derivatives3,
     get_indicators3,    get_states3,      enter_event_mode3, update_discrete3,
     enter_continuous3,  get_value3,       directional3,    set_value3,
-    terminate3,
+    terminate3,         completed_step3,  do_step3,
 };

@@ -3,15 +3,18 @@
 ** only: one chart with one explicit-ODE mode whose variables are the FMU's
 ** continuous states (in state order) and whose right-hand side is
 ** fmi2SetTime / fmi2SetContinuousStates / fmi2GetDerivatives (3.0:
-** fmi3GetContinuousStateDerivatives). Its guards are the event indicators
-** plus one for time events, t - nextEventTime (constant -1 while none is
-** defined; nextEventTime only changes in event mode, that is inside an
-** action); each guard has a self-transition on either direction whose
+** fmi3GetContinuousStateDerivatives). Its guards are the event indicators,
+** each with a self-transition on either direction; a time event
+** (nextEventTime) is scheduled on the chart (hydae_action_schedule) with a
+** self-transition on it, and CompletedIntegratorStep is the mode's
+** after-step function, a step event with a self-transition on it. Their
 ** action is the event iteration of FMI 2.0.4 section 3.2.2 / FMI 3.0
 ** section 3.2.3: enter event mode, new discrete states until none are
 ** needed, enter continuous-time mode, read the states back as the mode's
-** new values. The Jacobian comes from the FMU's directional derivatives
-** when it provides them. The FMU is instantiated and initialised in the model's
+** new values; terminateSimulation ends the run there (hydae_action_stop).
+** The states' nominal values scale their absolute tolerances. The Jacobian
+** comes from the FMU's directional derivatives when it provides them. The
+** FMU is instantiated and initialised in the model's
 ** initial action, at t0 of every run. Its outputs are the mode's outputs,
 ** its numeric parameters and inputs the model's parameters (so --set
 ** reaches them; an input stays at its value for the whole run).
@@ -92,12 +95,23 @@ static int fmu_guards(double t, const double *y, const double *yp, const double 
     int status = sync_fmu(f, t, y);
     if (status)
         return status;
-    int nz = f->desc.n_event_indicators;
-    if (nz > 0 && (status = f->ops->get_indicators(f, g)) != 0)
-        return status;
-    /* Positive from t = nextEventTime on exactly: the event fires there. */
-    g[nz] = f->next_time_defined ? t - nextafter(f->next_time, -INFINITY) : -1.0;
-    return 0;
+    return f->ops->get_indicators(f, g);
+}
+
+/* CompletedIntegratorStep after every accepted step (2.0.4 section 3.2.2,
+** 3.0 section 3.2.3; unless the FMU says it needs none): a step event
+** when the FMU wants event mode or to end the run. */
+static int fmu_after_step(double t, const double *y, const double *yp, const double *p,
+                          void *user)
+{
+    (void)yp;
+    (void)p;
+    hy_fmu *f = user;
+    int enter_event = 0, terminate = 0;
+    if (sync_fmu(f, t, y) || f->ops->completed_step(f, &enter_event, &terminate) < 0)
+        return -1;
+    f->step_terminate = terminate;
+    return enter_event || terminate ? HYDAE_STEP_EVENT : HYDAE_STEP_CONTINUE;
 }
 
 static int fmu_outputs(double t, const double *y, const double *yp, const double *p,
@@ -118,9 +132,50 @@ static int fmu_outputs(double t, const double *y, const double *yp, const double
     return status;
 }
 
-/* New discrete states until the FMU needs no more (event mode), then
-** continuous-time mode; the states are read back into f->scratch. */
-static int event_iteration(hy_fmu *f, double t)
+/* The states as the FMU has them now at t, into states_set. */
+static int read_states(hy_fmu *f, double t)
+{
+    if (f->desc.n_states > 0 && f->ops->get_states(f, f->scratch))
+        return -1;
+    memcpy(f->states_set, f->scratch, (size_t)f->desc.n_states * sizeof *f->scratch);
+    f->states_valid = 1;
+    f->time_set = t;
+    f->time_valid = 1;
+    f->have_event_time = 1;
+    f->event_time = t;
+    return 0;
+}
+
+/* terminateSimulation: the run ends at t, successfully, with the states
+** the FMU has. */
+static int end_run(hy_fmu *f, hydae_action *a, double t)
+{
+    f->terminated = 1;
+    char reason[600];
+    hy_format(reason, sizeof reason, "%s: the FMU ended the simulation at t = %.17g "
+              "(terminateSimulation)%s%s", f->path, t, f->logmsg[0] ? ": " : "", f->logmsg);
+    if (hydae_action_stop(a, reason))
+        return -1;
+    return read_states(f, t);
+}
+
+/* nextEventTime (when defined) as the chart's next time event. */
+static int schedule_next(hy_fmu *f, hydae_action *a, double t, const hy_fmi_event *event)
+{
+    if (!event->next_time_defined)
+        return hydae_action_schedule(a, f->chart, INFINITY);
+    if (!(event->next_time > t)) {
+        hy_format(f->errmsg, sizeof f->errmsg, "%s: the FMU's nextEventTime %.17g is not "
+                  "after the event at t = %.17g", f->path, event->next_time, t);
+        return -1;
+    }
+    return hydae_action_schedule(a, f->chart, event->next_time);
+}
+
+/* New discrete states until the FMU needs no more (event mode), then the
+** next time event and continuous-time mode, or the end of the run; the
+** states are read back into states_set. */
+static int event_iteration(hy_fmu *f, hydae_action *a, double t)
 {
     hy_fmi_event event = { 1, 0, 0, 0, 0.0 };
     int status = 0, rounds = 0;
@@ -134,25 +189,11 @@ static int event_iteration(hy_fmu *f, double t)
     }
     if (status)
         return -1;
-    if (event.terminate) {
-        f->terminated = 1;
-        hy_format(f->errmsg, sizeof f->errmsg, "%s: the FMU asked to terminate the simulation "
-                  "at t = %.17g%s%s", f->path, t, f->logmsg[0] ? ": " : "", f->logmsg);
+    if (event.terminate)
+        return end_run(f, a, t);
+    if (schedule_next(f, a, t, &event) || f->ops->enter_continuous(f))
         return -1;
-    }
-    f->next_time_defined = event.next_time_defined;
-    f->next_time = event.next_time;
-    if (f->ops->enter_continuous(f))
-        return -1;
-    if (f->desc.n_states > 0 && f->ops->get_states(f, f->scratch))
-        return -1;
-    memcpy(f->states_set, f->scratch, (size_t)f->desc.n_states * sizeof *f->scratch);
-    f->states_valid = 1;
-    f->time_set = t;
-    f->time_valid = 1;
-    f->have_event_time = 1;
-    f->event_time = t;
-    return 0;
+    return read_states(f, t);
 }
 
 /* The states after the event iteration as the mode's new values. */
@@ -173,14 +214,19 @@ static int fmu_event_action(hydae_action *a, void *user)
         return -1;
     if (f->have_event_time && f->event_time == t)
         return set_states_after_event(f, a);
+    if (f->step_terminate) { /* CompletedIntegratorStep's terminateSimulation */
+        f->step_terminate = 0;
+        return end_run(f, a, t) ? -1 : set_states_after_event(f, a);
+    }
     for (int k = 0; k < f->desc.n_states; k++)
         f->scratch[k] = hydae_get(a, f->desc.vars[f->desc.state_var[k]].name);
-    if (sync_fmu(f, t, f->scratch) || f->ops->enter_event_mode(f) || event_iteration(f, t))
+    if (sync_fmu(f, t, f->scratch) || f->ops->enter_event_mode(f) || event_iteration(f, a, t))
         return -1;
     return set_states_after_event(f, a);
 }
 
-/* Parameters and the start values of states, as the run has them now. */
+/* Parameters and (Model Exchange) the start values of states, as the run
+** has them now. */
 static int set_start_values(hy_fmu *f, hydae_action *a)
 {
     for (int k = 0; k < f->n_params; k++) {
@@ -188,12 +234,28 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
         if (f->ops->set_value(f, v, hydae_get(a, v->name)))
             return -1;
     }
-    for (int k = 0; k < f->desc.n_states; k++) {
+    for (int k = 0; k < f->desc.n_states && !f->cosim; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->desc.state_var[k]];
         if (v->has_start && v->initial != HY_FMI_CALCULATED && v->variability != HY_FMI_CONSTANT
             && f->ops->set_value(f, v, hydae_get(a, v->name)))
             return -1;
     }
+    return 0;
+}
+
+int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
+{
+    if (f->instance && !f->fatal) {
+        f->ops->terminate(f);
+        f->ops->free_instance(f);
+    }
+    f->instance = NULL;
+    f->fatal = f->terminated = f->step_terminate = 0;
+    f->errmsg[0] = f->logmsg[0] = '\0';
+    f->time_valid = f->states_valid = f->have_event_time = 0;
+    if (f->ops->instantiate(f) || set_start_values(f, a) || f->ops->enter_initialization(f, t0)
+        || f->ops->exit_initialization(f))
+        return -1;
     return 0;
 }
 
@@ -203,17 +265,7 @@ static int fmu_initial_action(hydae_action *a, void *user)
 {
     hy_fmu *f = user;
     double t0 = hydae_action_time(a);
-    if (f->instance && !f->fatal) {
-        f->ops->terminate(f);
-        f->ops->free_instance(f);
-    }
-    f->instance = NULL;
-    f->fatal = f->terminated = 0;
-    f->errmsg[0] = f->logmsg[0] = '\0';
-    f->time_valid = f->states_valid = f->have_event_time = 0;
-    f->next_time_defined = 0;
-    if (f->ops->instantiate(f) || set_start_values(f, a) || f->ops->enter_initialization(f, t0)
-        || f->ops->exit_initialization(f) || event_iteration(f, t0))
+    if (hy_fmu_initialise(f, a, t0) || event_iteration(f, a, t0))
         return -1;
     f->have_event_time = 0; /* an event at t0 still iterates */
     return set_states_after_event(f, a);
@@ -225,8 +277,9 @@ static void free_attached(void *data)
 }
 
 /* Numeric parameters and inputs that may be set before initialisation;
-** numeric outputs that are not states. */
-static int choose_columns(hy_fmu *f)
+** numeric outputs that are not states (Model Exchange's states are
+** variables already). */
+int hy_fmu_choose_columns(hy_fmu *f)
 {
     const hy_fmi_description *d = &f->desc;
     f->param_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->param_var);
@@ -243,7 +296,7 @@ static int choose_columns(hy_fmu *f)
         return -1;
     }
     for (int k = 0; k < d->n_states; k++) {
-        is_state[d->state_var[k]] = 1;
+        is_state[d->state_var[k]] = !f->cosim;
         f->state_vr[k] = d->vars[d->state_var[k]].vr;
         f->derivative_vr[k] = d->vars[d->derivative_var[k]].vr;
     }
@@ -264,33 +317,68 @@ static int choose_columns(hy_fmu *f)
     return 0;
 }
 
-/* Chart, mode, variables, guards and transitions. */
-static int build(hy_fmu *f, hydae_model *m)
+/* A self-transition of the FMU's mode running the event iteration, by
+** trigger: guard k (k >= 0, either direction), a scheduled time (-1), a
+** step event (-2). */
+static int add_event_transition(hy_fmu *f, hydae_mode *mode, int k)
+{
+    char name[64];
+    if (k >= 0)
+        hy_format(name, sizeof name, "event_indicator_%d", k + 1);
+    else
+        hy_format(name, sizeof name, k == -1 ? "time_event" : "step_event");
+    hydae_transition *tr = hydae_chart_add_transition(f->chart, name, mode, mode);
+    if (!tr)
+        return -1;
+    int status = k >= 0 ? hydae_transition_on_guard(tr, k, HYDAE_BOTH)
+                 : k == -1 ? hydae_transition_on_schedule(tr)
+                           : hydae_transition_on_step_event(tr);
+    return status ? status : hydae_transition_set_action(tr, fmu_event_action, f);
+}
+
+/* The mode's variables (states, with their nominal values) and outputs. */
+static int add_variables(hy_fmu *f, hydae_mode *mode)
 {
     const hy_fmi_description *d = &f->desc;
-    hydae_chart *chart = hydae_model_add_chart(m, "fmu");
-    hydae_mode *mode = chart ? hydae_chart_add_mode(chart, f->identifier) : NULL;
-    if (!mode)
-        return -1;
-    for (int k = 0; k < f->n_params; k++) {
-        const hy_fmi_var *v = &d->vars[f->param_var[k]];
-        if (hydae_model_add_param(m, v->name, v->start) < 0)
-            return -1;
-    }
     for (int k = 0; k < d->n_states; k++) {
         const hy_fmi_var *v = &d->vars[d->state_var[k]];
-        if (hydae_mode_add_var(mode, v->name, HYDAE_DIFFERENTIAL, v->has_start ? v->start : 0.0)
-            < 0)
+        int var = hydae_mode_add_var(mode, v->name, HYDAE_DIFFERENTIAL,
+                                     v->has_start ? v->start : 0.0);
+        if (var < 0 || (v->nominal != 1.0 && hydae_mode_set_nominal(mode, var, v->nominal)))
             return -1;
     }
     for (int k = 0; k < f->n_outputs; k++)
         if (hydae_mode_add_output(mode, d->vars[f->output_var[k]].name) < 0)
             return -1;
+    return 0;
+}
+
+int hy_fmu_add_params(hy_fmu *f, hydae_model *m)
+{
+    for (int k = 0; k < f->n_params; k++) {
+        const hy_fmi_var *v = &f->desc.vars[f->param_var[k]];
+        if (hydae_model_add_param(m, v->name, v->start) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Chart, mode, variables, guards, hooks and transitions. */
+static int build(hy_fmu *f, hydae_model *m)
+{
+    const hy_fmi_description *d = &f->desc;
+    f->chart = hydae_model_add_chart(m, "fmu");
+    hydae_mode *mode = f->chart ? hydae_chart_add_mode(f->chart, f->identifier) : NULL;
+    if (!mode)
+        return -1;
+    if (hy_fmu_add_params(f, m))
+        return -1;
     int nz = d->n_event_indicators;
-    /* The rhs also carries `user` for the guards and outputs. */
-    if (hydae_mode_set_rhs(mode, fmu_rhs, f)
+    /* The rhs also carries `user` for the guards, outputs and after-step. */
+    if (add_variables(f, mode) || hydae_mode_set_rhs(mode, fmu_rhs, f)
         || (f->n_outputs > 0 && hydae_mode_set_outputs(mode, fmu_outputs))
-        || hydae_mode_set_guards(mode, nz + 1, fmu_guards))
+        || (nz > 0 && hydae_mode_set_guards(mode, nz, fmu_guards))
+        || (d->me_needs_completed_step && hydae_mode_set_after_step(mode, fmu_after_step)))
         return -1;
     /* The Jacobian from the FMU when it says it can (else finite differences). */
     int directional = f->desc.fmi_major == 2 ? f->f2.get_directional_derivative != NULL
@@ -298,17 +386,12 @@ static int build(hy_fmu *f, hydae_model *m)
     if (d->me_directional && directional && d->n_states > 0
         && hydae_mode_set_jacobian(mode, fmu_jacobian))
         return -1;
-    for (int k = 0; k <= nz; k++) {
-        char name[64];
-        if (k < nz)
-            hy_format(name, sizeof name, "event_indicator_%d", k + 1);
-        else
-            hy_format(name, sizeof name, "time_event");
-        hydae_transition *tr = hydae_chart_add_transition(chart, name, mode, mode);
-        if (!tr || hydae_transition_on_guard(tr, k, k < nz ? HYDAE_BOTH : HYDAE_RISING)
-            || hydae_transition_set_action(tr, fmu_event_action, f))
+    for (int k = 0; k < nz; k++)
+        if (add_event_transition(f, mode, k))
             return -1;
-    }
+    if (add_event_transition(f, mode, -1)
+        || (d->me_needs_completed_step && add_event_transition(f, mode, -2)))
+        return -1;
     return hydae_model_set_initial_action(m, fmu_initial_action, f);
 }
 
@@ -330,9 +413,15 @@ static int try_instantiate(hy_fmu *f, char *err, size_t err_size)
 
 hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t err_size)
 {
+    return hy_fmu_open_model_as(path, HY_FMU_AUTO, fmu, err, err_size);
+}
+
+hydae_model *hy_fmu_open_model_as(const char *path, hy_fmu_interface iface, hy_fmu **fmu,
+                                  char *err, size_t err_size)
+{
     if (fmu)
         *fmu = NULL;
-    hy_fmu *f = hy_fmu_open(path, err, err_size);
+    hy_fmu *f = hy_fmu_open(path, iface, err, err_size);
     if (!f)
         return NULL;
     if (try_instantiate(f, err, err_size)) {
@@ -340,7 +429,7 @@ hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t
         return NULL;
     }
     hydae_model *m = hydae_model_create(f->desc.model_name);
-    if (!m || choose_columns(f)) {
+    if (!m || hy_fmu_choose_columns(f)) {
         hy_format(err, err_size, "%s: out of memory", path);
         hydae_model_free(m);
         hy_fmu_free(f);
@@ -352,7 +441,7 @@ hydae_model *hy_fmu_open_model(const char *path, hy_fmu **fmu, char *err, size_t
         hy_fmu_free(f);
         return NULL;
     }
-    if (build(f, m)) {
+    if (f->cosim ? hy_fmu_build_cosim(f, m) : build(f, m)) {
         hy_format(err, err_size, "%s: cannot build the model: %s", path, hydae_model_errmsg(m));
         hydae_model_free(m); /* frees f */
         return NULL;

@@ -111,6 +111,11 @@ typedef struct hy_stats {
     long n_newton_iters;    /* corrector iterations */
     double h_last;          /* last step size taken */
     int order_last;         /* order of the last step */
+    /* Explicit methods with stiffness detection (RK45, RK853): times the
+    ** test found the problem stiff (h |lambda| at the stability boundary
+    ** over many steps): a stiff method (VSTIFF) would fit it better. */
+    long n_stiff_detections;
+    double t_first_stiff;   /* end of the step of the first one, if any */
 } hy_stats;
 
 /* init()/step() return 0, HY_TSTOP, or a negative hydae_status: the
@@ -146,6 +151,7 @@ typedef struct hy_integrator_ops {
 /* The integrators, one descriptor each (one file each). */
 extern const hy_integrator_ops hy_dstiff;
 extern const hy_integrator_ops hy_rk45;
+extern const hy_integrator_ops hy_rk853;
 extern const hy_integrator_ops hy_rk4;
 extern const hy_integrator_ops hy_abam;
 extern const hy_integrator_ops hy_vstiff;

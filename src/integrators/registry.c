@@ -10,6 +10,7 @@
 const hy_integrator_ops *const hy_integrators[] = {
     &hy_dstiff,
     &hy_rk45,
+    &hy_rk853,
     &hy_abam,
     &hy_rk4,
     &hy_vstiff,

@@ -15,12 +15,37 @@
 **   [S86]  L.F. Shampine, "Some practical Runge-Kutta formulas", Math.
 **          Comp. 46 (1986) 135-150.
 **
-** Step size control is HNW's standard controller, not the PI controller:
-** h_new = h min(10, max(0.2, 0.9 err^(-1/5))), with the growth factor
-** capped at 1 right after a rejection (HNW II.4). A failure of f (a
-** return > 0, or a value that is not finite) rejects the step and retries
-** with h / 4; it counts as a rejected step (n_err_fails). There is no
-** corrector, so n_conv_fails, n_jac_evals, n_lu, n_newton_iters stay 0.
+** The step loop is stepctl.c's hy_erk_step (shared with RK853); its step
+** size control is the PI (stabilised) controller of DOPRI5 ([HNW2]
+** IV.2, "Stabilized Step Size Control"; the parameters of Hairer's DOPRI5
+** code description: beta = 0.04, facmin, facmax, safety as in [HNW] II.4):
+**   fac = err_n^alpha / err_{n-1}^beta,  alpha = 1/5 - 0.75 beta,
+**   h_new = h min(facmax, max(facmin, 0.9 / fac)), facmin 0.2, facmax 10,
+** err_{n-1} = max(err of the last accepted step, 1e-4) (1e-4 at init);
+** after a rejection the step is h max(facmin, 0.9 err^(-alpha)) and the
+** next accepted step does not grow h. With beta = 0 this is HNW I's
+** standard controller (4.13), which RK45 used before.
+**
+** Stiffness detection ([HNW2] IV.2, "Automatic Stiffness Detection", as
+** DOPRI5 does it): the last two stages are evaluated at the same point
+** t + h (c_6 = c_7 = 1), so
+**   h lambda ~ h ||k_7 - k_6|| / ||y_new - g_6||
+** (g_6 the argument of stage 6) estimates h times the dominant eigenvalue
+** of df/dy (hy_explicit_stiffness_test: every 1000 accepted steps, and at
+** every step once a test was positive); h lambda > 3.25 (the stability
+** boundary of the method on the negative real axis) is a positive test,
+** 15 in a row count one detection in stats.n_stiff_detections ("the
+** problem seems to become stiff": a stiff integrator such as VSTIFF fits
+** it better).
+**
+** A failure of f (a return > 0, or a value that is not finite) rejects
+** the step and retries with h / 4; it counts as a rejected step
+** (n_err_fails). There is no corrector, so n_conv_fails, n_jac_evals,
+** n_lu, n_newton_iters stay 0.
+**
+**   [HNW2] E. Hairer, G. Wanner, "Solving Ordinary Differential Equations
+**          II: Stiff and Differential-Algebraic Problems", 2nd ed.,
+**          Springer 1996.
 */
 #include "integrators/stepctl.h"
 #include "core/core.h"
@@ -35,9 +60,9 @@
 #define RK45_SAFETY 0.9         /* HNW II.4: fac */
 #define RK45_FAC_MIN 0.2        /* HNW II.4: facmin */
 #define RK45_FAC_MAX 10.0       /* HNW II.4: facmax */
-#define RK45_RHS_FAIL_FACTOR 0.25       /* h after a failure of f */
-#define RK45_MAX_RHS_FAILS 10           /* consecutive, per step */
-#define RK45_MAX_ERR_FAILS 100          /* consecutive, per step */
+#define RK45_PI_BETA 0.04       /* DOPRI5: beta of the PI controller */
+#define RK45_PI_ALPHA (RK45_ERR_EXPONENT - 0.75 * RK45_PI_BETA)
+#define RK45_STIFF_H_LAMBDA 3.25        /* DOPRI5: |h lambda| bound */
 
 /* Butcher tableau of [DP80], as printed in [HNW] II.5, Table 5.2. */
 static const double rk45_c[RK45_N_STAGES] = {
@@ -99,111 +124,23 @@ static const double rk45_dense_v[RK45_N_STAGES] = {
     -10.0 * 829305.0 / 29380423.0
 };
 
-/* Stages of one step: k[0..6] = f at the 7 stages. Two banks, so that a
-** rejected attempt never spoils the dense output of the accepted step. */
-typedef struct rk45_bank {
-    double *k[RK45_N_STAGES];
-} rk45_bank;
-
 typedef struct rk45_mem {
-    hy_explicit e;              /* first: the shared state (y at t) */
-    double *rtol;               /* per component */
-    double *atol;
-    double h_user;              /* opt->h0, 0 = automatic */
-    double h0_max;              /* cap on the automatic first step, 0 = none */
-    double h_min;               /* 0 = none */
-    double h_max;               /* +inf = none */
-    double h;                   /* step to try next; 0 = not chosen yet */
-
-    double *y_prev;             /* solution at t_prev */
-    double *y_new;              /* the attempt's 5th-order solution */
-    double *y_stage;            /* argument of the stage being evaluated */
-    rk45_bank banks[2];
-    int cur;                    /* bank of the last accepted step; its
-                                ** k[6] is f(t, y) once e.have_f */
+    hy_erk r;                   /* first: state and step control (y at t) */
+    double *err_est;            /* the attempt's local error estimate / h */
 } rk45_mem;
-
-/* ------------------------------------------------------------------------
-** Helpers
-*/
-
-/* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
-** (4.10) for a single point). Kept here rather than hy_wrms_norm with
-** hy_set_weights: it divides by sc_i where those multiply by 1/sc_i (a
-** different last bit), and a zero v_i counts 0 even where sc_i = 0. */
-static double norm_at(const rk45_mem *d, const double *v, const double *y)
-{
-    double sum = 0.0;
-    for (int i = 0; i < d->e.n; i++) {
-        double scale = d->atol[i] + d->rtol[i] * fabs(y[i]);
-        double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
-        sum += ratio * ratio;
-    }
-    return sqrt(sum / d->e.n);
-}
-
-/* Starting step size ([HNW] II.4, "Starting Step Size", steps a-f) for a
-** method whose error estimate is O(h^(q+1)), q = 4:
-** d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1 (1e-6 if either < 1e-5),
-** one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0 f0) - f0|| / h0,
-** h1 = (0.01 / max(d1, d2))^(1/(q+1)) (max(1e-6, 1e-3 h0) if
-** max(d1, d2) <= 1e-15), h = min(100 h0, h1). f0 is in f0. Returns
-** HY_EVAL_RES_FATAL if f fails fatally; a recoverable failure of the trial
-** evaluation keeps h = h0. h0 is also bounded by h_max and t_stop - t0,
-** so that the trial point stays in the interval asked for. */
-static int initial_step(rk45_mem *d, const double *f0, double t_stop,
-                        double *h_out)
-{
-    int n = d->e.n;
-    double d0 = norm_at(d, d->e.y, d->e.y);
-    double d1 = norm_at(d, f0, d->e.y);
-    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    h0 = fmin(h0, t_stop - d->e.t);
-    h0 = fmin(h0, d->h_max);
-    double *y_euler = d->y_stage;
-    double *f_euler = d->banks[1 - d->cur].k[1];
-    for (int i = 0; i < n; i++)
-        y_euler[i] = d->e.y[i] + h0 * f0[i];
-    int status = hy_eval_rhs(&d->e.dae, &d->e.head, d->e.t + h0, y_euler, f_euler);
-    if (status == HY_EVAL_RES_FATAL)
-        return HY_EVAL_RES_FATAL;
-    if (status == HY_EVAL_RES_FAIL) {
-        *h_out = h0;
-        return HY_EVAL_OK;
-    }
-    for (int i = 0; i < n; i++)
-        f_euler[i] -= f0[i];
-    double d2 = norm_at(d, f_euler, d->e.y) / h0;
-    double d_max = fmax(d1, d2);
-    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
-                               : pow(0.01 / d_max, RK45_ERR_EXPONENT);
-    *h_out = fmin(100.0 * h0, h1);
-    return HY_EVAL_OK;
-}
 
 /* ------------------------------------------------------------------------
 ** The descriptor's functions
 */
-
-#define RK45_VECTORS(d)                                                      \
-    { &(d)->rtol, &(d)->atol, &(d)->y_prev, &(d)->y_new, &(d)->y_stage }
-#define RK45_N_VECTORS 5
 
 static void rk45_destroy(void *mem)
 {
     rk45_mem *d = mem;
     if (d == NULL)
         return;
-    double **const slots[RK45_N_VECTORS] = RK45_VECTORS(d);
-    hy_free_vectors(slots, RK45_N_VECTORS);
-    for (int b = 0; b < 2; b++) {
-        double **const bank[RK45_N_STAGES] = {
-            &d->banks[b].k[0], &d->banks[b].k[1], &d->banks[b].k[2],
-            &d->banks[b].k[3], &d->banks[b].k[4], &d->banks[b].k[5],
-            &d->banks[b].k[6] };
-        hy_free_vectors(bank, RK45_N_STAGES);
-    }
-    hy_explicit_free(&d->e);
+    double **const slots[1] = { &d->err_est };
+    hy_free_vectors(slots, 1);
+    hy_erk_free(&d->r);
     hy_free(d);
 }
 
@@ -214,16 +151,9 @@ static void *rk45_create(int n)
     rk45_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    double **const slots[RK45_N_VECTORS] = RK45_VECTORS(d);
-    int ok = hy_explicit_alloc(&d->e, n) == 0
-             && hy_alloc_vectors(n, slots, RK45_N_VECTORS) == 0;
-    for (int b = 0; ok && b < 2; b++) {
-        double **const bank[RK45_N_STAGES] = {
-            &d->banks[b].k[0], &d->banks[b].k[1], &d->banks[b].k[2],
-            &d->banks[b].k[3], &d->banks[b].k[4], &d->banks[b].k[5],
-            &d->banks[b].k[6] };
-        ok = hy_alloc_vectors(n, bank, RK45_N_STAGES) == 0;
-    }
+    double **const slots[1] = { &d->err_est };
+    int ok = hy_erk_alloc(&d->r, n, RK45_N_STAGES, RK45_N_STAGES - 1) == 0
+             && hy_alloc_vectors(n, slots, 1) == 0;
     if (!ok) {
         rk45_destroy(d);
         return NULL;
@@ -235,69 +165,87 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
                      const double *yp0, const hy_options *opt)
 {
     rk45_mem *d = mem;
-    if (d == NULL || dae == NULL || opt == NULL || y0 == NULL)
+    if (d == NULL)
         return HYDAE_ERR_ARG;
-    d->e.initialized = 0;
-    /* rtol_i = atol_i = 0 is refused here (a zero scale sc_i); max_order
-    ** is not checked, the order being fixed. */
-    if (dae->n != d->e.n
-        || hy_step_bounds(opt, &d->h_min, &d->h_max) != 0
-        || hy_copy_tolerances(d->e.n, opt, 0, d->rtol, d->atol) != 0)
-        return HYDAE_ERR_ARG;
-    int status = hy_explicit_init(&d->e, dae, t0, y0, yp0);
-    if (status != HYDAE_OK)
-        return status;
-    d->h_user = opt->h0;
-    d->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
-    d->h = 0.0;
-    d->cur = 0;
-    memcpy(d->y_prev, y0, (size_t)d->e.n * sizeof(double));
-    return HYDAE_OK;
+    return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
+}
+
+#if defined(__GNUC__)
+#define RK45_KERNEL static inline __attribute__((always_inline))
+#else
+#define RK45_KERNEL static inline
+#endif
+
+/* arg = y + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant
+** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
+** the loop over the components vectorised. */
+RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
+                                const double *y, double h, double *arg)
+{
+    const double *k[RK45_N_STAGES];
+    for (int j = 0; j < s; j++)
+        k[j] = bank->k[j];
+    for (int i = 0; i < n; i++) {
+        double k_1 = k[0][i];
+        double incr = rk45_c[s] * k_1;
+        for (int j = 1; j < s; j++)
+            incr += rk45_a[s][j] * (k[j][i] - k_1);
+        arg[i] = y[i] + h * incr;
+    }
 }
 
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
 ** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
 ** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
-static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
+static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
-    int n = d->e.n;
-    const rk45_bank *acc = &d->banks[d->cur];
-    rk45_bank *work = &d->banks[1 - d->cur];
-    memcpy(work->k[0], acc->k[RK45_N_STAGES - 1], (size_t)n * sizeof(double));
+    rk45_mem *d = mem;
+    int n = d->r.e.n;
+    hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
     for (int s = 1; s < RK45_N_STAGES; s++) {
-        double *arg = s == RK45_N_STAGES - 1 ? d->y_new : d->y_stage;
+        double *arg = s == RK45_N_STAGES - 1 ? d->r.y_new : d->r.y_stage;
         /* sum_j a_sj k_j written as c_s k_1 + sum_j a_sj (k_j - k_1)
         ** (sum_j a_sj = c_s): a constant f then gives y + c_s h f
         ** without rounding drift (a guard y - level meets its level
         ** exactly when t does). */
-        for (int i = 0; i < n; i++) {
-            double k_1 = work->k[0][i];
-            double incr = rk45_c[s] * k_1;
-            for (int j = 1; j < s; j++)
-                incr += rk45_a[s][j] * (work->k[j][i] - k_1);
-            arg[i] = d->e.y[i] + h * incr;
+        switch (s) {    /* a constant stage for the kernel */
+        case 1: stage_argument(n, 1, work, d->r.e.y, h, arg); break;
+        case 2: stage_argument(n, 2, work, d->r.e.y, h, arg); break;
+        case 3: stage_argument(n, 3, work, d->r.e.y, h, arg); break;
+        case 4: stage_argument(n, 4, work, d->r.e.y, h, arg); break;
+        case 5: stage_argument(n, 5, work, d->r.e.y, h, arg); break;
+        default: stage_argument(n, 6, work, d->r.e.y, h, arg); break;
         }
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
-        double t_stage = rk45_c[s] == 1.0 ? t_try : d->e.t + rk45_c[s] * h;
-        int status = hy_eval_rhs(&d->e.dae, &d->e.head, t_stage, arg, work->k[s]);
+        double t_stage = rk45_c[s] == 1.0 ? t_try : d->r.e.t + rk45_c[s] * h;
+        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_stage, arg, work->k[s]);
         if (status != HY_EVAL_OK)
             return status;
     }
     for (int i = 0; i < n; i++)
-        if (!isfinite(d->y_new[i])) {
-            d->e.head.worst = i;
+        if (!isfinite(d->r.y_new[i])) {
+            d->r.e.head.worst = i;
             return HY_EVAL_RES_FAIL;
         }
+    /* err = h sum_s e_s (k_s - k_1) (sum_s e_s = 0), zero e_s skipped. */
+    const double *k_1 = work->k[0];
+    double *err_est = d->err_est;
+    memset(err_est, 0, (size_t)n * sizeof(double));
+    for (int s = 1; s < RK45_N_STAGES; s++) {
+        const double *k_s = work->k[s];
+        if (rk45_e[s] != 0.0)
+            for (int i = 0; i < n; i++)
+                err_est[i] += rk45_e[s] * (k_s[i] - k_1[i]);
+    }
     double sum = 0.0, worst_ratio = -1.0;
     int worst = -1;
     for (int i = 0; i < n; i++) {
-        double err_i = 0.0, k_1 = work->k[0][i];
-        for (int s = 1; s < RK45_N_STAGES; s++)     /* sum_s e_s = 0 */
-            err_i += rk45_e[s] * (work->k[s][i] - k_1);
-        err_i *= h;
-        double scale = d->atol[i]
-                       + d->rtol[i] * fmax(fabs(d->e.y[i]), fabs(d->y_new[i]));
+        double err_i = err_est[i] * h;
+        /* y and y_new are finite here: no NaN case for the larger. */
+        double y_abs = fabs(d->r.e.y[i]), y_new_abs = fabs(d->r.y_new[i]);
+        double scale = d->r.atol[i]
+                       + d->r.rtol[i] * (y_abs > y_new_abs ? y_abs : y_new_abs);
         double ratio = err_i == 0.0 ? 0.0 : fabs(err_i) / scale;
         if (!(ratio <= worst_ratio)) {
             worst_ratio = ratio;
@@ -307,96 +255,36 @@ static int attempt(rk45_mem *d, double h, double t_try, double *err_norm)
     }
     *err_norm = sqrt(sum / n);
     if (!(*err_norm <= 1.0))
-        d->e.head.worst = worst;
+        d->r.e.head.worst = worst;
     return HY_EVAL_OK;
 }
 
-static int rk45_step(void *mem, double t_stop, double *t_new)
+/* The stiffness test on stages 6 and 7, both at t + h (y_stage still holds
+** the argument of stage 6). */
+static void accept(void *mem, double h)
 {
     rk45_mem *d = mem;
-    int status = hy_explicit_begin(
-        d ? &d->e : NULL, t_stop, t_new,
-        d ? d->banks[d->cur].k[RK45_N_STAGES - 1] : NULL);
-    if (status != HYDAE_OK)
-        return status;
-    int n = d->e.n;
-    if (hy_explicit_at_stop(&d->e, t_stop)) {
-        /* t_stop equals t up to roundoff: arrive without a step (a step
-        ** of a few ulps carries no information). The solution moves by
-        ** (t_stop - t) f, which is below roundoff. */
-        memcpy(d->y_prev, d->e.y, (size_t)n * sizeof(double));
-        hy_explicit_arrive(&d->e, t_stop, d->banks[d->cur].k[RK45_N_STAGES - 1]);
-        *t_new = t_stop;
-        return HY_TSTOP;
-    }
-    if (d->h == 0.0) {
-        double h = d->h_user;
-        if (h == 0.0) {
-            status = initial_step(d, d->banks[d->cur].k[RK45_N_STAGES - 1],
-                            t_stop, &h);
-            if (status == HY_EVAL_RES_FATAL)
-                return HYDAE_ERR_RESIDUAL;
-            h = fmin(h, d->h0_max);
-        }
-        d->h = fmax(fmax(h, d->h_min), hy_roundoff_floor(d->e.t));
-    }
+    const hy_erk_bank *work = &d->r.banks[1 - d->r.cur];
+    hy_explicit_stiffness_test(&d->r.e, &d->r.stiff, h, RK45_STIFF_H_LAMBDA,
+                               work->k[6], work->k[5], d->r.y_new,
+                               d->r.y_stage);
+}
 
-    int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
-    for (;;) {
-        hy_explicit_try plan;
-        if (hy_explicit_plan(&d->e, d->h, d->h_min, d->h_max, t_stop, &plan)
-            != HYDAE_OK)
-            return HYDAE_ERR_HMIN;
-        double h = plan.h, t_try = plan.t_try, h_step = plan.h_step;
-        double h_floor = plan.h_floor;
-        int lands = plan.lands;
+static const hy_erk_method rk45_method = {
+    .order = RK45_ORDER,
+    .err_exponent = RK45_ERR_EXPONENT,
+    .pi_alpha = RK45_PI_ALPHA,
+    .pi_beta = RK45_PI_BETA,
+    .safety = RK45_SAFETY,
+    .fac_min = RK45_FAC_MIN,
+    .fac_max = RK45_FAC_MAX,
+    .attempt = attempt,
+    .accept = accept,
+};
 
-        double err_norm = 0.0;
-        status = attempt(d, h_step, t_try, &err_norm);
-        if (status == HY_EVAL_RES_FATAL)
-            return HYDAE_ERR_RESIDUAL;
-        if (status == HY_EVAL_RES_FAIL) {
-            d->e.head.stats.n_err_fails++;
-            n_rhs_fails++;
-            rejected = 1;
-            d->h = RK45_RHS_FAIL_FACTOR * h_step;
-            if (n_rhs_fails >= RK45_MAX_RHS_FAILS || d->h < h_floor
-                || d->e.t + d->h == d->e.t)
-                return HYDAE_ERR_RESIDUAL;
-            continue;
-        }
-        /* Standard controller ([HNW] (4.13)). */
-        double fac_max = rejected ? 1.0 : RK45_FAC_MAX;
-        double fac = err_norm == 0.0
-                         ? fac_max
-                         : RK45_SAFETY * pow(err_norm, -RK45_ERR_EXPONENT);
-        fac = fmin(fac_max, fmax(RK45_FAC_MIN, fac));
-        if (err_norm <= 1.0) {
-            double h_next = h_step * fac;
-            /* A step shortened to land on t_stop says little about the
-            ** step size the solution allows: keep the one planned. */
-            if (lands && h_step < h && fac >= 1.0)
-                h_next = fmax(h_next, h);
-            d->h = fmax(h_next, d->h_min);
-            double *old_prev = d->y_prev;
-            d->y_prev = d->e.y;
-            d->e.y = d->y_new;
-            d->y_new = old_prev;
-            d->cur = 1 - d->cur;
-            hy_explicit_advance(&d->e, t_try, h_step, RK45_ORDER, 0);
-            *t_new = t_try;
-            return lands ? HY_TSTOP : HYDAE_OK;
-        }
-        /* Error test failure (err_norm > 1 or NaN). */
-        d->e.head.stats.n_err_fails++;
-        n_err_fails++;
-        rejected = 1;
-        d->h = h_step * (isnan(err_norm) ? RK45_RHS_FAIL_FACTOR : fac);
-        if (d->h < h_floor || d->e.t + d->h == d->e.t)
-            return HYDAE_ERR_HMIN;
-        if (n_err_fails >= RK45_MAX_ERR_FAILS)
-            return HYDAE_ERR_ERRTEST;
-    }
+static int rk45_step(void *mem, double t_stop, double *t_new)
+{
+    return hy_erk_step(mem, &rk45_method, t_stop, t_new);
 }
 
 /* y and y' at t in [t_prev, t] from the continuous extension. */
@@ -404,14 +292,14 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
 {
     rk45_mem *d = mem;
     int point = hy_explicit_dense_point(
-        d ? &d->e : NULL, t, d ? d->banks[d->cur].k[RK45_N_STAGES - 1] : NULL,
-        y, yp);
+        d ? &d->r.e : NULL, t,
+        d ? d->r.banks[d->r.cur].k[RK45_N_STAGES - 1] : NULL, y, yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
-    int n = d->e.n;
-    const rk45_bank *acc = &d->banks[d->cur];
-    double h = d->e.t - d->e.t_prev;
-    double theta = (t - d->e.t_prev) / h;
+    int n = d->r.e.n;
+    const hy_erk_bank *acc = &d->r.banks[d->r.cur];
+    double h = d->r.e.t - d->r.e.t_prev;
+    double theta = (t - d->r.e.t_prev) / h;
     double theta_1 = theta - 1.0;
     /* P = theta^2 (3 - 2 theta), Q = theta^2 (theta - 1)^2 and their
     ** derivatives in theta. */
@@ -440,7 +328,7 @@ static int rk45_dense(void *mem, double t, double *y, double *yp)
             deriv += w_d[s] * (acc->k[s][i] - k_1);
         }
         if (y)
-            y[i] = d->y_prev[i] + h * incr;
+            y[i] = d->r.y_prev[i] + h * incr;
         if (yp)
             yp[i] = deriv;
     }

@@ -634,3 +634,249 @@ int hy_explicit_dense_point(const hy_explicit *e, double t,
         memcpy(yp, e->have_f ? f_cur : e->yp_init, bytes);
     return 1;
 }
+
+/* Weighted RMS norm with sc_i = atol_i + rtol_i |y_i| ([HNW] (4.11) with
+** (4.10) for a single point). Not hy_wrms_norm with hy_set_weights: it
+** divides by sc_i where those multiply by 1/sc_i (a different last bit),
+** and a zero v_i counts 0 even where sc_i = 0. */
+static double explicit_norm(int n, const double *rtol, const double *atol,
+                            const double *v, const double *y)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double scale = atol[i] + rtol[i] * fabs(y[i]);
+        double ratio = v[i] == 0.0 ? 0.0 : v[i] / scale;
+        sum += ratio * ratio;
+    }
+    return sqrt(sum / n);
+}
+
+int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
+                             const double *atol, const double *f0,
+                             double err_exponent, double t_stop, double h_max,
+                             double *y_work, double *f_work, double *h_out)
+{
+    int n = e->n;
+    double d0 = explicit_norm(n, rtol, atol, e->y, e->y);
+    double d1 = explicit_norm(n, rtol, atol, f0, e->y);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = fmin(h0, t_stop - e->t);
+    h0 = fmin(h0, h_max);
+    for (int i = 0; i < n; i++)
+        y_work[i] = e->y[i] + h0 * f0[i];
+    int status = hy_eval_rhs(&e->dae, &e->head, e->t + h0, y_work, f_work);
+    if (status == HY_EVAL_RES_FATAL)
+        return HY_EVAL_RES_FATAL;
+    if (status == HY_EVAL_RES_FAIL) {
+        *h_out = h0;
+        return HY_EVAL_OK;
+    }
+    for (int i = 0; i < n; i++)
+        f_work[i] -= f0[i];
+    double d2 = explicit_norm(n, rtol, atol, f_work, e->y) / h0;
+    double d_max = fmax(d1, d2);
+    double h1 = d_max <= 1e-15 ? fmax(1e-6, 1e-3 * h0)
+                               : pow(0.01 / d_max, err_exponent);
+    *h_out = fmin(100.0 * h0, h1);
+    return HY_EVAL_OK;
+}
+
+void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
+                                double h, double bound, const double *f_a,
+                                const double *f_b, const double *y_a,
+                                const double *y_b)
+{
+    if ((e->n_steps_since_init + 1) % HY_STIFF_TEST_PERIOD != 0
+        && st->n_positive == 0)
+        return;
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < e->n; i++) {
+        double df = f_a[i] - f_b[i], dy = y_a[i] - y_b[i];
+        num += df * df;
+        den += dy * dy;
+    }
+    if (!(den > 0.0))
+        return;
+    if (h * sqrt(num / den) > bound) {
+        st->n_negative = 0;
+        if (++st->n_positive == HY_STIFF_POSITIVE) {
+            if (e->head.stats.n_stiff_detections++ == 0)
+                e->head.stats.t_first_stiff = e->t + h;
+            st->n_positive = 0;
+        }
+    } else if (st->n_positive > 0 && ++st->n_negative == HY_STIFF_NEGATIVE) {
+        st->n_positive = 0;
+        st->n_negative = 0;
+    }
+}
+
+/* ------------------------------------------------------------------------
+** Embedded Runge-Kutta pairs
+*/
+
+#define ERK_ERR_OLD_MIN 1e-4        /* DOPRI5, DOP853: floor of err_old */
+#define ERK_RHS_FAIL_FACTOR 0.25    /* h after a failure of f */
+#define ERK_MAX_RHS_FAILS 10        /* consecutive, per step */
+#define ERK_MAX_ERR_FAILS 100       /* consecutive, per step */
+
+#define ERK_VECTORS(r)                                                       \
+    { &(r)->rtol, &(r)->atol, &(r)->y_prev, &(r)->y_new, &(r)->y_stage }
+#define ERK_N_VECTORS 5
+
+static void erk_bank_slots(hy_erk_bank *bank, int n_stages,
+                           double **slots[HY_ERK_MAX_STAGES])
+{
+    for (int s = 0; s < n_stages; s++)
+        slots[s] = &bank->k[s];
+}
+
+int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal)
+{
+    double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
+    r->n_stages = n_stages;
+    r->fsal = fsal;
+    int ok = hy_explicit_alloc(&r->e, n) == 0
+             && hy_alloc_vectors(n, slots, ERK_N_VECTORS) == 0;
+    for (int b = 0; ok && b < 2; b++) {
+        double **bank[HY_ERK_MAX_STAGES];
+        erk_bank_slots(&r->banks[b], n_stages, bank);
+        ok = hy_alloc_vectors(n, (double **const *)bank, (size_t)n_stages) == 0;
+    }
+    return ok ? 0 : -1;
+}
+
+void hy_erk_free(hy_erk *r)
+{
+    double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
+    hy_free_vectors(slots, ERK_N_VECTORS);
+    for (int b = 0; b < 2; b++) {
+        double **bank[HY_ERK_MAX_STAGES];
+        erk_bank_slots(&r->banks[b], r->n_stages, bank);
+        hy_free_vectors((double **const *)bank, (size_t)r->n_stages);
+    }
+    hy_explicit_free(&r->e);
+}
+
+/* f(t, y) of the current solution (valid once e.have_f). */
+static double *erk_f_current(hy_erk *r)
+{
+    return r->banks[r->cur].k[r->fsal];
+}
+
+int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
+                const double *yp0, const hy_options *opt)
+{
+    if (dae == NULL || opt == NULL || y0 == NULL)
+        return HYDAE_ERR_ARG;
+    r->e.initialized = 0;
+    if (dae->n != r->e.n
+        || hy_step_bounds(opt, &r->h_min, &r->h_max) != 0
+        || hy_copy_tolerances(r->e.n, opt, 0, r->rtol, r->atol) != 0)
+        return HYDAE_ERR_ARG;
+    int status = hy_explicit_init(&r->e, dae, t0, y0, yp0);
+    if (status != HYDAE_OK)
+        return status;
+    r->h_user = opt->h0;
+    r->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
+    r->h = 0.0;
+    r->err_old = ERK_ERR_OLD_MIN;
+    r->stiff = (hy_stiffness_test){ 0, 0 };
+    r->cur = 0;
+    memcpy(r->y_prev, y0, (size_t)r->e.n * sizeof(double));
+    return HYDAE_OK;
+}
+
+/* The first step size: opt->h0, or [HNW]'s starting step. */
+static int erk_first_step(hy_erk *r, const hy_erk_method *m, double t_stop)
+{
+    double h = r->h_user;
+    if (h == 0.0) {
+        int status = hy_explicit_initial_step(
+            &r->e, r->rtol, r->atol, erk_f_current(r), m->err_exponent,
+            t_stop, r->h_max, r->y_stage, r->banks[1 - r->cur].k[1], &h);
+        if (status == HY_EVAL_RES_FATAL)
+            return HYDAE_ERR_RESIDUAL;
+        h = fmin(h, r->h0_max);
+    }
+    r->h = fmax(fmax(h, r->h_min), hy_roundoff_floor(r->e.t));
+    return HYDAE_OK;
+}
+
+/* The accepted attempt of plan with error err becomes the solution. */
+static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
+                       const hy_explicit_try *plan, double err, int rejected)
+{
+    double fac = m->safety * pow(err, -m->pi_alpha) * pow(r->err_old, m->pi_beta);
+    fac = fmin(rejected ? 1.0 : m->fac_max, fmax(m->fac_min, fac));
+    double h_next = plan->h_step * fac;
+    /* A step shortened to land on t_stop says little about the step size
+    ** the solution allows: keep the one planned. */
+    if (plan->lands && plan->h_step < plan->h && fac >= 1.0)
+        h_next = fmax(h_next, plan->h);
+    r->h = fmax(h_next, r->h_min);
+    r->err_old = fmax(err, ERK_ERR_OLD_MIN);
+    m->accept(mem, plan->h_step);
+    r->cur = 1 - r->cur;
+    double *old_prev = r->y_prev;
+    r->y_prev = r->e.y;
+    r->e.y = r->y_new;
+    r->y_new = old_prev;
+    hy_explicit_advance(&r->e, plan->t_try, plan->h_step, m->order, 0);
+}
+
+int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
+                double *t_new)
+{
+    hy_erk *r = mem;
+    int status = hy_explicit_begin(r ? &r->e : NULL, t_stop, t_new,
+                                   r ? erk_f_current(r) : NULL);
+    if (status != HYDAE_OK)
+        return status;
+    if (hy_explicit_at_stop(&r->e, t_stop)) {
+        /* t_stop equals t up to roundoff: arrive without a step (a step
+        ** of a few ulps carries no information). The solution moves by
+        ** (t_stop - t) f, which is below roundoff. */
+        memcpy(r->y_prev, r->e.y, (size_t)r->e.n * sizeof(double));
+        hy_explicit_arrive(&r->e, t_stop, erk_f_current(r));
+        *t_new = t_stop;
+        return HY_TSTOP;
+    }
+    if (r->h == 0.0 && (status = erk_first_step(r, m, t_stop)) != HYDAE_OK)
+        return status;
+    int n_err_fails = 0, n_rhs_fails = 0, rejected = 0;
+    for (;;) {
+        hy_explicit_try plan;
+        if (hy_explicit_plan(&r->e, r->h, r->h_min, r->h_max, t_stop, &plan)
+            != HYDAE_OK)
+            return HYDAE_ERR_HMIN;
+        double err = 0.0;
+        memcpy(r->banks[1 - r->cur].k[0], erk_f_current(r),
+               (size_t)r->e.n * sizeof(double));
+        status = m->attempt(mem, plan.h_step, plan.t_try, &err);
+        if (status == HY_EVAL_RES_FATAL)
+            return HYDAE_ERR_RESIDUAL;
+        if (status != HY_EVAL_OK || !(err <= 1.0))
+            r->e.head.stats.n_err_fails++;
+        if (status == HY_EVAL_RES_FAIL) {
+            rejected = 1;
+            r->h = ERK_RHS_FAIL_FACTOR * plan.h_step;
+            if (++n_rhs_fails >= ERK_MAX_RHS_FAILS || r->h < plan.h_floor
+                || r->e.t + r->h == r->e.t)
+                return HYDAE_ERR_RESIDUAL;
+            continue;
+        }
+        if (err <= 1.0) {
+            erk_accept(r, mem, m, &plan, err, rejected);
+            *t_new = plan.t_try;
+            return plan.lands ? HY_TSTOP : HYDAE_OK;
+        }
+        /* Error test failure (err > 1 or NaN). */
+        rejected = 1;
+        double fac = fmin(1.0, fmax(m->fac_min, m->safety * pow(err, -m->pi_alpha)));
+        r->h = plan.h_step * (isnan(err) ? ERK_RHS_FAIL_FACTOR : fac);
+        if (r->h < plan.h_floor || r->e.t + r->h == r->e.t)
+            return HYDAE_ERR_HMIN;
+        if (++n_err_fails >= ERK_MAX_ERR_FAILS)
+            return HYDAE_ERR_ERRTEST;
+    }
+}

@@ -2,10 +2,11 @@
 ** The step-control layer of the integrators (internal; GSL ode-initval2's
 ** "control/evolve" layer): what VSTIFF and MSTIFF, both Nordsieck-history
 ** BDF-type methods for explicit ODEs, do alike around their method, and
-** the set-up that RK4, RK45 and ABAM share. A method file keeps its
-** formulas, its corrector and its step/order strategy; this layer keeps
-** the accept / reject / shrink loop, the history bookkeeping and the
-** Newton-matrix reuse rules.
+** the set-up that RK4, RK45, RK853 and ABAM share, and the step loop of
+** the embedded Runge-Kutta pairs RK45 and RK853 (hy_erk). A method file
+** keeps its formulas, its corrector and its step/order strategy; this
+** layer keeps the accept / reject / shrink loop, the history bookkeeping
+** and the Newton-matrix reuse rules.
 **
 **   [BBH89] P.N. Brown, G.D. Byrne, A.C. Hindmarsh, "VODE: a variable-
 **           coefficient ODE solver", SIAM J. Sci. Stat. Comput. 10 (1989)
@@ -240,5 +241,113 @@ void hy_explicit_advance(hy_explicit *e, double t_new, double h, int order,
 ** interpolates. */
 int hy_explicit_dense_point(const hy_explicit *e, double t,
                             const double *f_cur, double *y, double *yp);
+
+/* Starting step size of an explicit Runge-Kutta method (RK45, RK853;
+** [HNW] II.4, "Starting Step Size", steps a-f) whose error estimate is
+** O(h^(1/err_exponent)): with ||.|| the RMS norm scaled by atol_i +
+** rtol_i |y0_i|, d0 = ||y0||, d1 = ||f0||, h0 = 0.01 d0/d1 (1e-6 if
+** either < 1e-5), one explicit Euler step of h0, d2 = ||f(t0+h0, y0+h0
+** f0) - f0|| / h0, h1 = (0.01 / max(d1, d2))^err_exponent (max(1e-6,
+** 1e-3 h0) if max(d1, d2) <= 1e-15), h = min(100 h0, h1). h0 is also
+** bounded by h_max and t_stop - t0, so that the trial point stays in the
+** interval asked for. y_work, f_work: scratch of length n. Returns
+** HY_EVAL_RES_FATAL if f fails fatally; a recoverable failure of the trial
+** evaluation keeps h = h0. */
+int hy_explicit_initial_step(hy_explicit *e, const double *rtol,
+                             const double *atol, const double *f0,
+                             double err_exponent, double t_stop, double h_max,
+                             double *y_work, double *f_work, double *h_out);
+
+/* The stiffness detection of DOPRI5 and DOP853 (Hairer & Wanner II, IV.2,
+** "Automatic Stiffness Detection"), after an accepted step of size h whose
+** last two stages f_a = f(t + h, y_a), f_b = f(t + h, y_b) share their
+** time: h lambda = h ||f_a - f_b|| / ||y_a - y_b|| estimates h times the
+** dominant eigenvalue of df/dy. Tested when the step is a multiple of
+** HY_STIFF_TEST_PERIOD, and at every step while a positive test is
+** pending; h lambda > bound (the method's stability boundary on the
+** negative real axis) is positive, HY_STIFF_NEGATIVE negative tests in a
+** row clear the count, HY_STIFF_POSITIVE positive ones in a row count one
+** detection in e->head.stats.n_stiff_detections (the first one's t + h in
+** t_first_stiff). */
+#define HY_STIFF_TEST_PERIOD 1000
+#define HY_STIFF_POSITIVE 15
+#define HY_STIFF_NEGATIVE 6
+typedef struct hy_stiffness_test {
+    int n_positive;             /* positive tests in a row */
+    int n_negative;             /* negative ones since the last positive */
+} hy_stiffness_test;
+void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
+                                double h, double bound, const double *f_a,
+                                const double *f_b, const double *y_a,
+                                const double *y_b);
+
+/* ------------------------------------------------------------------------
+** The embedded Runge-Kutta pairs' shared state and step loop (RK45,
+** RK853): tolerances, step bounds, Hairer's PI step size control
+** ([HNW2] IV.2 as in DOPRI5 and DOP853: fac = err^alpha / err_old^beta,
+** h_new = h min(fac_max, max(fac_min, safety / fac)), err_old =
+** max(err of the last accepted step, 1e-4); after a rejection h
+** max(fac_min, safety err^(-alpha)) and no growth on the next accepted
+** step), failures of f (h / 4, at most 10 in a row), landing on t_stop.
+** The method's memory starts with a hy_erk.
+*/
+
+/* Stages of one step, f at each: two banks, so that a rejected attempt
+** never spoils the dense output of the accepted step. */
+#define HY_ERK_MAX_STAGES 16
+typedef struct hy_erk_bank {
+    double *k[HY_ERK_MAX_STAGES];
+} hy_erk_bank;
+
+typedef struct hy_erk {
+    hy_explicit e;              /* first: the shared state (y at t) */
+    double *rtol, *atol;        /* per component */
+    double h_user;              /* opt->h0, 0 = automatic */
+    double h0_max;              /* cap on the automatic first step (inf: none) */
+    double h_min, h_max;        /* 0 / +inf = none */
+    double h;                   /* step to try next; 0 = not chosen yet */
+    double err_old;             /* err of the last accepted step (PI) */
+    hy_stiffness_test stiff;
+    double *y_prev;             /* solution at t_prev */
+    double *y_new;              /* the attempt's solution */
+    double *y_stage;            /* argument of the stage being evaluated */
+    int n_stages;               /* stage vectors per bank */
+    int fsal;                   /* the stage holding f(t + h, y_new) */
+    hy_erk_bank banks[2];
+    int cur;                    /* bank of the last accepted step; its
+                                ** k[fsal] is f(t, y) once e.have_f */
+} hy_erk;
+
+typedef struct hy_erk_method {
+    int order;                  /* of the propagated solution */
+    double err_exponent;        /* 1/(q+1), q the order of the estimate */
+    double pi_alpha, pi_beta;   /* the PI controller's exponents */
+    double safety, fac_min, fac_max;
+    /* One attempt with step h to t_try from (t, y) into the working bank
+    ** banks[1 - cur] (its k[0] is f(t, y)): r->y_new and *err
+    ** (the weighted error norm; the test passes at <= 1). HY_EVAL_OK or
+    ** the failure of f (HY_EVAL_RES_FAIL retries with h / 4). */
+    int (*attempt)(void *mem, double h, double t_try, double *err);
+    /* The accepted attempt's own bookkeeping (the stiffness test), before
+    ** the working bank becomes the current one and y_new becomes y. */
+    void (*accept)(void *mem, double h);
+} hy_erk_method;
+
+/* Allocate r->e, the vectors of r and two banks of n_stages (<=
+** HY_ERK_MAX_STAGES) stage vectors, stage fsal the FSAL one (r zeroed by
+** the caller). 0, or -1 (free with hy_erk_free). */
+int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal);
+void hy_erk_free(hy_erk *r);
+
+/* init() of an embedded pair: checks (rtol_i = atol_i = 0 refused, the
+** error scale being atol_i + rtol_i |y_i|; max_order ignored, the order
+** being fixed), the reset of the step control and y_prev = y0. HYDAE_OK
+** or HYDAE_ERR_ARG. */
+int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
+                const double *yp0, const hy_options *opt);
+
+/* The descriptor's step() of an embedded pair. */
+int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
+                double *t_new);
 
 #endif

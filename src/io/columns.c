@@ -289,11 +289,30 @@ static void describe_result(const hydae_model *m, int column, char *buf, size_t 
     }
 }
 
-void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size)
+const char *hy_columns_unit(const hy_columns *cols, int i)
 {
     const hy_column *column = &cols->items[i];
     const hydae_model *m = model_of(cols);
-    if (column->kind == HY_COLUMN_PARAM) {
+    if (column->kind == HY_COLUMN_RESULT)
+        return hydae_model_column_unit(m, column->index);
+    if (column->kind == HY_COLUMN_PARAM)
+        return hy_model_global_unit(m, column->index);
+    return "";
+}
+
+/* What a column is: the description given to it, else its role. */
+static void describe_column(const hy_columns *cols, int i, char *buf, size_t size)
+{
+    const hy_column *column = &cols->items[i];
+    const hydae_model *m = model_of(cols);
+    const char *given = column->kind == HY_COLUMN_RESULT
+                            ? hydae_model_column_description(m, column->index)
+                        : column->kind == HY_COLUMN_PARAM
+                            ? hy_model_global_description(m, column->index)
+                            : "";
+    if (given[0]) {
+        hy_format(buf, size, "%s", given);
+    } else if (column->kind == HY_COLUMN_PARAM) {
         hy_format(buf, size, "parameter");
     } else if (column->kind == HY_COLUMN_RESULT) {
         describe_result(m, column->index, buf, size);
@@ -304,6 +323,15 @@ void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size)
             used += (size_t)snprintf(buf + used, size - used, "%s %d %s", k ? "," : "", k + 1,
                                      chart->modes[k]->name);
     }
+}
+
+void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size)
+{
+    describe_column(cols, i, buf, size);
+    const char *unit = hy_columns_unit(cols, i);
+    size_t used = strlen(buf);
+    if (unit[0] && used + 1 < size)
+        snprintf(buf + used, size - used, "%s[%s]", used ? " " : "", unit);
 }
 
 int hydae_sim_check_vars(hydae_sim *s, const char *vars)

@@ -69,10 +69,15 @@ void hy_columns_begin(hy_columns *cols);
 void hy_columns_extract(hy_columns *cols, hydae_row_kind kind, const double *values,
                         double *out);
 
-/* What a column is, in words, for the MAT file's description matrix:
-** "parameter", "discrete variable", "variable in free, output in bound",
-** "active mode of chart 'thread': 1 bound, 2 free". Truncated to size. */
+/* What a column is, for the MAT file's description matrix, as OpenModelica
+** writes it: "comment [unit]" ("angle from the downward vertical [rad]").
+** The comment is the description given to the column's name, else its
+** role: "parameter", "discrete variable", "variable in free; output in
+** bound", "active mode of chart 'thread': 1 bound, 2 free"; " [unit]"
+** when it has a unit. Truncated to size. */
 void hy_columns_describe(const hy_columns *cols, int i, char *buf, size_t size);
+/* A column's unit ("" if none). */
+const char *hy_columns_unit(const hy_columns *cols, int i);
 /* Number of modes of a mode column's chart and the name of mode k. */
 int hy_columns_n_modes(const hy_columns *cols, int i);
 const char *hy_columns_mode_name(const hy_columns *cols, int i, int k);

@@ -18,6 +18,7 @@ typedef struct csv_cols {
     hy_columns cols;
     FILE *out;
     double *row;
+    int with_units; /* a units line after the header */
 } csv_cols;
 
 void hy_csv_write_text(FILE *out, const char *text)
@@ -46,6 +47,14 @@ static int csv_begin(void *user, const hydae_model *m)
         hy_csv_write_text(csv->out, csv->cols.items[i].name);
     }
     fputc('\n', csv->out);
+    if (csv->with_units) {
+        fputs("#unit", csv->out);
+        for (int i = 0; i < csv->cols.n; i++) {
+            fputc(',', csv->out);
+            hy_csv_write_text(csv->out, hy_columns_unit(&csv->cols, i));
+        }
+        fputc('\n', csv->out);
+    }
     return ferror(csv->out) ? -1 : 0;
 }
 
@@ -90,7 +99,7 @@ static void csv_release(void *user)
     hy_free(csv);
 }
 
-int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_modes)
+static int add_csv(hydae_sim *s, FILE *out, const char *vars, int with_modes, int with_units)
 {
     if (!s || !out)
         return HYDAE_ERR_ARG;
@@ -98,6 +107,7 @@ int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_m
     if (!csv)
         return hy_sink_status(s, HYDAE_ERR_NOMEM, "the CSV output");
     csv->out = out;
+    csv->with_units = with_units;
     hy_columns_init(&csv->cols, s);
     int status = vars ? hy_columns_add_list(&csv->cols, s, vars)
                       : hy_columns_add_results(&csv->cols);
@@ -114,4 +124,14 @@ int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_m
     if (status)
         csv_release(csv);
     return hy_sink_status(s, status, "the CSV output");
+}
+
+int hydae_sim_add_csv_vars(hydae_sim *s, FILE *out, const char *vars, int with_modes)
+{
+    return add_csv(s, out, vars, with_modes, 0);
+}
+
+int hydae_sim_add_csv_units(hydae_sim *s, FILE *out, const char *vars, int with_modes)
+{
+    return add_csv(s, out, vars, with_modes, 1);
 }

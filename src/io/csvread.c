@@ -130,20 +130,45 @@ static int read_stop_note(hy_results *r, const char *line)
     return 0;
 }
 
-/* Left and right limits from repeated times. */
-static void infer_kinds(hy_results *r)
+/* The units line "#unit,U1,U2,..." (hydae_sim_add_csv_units) after the
+** header: one cell per column, quoted as the header (the line was read as
+** a comment, so its quotes are still in the text). */
+static int is_units_line(const char *line)
 {
-    for (long k = 0; k < r->n_rows;) {
-        long run = 1;
-        while (k + run < r->n_rows && r->t[k + run] == r->t[k])
-            run++;
-        for (long i = 0; i < run; i++)
-            r->kind[k + i] = (unsigned char)(run < 2 ? HYDAE_ROW_GRID
-                                             : i == 0 ? HYDAE_ROW_EVENT_LEFT
-                                             : i == 1 ? HYDAE_ROW_EVENT_RIGHT
-                                                      : HYDAE_ROW_GRID);
-        k += run;
+    return strncmp(line, "#unit", 5) == 0 && (line[5] == ',' || line[5] == '\0');
+}
+
+static int read_units(hy_results *r, const record *rec, const char *name, char *err,
+                      size_t err_size)
+{
+    const char *c = rec->text + 5;
+    int var = 0;
+    char unit[256];
+    while (*c == ',') {
+        c++;
+        size_t len = 0;
+        int quoted = 0;
+        for (; *c && (quoted || *c != ','); c++) {
+            if (*c == '"' && quoted && c[1] == '"')
+                c++;
+            else if (*c == '"') {
+                quoted = !quoted;
+                continue;
+            }
+            if (len + 1 < sizeof unit)
+                unit[len++] = *c;
+        }
+        unit[len] = '\0';
+        if (var < r->n_vars && hy_results_set_unit(r, var, unit))
+            return HYDAE_ERR_NOMEM;
+        var++;
     }
+    if (var != r->n_vars) {
+        hy_format(err, err_size, "%s:%ld: the units line has %s cells than the header", name,
+                  rec->line, var < r->n_vars ? "fewer" : "more");
+        return HYDAE_ERR_ARG;
+    }
+    return 0;
 }
 
 static int read_header(hy_results *r, const record *rec, const char *name, char *err,
@@ -222,7 +247,7 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
     memset(&rec, 0, sizeof rec);
     rec.next_line = 1;
     double *values = NULL;
-    int have_header = 0, status = 0;
+    int have_header = 0, units_read = 0, status = 0;
     err[0] = '\0';
     for (;;) {
         int got = read_record(in, &rec);
@@ -230,7 +255,11 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
             status = HYDAE_ERR_NOMEM;
         if (got <= 0)
             break;
-        if (rec.is_comment) {
+        if (rec.is_comment && have_header && r->n_rows == 0 && !units_read
+            && is_units_line(rec.text)) {
+            status = read_units(r, &rec, name, err, err_size);
+            units_read = 1;
+        } else if (rec.is_comment) {
             status = read_stop_note(r, rec.text);
         } else if (!have_header) {
             status = read_header(r, &rec, name, err, err_size);
@@ -256,7 +285,7 @@ int hy_csv_read(hy_results *r, FILE *in, const char *name, char *err, size_t err
     if (status == HYDAE_ERR_NOMEM)
         hy_format(err, err_size, "%s: out of memory", name);
     if (!status)
-        infer_kinds(r);
+        hy_results_infer_kinds(r);
     hy_free(values);
     hy_free(rec.text);
     hy_free(rec.starts);

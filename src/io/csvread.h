@@ -12,7 +12,9 @@
 /* Read the whole stream into r (initialised, empty). The header's first
 ** cell must be "time"; columns named "mode(...)" hold mode names; an
 ** empty cell is NaN; a line "# hydae: stopped early at t = T: reason"
-** marks a failed run; other lines starting with '#' are skipped. Rows are
+** marks a failed run; a line "#unit,U1,..." between the header and the
+** first row gives the columns' units (hydae_sim_add_csv_units); other
+** lines starting with '#' are skipped. Rows are
 ** told apart by their times: at a time given by several rows in a row,
 ** the first is the left limit of an event and the second its right limit.
 ** A last row without a line end (the file was cut while being written) is

@@ -7,6 +7,7 @@
 #include "plot.h"
 
 #include "csvread.h"
+#include "matread.h"
 #include "sinks.h"
 #include "svgplot.h"
 #include "core/core.h"
@@ -23,6 +24,7 @@ typedef struct plot_sink {
     int *panel_vars;
     int phase_x, phase_y;
     char *title;
+    int no_clock_ticks;
 } plot_sink;
 
 static int plot_begin(void *user, const hydae_model *m)
@@ -43,7 +45,7 @@ static int plot_finish(void *user, int status, double t, const char *message)
     plot_sink *sink = user;
     hy_recorder_finish(&sink->rec, status, t, message);
     hy_plot_spec spec = { sink->n_panels, sink->panel_vars, sink->phase_x, sink->phase_y,
-                          sink->title };
+                          sink->title, sink->no_clock_ticks };
     int written = hy_svg_plot(sink->out, &sink->rec.res, &spec);
     return fflush(sink->out) != 0 || ferror(sink->out) || written != 0;
 }
@@ -99,6 +101,7 @@ int hydae_sim_add_plot(hydae_sim *s, FILE *out, const hydae_plot_options *opt)
         return hy_sink_status(s, HYDAE_ERR_NOMEM, "the plot");
     sink->out = out;
     sink->phase_x = sink->phase_y = -1;
+    sink->no_clock_ticks = opt ? opt->no_clock_ticks : 0;
     hy_recorder_init(&sink->rec, s);
     int status = choose_columns(sink, s, opt);
     if (!status && opt && opt->title && !(sink->title = hy_strdup(opt->title)))
@@ -170,16 +173,20 @@ static int panels_from_list(const hy_results *r, const char *list, int *panels, 
     }
 }
 
-int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
-                size_t err_size)
+typedef int (*table_reader)(hy_results *r, FILE *in, const char *name, char *err,
+                            size_t err_size);
+
+static int plot_file(table_reader read, FILE *in, const char *name, FILE *out,
+                     const hydae_plot_options *opt, char *err, size_t err_size)
 {
     hy_results r;
     hy_results_init(&r);
     int *panels = NULL;
-    int status = hy_csv_read(&r, in, name, err, err_size);
+    int status = read(&r, in, name, err, err_size);
     if (!status)
         status = hy_results_set_title(&r, name);
-    hy_plot_spec spec = { 0, NULL, -1, -1, opt ? opt->title : NULL };
+    hy_plot_spec spec = { 0, NULL, -1, -1, opt ? opt->title : NULL,
+                          opt ? opt->no_clock_ticks : 0 };
     if (!status) {
         panels = hy_malloc(sizeof(int) * (size_t)(r.n_vars > 0 ? r.n_vars : 1));
         if (!panels)
@@ -193,8 +200,8 @@ int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options 
     } else if (!status && opt && opt->vars) {
         status = panels_from_list(&r, opt->vars, panels, &spec.n_panels, name, err, err_size);
     } else if (!status) {
-        for (int v = 0; v < r.n_vars; v++)
-            if (!r.vars[v].is_mode)
+        for (int v = 0; v < r.n_vars; v++) /* a MAT file's constant parameters: no panel */
+            if (!r.vars[v].is_mode && !r.vars[v].is_param)
                 panels[spec.n_panels++] = v;
     }
     spec.panel_vars = panels;
@@ -205,4 +212,16 @@ int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options 
     hy_free(panels);
     hy_results_free(&r);
     return status;
+}
+
+int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
+                size_t err_size)
+{
+    return plot_file(hy_csv_read, in, name, out, opt, err, err_size);
+}
+
+int hy_plot_mat(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
+                size_t err_size)
+{
+    return plot_file(hy_mat_read, in, name, out, opt, err, err_size);
 }

@@ -1,5 +1,5 @@
 /*
-** Plotting a CSV result file (`hydae plot`); the plot of a run is the sink
+** Plotting a CSV or MAT result file (`hydae plot`); the plot of a run is the sink
 ** hydae_sim_add_plot (plot.c).
 */
 #ifndef HY_PLOT_H
@@ -15,6 +15,9 @@
 ** 0; HYDAE_ERR_ARG with the reason in err (a malformed file, an unknown
 ** name); HYDAE_ERR_IO if writing failed; HYDAE_ERR_NOMEM. */
 int hy_plot_csv(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
+                size_t err_size);
+/* The same for hydae's MAT result files (matread.h), opened "rb". */
+int hy_plot_mat(FILE *in, const char *name, FILE *out, const hydae_plot_options *opt, char *err,
                 size_t err_size);
 
 #endif

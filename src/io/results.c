@@ -17,6 +17,7 @@ static void free_var(hy_result_var *var)
 {
     hy_free(var->name);
     hy_free(var->description);
+    hy_free(var->unit);
     for (int k = 0; k < var->n_labels; k++)
         hy_free(var->labels[k]);
     hy_free(var->labels);
@@ -66,13 +67,24 @@ int hy_results_add_var(hy_results *r, const char *name, const char *description,
     memset(var, 0, sizeof *var);
     var->name = hy_strdup(name);
     var->description = hy_strdup(description ? description : "");
-    if (!var->name || !var->description) {
+    var->unit = hy_strdup("");
+    if (!var->name || !var->description || !var->unit) {
         free_var(var);
         return HYDAE_ERR_NOMEM;
     }
     var->is_param = is_param;
     var->is_mode = is_mode;
     return r->n_vars++;
+}
+
+int hy_results_set_unit(hy_results *r, int var, const char *unit)
+{
+    char *copy = hy_strdup(unit);
+    if (!copy)
+        return HYDAE_ERR_NOMEM;
+    hy_free(r->vars[var].unit);
+    r->vars[var].unit = copy;
+    return 0;
 }
 
 int hy_results_label(hy_results *r, int var_index, const char *label)
@@ -152,6 +164,22 @@ int hy_results_find(const hy_results *r, const char *name)
     return -1;
 }
 
+/* Left and right limits from repeated times. */
+void hy_results_infer_kinds(hy_results *r)
+{
+    for (long k = 0; k < r->n_rows;) {
+        long run = 1;
+        while (k + run < r->n_rows && r->t[k + run] == r->t[k])
+            run++;
+        for (long i = 0; i < run; i++)
+            r->kind[k + i] = (unsigned char)(run < 2 ? HYDAE_ROW_GRID
+                                             : i == 0 ? HYDAE_ROW_EVENT_LEFT
+                                             : i == 1 ? HYDAE_ROW_EVENT_RIGHT
+                                                      : HYDAE_ROW_GRID);
+        k += run;
+    }
+}
+
 /* ---- filled by a run ---- */
 
 void hy_recorder_init(hy_recorder *rec, const hydae_sim *s)
@@ -186,6 +214,8 @@ int hy_recorder_prepare(hy_recorder *rec)
                                      column->kind == HY_COLUMN_MODE);
         if (var < 0)
             return var;
+        if (hy_results_set_unit(&rec->res, var, hy_columns_unit(cols, i)))
+            return HYDAE_ERR_NOMEM;
         for (int k = 0; k < hy_columns_n_modes(cols, i); k++)
             if (hy_results_label(&rec->res, var, hy_columns_mode_name(cols, i, k)) != k)
                 return HYDAE_ERR_NOMEM;

@@ -14,6 +14,7 @@
 typedef struct hy_result_var {
     char *name;
     char *description; /* "" if none */
+    char *unit;        /* "" if none */
     int is_param;      /* a parameter: changes only at events, if at all */
     int is_mode;       /* values are indices into labels (NaN: unknown) */
     int varies;        /* not the same value in every row */
@@ -46,6 +47,8 @@ int hy_results_set_title(hy_results *r, const char *title);
 /* A column (before any row); its index, or a negative status. */
 int hy_results_add_var(hy_results *r, const char *name, const char *description, int is_param,
                        int is_mode);
+/* Set a column's unit. 0 or HYDAE_ERR_NOMEM. */
+int hy_results_set_unit(hy_results *r, int var, const char *unit);
 /* The index of a mode name of a mode column, added if new; < 0 if out of
 ** memory. */
 int hy_results_label(hy_results *r, int var, const char *label);
@@ -53,6 +56,10 @@ int hy_results_label(hy_results *r, int var, const char *label);
 int hy_results_append(hy_results *r, hydae_row_kind kind, double t, const double *values);
 /* Record that the run stopped early (the message truncated to fit). */
 void hy_results_set_stop(hy_results *r, double t, const char *message);
+/* Row kinds of a table read from a file: at a time given by several rows
+** in a row, the first is an event's left limit, the second its right limit;
+** every other row a grid row. */
+void hy_results_infer_kinds(hy_results *r);
 /* The column called name, or -1. */
 int hy_results_find(const hy_results *r, const char *name);
 

@@ -15,6 +15,7 @@
 ** ("Color Universal Design", 2002).
 */
 #include "svgplot.h"
+#include "plotclock.h"
 
 #include <float.h>
 #include <math.h>
@@ -35,13 +36,34 @@ enum {
     LEGEND_ROW = 20,
     PHASE_MAX_WIDTH = 720,
     PHASE_MAX_HEIGHT = 600,
-    MAX_NUMBERED_EVENTS = 30
+    MAX_NUMBERED_EVENTS = 30,
+    MIN_TICK_PIXELS = 16 /* closer clock ticks are thinned */
 };
 
 static const char curve_colour[] = "#222222";
 static const char grid_colour[] = "#e4e4e4";
 static const char frame_colour[] = "#808080";
 static const char event_colour[] = "#555555";
+static const char tick_colour[] = "#a0a0a0";
+
+/* How a plot shows the events: a sample clock's ticks (plotclock.h) drawn
+** lighter and thinned to one line in tick_stride, or left out; the other
+** events as they are. */
+typedef struct event_view {
+    hy_clock clock;
+    int hide_ticks;
+    long tick_stride;
+} event_view;
+
+/* Is row k's event a clock tick, and is it drawn? */
+static int is_tick(const event_view *ev, double t, int *drawn)
+{
+    long k;
+    if (!hy_clock_tick(&ev->clock, t, &k))
+        return 0;
+    *drawn = !ev->hide_ticks && k % ev->tick_stride == 0;
+    return 1;
+}
 
 /* ---- numbers on axes ---- */
 
@@ -416,7 +438,7 @@ static void put_title(FILE *out, const hy_results *r, const hy_plot_spec *spec, 
 
 /* One legend entry: a sample (drawn by kind) and its text. */
 typedef enum sample_kind { SAMPLE_BAND, SAMPLE_LINE, SAMPLE_EVENT_LINE, SAMPLE_EVENT_DOT,
-                           SAMPLE_START } sample_kind;
+                           SAMPLE_START, SAMPLE_TICK_LINE, SAMPLE_NONE } sample_kind;
 
 typedef struct legend {
     FILE *out;            /* NULL: only measure */
@@ -452,6 +474,12 @@ static void legend_entry(legend *g, sample_kind kind, const char *colour, const 
         fprintf(g->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"black\" "
                 "stroke-width=\"1.5\"/>\n", x + 10, y - 4);
         break;
+    case SAMPLE_TICK_LINE:
+        fprintf(g->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-dasharray=\"1 3\"/>\n", x + 10, y - 12, x + 10, y + 2, tick_colour);
+        break;
+    case SAMPLE_NONE:
+        break;
     case SAMPLE_START:
         fprintf(g->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"black\"/>\n",
                 x + 6, y - 8);
@@ -463,7 +491,8 @@ static void legend_entry(legend *g, sample_kind kind, const char *colour, const 
 /* The legend below the title at y_top: every mode of every mode column,
 ** then the event marker (and the start marker of a phase plot). out NULL
 ** only measures. Returns the y below the legend. */
-static double put_legend(FILE *out, const hy_results *r, int phase, double y_top, int width)
+static double put_legend(FILE *out, const hy_results *r, const event_view *ev, int phase,
+                         double y_top, int width)
 {
     legend g = { out, MARGIN_LEFT, y_top + 14, MARGIN_LEFT, width - MARGIN_RIGHT };
     int n_mode_vars = 0;
@@ -485,8 +514,21 @@ static double put_legend(FILE *out, const hy_results *r, int phase, double y_top
     if (phase) {
         legend_entry(&g, SAMPLE_START, "black", "start");
         legend_entry(&g, SAMPLE_EVENT_DOT, "black", "event (numbered in time order)");
-    } else {
+    } else if (!ev->clock.period || count_events(r) > ev->clock.n_ticks) {
         legend_entry(&g, SAMPLE_EVENT_LINE, event_colour, "event");
+    }
+    if (ev->clock.period > 0.0 && (!phase || ev->hide_ticks)) { /* phase: ticks are circles */
+        char text[160];
+        long n = ev->clock.n_ticks;
+        if (ev->hide_ticks)
+            hy_format(text, sizeof text, "clock: %ld ticks every %.6g, not drawn", n,
+                      ev->clock.period);
+        else if (ev->tick_stride > 1)
+            hy_format(text, sizeof text, "clock tick every %.6g (%ld; 1 in %ld drawn)",
+                      ev->clock.period, n, ev->tick_stride);
+        else
+            hy_format(text, sizeof text, "clock tick every %.6g", ev->clock.period);
+        legend_entry(&g, ev->hide_ticks ? SAMPLE_NONE : SAMPLE_TICK_LINE, tick_colour, text);
     }
     return g.y + 10;
 }
@@ -560,25 +602,45 @@ static void draw_frame(FILE *out, double x, double y, double width, double heigh
             "fill=\"none\" stroke=\"%s\"/>\n", x, y, width, height, frame_colour);
 }
 
-static void draw_events(FILE *out, const hy_results *r, const axis *ax, double y_top,
-                        double y_bottom)
+static void draw_events(FILE *out, const hy_results *r, const event_view *ev, const axis *ax,
+                        double y_top, double y_bottom)
 {
     long number = 0;
     for (long k = 0; k < r->n_rows; k++) {
         if (r->kind[k] != HYDAE_ROW_EVENT_LEFT)
             continue;
         double x = to_pixel(ax, r->t[k]);
+        int drawn;
+        number++;
+        if (is_tick(ev, r->t[k], &drawn)) {
+            if (drawn)
+                fprintf(out, "<line class=\"tick\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+                        "y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"1 3\"><title>clock tick "
+                        "at t = %.17g</title></line>\n", x, y_top, x, y_bottom, tick_colour,
+                        r->t[k]);
+            continue;
+        }
         fprintf(out, "<line class=\"event\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
                 "stroke=\"%s\" stroke-dasharray=\"4 3\"><title>event %ld at t = %.17g</title>"
-                "</line>\n", x, y_top, x, y_bottom, event_colour, ++number, r->t[k]);
+                "</line>\n", x, y_top, x, y_bottom, event_colour, number, r->t[k]);
     }
 }
 
-static void draw_y_label(FILE *out, double x, double y_center, const char *name)
+/* An axis label: the column's name, and its unit in brackets ("phi [rad]"). */
+static void axis_label(const hy_result_var *var, char *buf, size_t size)
 {
-    char extra[96];
+    if (var->unit && var->unit[0])
+        hy_format(buf, size, "%s [%s]", var->name, var->unit);
+    else
+        hy_format(buf, size, "%s", var->name);
+}
+
+static void draw_y_label(FILE *out, double x, double y_center, const hy_result_var *var)
+{
+    char extra[96], label[600];
     hy_format(extra, sizeof extra, "transform=\"rotate(-90 %.1f %.1f)\"", x, y_center);
-    put_text(out, x, y_center, "middle", 13, extra, name);
+    axis_label(var, label, sizeof label);
+    put_text(out, x, y_center, "middle", 13, extra, label);
 }
 
 static double panel_top(double panels_top, int p)
@@ -594,12 +656,21 @@ static void panel_axis(const hy_results *r, int var, double top, axis *ay)
     ay->pixel_hi = top;
 }
 
-static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
+static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec, event_view *ev)
 {
     int n_strips = 0;
     for (int v = 0; v < r->n_vars; v++)
         n_strips += r->vars[v].is_mode;
-    double strips_top = put_legend(NULL, r, 0, title_bottom(r), WIDTH) + 8;
+    axis ax;
+    time_axis(r, &ax, 10);
+    ax.pixel_lo = MARGIN_LEFT;
+    ax.pixel_hi = WIDTH - MARGIN_RIGHT;
+    if (ev->clock.period > 0.0) { /* ticks at least MIN_TICK_PIXELS apart */
+        double spacing = ev->clock.period / (ax.hi - ax.lo) * (ax.pixel_hi - ax.pixel_lo);
+        double stride = ceil(MIN_TICK_PIXELS / spacing);
+        ev->tick_stride = spacing > 0.0 && stride > 1.0 ? (stride < 1e9 ? (long)stride : 1000000000L) : 1;
+    }
+    double strips_top = put_legend(NULL, r, ev, 0, title_bottom(r), WIDTH) + 8;
     double panels_top = strips_top + n_strips * (STRIP_HEIGHT + STRIP_GAP) + (n_strips ? 6 : 0);
     int n_panels = spec->n_panels;
     double panels_bottom = n_panels ? panel_top(panels_top, n_panels - 1) + PANEL_HEIGHT
@@ -608,12 +679,7 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
 
     put_header(out, WIDTH, height);
     put_title(out, r, spec, WIDTH);
-    put_legend(out, r, 0, title_bottom(r), WIDTH);
-
-    axis ax;
-    time_axis(r, &ax, 10);
-    ax.pixel_lo = MARGIN_LEFT;
-    ax.pixel_hi = WIDTH - MARGIN_RIGHT;
+    put_legend(out, r, ev, 0, title_bottom(r), WIDTH);
 
     if (n_panels == 0) /* only the strips: their time axis below them */
         draw_x_ticks(out, &ax, strips_top, panels_bottom, 1);
@@ -644,9 +710,9 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
         }
         draw_x_ticks(out, &ax, top, top + PANEL_HEIGHT, p == n_panels - 1);
         draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
-        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, r->vars[var].name);
+        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, &r->vars[var]);
     }
-    draw_events(out, r, &ax, strips_top, panels_bottom);
+    draw_events(out, r, ev, &ax, strips_top, panels_bottom);
     for (int p = 0; p < n_panels; p++) {
         int var = spec->panel_vars[p];
         double top = panel_top(panels_top, p);
@@ -674,7 +740,96 @@ static int phase_point(const hy_results *r, const hy_plot_spec *spec, long k, do
     return isfinite(*x) && isfinite(*y);
 }
 
-static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
+/* A label's box: [x0, x1] x [y0, y1] in pixels. */
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+static int boxes_meet(const box *a, const box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+enum { MAX_LABEL_BOXES = 2 * MAX_NUMBERED_EVENTS };
+
+/* Where an event's number goes: the first place around its circle (right
+** above, left above, right below, left below, right, left, above, below;
+** then the same twice as far, three times as far) whose box meets no label
+** and no circle placed before; 0 if none (the number stays in the
+** circle's title). boxes: those placed, the circles' among them. Text
+** boxes of font size 12: 0.6 em a character, from 10 px above the baseline
+** to 3 px below (put_text's estimate). */
+static int place_label(double cx, double cy, double width, const box *boxes, int n_boxes,
+                       double *x, double *y)
+{
+    static const double dx[8] = { 1, -1, 1, -1, 1, -1, 0, 0 };
+    static const double dy[8] = { -1, -1, 1, 1, 0, 0, -1, 1 };
+    for (int ring = 1; ring <= 3; ring++)
+        for (int k = 0; k < 8; k++) {
+            double gap = 6.0 * ring;
+            double left = dx[k] > 0 ? cx + gap : dx[k] < 0 ? cx - gap - width : cx - width / 2;
+            double baseline = dy[k] < 0 ? cy - gap : dy[k] > 0 ? cy + gap + 10 : cy + 4;
+            box b = { left, baseline - 10, left + width, baseline + 3 };
+            int free = 1;
+            for (int i = 0; i < n_boxes && free; i++)
+                free = !boxes_meet(&b, &boxes[i]);
+            if (free) {
+                *x = left;
+                *y = baseline;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* The events of a phase plot as circles at their left-limit position (the
+** right limit's if the left one has no value), numbered in time order
+** without overlapping numbers; clock ticks left out when hidden. */
+static void draw_phase_events(FILE *out, const hy_results *r, const hy_plot_spec *spec,
+                              const event_view *ev, const axis *ax, const axis *ay)
+{
+    long n_drawn = 0, number = 0;
+    int drawn;
+    for (long k = 0; k < r->n_rows; k++)
+        n_drawn += r->kind[k] == HYDAE_ROW_EVENT_LEFT
+                   && (!is_tick(ev, r->t[k], &drawn) || !ev->hide_ticks);
+    box boxes[MAX_LABEL_BOXES]; /* the circles first, then the numbers placed */
+    double centre_x[MAX_NUMBERED_EVENTS], centre_y[MAX_NUMBERED_EVENTS];
+    long numbers[MAX_NUMBERED_EVENTS];
+    int n_boxes = 0;
+    double px, py;
+    for (long k = 0; k < r->n_rows; k++) {
+        if (r->kind[k] != HYDAE_ROW_EVENT_LEFT || (is_tick(ev, r->t[k], &drawn) && ev->hide_ticks))
+            continue;
+        number++;
+        if (!phase_point(r, spec, k, &px, &py)
+            && !(k + 1 < r->n_rows && phase_point(r, spec, k + 1, &px, &py)))
+            continue;
+        double cx = to_pixel(ax, px), cy = to_pixel(ay, py);
+        fprintf(out, "<circle class=\"event\" cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"white\" "
+                "stroke=\"black\" stroke-width=\"1.5\"><title>event %ld at t = %.17g</title>"
+                "</circle>\n", cx, cy, number, r->t[k]);
+        if (n_drawn <= MAX_NUMBERED_EVENTS) {
+            centre_x[n_boxes] = cx;
+            centre_y[n_boxes] = cy;
+            numbers[n_boxes] = number;
+            boxes[n_boxes++] = (box){ cx - 5, cy - 5, cx + 5, cy + 5 };
+        }
+    }
+    int n_circles = n_boxes;
+    for (int i = 0; i < n_circles; i++) {
+        char label[24];
+        hy_format(label, sizeof label, "%ld", numbers[i]);
+        double lx, ly, width = text_width(label, 12);
+        if (place_label(centre_x[i], centre_y[i], width, boxes, n_boxes, &lx, &ly)) {
+            put_text(out, lx, ly, "start", 12, "class=\"elabel\" font-weight=\"bold\"", label);
+            boxes[n_boxes++] = (box){ lx, ly - 10, lx + width, ly + 3 };
+        }
+    }
+}
+
+static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec,
+                      const event_view *ev)
 {
     axis ax, ay;
     value_axis(r, spec->phase_x, &ax, 6);
@@ -694,12 +849,12 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
     double box_left = MARGIN_LEFT + (width - MARGIN_LEFT - MARGIN_RIGHT - box_width) / 2;
 
     int mode_var = first_mode_var(r);
-    double box_top = put_legend(NULL, r, 1, title_bottom(r), width) + 12;
+    double box_top = put_legend(NULL, r, ev, 1, title_bottom(r), width) + 12;
     int height = (int)ceil(box_top + box_height + 52);
 
     put_header(out, width, height);
     put_title(out, r, spec, width);
-    put_legend(out, r, 1, title_bottom(r), width);
+    put_legend(out, r, ev, 1, title_bottom(r), width);
 
     ax.pixel_lo = box_left;
     ax.pixel_hi = box_left + box_width;
@@ -709,9 +864,10 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
     draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
     draw_trajectory(out, r, spec->phase_x, spec->phase_y, &ax, &ay, mode_var, 1.6);
     draw_frame(out, box_left, box_top, box_width, box_height);
-    put_text(out, box_left + box_width / 2, box_top + box_height + 38, "middle", 13, "",
-             r->vars[spec->phase_x].name);
-    draw_y_label(out, box_left - 64, box_top + box_height / 2, r->vars[spec->phase_y].name);
+    char x_label[600];
+    axis_label(&r->vars[spec->phase_x], x_label, sizeof x_label);
+    put_text(out, box_left + box_width / 2, box_top + box_height + 38, "middle", 13, "", x_label);
+    draw_y_label(out, box_left - 64, box_top + box_height / 2, &r->vars[spec->phase_y]);
 
     /* The start, and the events at their left-limit position (the right
     ** limit's if the left one has no value). */
@@ -723,31 +879,18 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
                     to_pixel(&ax, px) - 4, to_pixel(&ay, py) - 4, r->t[k]);
             break;
         }
-    long n_events = count_events(r), number = 0;
-    for (long k = 0; k < r->n_rows; k++) {
-        if (r->kind[k] != HYDAE_ROW_EVENT_LEFT)
-            continue;
-        number++;
-        if (!phase_point(r, spec, k, &px, &py)
-            && !(k + 1 < r->n_rows && phase_point(r, spec, k + 1, &px, &py)))
-            continue;
-        double cx = to_pixel(&ax, px), cy = to_pixel(&ay, py);
-        fprintf(out, "<circle class=\"event\" cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"white\" "
-                "stroke=\"black\" stroke-width=\"1.5\"><title>event %ld at t = %.17g</title>"
-                "</circle>\n", cx, cy, number, r->t[k]);
-        if (n_events <= MAX_NUMBERED_EVENTS) {
-            char label[24];
-            hy_format(label, sizeof label, "%ld", number);
-            put_text(out, cx + 7, cy - 6, "start", 12, "font-weight=\"bold\"", label);
-        }
-    }
+    draw_phase_events(out, r, spec, ev, &ax, &ay);
     fputs("</svg>\n", out);
     return ferror(out) ? HYDAE_ERR_IO : 0;
 }
 
 int hy_svg_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec)
 {
+    event_view ev;
+    hy_plot_find_clock(r, &ev.clock);
+    ev.hide_ticks = spec->no_clock_ticks;
+    ev.tick_stride = 1;
     if (spec->phase_x >= 0 && spec->phase_y >= 0)
-        return phase_plot(out, r, spec);
-    return time_plot(out, r, spec);
+        return phase_plot(out, r, spec, &ev);
+    return time_plot(out, r, spec, &ev);
 }

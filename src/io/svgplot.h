@@ -16,6 +16,7 @@ typedef struct hy_plot_spec {
     const int *panel_vars; /* time panels: columns of the table */
     int phase_x, phase_y;  /* both >= 0: a phase plot instead of panels */
     const char *title;     /* NULL: the table's title */
+    int no_clock_ticks;    /* leave out the events of a sample clock */
 } hy_plot_spec;
 
 /* Write the plot. Mode columns of the table give the bands (the first one

@@ -159,6 +159,21 @@ static int fail_nomem(hy_diag *diag)
     return -1;
 }
 
+/* A string of the IR, NULL for none (-1). */
+static const char *text_of(const hy_ir *ir, int id)
+{
+    return id >= 0 ? NAME(ir, id) : NULL;
+}
+
+/* The unit and description of parameter or discrete variable g. */
+static int set_global_info(hydae_model *m, const hy_ir *ir, int g)
+{
+    const hy_ir_global *gl = &ir->globals[g];
+    if (gl->unit < 0 && gl->description < 0)
+        return 0;
+    return hydae_model_set_global_info(m, g, text_of(ir, gl->unit), text_of(ir, gl->description));
+}
+
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag)
 {
     hy_expr_drop_table(&ir->dag); /* the programs only walk the DAG */
@@ -176,7 +191,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
         const hy_ir_global *gl = &ir->globals[g];
         int index = gl->is_discrete ? hydae_model_add_discrete(m, NAME(ir, gl->name), gl->value)
                                     : hydae_model_add_param(m, NAME(ir, gl->name), gl->value);
-        if (index != g)
+        if (index != g || set_global_info(m, ir, g) != 0)
             return fail(m, diag, "parameters");
     }
     unit->global_values = hy_calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
@@ -227,6 +242,9 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
                 hy_mode_set_start_computed(hm, k);  /* --set refuses it */
             if (ok && (v->rtol > 0 || v->atol > 0))
                 ok = hydae_mode_set_tolerances(hm, k, v->rtol, v->atol) == 0;
+            if (ok && (v->unit >= 0 || v->description >= 0))
+                ok = hydae_mode_set_var_info(hm, k, text_of(ir, v->unit),
+                                             text_of(ir, v->description)) == 0;
         }
         for (int k = 0; k < mode->n_outputs && ok; k++)
             ok = hydae_mode_add_output(hm, NAME(ir, mode->outputs[k].name)) == k;

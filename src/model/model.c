@@ -89,6 +89,7 @@ void hydae_model_free(hydae_model *m)
     hy_free(m->structural);
     hy_names_free(&m->var_names);
     hy_free(m->var_extras);
+    hy_model_free_infos(m);
     hy_free(m->name);
     hy_free(m);
 }
@@ -359,10 +360,7 @@ int hydae_mode_add_output(hydae_mode *mode, const char *name)
                        HYDAE_ALGEBRAIC, 0.0);
 }
 
-/* The extras of variable var of mode into *extra, made (zero) on first
-** use: 0, HYDAE_ERR_NOMEM or HYDAE_ERR_MODEL (too many), recorded on the
-** model. */
-static int var_extra(hydae_mode *mode, int var, hy_var_extra **extra)
+int hy_mode_var_extra(hydae_mode *mode, int var, hy_var_extra **extra)
 {
     hydae_model *m = MODE_MODEL(mode);
     hy_var *v = &mode->vars[var];
@@ -373,7 +371,7 @@ static int var_extra(hydae_mode *mode, int var, hy_var_extra **extra)
         if (hy_reserve((void **)&m->var_extras, &m->cap_var_extras, m->n_var_extras + 1,
                        sizeof(hy_var_extra)))
             return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory setting '%s'", v->name);
-        m->var_extras[m->n_var_extras] = (hy_var_extra){ 0.0, 0.0, 0.0 };
+        m->var_extras[m->n_var_extras] = (hy_var_extra){ 0.0, 0.0, 0.0, 0.0 };
         v->extra = (unsigned)++m->n_var_extras & ((1u << HY_VAR_EXTRA_BITS) - 1u);
     }
     *extra = &m->var_extras[v->extra - 1];
@@ -400,7 +398,7 @@ int hydae_mode_set_start_derivative(hydae_mode *mode, int var, double value)
         return HY_ARG_ERROR(MODE_MODEL(mode), "mode '%s': a start derivative needs a "
                             "differential variable and a finite value", mode->name);
     hy_var_extra *extra;
-    int status = var_extra(mode, var, &extra);
+    int status = hy_mode_var_extra(mode, var, &extra);
     if (status)
         return status;
     mode->vars[var].has_start_derivative = 1;
@@ -432,7 +430,7 @@ int hydae_mode_set_tolerances(hydae_mode *mode, int var, double rtol, double ato
                           "tolerances rtol = %g, atol = %g (want 0 <= rtol < 1, atol >= 0)",
                           mode->name, mode->vars[var].name, rtol, atol);
     hy_var_extra *extra;
-    int status = var_extra(mode, var, &extra);
+    int status = hy_mode_var_extra(mode, var, &extra);
     if (status)
         return status;
     extra->rtol = rtol;
@@ -558,7 +556,7 @@ hydae_transition *hydae_chart_add_transition(hydae_chart *c, const char *name,
     return tr;
 }
 
-static int set_trigger(hydae_transition *tr, hy_trigger_kind kind)
+int hy_transition_set_trigger(hydae_transition *tr, hy_trigger_kind kind)
 {
     if (tr->trigger != HY_TRIGGER_NONE) {
         HY_MODEL_ERROR(tr->chart->model, "transition '%s' has a trigger already", tr->name);
@@ -576,7 +574,7 @@ int hydae_transition_on_guard(hydae_transition *tr, int guard, hydae_direction d
         return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': guard %d, direction %d "
                             "(want a guard >= 0 and RISING, FALLING or BOTH)", tr->name, guard,
                             (int)dir);
-    int status = set_trigger(tr, HY_TRIGGER_GUARD);
+    int status = hy_transition_set_trigger(tr, HY_TRIGGER_GUARD);
     tr->guard = guard;
     tr->direction = dir;
     return status;
@@ -589,7 +587,7 @@ int hydae_transition_on_time(hydae_transition *tr, double t_event)
     if (!isfinite(t_event))
         return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': time event at %g",
                             tr->name, t_event);
-    int status = set_trigger(tr, HY_TRIGGER_TIME);
+    int status = hy_transition_set_trigger(tr, HY_TRIGGER_TIME);
     tr->t_event = t_event;
     return status;
 }
@@ -602,7 +600,7 @@ int hydae_transition_on_sample(hydae_transition *tr, double t_start, double peri
         return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': sample clock from %g "
                             "with period %g (want finite, period > 0)", tr->name, t_start,
                             period);
-    int status = set_trigger(tr, HY_TRIGGER_SAMPLE);
+    int status = hy_transition_set_trigger(tr, HY_TRIGGER_SAMPLE);
     tr->t_start = t_start;
     tr->period = period;
     return status;
@@ -615,7 +613,7 @@ int hydae_transition_on_event(hydae_transition *tr, const char *event)
     if (!valid_name(event))
         return HY_ARG_ERROR(TRANSITION_MODEL(tr), "transition '%s': an event needs a "
                             "non-empty name", tr->name);
-    int status = set_trigger(tr, HY_TRIGGER_EVENT);
+    int status = hy_transition_set_trigger(tr, HY_TRIGGER_EVENT);
     if (status)
         return status;
     if (!(tr->event_name = hy_strdup(event)))
@@ -824,6 +822,14 @@ static int check_transition(hydae_model *m, const hydae_transition *tr)
             return HYDAE_ERR_MODEL;
         }
         break;
+    case HY_TRIGGER_STEP:
+        if (!tr->from->after_step) {
+            HY_MODEL_ERROR(m, "transition '%s' fires on a step event of mode '%s', which has "
+                           "no after-step function (hydae_mode_set_after_step)", tr->name,
+                           tr->from->name);
+            return HYDAE_ERR_MODEL;
+        }
+        break;
     default:
         break;
     }
@@ -991,6 +997,8 @@ int hydae_model_check(hydae_model *m)
     for (int i = 0; i < m->n_slots; i++)
         if (i >= m->n_globals || m->globals[i].is_discrete)
             m->column_slot[m->n_columns++] = i;
+    if (hy_model_index_infos(m))
+        return check_nomem(m);
     /* Named events. */
     int cap_events = 0;
     for (int c = 0; c < m->n_charts; c++)

@@ -24,7 +24,9 @@ typedef enum hy_trigger_kind {
     HY_TRIGGER_GUARD,
     HY_TRIGGER_TIME,
     HY_TRIGGER_SAMPLE,
-    HY_TRIGGER_EVENT
+    HY_TRIGGER_EVENT,
+    HY_TRIGGER_SCHEDULE,        /* the time an action scheduled for the chart */
+    HY_TRIGGER_STEP             /* the from-mode's after-step function asked */
 } hy_trigger_kind;
 
 struct hydae_transition {
@@ -97,6 +99,7 @@ typedef struct hy_var {
 typedef struct hy_var_extra {
     double rtol, atol;          /* 0 = the run's setting */
     double start_derivative;
+    double nominal;             /* scales the run's atol; 0 = 1 (hydae_mode_set_nominal) */
 } hy_var_extra;
 
 typedef struct hy_global {
@@ -104,6 +107,16 @@ typedef struct hy_global {
     double value;
     unsigned char is_discrete;
 } hy_global;
+
+/* A unit and a description (hydae_mode_set_var_info and the like, info.c):
+** few names have them, so they are kept apart from hy_var, keyed by what
+** they describe. */
+typedef struct hy_var_info {
+    const hydae_mode *mode;     /* NULL: a parameter or discrete variable */
+    int index;                  /* variable, output (is_output) or global */
+    int is_output;
+    const char *unit, *description; /* in the model's name arena; NULL: none */
+} hy_var_info;
 
 struct hydae_mode {
     char *name;
@@ -128,6 +141,7 @@ struct hydae_mode {
     int n_guards;
     hydae_eval_fn guards;
     hydae_eval_fn outputs;
+    hydae_after_step_fn after_step; /* after every accepted step, or NULL (hooks.c) */
     const struct hy_integrator_ops *integrator;   /* preferred, or NULL */
     int is_mechanical;          /* hydae_mode_set_mechanics: mech, mech_user */
     int has_shared;             /* check: a variable is also one of another chart's modes
@@ -179,6 +193,10 @@ struct hydae_model {
     ** arrays or bound loops): setting one is refused with the reason. */
     const char **structural;    /* in var_names */
     int n_structural, cap_structural;
+    int n_infos, cap_infos;
+    hy_var_info *infos;         /* units and descriptions (info.c) */
+    int *slot_info;             /* per slot: its first info with a unit, -1 (check) */
+    int *slot_description;      /* per slot: its first info with a description, -1 */
 };
 
 /* A variable's own tolerances (0: the run's setting) and start derivative. */
@@ -190,10 +208,22 @@ static inline double hy_var_atol(const hydae_model *m, const hy_var *var)
 {
     return var->extra ? m->var_extras[var->extra - 1].atol : 0.0;
 }
+static inline double hy_var_nominal(const hydae_model *m, const hy_var *var)
+{
+    double nominal = var->extra ? m->var_extras[var->extra - 1].nominal : 0.0;
+    return nominal > 0.0 ? nominal : 1.0;
+}
 static inline double hy_var_start_derivative(const hydae_model *m, const hy_var *var)
 {
     return var->extra ? m->var_extras[var->extra - 1].start_derivative : 0.0;
 }
+
+/* The extras of variable var of mode into *extra, made (zero) on first
+** use: 0, HYDAE_ERR_NOMEM or HYDAE_ERR_MODEL (too many), recorded on the
+** model. */
+int hy_mode_var_extra(hydae_mode *mode, int var, hy_var_extra **extra);
+/* Give tr its trigger kind: 0, or HYDAE_ERR_MODEL if it has one already. */
+int hy_transition_set_trigger(hydae_transition *tr, hy_trigger_kind kind);
 
 /* Slot of a name, or -1. Valid after a successful check. */
 int hy_model_find_slot(const hydae_model *m, const char *name);
@@ -219,6 +249,15 @@ int hy_model_fail(hydae_model *m, int status, const char *fmt, ...) HY_PRINTF(3,
 
 /* Index of the parameter or discrete variable named name, or -1. */
 int hy_model_find_global(const hydae_model *m, const char *name);
+/* info.c, from hydae_model_check: slot_info and slot_description. 0 or
+** HYDAE_ERR_NOMEM. */
+int hy_model_index_infos(hydae_model *m);
+void hy_model_free_infos(hydae_model *m);
+/* The unit and description of parameter or discrete variable `global`
+** ("" if none; after a check). */
+const char *hy_model_global_unit(const hydae_model *m, int global);
+const char *hy_model_global_description(const hydae_model *m, int global);
+
 /* jacobian.c: a mode's sparse Jacobian. */
 void hy_mode_free_jacobian_pattern(hydae_mode *mode);
 /* names.c: "no parameter, discrete variable or variable named 'x'; its

@@ -110,6 +110,75 @@ int hydae_raise(hydae_action *a, const char *event)
     return 0;
 }
 
+/* ---- run-time seams: scheduled time events, a stop on request ---- */
+
+void hy_seams_reset(hydae_sim *s)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        s->scheduled[c] = INFINITY;
+        s->schedule_due[c] = s->step_event[c] = 0;
+    }
+    s->stop_requested = 0;
+    s->stop_reason[0] = '\0';
+}
+
+double hy_scheduled_after(const hydae_sim *s, int c, double t)
+{
+    return s->scheduled[c] > t + hy_time_tol(t) ? s->scheduled[c] : INFINITY;
+}
+
+int hy_schedule_due(const hydae_sim *s, int c, double t)
+{
+    return isfinite(s->scheduled[c]) && fabs(t - s->scheduled[c]) <= hy_time_tol(t);
+}
+
+int hydae_action_schedule(hydae_action *a, const hydae_chart *chart, double t)
+{
+    if (!a)
+        return HYDAE_ERR_ARG;
+    if (!chart && a->tr)
+        chart = a->tr->chart;
+    if (!chart || chart->model != a->sim->model)
+        return action_error(a, HYDAE_ERR_ACTION, "a time can only be scheduled for a chart of "
+                            "the model (the initial action names it); chart",
+                            chart ? chart->name : "(none)");
+    if (isnan(t) || !(t > a->t + hy_time_tol(a->t))) {
+        char what[160];
+        hy_format(what, sizeof what, "a scheduled time must lie after now (%.17g); it was "
+                  "%.17g, for chart", a->t, t);
+        return action_error(a, HYDAE_ERR_ACTION, what, chart->name);
+    }
+    a->sim->scheduled[chart->index] = t;
+    return 0;
+}
+
+int hydae_action_stop(hydae_action *a, const char *reason)
+{
+    if (!a)
+        return HYDAE_ERR_ARG;
+    hydae_sim *s = a->sim;
+    if (!s->stop_requested)
+        hy_format(s->stop_reason, sizeof s->stop_reason, "%s", reason && reason[0] ? reason
+                  : "stopped by an action");
+    s->stop_requested = 1;
+    return 0;
+}
+
+const char *hydae_sim_stop_reason(const hydae_sim *s)
+{
+    return s && s->stop_requested ? s->stop_reason : NULL;
+}
+
+/* Time events scheduled for now are due in this phase, and used up. */
+static void take_due_schedules(hydae_sim *s, double t)
+{
+    for (int c = 0; c < s->model->n_charts; c++) {
+        s->schedule_due[c] = (unsigned char)hy_schedule_due(s, c, t);
+        if (s->schedule_due[c])
+            s->scheduled[c] = INFINITY;
+    }
+}
+
 /* Is transition tr (from the active mode of its chart) triggered? */
 static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, double t)
 {
@@ -128,6 +197,10 @@ static int triggered(const hydae_sim *s, const hydae_transition *tr, int round, 
                && !(t != s->t_time_instant && fabs(t - s->t_time_instant) <= 2.0 * hy_time_tol(t));
     case HY_TRIGGER_EVENT:
         return s->event_active[tr->event_id];
+    case HY_TRIGGER_SCHEDULE:
+        return round == 0 && s->schedule_due[tr->chart->index];
+    case HY_TRIGGER_STEP:
+        return round == 0 && s->step_event[tr->chart->index];
     default:
         return 0;
     }
@@ -282,6 +355,9 @@ static long count_round0_events(const hydae_sim *s, double t, long *n_time)
         }
     }
     *n_time = n;
+    /* A due schedule and a step event count once per chart. */
+    for (int c = 0; c < s->model->n_charts; c++)
+        n += s->schedule_due[c] + s->step_event[c];
     for (int k = 0; k < s->n_guards; k++)
         n += s->guards.g_crossed[k] != 0;
     return n;
@@ -295,6 +371,7 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired)
     memset(s->event_waiting, 0, n_event_bytes);
     s->n_fired_log = 0;
     *n_fired = 0;
+    take_due_schedules(s, t);
     long n_time_events = 0, n_events = count_round0_events(s, t, &n_time_events);
     for (int round = 0;; round++) {
         for (int c = 0; c < m->n_charts; c++) {

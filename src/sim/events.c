@@ -773,6 +773,8 @@ int hy_time_event_pending(const hydae_sim *s, double t)
             if (tr->from == mode && hy_time_event_due(tr, t))
                 return 1;
         }
+        if (hy_schedule_due(s, c, t))
+            return 1;
     }
     return 0;
 }
@@ -796,6 +798,7 @@ double hy_next_time_event(const hydae_sim *s, double t)
             if (te < t_next)
                 t_next = te;
         }
+        t_next = fmin(t_next, hy_scheduled_after(s, c, t)); /* hydae_action_schedule */
     }
     return t_next;
 }

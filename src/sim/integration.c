@@ -53,6 +53,9 @@ static void accumulate_stats(hy_stats *into, const hy_stats *from)
     into->n_jac_evals += from->n_jac_evals;
     into->n_lu += from->n_lu;
     into->n_newton_iters += from->n_newton_iters;
+    if (from->n_stiff_detections > 0 && into->n_stiff_detections == 0)
+        into->t_first_stiff = from->t_first_stiff;
+    into->n_stiff_detections += from->n_stiff_detections;
 }
 
 void hy_integ_stats(const hydae_sim *s, hy_stats *out)

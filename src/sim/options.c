@@ -263,7 +263,7 @@ static const hy_option options[] = {
       "relative tolerance = rel_abs_tol_ratio * integr_tol (with integr_tol)",
       set_rel_abs_tol_ratio },
     { "max_order", "integer", "the method's",
-      "largest order: 1-5 DSTIFF, VSTIFF; 1-7 MSTIFF; 1-12 ABAM; none for RK45, RK4",
+      "largest order: 1-5 DSTIFF, VSTIFF; 1-7 MSTIFF; 1-12 ABAM; none for RADAU, RK45, RK853, RK4",
       set_max_order },
     { "dae_alg_tol_factor", "real", "1000",
       "tolerance scale of algebraic states and Lagrange multipliers (with integr_tol)",
@@ -522,7 +522,8 @@ double hy_base_atol(const hydae_sim *s)
     return s->set.integr_tol > 0.0 ? s->set.integr_tol : s->set.atol;
 }
 
-/* Tolerances of component i: the variable's own if set; else rtol/atol; or,
+/* Tolerances of component i: the variable's own if set; else rtol/atol
+** (atol times the variable's nominal value); or,
 ** when integr_tol is set, RTOL = rel_abs_tol_ratio integr_tol scale and
 ** ATOL = integr_tol scale with scale 1 for positions and differential
 ** states, vel_tol_factor for velocities, dae_alg_tol_factor for algebraic
@@ -539,7 +540,9 @@ void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
     }
     double var_rtol = hy_var_rtol(s->model, var), var_atol = hy_var_atol(s->model, var);
     rtol = var_rtol > 0.0 ? var_rtol : rtol;
-    atol = var_atol > 0.0 ? var_atol : atol;
+    /* A nominal value scales the run's atol (FMI 2.0.4 section 2.2.7,
+    ** `nominal`); a variable's own atol is absolute. */
+    atol = var_atol > 0.0 ? var_atol : atol * hy_var_nominal(s->model, var);
     /* The first component's pair stands for all while the others have it
     ** too (bit for bit); the vectors are written from the first that
     ** differs (build_config starts with tol_uniform = -1). */

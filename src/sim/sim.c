@@ -57,11 +57,15 @@ hydae_sim *hydae_sim_create(hydae_model *m, int *status)
     s->blocks = hy_calloc((size_t)n_charts + 1, sizeof *s->blocks);
     s->event_active = hy_calloc((size_t)n_events, 1);
     s->event_waiting = hy_calloc((size_t)n_events, 1);
+    s->scheduled = hy_calloc((size_t)n_charts + 1, sizeof *s->scheduled);
+    s->schedule_due = hy_calloc((size_t)n_charts + 1, 1);
+    s->step_event = hy_calloc((size_t)n_charts + 1, 1);
     int failed = hy_output_reserve(&s->out, m) || hy_guard_set_create(&s->guards, n_charts)
                  || hy_assembly_reserve(&s->assembly, n_charts, m->n_slots)
                  || hy_mode_patterns_copy(s);
     if (failed || !s->store || !s->active || !s->var_offset || !s->guard_offset
-        || !s->event_active || !s->event_waiting || !s->blocks) {
+        || !s->event_active || !s->event_waiting || !s->blocks || !s->scheduled
+        || !s->schedule_due || !s->step_event) {
         hydae_sim_free(s);
         return create_nomem(m, status);
     }
@@ -88,7 +92,8 @@ void hydae_sim_free(hydae_sim *s)
                        s->is_algebraic, s->rtol_vec, s->atol_vec, s->err_exclude,
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
                        s->guard_offset, s->event_active, s->event_waiting, s->fired_log,
-                       s->param_value, s->param_is_set };
+                       s->scheduled, s->schedule_due, s->step_event, s->param_value,
+                       s->param_is_set };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hy_free(arrays[i]);
     hy_free(s);
@@ -346,7 +351,7 @@ static int settle_after_event(hydae_sim *s, const double *left_row, int config_c
     if (status)
         return status;
     status = hy_emit_grid_at_current(s);
-    if (status)
+    if (status || s->stop_requested) /* hydae_action_stop: the run ends here */
         return status;
     status = hy_restart_integrator(s);
     if (status)
@@ -380,7 +385,7 @@ static int event_instant(hydae_sim *s, int *n_fired)
         s->stats.n_events++;
         status = settle_after_event(s, s->out.row_left, changed);
         int n_marked = 0;
-        if (!status)
+        if (!status && !s->stop_requested) /* the guards were armed */
             status = hy_guards_mark_levels(s, &n_marked);
         if (status || n_marked == 0) {
             *n_fired = n_total;
@@ -429,6 +434,7 @@ static int start_run(hydae_sim *s)
     s->guards.armed = 0;
     s->guards.have_prev = 0;
     s->t_time_instant = -INFINITY;
+    hy_seams_reset(s);
     memset(&s->integ_base, 0, sizeof s->integ_base);
     if (s->integ) {
         s->integ_method->destroy(s->integ);
@@ -470,9 +476,9 @@ static int start_run(hydae_sim *s)
     if (status || n_fired > 0)
         return status;
     status = hy_emit_grid_at_current(s);
-    if (!status)
+    if (!status && !s->stop_requested)
         status = hy_restart_integrator(s);
-    if (!status)
+    if (!status && !s->stop_requested)
         status = hy_guards_arm(s);
     return status;
 }
@@ -645,22 +651,88 @@ static int blocks_after_step(hydae_sim *s)
     return restart;
 }
 
-static int run(hydae_sim *s)
+/* After a mode's after-step function asked to restart: new consistent
+** values (what the equations compute changed), the integrator and the
+** guards' signs from there. */
+static int restart_after_step(hydae_sim *s)
 {
-    int status = start_run(s);
-    if (status)
-        return status;
-    long n_steps_run = 0;
-    hy_chatter_reset(&s->chatter);
-    while (s->t < s->set.t_end) {
+    int status = hy_consistent_init(s, s->t, 0);
+    if (!status)
+        status = hy_restart_integrator(s);
+    return status ? status : hy_guards_arm(s);
+}
+
+/* What the active modes' after-step functions ask for at the accepted
+** point s->t (hydae_mode_set_after_step): HYDAE_STEP_EVENT marks the
+** chart's step event, HYDAE_STEP_RESTART asks for a restart. 0 or a
+** negative status. */
+static int call_after_step(hydae_sim *s, int *any_event, int *restart)
+{
+    int any = 0;
+    for (int c = 0; c < s->model->n_charts && !any; c++)
+        any = s->active[c]->after_step != NULL;
+    if (!any)
+        return 0; /* (nothing gathered for the usual model) */
+    const double *y_local, *yp_local;
+    hy_config_local(s, s->y, s->yp, &y_local, &yp_local);
+    for (int c = 0; c < s->model->n_charts; c++) {
+        const hydae_mode *mode = s->active[c];
+        hy_block *b = &s->blocks[c];
+        if (!mode->after_step)
+            continue;
+        const double *y_mode, *yp_mode;
+        int off = s->var_offset[c];
+        int status = b->ops->expand(b, s->t, y_local + off, yp_local + off, &y_mode, &yp_mode);
+        if (status)
+            return status;
+        int request = mode->after_step(s->t, y_mode, yp_mode, s->store, mode->user);
+        if (request < 0 || request > HYDAE_STEP_RESTART) {
+            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s",
+                        mode->name, request, s->t, request > 0 ? " (want a hydae_step_request)"
+                                                              : "");
+            return HYDAE_ERR_CALLBACK;
+        }
+        s->step_event[c] = request == HYDAE_STEP_EVENT;
+        *any_event |= request == HYDAE_STEP_EVENT;
+        *restart |= request == HYDAE_STEP_RESTART;
+    }
+    return 0;
+}
+
+/* The modes' after-step functions at s->t; a step event is an event
+** instant there (*restarted set when transitions fired). */
+static int modes_after_step(hydae_sim *s, int *restarted)
+{
+    int any_event = 0, restart = 0;
+    int status = call_after_step(s, &any_event, &restart);
+    if (!status && any_event) {
+        int n_fired = 0;
+        memset(s->guards.g_crossed, 0, (size_t)s->n_guards);
+        status = event_instant(s, &n_fired);
+        *restarted = n_fired > 0;
+    }
+    for (int c = 0; c < s->model->n_charts; c++)
+        s->step_event[c] = 0;
+    if (!status && restart && !*restarted && !s->stop_requested)
+        status = restart_after_step(s);
+    return status;
+}
+
+/* The loop from s->t until t_limit (<= t_end): each step ends at the next
+** time event or t_limit at the latest, and what follows it (events,
+** grid rows). s->n_loop_steps counts the steps of the whole run. */
+static int loop_until(hydae_sim *s, double t_limit)
+{
+    int status = 0;
+    while (s->t < t_limit && !s->stop_requested) {
         if (s->interrupt_requested)
             return hy_sim_interrupted(s, s->t);
-        if (++n_steps_run > s->set.max_steps) {
+        if (++s->n_loop_steps > s->set.max_steps) {
             hy_sim_fail(s, "more than max_steps = %ld steps before t_end; stopped at t = %.17g",
                         s->set.max_steps, s->t);
             return HYDAE_ERR_MAXSTEPS;
         }
-        double t_stop = hy_next_time_event(s, s->t);
+        double t_stop = fmin(hy_next_time_event(s, s->t), t_limit);
         if (!s->set.interpolation) {
             /* dae_interpolation = FALSE: step exactly onto the output points. */
             double t_grid = hy_grid_time(s, s->out.k_out);
@@ -686,45 +758,113 @@ static int run(hydae_sim *s)
         s->integ_started = 1;
         int restarted = 0;
         status = scan_step(s, t_new, t_stop, &restarted);
-        if (!status && restarted)
-            status = check_accumulation(s);
         if (!status && !restarted && s->n > 0) {
             status = blocks_after_step(s);
             if (status == 1)
                 status = hy_restart_integrator(s);
         }
+        if (!status && !restarted && !s->stop_requested)
+            status = modes_after_step(s, &restarted);
+        if (!status && restarted)
+            status = check_accumulation(s);
         if (status)
             return status;
     }
-    return hy_emit_grid_at_current(s);
+    return 0;
+}
+
+static int begin_run(hydae_sim *s)
+{
+    memset(&s->stats, 0, sizeof s->stats);
+    s->errmsg[0] = '\0';
+    s->n_loop_steps = 0;
+    s->n_res_evals_integ = 0;
+    int status = hydae_sim_validate(s);
+    if (!status)
+        status = start_run(s);
+    hy_chatter_reset(&s->chatter);
+    return status;
+}
+
+/* The statistics of the run so far, the wall time of this call added. */
+static void collect_stats(hydae_sim *s, const struct timespec *start)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    hy_stats st;
+    hy_integ_stats(s, &st);
+    s->stats.n_steps = st.n_steps;
+    s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
+    /* stats.n_res_evals counts the sim's own as they happen; the
+    ** integrators' are added as they grow. */
+    s->stats.n_res_evals += st.n_res_evals - s->n_res_evals_integ;
+    s->n_res_evals_integ = st.n_res_evals;
+    s->stats.n_jac_evals = st.n_jac_evals;
+    s->stats.n_lu = st.n_lu;
+    s->stats.n_stiff_detections = st.n_stiff_detections;
+    s->stats.t_first_stiff = st.n_stiff_detections > 0 ? st.t_first_stiff : NAN;
+    s->stats.wall_seconds += (double)(end.tv_sec - start->tv_sec)
+                             + 1e-9 * (double)(end.tv_nsec - start->tv_nsec);
+}
+
+/* The end of a run (its last grid rows on success): the sinks complete. */
+static int end_run(hydae_sim *s, int status)
+{
+    if (!status)
+        status = hy_emit_grid_at_current(s);
+    if (status && s->errmsg[0] == '\0')
+        hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
+    status = hy_output_finish(s, status);
+    s->interrupt_requested = 0;
+    s->advancing = 0;
+    return status;
 }
 
 int hydae_sim_run(hydae_sim *s)
 {
     if (!s)
         return HYDAE_ERR_ARG;
-    struct timespec start, end;
+    struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    memset(&s->stats, 0, sizeof s->stats);
-    s->errmsg[0] = '\0';
-    int status = hydae_sim_validate(s);
+    s->advancing = 0;
+    int status = begin_run(s);
     if (!status)
-        status = run(s);
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    hy_stats st;
-    hy_integ_stats(s, &st);
-    s->stats.n_steps = st.n_steps;
-    s->stats.n_rejected = st.n_err_fails + st.n_conv_fails;
-    s->stats.n_res_evals += st.n_res_evals;
-    s->stats.n_jac_evals = st.n_jac_evals;
-    s->stats.n_lu = st.n_lu;
-    s->stats.wall_seconds = (double)(end.tv_sec - start.tv_sec)
-                            + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
-    if (status && s->errmsg[0] == '\0')
-        hy_sim_fail(s, "%s at t = %.17g", hydae_status_string(status), s->t);
-    status = hy_output_finish(s, status);
-    s->interrupt_requested = 0;
-    return status;
+        status = loop_until(s, s->set.t_end);
+    collect_stats(s, &start);
+    return end_run(s, status);
+}
+
+int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
+{
+    if (!s)
+        return HYDAE_ERR_ARG;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = 0;
+    if (!s->advancing) {
+        status = begin_run(s);
+        if (status) {
+            collect_stats(s, &start);
+            return end_run(s, status);
+        }
+        s->advancing = 1;
+    }
+    double tol = hy_time_tol(s->set.t_end);
+    if (!(t_target >= s->t) || !(t_target <= s->set.t_end + tol)) {
+        hy_sim_fail(s, "cannot advance to t = %.17g: the run stands at t = %.17g and ends at "
+                    "t_end = %.17g", t_target, s->t, s->set.t_end);
+        return HYDAE_ERR_ARG;
+    }
+    int at_end = t_target >= s->set.t_end - tol;
+    status = loop_until(s, at_end ? s->set.t_end : t_target);
+    collect_stats(s, &start);
+    if (!status && values) {
+        status = hy_store_state(s, s->t, s->y, s->yp);
+        hy_gather_row(s, values);
+    }
+    if (status || at_end || s->stop_requested) /* hydae_action_stop ends it here */
+        return end_run(s, status);
+    return 0;
 }
 
 void hydae_sim_get_stats(const hydae_sim *s, hydae_stats *out)
@@ -760,6 +900,9 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "integrator restarts", st->n_restarts);
     fprintf(out, "%-24s %12ld\n", "homotopy steps", st->n_homotopy_steps);
     fprintf(out, "%-24s %12ld\n", "restarts after jumps", st->n_jump_restarts);
+    if (st->n_stiff_detections > 0)
+        fprintf(out, "%-24s %12ld (first at t = %g)\n", "found stiff", st->n_stiff_detections,
+                st->t_first_stiff);
     fprintf(out, "%-24s %12ld\n", "resting modes entered", st->n_zeno_rests);
     fprintf(out, "%-24s %12ld\n", "configurations entered", st->n_configurations);
     fprintf(out, "%-24s %12ld\n", "configuration cache hits", st->n_config_cache_hits);
@@ -769,5 +912,7 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
         fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
         fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);
     }
+    if (s->stop_requested)
+        fprintf(out, "%-24s %12.6g\n", "ended by an action at t", s->t);
     fprintf(out, "%-24s %12.6f\n", "wall time [s]", st->wall_seconds);
 }

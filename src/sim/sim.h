@@ -166,6 +166,9 @@ struct hydae_sim {
 
     /* ---- the run (sim.c) ---- */
     double t;                   /* time of the current state */
+    int advancing;              /* a run in pieces (hydae_sim_advance) is going */
+    long n_loop_steps;          /* steps of the run so far (max_steps) */
+    long n_res_evals_integ;     /* the integrators' evaluations in stats */
     double *store;              /* one value per slot of the model */
     hydae_mode **active;        /* active mode per chart */
     /* The configuration's layout. */
@@ -210,6 +213,14 @@ struct hydae_sim {
     double t_time_instant;      /* last instant whose time events fired */
     unsigned char *event_active, *event_waiting;  /* named events */
     const hydae_transition **fired_log;           /* for cascade reports */
+    /* Run-time seams (discrete.c, sim.c): per chart, the time an action
+    ** scheduled (INFINITY: none), whether it is due in this discrete
+    ** phase, whether its mode's after-step function asked for an event;
+    ** a stop requested by an action, and why. */
+    double *scheduled;
+    unsigned char *schedule_due, *step_event;
+    int stop_requested;
+    char stop_reason[512];
     int n_fired_log, cap_fired_log;
     /* Last bad residual seen (for failure messages). */
     int bad_chart, bad_equation;
@@ -379,6 +390,13 @@ int hy_discrete_phase(hydae_sim *s, double t, int *n_fired);
 /* "'a' (x -> y), 'b' (y -> x)": the distinct transitions of list, in order. */
 void hy_describe_transitions(char *out, size_t size, const hydae_transition *const *list,
                              int n);
+
+/* No time scheduled by actions, no stop requested: the start of a run. */
+void hy_seams_reset(hydae_sim *s);
+/* The time scheduled for chart c if it lies after t (else INFINITY). */
+double hy_scheduled_after(const hydae_sim *s, int c, double t);
+/* Is the time scheduled for chart c due at t? */
+int hy_schedule_due(const hydae_sim *s, int c, double t);
 
 /* The model's initial action at t0 (values by name, as transitions'). */
 int hy_initial_action(hydae_sim *s, double t);

@@ -56,6 +56,39 @@ static int check_method(hydae_sim *s)
     return 0;
 }
 
+/* 1 if the mode is a DAE F(t, y, y') = 0 with something to integrate: a
+** residual (not a right-hand side, not a mechanical system, which takes the
+** ODE form with such methods) and a differential variable (a mode whose
+** unknowns are all algebraic is solved without an integrator). */
+static int is_dae_mode(const hydae_mode *mode)
+{
+    if (mode->rhs || mode->is_mechanical || !mode->residual)
+        return 0;
+    for (int v = 0; v < mode->n_vars; v++)
+        if (!hy_var_is_algebraic((hydae_var_kind)mode->vars[v].kind))
+            return 1;
+    return 0;
+}
+
+/* An integrator for explicit ODEs only (RK45, ...) chosen for a model with
+** a DAE mode: a usage error found before the run, naming both, instead of
+** a failure when the mode is entered. A mode with a preferred integrator
+** (hydae_mode_set_integrator) is judged by it. */
+static int check_mode_kinds(hydae_sim *s)
+{
+    const hydae_model *m = s->model;
+    for (int c = 0; c < m->n_charts; c++)
+        for (int k = 0; k < m->charts[c]->n_modes; k++) {
+            const hydae_mode *mode = m->charts[c]->modes[k];
+            const hy_integrator_ops *method = mode->integrator ? mode->integrator : s->set.method;
+            if (method->needs_rhs && is_dae_mode(mode))
+                return HY_CONFLICT(s, "%s solves explicit ODEs y' = f(t, y) only, but mode '%s' "
+                                   "is written as a residual F(t, y, y') = 0 (a DAE); use "
+                                   "DSTIFF for it", method->name, mode->name);
+        }
+    return 0;
+}
+
 /* The unknowns mode brings to a configuration solved with `method`, as
 ** far as a dense matrix is concerned: none when it gives its Jacobian's
 ** pattern (then a band or sparse solver takes it, and hy_linsol_choose
@@ -162,6 +195,8 @@ int hydae_sim_validate(hydae_sim *s)
         status = check_steps(s);
     if (!status)
         status = check_method(s);
+    if (!status)
+        status = check_mode_kinds(s);
     if (!status)
         status = check_sizes(s);
     return status;

@@ -73,14 +73,14 @@ refused slip.fmu "outside its directory"
 [ ! -e "$work/escaped.txt" ] && [ ! -e "$TMPDIR/../escaped.txt" ] || fail "slip.fmu: a file escaped"
 python3 - "$bb2" <<'PY'
 import re, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile("cs_only.fmu", "w") as zout:
+with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile("no_interface.fmu", "w") as zout:
     for info in zin.infolist():
         data = zin.read(info)
         if info.filename == "modelDescription.xml":
-            data = re.sub(rb"<ModelExchange.*?</ModelExchange>", b"", data, flags=re.S)
+            data = re.sub(rb"<(ModelExchange|CoSimulation).*?</\1>", b"", data, flags=re.S)
         zout.writestr(info.filename, data)
 PY
-refused cs_only.fmu "no Model Exchange interface"
+refused no_interface.fmu "the FMU has no interface"
 
 # Our own failing FMU: fmi2Instantiate returning NULL is a load error;
 # fmi2GetDerivatives returning fmi2Error past t = 1 fails the run (exit 1)
@@ -97,6 +97,8 @@ desc = f"""<?xml version="1.0" encoding="UTF-8"?>
     <ScalarVariable name="x" valueReference="0" causality="output" initial="exact"><Real start="1"/></ScalarVariable>
     <ScalarVariable name="der(x)" valueReference="1"><Real derivative="1"/></ScalarVariable>
     <ScalarVariable name="t_fail" valueReference="2" causality="parameter" variability="fixed"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="t_step" valueReference="3" causality="parameter" variability="fixed"><Real start="1e300"/></ScalarVariable>
+    <ScalarVariable name="t_stop" valueReference="4" causality="parameter" variability="fixed"><Real start="1e300"/></ScalarVariable>
   </ModelVariables>
   <ModelStructure><Derivatives><Unknown index="2"/></Derivatives></ModelStructure>
 </fmiModelDescription>
@@ -126,6 +128,46 @@ awk -v t="$stopped" 'BEGIN { exit !(t > 0.5 && t <= 1) }' \
 awk -F, 'END { d = $2 - exp(-2); if (d < 0) d = -d; exit !($1 == 2 && d < 1e-6) }' passing.csv \
     || fail "failing.fmu with t_fail = 5: last row $(tail -1 passing.csv), want x(2) = exp(-2)"
 
+# Step events: fmi2CompletedIntegratorStep asks for event mode at the first
+# step past t_step = 0.5, where x changes sign: x(2) = -exp(-2), and the
+# event's two rows (left x > 0, right x < 0) at one time t_e >= 0.5.
+"$hydae" run failing.fmu -o step.csv --quiet --set t_fail=5 --set t_step=0.5 --rtol 1e-8 \
+    || fail "step event: exit $?"
+awk -F, 'END { d = $2 + exp(-2); if (d < 0) d = -d; exit !($1 == 2 && d < 1e-6) }' step.csv \
+    || fail "step event: last row $(tail -1 step.csv), want x(2) = -exp(-2)"
+awk -F, 'NR > 2 && $1 == t && p > 0 && $2 < 0 { d = p + $2; if (d < 0) d = -d;
+    found = ($1 >= 0.5 && d < 1e-12) } NR > 1 { t = $1; p = $2 } END { exit !found }' step.csv \
+    || fail "step event: no sign change at one time past 0.5: $(head -12 step.csv)"
+# terminateSimulation from fmi2CompletedIntegratorStep ends the run there, exit 0.
+"$hydae" run failing.fmu -o stop.csv --quiet --set t_fail=5 --set t_stop=1.25 2>stderr.txt \
+    || fail "step terminate: exit $?"
+grep -q "terminateSimulation" stderr.txt || fail "step terminate: not reported: $(cat stderr.txt)"
+grep -q "stopped early" stop.csv && fail "step terminate: marked as stopped early"
+awk -F, 'END { exit !($1 >= 1.25 && $1 < 2) }' stop.csv \
+    || fail "step terminate: last row $(tail -1 stop.csv), want the first step past 1.25"
+
+# Co-Simulation (--fmi-cs): Dahlquist's own Euler steps of 0.1, x(10) = 0.9^100.
+"$hydae" run "$fmus/2.0/Dahlquist.fmu" --fmi-cs -o cs.csv --quiet || fail "--fmi-cs: exit $?"
+awk -F, 'END { d = $2 - 0.9^100; if (d < 0) d = -d; exit !($1 == 10 && d < 1e-15) }' cs.csv \
+    || fail "--fmi-cs: last row $(tail -1 cs.csv), want x(10) = 0.9^100"
+# An FMU with only <CoSimulation> is imported through it without the option.
+python3 - "$fmus/2.0/Dahlquist.fmu" cs_only.fmu <<'PY'
+import re, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w") as dst:
+    for item in src.infolist():
+        data = src.read(item.filename)
+        if item.filename == "modelDescription.xml":
+            data = re.sub(rb"<ModelExchange.*?</ModelExchange>", b"", data, flags=re.S)
+        dst.writestr(item, data)
+PY
+"$hydae" run cs_only.fmu -o cs_only.csv --quiet || fail "Co-Simulation only: exit $?"
+cmp -s cs.csv cs_only.csv || fail "Co-Simulation only: differs from --fmi-cs"
+# --fmi-cs of an FMU without Co-Simulation is refused.
+"$hydae" run failing.fmu --fmi-cs -o x.csv >stdout.txt 2>stderr.txt
+status=$?
+[ $status -eq 2 ] && grep -q "has no Co-Simulation interface (only Model Exchange)" stderr.txt \
+    || fail "--fmi-cs without Co-Simulation: exit $status, $(cat stderr.txt)"
+
 # Runs: the default experiment, then options over it.
 "$hydae" run "$bb2" -o bb.csv --quiet || fail "BouncingBall 2.0: exit $?"
 [ "$(head -1 bb.csv)" = "time,h,v" ] || fail "BouncingBall: header $(head -1 bb.csv)"
@@ -140,6 +182,9 @@ peak=$(awk -F, 'NR > 1 && $1 > 0.5 && $1 < 1.2 && $2 > m { m = $2 } END { print 
 awk -v p="$peak" 'BEGIN { exit !(p > 0.2499 && p < 0.2501) }' || fail "--set e=0.5: peak $peak, want 0.25"
 "$hydae" run "$fmus/2.0/Stair.fmu" -o stair.csv --quiet 2>stderr.txt || fail "Stair: exit $?"
 grep -q "terminateSimulation" stderr.txt || fail "Stair: the FMU's end is not reported"
+# It ends the run successfully at t = 9: the right limit (counter 10) last, unmarked.
+[ "$(tail -1 stair.csv)" = "9,10" ] || fail "Stair: last line $(tail -1 stair.csv), want 9,10"
+grep -q "stopped early" stair.csv && fail "Stair: marked as stopped early"
 "$hydae" run "$fmus/2.0/Resource.fmu" -o res.csv --quiet || fail "Resource: exit $?"
 # resources/y.txt begins with 'a': y = 97.
 [ "$(sed -n 2p res.csv)" = "0,97" ] || fail "Resource: $(sed -n 2p res.csv), want 0,97"

@@ -5,6 +5,10 @@
 **   - fmi2Instantiate returns NULL when the GUID is "{null}";
 **   - fmi2GetDerivatives returns fmi2Error (and logs why) once time has
 **     passed the parameter t_fail (valueReference 2, default 1.0).
+** And it has step events: fmi2CompletedIntegratorStep asks for event mode
+** at the first step at or past the parameter t_step (valueReference 3),
+** where fmi2NewDiscreteStates flips the sign of x; and for the end of the
+** run at the first step at or past t_stop (valueReference 4).
 ** Written from the FMI 2.0.4 specification's function signatures (section
 ** 2.1); the types are spelled out in plain C, apart from the importer's
 ** src/fmi/fmi_api.h, so that a wrong declaration there would show.
@@ -34,7 +38,8 @@ typedef struct event_info {
 
 typedef struct instance {
     callbacks cb;
-    double t, x, t_fail;
+    double t, x, t_fail, t_step, t_stop;
+    int stepped;           /* the step event happened */
 } instance;
 
 EXPORT void *fmi2Instantiate(const char *name, int type, const char *guid,
@@ -53,6 +58,7 @@ EXPORT void *fmi2Instantiate(const char *name, int type, const char *guid,
     c->cb = *cb;
     c->x = 1.0;
     c->t_fail = 1.0;
+    c->t_step = c->t_stop = 1e300;
     return c;
 }
 
@@ -94,7 +100,8 @@ EXPORT int fmi2GetReal(void *c, const unsigned vr[], size_t n, double v[])
 {
     instance *inst = c;
     for (size_t i = 0; i < n; i++)
-        v[i] = vr[i] == 0 ? inst->x : vr[i] == 1 ? -inst->x : inst->t_fail;
+        v[i] = vr[i] == 0 ? inst->x : vr[i] == 1 ? -inst->x : vr[i] == 2 ? inst->t_fail
+               : vr[i] == 3 ? inst->t_step : inst->t_stop;
     return OK;
 }
 
@@ -119,6 +126,10 @@ EXPORT int fmi2SetReal(void *c, const unsigned vr[], size_t n, const double v[])
             inst->x = v[i];
         else if (vr[i] == 2)
             inst->t_fail = v[i];
+        else if (vr[i] == 3)
+            inst->t_step = v[i];
+        else if (vr[i] == 4)
+            inst->t_stop = v[i];
     }
     return OK;
 }
@@ -145,8 +156,13 @@ EXPORT int fmi2EnterEventMode(void *c)
 
 EXPORT int fmi2NewDiscreteStates(void *c, event_info *info)
 {
-    (void)c;
+    instance *inst = c;
     memset(info, 0, sizeof *info);
+    if (inst->t >= inst->t_step && !inst->stepped) {
+        inst->stepped = 1;
+        inst->x = -inst->x;
+        info->values_changed = 1;
+    }
     return OK;
 }
 
@@ -158,10 +174,10 @@ EXPORT int fmi2EnterContinuousTimeMode(void *c)
 
 EXPORT int fmi2CompletedIntegratorStep(void *c, int no_prior, int *enter_event, int *terminate)
 {
-    (void)c;
+    instance *inst = c;
     (void)no_prior;
-    *enter_event = 0;
-    *terminate = 0;
+    *enter_event = inst->t >= inst->t_step && !inst->stepped;
+    *terminate = inst->t >= inst->t_stop;
     return OK;
 }
 

@@ -9,7 +9,8 @@
 **   BouncingBall impact times of the closed form (g = 9.81, e = 0.7,
 **                h0 = 1; at rest once e v_impact < v_min = 0.1);
 **   Stair        time events exactly at t = 1, 2, ...: counter = floor(t) + 1,
-**                the FMU ending the run at t = 9;
+**                the FMU ending the run at t = 9 (its right limit, 10, the
+**                last row); every row of its reference;
 **   Feedthrough  every numeric input, set as a parameter, reaches its output;
 **   Resource     y = 'a' = 97, the first byte of resources/y.txt.
 ** And against the reference results (extra/.../<Model>_out.csv, fmusim's
@@ -20,12 +21,12 @@
 #include "check.h"
 #include "rows.h"
 #include "fmi/fmu.h"
+#include "fmi/reference_csv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zip.h>
 
 #define RTOL 1e-10
 #define ATOL 1e-12
@@ -47,73 +48,6 @@ static hydae_model *open_fmu(const char *version, const char *model, hy_fmu **fm
     CHECK(m == NULL || hydae_model_check(m) == 0, "%s %s: %s", version, model,
           hydae_model_errmsg(m));
     return m;
-}
-
-/* ---- reference CSV: header line, then numbers ---- */
-typedef struct ref_csv {
-    int n_rows, n_cols;
-    char names[16][64];
-    double *v; /* n_rows x n_cols, column 0 time */
-} ref_csv;
-
-/* The reference sits inside the FMU; read with libzip directly, not
-** with the importer's own unpacking. */
-static int read_reference(const char *version, const char *model, ref_csv *r)
-{
-    memset(r, 0, sizeof *r);
-    char name[256];
-    snprintf(name, sizeof name, "extra/org.fmi-standard.fmi-ls-ref/%s_out.csv", model);
-    zip_t *zip = zip_open(fmu_file(version, model), ZIP_RDONLY, NULL);
-    zip_file_t *file = zip ? zip_fopen(zip, name, 0) : NULL;
-    size_t cap = 1 << 20, used = 0;
-    char *text = malloc(cap);
-    zip_int64_t got = 0;
-    while (file && text && used + 1 < cap
-           && (got = zip_fread(file, text + used, cap - 1 - used)) > 0)
-        used += (size_t)got;
-    if (file)
-        zip_fclose(file);
-    if (zip)
-        zip_discard(zip);
-    if (!file || !text || got < 0 || used == 0) {
-        free(text);
-        return -1;
-    }
-    text[used] = '\0';
-    char *line = text, *next = strchr(line, '\n');
-    if (next)
-        *next++ = '\0';
-    for (char *tok = strtok(line, ",\r"); tok && r->n_cols < 16; tok = strtok(NULL, ",\r"))
-        snprintf(r->names[r->n_cols++], sizeof r->names[0], "%s", tok);
-    int cap_rows = 0;
-    for (line = next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        if (r->n_rows == cap_rows) {
-            cap_rows = cap_rows ? 2 * cap_rows : 256;
-            r->v = realloc(r->v, sizeof *r->v * (size_t)cap_rows * (size_t)r->n_cols);
-        }
-        char *p = line;
-        for (int c = 0; c < r->n_cols; c++) {
-            r->v[(size_t)r->n_rows * (size_t)r->n_cols + (size_t)c] = strtod(p, &p);
-            if (*p == ',')
-                p++;
-        }
-        r->n_rows++;
-    }
-    free(text);
-    return r->n_rows > 0 ? 0 : -1;
-}
-
-/* The last row of `rows` at time t (the right limit at an event), or -1. */
-static int row_at(const test_rows *rows, double t)
-{
-    int found = -1;
-    for (int i = 0; i < rows->n_rows; i++)
-        if (fabs(rows->t[i] - t) <= 1e-9 * fmax(1.0, fabs(t)))
-            found = i;
-    return found;
 }
 
 typedef double (*exact_fn)(double t, int var, void *user);
@@ -151,7 +85,7 @@ static void check_reference(const char *version, const char *model, const hydae_
                             const test_rows *rows, exact_fn exact, void *user, double tol)
 {
     ref_csv ref;
-    CHECK(read_reference(version, model, &ref) == 0, "no %s %s reference", version, model);
+    CHECK(read_reference(fmu_file(version, model), model, &ref) == 0, "no %s %s reference", version, model);
     if (ref.n_rows > 0) {
         char what[64];
         snprintf(what, sizeof what, "%s %s", model, version);
@@ -364,6 +298,13 @@ static void check_bouncing_ball(const char *version)
 }
 
 /* ---- Stair: time events ---- */
+static double stair_exact(double t, int var, void *user)
+{
+    (void)var;
+    (void)user;
+    return floor(t + 1e-12) + 1; /* the right limit at an integer */
+}
+
 static void check_stair(const char *version)
 {
     hy_fmu *fmu;
@@ -372,13 +313,11 @@ static void check_stair(const char *version)
         return;
     test_rows rows;
     int status = test_run(m, NULL, 10.0, 0.2, RTOL, ATOL, &rows);
-    CHECK(status != 0 && hy_fmu_terminated(fmu), "Stair %s: the FMU's terminateSimulation at "
-          "t = 9 should end the run (status %d)", version, status);
+    CHECK(status == 0 && hy_fmu_terminated(fmu), "Stair %s: the FMU's terminateSimulation at "
+          "t = 9 should end the run successfully (status %d)", version, status);
     int counter = test_column(m, "counter"), n_events = 0, n_wrong = 0;
-    double last_t = 0;
     for (int i = 0; i < rows.n_rows && counter >= 0; i++) {
         double t = rows.t[i], c = test_value(&rows, i, counter);
-        last_t = t;
         if (rows.kind[i] == HYDAE_ROW_EVENT_LEFT) {
             n_events++;
             /* Exactly at the integer, with the old count on the left. */
@@ -389,10 +328,20 @@ static void check_stair(const char *version)
             n_wrong += c != floor(t + 1e-12) + 1;
         }
     }
-    printf("Stair %s: %d time events, %d rows off\n", version, n_events, n_wrong);
-    printf("Stair %s: last row at t = %.17g\n", version, last_t);
-    CHECK(n_events >= 8 && n_wrong == 0, "Stair %s: %d events, %d rows wrong", version, n_events,
-          n_wrong);
+    /* The run ends at t = 9 with the right limit, counter = 10 (and the
+    ** grid row of t = 9 after it). */
+    int last = rows.n_rows - 1, right = last;
+    while (right > 0 && rows.kind[right] != HYDAE_ROW_EVENT_RIGHT)
+        right--;
+    int ends_right = right > 0 && rows.t[right] == 9.0 && rows.t[last] == 9.0
+                     && test_value(&rows, right, counter) == 10.0
+                     && test_value(&rows, last, counter) == 10.0;
+    printf("Stair %s: %d time events, %d rows off, last row t = %.17g\n", version, n_events,
+           n_wrong, last >= 0 ? rows.t[last] : NAN);
+    CHECK(n_events == 9 && n_wrong == 0 && ends_right, "Stair %s: %d events, %d rows wrong, "
+          "ends with the right limit at 9: %d", version, n_events, n_wrong, ends_right);
+    /* Every reference row, t = 9 (counter 10) included, matches exactly. */
+    check_reference(version, "Stair", m, &rows, stair_exact, NULL, 0.0);
     test_rows_free(&rows);
     hydae_model_free(m);
 }

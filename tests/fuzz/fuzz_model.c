@@ -29,7 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* The writers of `hydae run`, all to /dev/null. */
 static int add_writers(hydae_sim *sim, FILE *sink)
 {
-    hydae_plot_options plot = { NULL, NULL, NULL, NULL };
+    hydae_plot_options plot = { NULL, NULL, NULL, NULL, 0 };
     if (hydae_sim_add_csv(sim, sink) || hydae_sim_add_mat(sim, sink, NULL, 1)
         || hydae_sim_add_plot(sim, sink, &plot))
         return -1;

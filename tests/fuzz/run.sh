@@ -6,7 +6,7 @@
 #   tests/fuzz/run.sh repro TARGET FILE...                 run inputs once
 #   tests/fuzz/run.sh minimize TARGET FILE                 shrink a crash
 #
-# TARGET: fuzz_model, fuzz_settings_xml, fuzz_csv or fuzz_fmi_description
+# TARGET: fuzz_model, fuzz_settings_xml, fuzz_csv, fuzz_mat or fuzz_fmi_description
 # (only in a build with FMI import: libzip and expat). Builds them first if
 # needed (clang, HYDAE_FUZZ=ON) in $HYDAE_FUZZ_BUILD (default build-fuzz).
 # One fuzzer process at a time, each with -max_total_time=SECONDS,
@@ -21,7 +21,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${HYDAE_FUZZ_BUILD:-$root/build-fuzz}
-targets="fuzz_model fuzz_settings_xml fuzz_csv fuzz_fmi_description"
+targets="fuzz_model fuzz_settings_xml fuzz_csv fuzz_mat fuzz_fmi_description"
 
 usage() {
     sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -33,6 +33,7 @@ dict_of() {
     fuzz_model) echo "$here/model.dict" ;;
     fuzz_settings_xml) echo "$here/xml.dict" ;;
     fuzz_csv) echo "$here/csv.dict" ;;
+    fuzz_mat) echo "$here/mat.dict" ;;
     fuzz_fmi_description) echo "$here/fmi.dict" ;;
     esac
 }
