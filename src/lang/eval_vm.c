@@ -136,8 +136,11 @@ static void vm_sparse_exec(const vm_sparse *m, double *regs, const hy_vm_input *
     double *values = regs + m->prog->n_regs;
     memset(dense, 0, m->dense_bytes);
     hy_program_exec(m->prog, regs, input, values);
-    for (int k = 0; k < m->n_entries; k++)
-        dense[(size_t)m->rows[k] + (size_t)m->cols[k] * (size_t)m->n_rows] = values[k];
+    /* Locals: the stores into dense may not change them (no reloads). */
+    const int *rows = m->rows, *cols = m->cols;
+    size_t n_rows = (size_t)m->n_rows;
+    for (int k = 0, n = m->n_entries; k < n; k++)
+        dense[(size_t)rows[k] + (size_t)cols[k] * n_rows] = values[k];
 }
 
 /* The same on this thread's register file: 0, or -1 out of memory. */
