@@ -34,6 +34,9 @@ int hydae_mode_set_jacobian_pattern(hydae_mode *mode, const int64_t *col_start,
     if (n == 0)
         return HY_ARG_ERROR(m, "mode '%s': add the variables before the Jacobian pattern",
                             mode->name);
+    if (m->checked) /* its sims copied the patterns when they were made */
+        return HY_ARG_ERROR(m, "mode '%s': set the Jacobian pattern before the model is "
+                            "checked (hydae_model_check, hydae_sim_create)", mode->name);
     /* A mode that shares unknowns with other charts may have more equations
     ** than variables: its pattern is then square of the larger size, the
     ** columns past its variables empty (assembly.c reads its rows). */
