@@ -149,6 +149,38 @@ static void check_fired_hook(hydae_model *pendulum)
     }
 }
 
+/* x' = -x through the C API. */
+static int decay(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t, (void)p, (void)user;
+    ydot[0] = -y[0];
+    return 0;
+}
+
+/* Sims copy the modes' patterns when made: a pattern set after the model
+** is checked is refused, one set before is used. */
+static void check_pattern_after_check(void)
+{
+    static const int64_t col_start[] = { 0, 1 }, row[] = { 0 };
+    hydae_model *m = hydae_model_create("decay");
+    hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(m, "c"), "only");
+    int ok = hydae_mode_add_var(mode, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_set_rhs(mode, decay, NULL) == 0
+             && hydae_mode_set_jacobian_pattern(mode, col_start, row) == 0
+             && hydae_model_check(m) == 0;
+    CHECK(ok, "the C-API model: %s", hydae_model_errmsg(m));
+    int late = hydae_mode_set_jacobian_pattern(mode, col_start, row);
+    CHECK(late == HYDAE_ERR_ARG && strstr(hydae_model_errmsg(m), "before the model is checked"),
+          "a pattern after the check: %d, %s", late, hydae_model_errmsg(m));
+    hydae_sim *s = hydae_sim_create(m, NULL);
+    int status = s ? hydae_sim_set_time(s, 0.0, 1.0) : -1;
+    if (status == 0)
+        status = hydae_sim_run(s);
+    CHECK(status == 0, "the run: %s", s ? hydae_sim_errmsg(s) : "(no sim)");
+    hydae_sim_free(s);
+    hydae_model_free(m);
+}
+
 /* The case alone with its value through hydae_model_set_param on a model
 ** of its own: the same rows as alone (the sim's parameter was used). */
 static void check_against_model_param(const run_case *c, const run_hash *alone)
@@ -187,6 +219,7 @@ int main(void)
               && alone[3].hash != alone[4].hash,
           "different parameters gave the same rows");
     check_fired_hook(models[0]);
+    check_pattern_after_check();
     hydae_sim *probe = hydae_sim_create(models[0], NULL);
     CHECK(probe && hydae_sim_set_param(probe, "no_such_name", 1.0) == HYDAE_ERR_ARG
               && strstr(hydae_sim_errmsg(probe), "no_such_name"),
