@@ -110,6 +110,8 @@ INTERRUPTED = -17
 
 # hydae_row_fn: int (*)(void *user, hydae_row_kind kind, double t, const double *values)
 ROW_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_double, ctypes.POINTER(c_double))
+# hydae_fired_fn: (user, t, chart, transition), each transition fired
+FIRED_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_double, c_char_p, c_char_p)
 
 
 class Stats(ctypes.Structure):
@@ -152,6 +154,7 @@ _PROTOTYPES = {
     "hydae_sim_set_option": (c_int, [c_void_p, c_char_p, c_char_p]),
     "hydae_sim_set_integrator": (c_int, [c_void_p, c_char_p]),
     "hydae_sim_add_row_sink": (c_int, [c_void_p, ROW_FN, c_void_p]),
+    "hydae_sim_set_fired_hook": (c_int, [c_void_p, FIRED_FN, c_void_p]),
     "hydae_sim_add_mat": (c_int, [c_void_p, c_void_p, c_char_p, c_int]),
     "hydae_sim_interrupt": (None, [c_void_p]),
     "hydae_sim_validate": (c_int, [c_void_p]),

@@ -383,8 +383,16 @@ class Model:
                 caught.append(err)
                 return 1
 
+        fired = []  # (t, chart, transition) of every transition fired
+
+        def on_fired(user, t, chart, transition):
+            fired.append((t, _lib.text(chart), _lib.text(transition)))
+            return 0
+
         callback = _lib.ROW_FN(on_row)
-        if lib.hydae_sim_add_row_sink(sim.ptr, callback, None):
+        fired_callback = _lib.FIRED_FN(on_fired)
+        if (lib.hydae_sim_add_row_sink(sim.ptr, callback, None)
+                or lib.hydae_sim_set_fired_hook(sim.ptr, fired_callback, None)):
             raise HydaeError(sim.errmsg())
         with _interrupt_on_sigint(sim) as interrupted:
             status = lib.hydae_sim_run(sim.ptr)
@@ -404,6 +412,7 @@ class Model:
             stats=stats_dict(raw), stopped_early=status != 0, message=message,
             t_reached=lib.hydae_sim_time(sim.ptr), source=self.name, chart_modes=self.charts)
         result.units = dict(self.units)
+        result.set_fired(fired)
         reason = lib.hydae_sim_stop_reason(sim.ptr)
         result.stop_reason = _lib.text(reason) if reason else None
         if status and check:

@@ -55,6 +55,12 @@ class Result:
         self.stop_reason = None
         self.events = _events(self.time, self.row_kinds, self.modes)
 
+    def set_fired(self, fired):
+        """The transitions fired during the run ((t, chart, transition), as
+        hydae_sim_set_fired_hook reports them): the events get their names."""
+        self.fired = list(fired)
+        self.events = _events(self.time, self.row_kinds, self.modes, self.fired)
+
     def __getitem__(self, name):
         if name == "time":
             return self.time
@@ -98,11 +104,16 @@ def _infer_row_kinds(time):
     return kinds
 
 
-def _events(time, row_kinds, modes):
-    """One Event per chart whose mode changes between an event's left and
-    right rows; an instant where no mode changes (a self-loop, a change of
-    discrete variables only) gives one Event with chart, from_mode, to_mode
-    None, or the single chart's mode twice in a model of one chart."""
+def _events(time, row_kinds, modes, fired=None):
+    """With the transitions fired (a run's): one Event per transition
+    fired, its chart's mode in the left and right rows of its instant as
+    from_mode and to_mode. Without (a file read back): one Event per chart
+    whose mode changes between an event's left and right rows; an instant
+    where no mode changes (a self-loop, a change of discrete variables only)
+    gives one Event with chart, from_mode, to_mode None, or the single
+    chart's mode twice in a model of one chart; transition None."""
+    if fired is not None:
+        return _fired_events(time, row_kinds, modes, fired)
     events = []
     charts = list(modes)
     for left in np.flatnonzero(row_kinds == "event_left"):
@@ -120,6 +131,20 @@ def _events(time, row_kinds, modes):
                                 modes[chart][right], None, int(left)))
         else:
             events.append(Event(float(time[left]), None, None, None, None, int(left)))
+    return events
+
+
+def _fired_events(time, row_kinds, modes, fired):
+    lefts = np.flatnonzero(row_kinds == "event_left")
+    events = []
+    for t, chart, transition in fired:
+        # the first left row at t (an instant may repeat rounds of events)
+        at = [int(k) for k in lefts if time[k] == t]
+        row = at[0] if at else None
+        right = row + 1 if row is not None and row + 1 < len(time) else None
+        before = modes[chart][row] if row is not None and chart in modes else None
+        after = modes[chart][at[-1] + 1] if right is not None and chart in modes else None
+        events.append(Event(float(t), chart, before, after, transition, row))
     return events
 
 

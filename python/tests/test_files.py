@@ -30,7 +30,9 @@ class ReadBack(support.ScratchTestCase):
         if with_modes:
             self.assertEqual(list(read.modes), list(simulated.modes))
             self.assertEqual(list(read.modes["thread"]), list(simulated.modes["thread"]))
-            self.assertEqual(read.events, simulated.events)
+            # a file has the modes but not the names of the transitions fired
+            self.assertEqual(read.events,
+                             [e._replace(transition=None) for e in simulated.events])
         self.assertEqual(list(read.row_kinds), list(simulated.row_kinds))
 
     def test_mat(self):

@@ -47,6 +47,9 @@ class StringPendulum(support.ScratchTestCase):
         c_times = self.c_event_times()
         self.assertEqual(len(c_times), 4)
         self.assertEqual([e.time for e in r.events], c_times)  # to the last bit
+        # the transitions of examples/string_pendulum.hym that fired
+        self.assertEqual([e.transition for e in r.events],
+                         ["unstretch", "stretch", "unstretch", "stretch"])
         self.assertEqual(r.stats["n_events"], 4)
         self.assertEqual(r.stats["n_transitions"], 4)
         self.assertEqual(r.stats["n_mode_switches"], 4)
