@@ -124,6 +124,16 @@ install(TARGETS hydae_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/hydae.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY lib/ DESTINATION ${HYDAE_INSTALL_COMPONENTS} FILES_MATCHING PATTERN "*.hym")
 install(FILES docs/hydae.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The FMU runtime of `hydae export` (FMI builds): beside libhydae.so, so
+# that it finds the installed component library as libhydae.so does, and
+# found by an installed bin/hydae relative to itself (src/cli/export.c).
+if(TARGET hydae_fmu_runtime)
+  install(TARGETS hydae_fmu_runtime LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  file(RELATIVE_PATH hydae_runtime_from_bindir "${CMAKE_INSTALL_FULL_BINDIR}"
+       "${CMAKE_INSTALL_FULL_LIBDIR}/hydae_fmu_runtime.so")
+  set_property(SOURCE src/cli/export.c APPEND PROPERTY COMPILE_DEFINITIONS
+    HYDAE_FMU_RUNTIME_FROM_BINDIR="${hydae_runtime_from_bindir}")
+endif()
 
 # The CMake package: find_package(hydae) gives hydae::hydae.
 set(HYDAE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/hydae")

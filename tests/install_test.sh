@@ -82,6 +82,24 @@ if ! (cd "$work" && "$prefix/bin/hydae" run model.hym -o run.csv --quiet); then
     fail "the installed hydae did not find the installed component library"
 fi
 
+# An FMI build installs the runtime of `hydae export` beside libhydae.so;
+# the installed hydae packs that one (not the build tree's) into the FMU.
+if [ -e "$prefix/lib/hydae_fmu_runtime.so" ]; then
+    if ! (cd "$work" && unset HYDAE_FMU_RUNTIME && "$prefix/bin/hydae" export model.hym \
+            -o "$work/model.fmu" 2>"$work/export.err"); then
+        cat "$work/export.err" >&2
+        fail "the installed hydae could not export a model"
+    fi
+    /usr/bin/python3 - "$work/model.fmu" "$prefix/lib/hydae_fmu_runtime.so" <<'PY' \
+        || fail "the FMU does not hold the installed runtime"
+import sys, zipfile
+fmu = zipfile.ZipFile(sys.argv[1])
+packed = [n for n in fmu.namelist() if n.startswith("binaries/") and n.endswith(".so")]
+sys.exit(not (len(packed) == 1 and fmu.read(packed[0]) == open(sys.argv[2], "rb").read()))
+PY
+    echo "install_test: hydae export packs the installed runtime"
+fi
+
 run_consumer() { # label executable
     local search=""
     case "$1" in *static*) search="$components" ;; esac

@@ -3,14 +3,19 @@
 ** the model as an FMI 2.0 (default) or 3.0 Co-Simulation FMU
 ** (src/fmi/export/, docs/fmi.md "Export").
 ** The FMU's binary is hydae's FMU runtime library: --runtime, else the
-** environment variable HYDAE_FMU_RUNTIME, else the one this hydae was
-** built with. In a build without FMI support (no libzip) it says so.
+** environment variable HYDAE_FMU_RUNTIME, else the installed one beside
+** an installed bin/hydae (lib/hydae_fmu_runtime.so), else the one this
+** hydae was built with. In a build without FMI support (no libzip) it says
+** so.
 */
+#define _POSIX_C_SOURCE 200809L /* readlink */
+
 #include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef HYDAE_HAVE_FMI_EXPORT
 #include "core/core.h"
@@ -40,6 +45,32 @@ static void default_output(const char *model, char *out, size_t size)
     if (n > 4 && strcmp(base + n - 4, ".hym") == 0)
         n -= 4;
     hy_format(out, size, "%.*s.fmu", (int)n, base);
+}
+#endif
+
+#ifdef HYDAE_HAVE_FMI_EXPORT
+/* The runtime an installed hydae finds relative to itself, into buf; NULL
+** if there is none (a hydae run from its build tree). */
+static const char *installed_runtime(char *buf, size_t size)
+{
+#ifdef HYDAE_FMU_RUNTIME_FROM_BINDIR
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    int len = snprintf(buf, size, "%s/%s", exe, HYDAE_FMU_RUNTIME_FROM_BINDIR);
+    if (len < 0 || (size_t)len >= size || access(buf, R_OK) != 0)
+        return NULL;
+    return buf;
+#else
+    (void)buf, (void)size;
+    return NULL;
+#endif
 }
 #endif
 
@@ -74,9 +105,12 @@ int hy_cli_export(int argc, char **argv)
         default_output(model, default_fmu, sizeof default_fmu);
         output = default_fmu;
     }
+    char installed[4200];
     if (!runtime)
         runtime = getenv("HYDAE_FMU_RUNTIME");
     if (!runtime || !runtime[0])
+        runtime = installed_runtime(installed, sizeof installed);
+    if (!runtime)
         runtime = HYDAE_FMU_RUNTIME;
     int status = hy_export_fmu(model, output, fmi_version, runtime, stderr);
     if (status == 0)
