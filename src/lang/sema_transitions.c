@@ -349,47 +349,53 @@ static void lower_statements(sema *s, hy_ir_transition *tr, hy_stmt_range range,
     }
 }
 
+/* Node of mode `mode` (its unknowns as X_Y leaves) as tr's actions see it
+** after their assignments: an unknown tr assigns is the value assigned,
+** another one a read of it (X_IN). -2 if the node uses a derivative (an
+** action has none), -1 when out of memory. */
+static int after_assignments(sema *s, hy_ir_transition *tr, const hy_ir_mode *mode, int node)
+{
+    hy_ir *ir = s->ir;
+    int *leaves = NULL, n = hy_x_reachable(&ir->dag, &node, 1, &leaves);
+    int *subst = n < 0 ? NULL : hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
+    int result = subst ? 0 : -1;
+    for (int k = 0; subst && k < mode->n_vars; k++)
+        subst[k] = -1;
+    for (int k = 0; result == 0 && k < n; k++) {
+        const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
+        if (leaf.op == X_YP)
+            result = -2;
+        if (leaf.op != X_Y)
+            continue;
+        int name = mode->vars[leaf.a].name, assigned = -1;
+        for (int st = 0; st < tr->n_stmts; st++)
+            if (!tr->stmts[st].is_raise && tr->stmts[st].target == name)
+                assigned = tr->stmts[st].value;
+        if (assigned < 0) {
+            int slot = sema_add_read(s, tr, name);
+            assigned = slot < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, slot);
+        }
+        subst[leaf.a] = assigned;
+        if (assigned < 0)
+            result = -1;
+    }
+    if (result == 0)
+        result = hy_x_substitute(&ir->dag, node, X_Y, subst, mode->n_vars);
+    hy_free(leaves);
+    hy_free(subst);
+    return result;
+}
+
 /* Statements resetting the hidden condition variables of mode `to` from
 ** the values after this transition's assignments. */
 static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
 {
     hy_ir *ir = s->ir;
     hy_ir_mode *mode = &ir->modes[to];
-    if (mode->n_relations == 0)
-        return;
-    int *subst = hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
-    if (!subst) {
-        hy_diag_nomem(s->diag);
-        s->n_errors++;
-        return;
-    }
     for (int r = 0; r < mode->n_relations; r++) {
-        int live = mode->relations[r].relation_node;
-        int *leaves = NULL;
-        int n = hy_x_reachable(&ir->dag, &live, 1, &leaves);
-        int has_derivative = 0;
-        for (int k = 0; k < mode->n_vars; k++)
-            subst[k] = -1;
-        for (int k = 0; k < n; k++) {
-            const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
-            if (leaf.op == X_YP)
-                has_derivative = 1;
-            if (leaf.op != X_Y)
-                continue;
-            int name = mode->vars[leaf.a].name, assigned = -1;
-            for (int st = 0; st < tr->n_stmts; st++)
-                if (!tr->stmts[st].is_raise && tr->stmts[st].target == name)
-                    assigned = tr->stmts[st].value;
-            if (assigned < 0) {
-                int slot = sema_add_read(s, tr, name);
-                assigned = slot < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, slot);
-            }
-            subst[leaf.a] = assigned;
-        }
-        hy_free(leaves);
-        if (has_derivative && n >= 0)
+        int value = after_assignments(s, tr, mode, mode->relations[r].relation_node);
+        if (value == -2)
             continue; /* keeps its value; see docs/language.md */
-        int value = n < 0 ? -1 : hy_x_substitute(&ir->dag, live, X_Y, subst, mode->n_vars);
         if (value < 0) { /* out of memory: not a relation left as it was */
             hy_diag_nomem(s->diag);
             s->n_errors++;
@@ -402,7 +408,6 @@ static void refresh_relations(sema *s, hy_ir_transition *tr, int to)
         st->target = ir->globals[mode->relations[r].global].name;
         st->value = value;
     }
-    hy_free(subst);
 }
 
 /* Variables of mode `to` whose start value uses parameters and that take
@@ -612,34 +617,6 @@ static void add_hidden_transition(sema *s, int m, int global, const char *suffix
 ** k := max(k + 1, live), and down on guard_down falling, min(k - 1, live)
 ** (one step at a located crossing, where live may still be k, and the
 ** whole way at once when a (re)initialisation finds k wrong). */
-/* Node (of mode context: unknowns as X_Y leaves) as an action of tr reads
-** it: the unknowns as tr's reads (X_IN). -1 when out of memory or when it
-** uses a derivative (an action has none). */
-static int as_read_by_action(sema *s, hy_ir_transition *tr, const hy_ir_mode *mode, int node)
-{
-    hy_ir *ir = s->ir;
-    int *leaves = NULL, n = hy_x_reachable(&ir->dag, &node, 1, &leaves);
-    int *subst = n < 0 ? NULL : hy_malloc(sizeof *subst * (size_t)(mode->n_vars + 1));
-    int result = subst ? 0 : -1;
-    for (int k = 0; subst && k < mode->n_vars; k++)
-        subst[k] = -1;
-    for (int k = 0; result == 0 && k < n; k++) {
-        const hy_xnode leaf = hy_x_node(&ir->dag, leaves[k]);
-        if (leaf.op == X_YP)
-            result = -1;
-        else if (leaf.op == X_Y) {
-            int slot = sema_add_read(s, tr, mode->vars[leaf.a].name);
-            subst[leaf.a] = slot < 0 ? -1 : hy_x_leaf(&ir->dag, X_IN, slot);
-            result = slot < 0 ? -1 : 0;
-        }
-    }
-    if (result == 0)
-        result = hy_x_substitute(&ir->dag, node, X_Y, subst, mode->n_vars);
-    hy_free(leaves);
-    hy_free(subst);
-    return result;
-}
-
 void sema_add_relation_transitions(sema *s)
 {
     hy_ir *ir = s->ir;
@@ -659,7 +636,11 @@ void sema_add_relation_transitions(sema *s)
                                           on ? HYDAE_RISING : HYDAE_FALLING, step);
                     /* the whole way at once where the integer part can be read */
                     hy_ir_transition *tr = &ir->transitions[ir->n_transitions - 1];
-                    int live = as_read_by_action(s, tr, &ir->modes[m], rel->relation_node);
+                    int live = after_assignments(s, tr, &ir->modes[m], rel->relation_node);
+                    if (live == -1) {
+                        hy_diag_nomem(s->diag);
+                        s->n_errors++;
+                    }
                     if (live >= 0 && tr->n_stmts == 1)
                         tr->stmts[0].value = hy_x_fn(dag, on ? FN_MAX : FN_MIN, step, live);
                     sema_clear_reads(s, tr);
