@@ -173,7 +173,9 @@ HYDAE_NODISCARD int hydae_model_set_start(hydae_model *m, const char *name, doub
 HYDAE_NODISCARD int hydae_model_set_initial_action(hydae_model *m, hydae_action_fn action,
                                                    void *user);
 /* The model takes ownership of data and calls free_fn(data) when it is
-** freed (compiled code behind its callbacks, say). */
+** freed (compiled code behind its callbacks, say). Each call adds one:
+** they are freed in the order attached. On failure (out of memory) the
+** caller keeps data. */
 HYDAE_NODISCARD int hydae_model_attach(hydae_model *m, void *data, void (*free_fn)(void *));
 
 /* A statechart; its first mode is its initial mode unless set. */
@@ -335,6 +337,18 @@ HYDAE_NODISCARD int hydae_transition_set_condition(hydae_transition *tr,
 HYDAE_NODISCARD int hydae_transition_set_action(hydae_transition *tr,
                                                 hydae_action_fn action,
                                                 void *user);
+
+/* Actions run when the mode is entered: at t0 when it is an initial mode
+** (after the model's initial action; they may set the initial modes'
+** variables, parameters and discrete variables), and after the action of
+** a transition from another mode into it (they may set what that action
+** may, and raise events). Exit actions run when a transition leaves it
+** for another mode, before the transition's action. Self-transitions run
+** neither. Each call adds one; they run in the order added. */
+HYDAE_NODISCARD int hydae_mode_add_entry_action(hydae_mode *mode, hydae_action_fn fn,
+                                                void *user);
+HYDAE_NODISCARD int hydae_mode_add_exit_action(hydae_mode *mode, hydae_action_fn fn,
+                                               void *user);
 
 /* Check counts, triggers and names; 0 or HYDAE_ERR_MODEL with a message
 ** naming the mode or transition. hydae_sim_create checks too. */

@@ -214,9 +214,9 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
 const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model)
 {
     /* A compiled model carries its unit as the attached data. */
-    if (!model || model->attached_free != hy_lang_unit_free_code)
+    if (!model || model->n_attached == 0 || model->attached[0].free_fn != hy_lang_unit_free_code)
         return NULL;
-    return &((const hy_lang_unit *)model->attached)->experiment;
+    return &((const hy_lang_unit *)model->attached[0].data)->experiment;
 }
 
 int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)

@@ -150,7 +150,24 @@ struct hydae_mode {
     hydae_mechanics mech;
     void *mech_user;
     hy_name_index names;        /* name -> 2 var_index, or 2 output_index + 1 */
+    /* Run when the mode is entered (at t0 as an initial mode, by a
+    ** transition from another mode) and left (hooks.c). */
+    struct hy_mode_hook *entry_actions, *exit_actions;
 };
+
+/* One entry or exit action of a mode, in the order added. */
+typedef struct hy_mode_hook {
+    hydae_action_fn fn;
+    void *user;
+    struct hy_mode_hook *next;
+} hy_mode_hook;
+void hy_mode_hooks_free(hy_mode_hook *hook);
+
+/* Data the model owns (hydae_model_attach), freed in the order attached. */
+typedef struct hy_attachment {
+    void *data;
+    void (*free_fn)(void *);
+} hy_attachment;
 
 struct hydae_chart {
     char *name;
@@ -179,8 +196,9 @@ struct hydae_model {
     /* Built by hydae_model_check. */
     hydae_action_fn initial_action;
     void *initial_action_user;
-    void *attached;             /* owned data, freed with the model */
-    void (*attached_free)(void *);
+    hy_attachment *attached;    /* owned data, freed with the model */
+    int n_attached, cap_attached;
+    int has_entry_actions;      /* some initial mode may have entry actions */
     int checked;
     int n_slots;
     const char **slot_names;    /* borrowed from globals and modes */

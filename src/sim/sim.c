@@ -408,6 +408,8 @@ static int initial_action_keeping_set_starts(hydae_sim *s)
 {
     const hydae_model *m = s->model;
     int status = hy_initial_action(s, s->t);
+    if (!status && m->has_entry_actions)
+        status = hy_initial_entry_actions(s, s->t);
     for (int c = 0; c < m->n_charts && !status; c++) {
         const hydae_mode *mode = s->active[c];
         for (int i = 0; i < mode->n_vars; i++) {
@@ -452,7 +454,7 @@ static int start_run(hydae_sim *s)
         status = hy_output_begin(s);
     if (!status)
         status = build_config(s);
-    if (!status && m->initial_action) {
+    if (!status && (m->initial_action || m->has_entry_actions)) {
         /* The initial action sees the start values and the parameters as
         ** they are now (after hydae_model_set_param); what it sets is the
         ** start of the run. */

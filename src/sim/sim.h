@@ -400,6 +400,8 @@ int hy_schedule_due(const hydae_sim *s, int c, double t);
 
 /* The model's initial action at t0 (values by name, as transitions'). */
 int hy_initial_action(hydae_sim *s, double t);
+/* The entry actions of the initial modes at t0, after the initial action. */
+int hy_initial_entry_actions(hydae_sim *s, double t);
 
 /* init.c */
 /* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',

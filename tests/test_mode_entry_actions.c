@@ -1,0 +1,156 @@
+/*
+** Mode entry and exit actions and several attachments (include/hydae.h,
+** docs/engine.md "Entry and exit actions"), against a closed form:
+** chart main, x' = -x in modes a and b, a -> b at t = 1, b -> a at t = 2;
+** b's entry action doubles x, so x = exp(-t) before 1 and 2 exp(-t) after.
+** The order at a switch is: exit actions of the mode left, the
+** transition's action, entry actions of the mode entered; a's entry runs
+** at t0 (after the initial action) and at t = 2; self-transitions run
+** none. b's entry raises "go", on which chart follower goes off -> on: its
+** entry runs at t = 1 in the next update. Two attachments are both freed.
+*/
+#include "check.h"
+#include "rows.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { MAX_LOG = 32 };
+typedef struct journal {
+    char what[MAX_LOG][16];
+    double t[MAX_LOG];
+    int n;
+} journal;
+
+static void note(journal *j, const char *what, double t)
+{
+    if (j->n < MAX_LOG) {
+        strncpy(j->what[j->n], what, sizeof j->what[0] - 1);
+        j->t[j->n] = t;
+    }
+    j->n++;
+}
+
+static journal log_;
+
+static int decay_rhs(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t;
+    (void)p;
+    (void)user;
+    ydot[0] = -y[0];
+    return 0;
+}
+
+static int no_equations(double t, const double *y, const double *yp, const double *p,
+                        double *res, void *user)
+{
+    (void)t, (void)y, (void)yp, (void)p, (void)res, (void)user;
+    return 0;
+}
+
+static int logging_action(hydae_action *a, void *user)
+{
+    note(&log_, user, hydae_action_time(a));
+    return 0;
+}
+
+static int initial_action(hydae_action *a, void *user)
+{
+    (void)user;
+    note(&log_, "initial", hydae_action_time(a));
+    return 0;
+}
+
+static int enter_b(hydae_action *a, void *user)
+{
+    (void)user;
+    note(&log_, "enter b", hydae_action_time(a));
+    if (hydae_set(a, "x", 2.0 * hydae_get(a, "x")))
+        return -1;
+    return hydae_raise(a, "go");
+}
+
+static int n_freed;
+static void count_free(void *data)
+{
+    n_freed += *(int *)data;
+}
+
+static hydae_model *two_mode_model(int *one, int *two)
+{
+    hydae_model *m = hydae_model_create("entry");
+    hydae_chart *main_chart = hydae_model_add_chart(m, "main");
+    hydae_mode *a = hydae_chart_add_mode(main_chart, "a");
+    hydae_mode *b = hydae_chart_add_mode(main_chart, "b");
+    hydae_chart *follower = hydae_model_add_chart(m, "follower");
+    hydae_mode *off = hydae_chart_add_mode(follower, "off");
+    hydae_mode *on = hydae_chart_add_mode(follower, "on");
+    int ok = hydae_mode_add_var(a, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_add_var(b, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_set_rhs(a, decay_rhs, NULL) == 0
+             && hydae_mode_set_rhs(b, decay_rhs, NULL) == 0
+             && hydae_mode_set_residual(off, 0, no_equations, NULL) == 0
+             && hydae_mode_set_residual(on, 0, no_equations, NULL) == 0;
+    hydae_transition *ab = hydae_chart_add_transition(main_chart, "ab", a, b);
+    hydae_transition *ba = hydae_chart_add_transition(main_chart, "ba", b, a);
+    hydae_transition *aa = hydae_chart_add_transition(main_chart, "aa", a, a);
+    hydae_transition *go = hydae_chart_add_transition(follower, "go", off, on);
+    ok = ok && hydae_transition_on_time(ab, 1.0) == 0 && hydae_transition_on_time(ba, 2.0) == 0
+         && hydae_transition_on_time(aa, 0.5) == 0 && hydae_transition_on_event(go, "go") == 0
+         && hydae_transition_set_action(ab, logging_action, "action ab") == 0
+         && hydae_transition_set_action(aa, logging_action, "action aa") == 0
+         && hydae_mode_add_exit_action(a, logging_action, "exit a") == 0
+         && hydae_mode_add_entry_action(a, logging_action, "enter a") == 0
+         && hydae_mode_add_entry_action(b, enter_b, NULL) == 0
+         && hydae_mode_add_exit_action(b, logging_action, "exit b") == 0
+         && hydae_mode_add_entry_action(on, logging_action, "enter on") == 0
+         && hydae_model_set_initial_action(m, initial_action, NULL) == 0
+         && hydae_model_attach(m, one, count_free) == 0
+         && hydae_model_attach(m, two, count_free) == 0;
+    CHECK(ok, "building the model: %s", hydae_model_errmsg(m));
+    return m;
+}
+
+int main(void)
+{
+    int one = 1, two = 10;
+    hydae_model *m = two_mode_model(&one, &two);
+    test_rows rows;
+    CHECK(hydae_model_check(m) == 0, "check: %s", hydae_model_errmsg(m));
+    CHECK(test_run(m, NULL, 3.0, 0.25, 1e-10, 1e-12, &rows) == 0, "the run");
+
+    static const struct { const char *what; double t; } want[] = {
+        { "initial", 0 }, { "enter a", 0 }, { "action aa", 0.5 }, { "exit a", 1 },
+        { "action ab", 1 }, { "enter b", 1 }, { "enter on", 1 }, { "exit b", 2 },
+        { "enter a", 2 },
+    };
+    int n_want = (int)(sizeof want / sizeof want[0]);
+    CHECK(log_.n == n_want, "%d actions ran, want %d", log_.n, n_want);
+    for (int k = 0; k < n_want && k < log_.n; k++)
+        CHECK(strcmp(log_.what[k], want[k].what) == 0 && log_.t[k] == want[k].t,
+              "action %d: '%s' at %g, want '%s' at %g", k, log_.what[k], log_.t[k],
+              want[k].what, want[k].t);
+
+    int x = test_column(m, "x");
+    double worst = 0.0;
+    for (int r = 0; r < rows.n_rows && x >= 0; r++) {
+        double t = rows.t[r];
+        int after = t > 1.0 || (t == 1.0 && rows.kind[r] != HYDAE_ROW_EVENT_LEFT);
+        double exact = (after ? 2.0 : 1.0) * exp(-t);
+        worst = fmax(worst, fabs(test_value(&rows, r, x) - exact));
+    }
+    CHECK(x >= 0 && rows.n_rows > 10, "x in %d rows", rows.n_rows);
+    CHECK(worst < 1e-8, "x against (1 or 2) exp(-t): max error %.3g", worst);
+
+    test_rows_free(&rows);
+    hydae_model_free(m);
+    hydae_model *bad = hydae_model_create("bad");
+    hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(bad, "c"), "m");
+    CHECK(hydae_mode_add_entry_action(mode, NULL, NULL) == HYDAE_ERR_ARG
+          && strstr(hydae_model_errmsg(bad), "entry action needs a function"),
+          "an entry action without a function is refused: %s", hydae_model_errmsg(bad));
+    hydae_model_free(bad);
+    CHECK(n_freed == 11, "attachments freed: %d, want 1 + 10", n_freed);
+    return CHECK_DONE();
+}
