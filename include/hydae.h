@@ -359,6 +359,9 @@ HYDAE_NODISCARD int hydae_model_check(hydae_model *m);
 
 /* Current time of the discrete phase. */
 double hydae_action_time(const hydae_action *a);
+/* 1 in the initial action and the initial modes' entry actions at t0, 0
+** in a transition's condition, action, and exit and entry actions. */
+int hydae_action_is_initial(const hydae_action *a);
 /* Value of a variable, output, parameter or discrete variable by name, as
 ** it stands now in the discrete phase (left limit, updated by the actions
 ** fired before). NaN if the name is unknown or has no value now. */

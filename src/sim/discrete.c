@@ -20,6 +20,11 @@ double hydae_action_time(const hydae_action *a)
     return a ? a->t : NAN;
 }
 
+int hydae_action_is_initial(const hydae_action *a)
+{
+    return a && !a->tr;
+}
+
 double hydae_get(const hydae_action *a, const char *name)
 {
     if (!a || !name)
