@@ -513,7 +513,8 @@ static int command_run(int argc, char **argv)
         from_file = 1;
     } else {
         int n_errors = 0;
-        hy_lang_unit *unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
+        hy_lang_unit *unit = hy_lang_compile_file_fmi(opt.model_file, stderr, &experiment,
+                                                      &n_errors, hy_cli_fmu_ops());
         if (!unit) {
             fprintf(stderr, "hydae: %s: %d error%s; nothing was simulated\n", opt.model_file,
                     n_errors, n_errors == 1 ? "" : "s");

@@ -21,6 +21,7 @@
 ** terminates and frees the instance.
 */
 #include "fmi/fmu.h"
+#include "lang/fmu_component.h"
 #include "model/model.h"
 #include "core/core.h"
 
@@ -240,11 +241,13 @@ static int follow_host(component *c, hydae_mode *host, hydae_mode *on, const cha
 }
 
 /* The model's parameters NAME.p, the chart and its modes. */
-static int build_component(component *c, hydae_model *m, hydae_mode *host, const char *name)
+static int build_component(component *c, hydae_model *m, hydae_mode *host, const char *name,
+                           int with_params)
 {
     hy_fmu *f = c->fmu;
     f->component = 1;
-    if (hy_fmu_choose_columns(f) || name_variables(f, name) || hy_fmu_add_params(f, m))
+    if (hy_fmu_choose_columns(f) || name_variables(f, name)
+        || (with_params && hy_fmu_add_params(f, m)))
         return -1;
     f->chart = hydae_model_add_chart(m, name);
     hydae_mode *on = f->chart ? hydae_chart_add_mode(f->chart, "on") : NULL;
@@ -253,8 +256,10 @@ static int build_component(component *c, hydae_model *m, hydae_mode *host, const
     return host ? follow_host(c, host, on, name) : 0;
 }
 
-hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
-                             const char *path, char *err, size_t err_size)
+/* The parameters NAME.p added to m (with_params), or declared already
+** (a model file's). */
+static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
+                             const char *path, int with_params, char *err, size_t err_size)
 {
     hy_fmu *f = hy_fmu_open(path, HY_FMU_MODEL_EXCHANGE, err, err_size);
     if (!f)
@@ -267,10 +272,71 @@ hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
         return NULL;
     }
     c->fmu = f;
-    if (build_component(c, m, host, name)) {
+    if (build_component(c, m, host, name, with_params)) {
         hy_format(err, err_size, "%s: cannot add the FMU as component '%s': %s", path, name,
                   hydae_model_errmsg(m)[0] ? hydae_model_errmsg(m) : "out of memory");
         return NULL;
     }
     return f;
 }
+
+hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
+                             const char *path, char *err, size_t err_size)
+{
+    return add_component(m, host, name, path, 1, err, err_size);
+}
+
+/* ---- for the model language (lang/fmu_component.h) ---- */
+
+static int push_var(hy_lang_fmu_var *vars, int *n, const hy_fmi_var *v,
+                    hy_lang_fmu_var_kind kind)
+{
+    vars[*n].name = hy_strdup(v->name);
+    vars[*n].kind = kind;
+    vars[*n].start = v->has_start ? v->start : 0.0;
+    return vars[(*n)++].name ? 0 : -1;
+}
+
+/* What a component of the FMU shows, from its description (the binary is
+** loaded too, so that a file that cannot run is said at compile time). */
+static int describe(const char *path, hy_lang_fmu_var **vars_out, int *n_vars, char *err,
+                    size_t err_size)
+{
+    *vars_out = NULL;
+    *n_vars = 0;
+    hy_fmu *f = hy_fmu_open(path, HY_FMU_MODEL_EXCHANGE, err, err_size);
+    if (!f)
+        return -1;
+    f->component = 1;
+    const hy_fmi_description *d = &f->desc;
+    hy_lang_fmu_var *vars = NULL;
+    int status = hy_fmu_choose_columns(f);
+    if (!status)
+        vars = hy_calloc((size_t)d->n_vars + 1, sizeof *vars);
+    status = vars ? 0 : -1;
+    for (int k = 0; k < d->n_states && !status; k++)
+        status = push_var(vars, n_vars, &d->vars[d->state_var[k]], HY_LANG_FMU_STATE);
+    for (int k = 0; k < f->n_outputs && !status; k++)
+        status = push_var(vars, n_vars, &d->vars[f->output_var[k]], HY_LANG_FMU_OUTPUT);
+    for (int k = 0; k < f->n_inputs && !status; k++)
+        status = push_var(vars, n_vars, &d->vars[f->input_var[k]], HY_LANG_FMU_INPUT);
+    for (int k = 0; k < f->n_params && !status; k++)
+        status = push_var(vars, n_vars, &d->vars[f->param_var[k]], HY_LANG_FMU_PARAMETER);
+    if (status) {
+        hy_format(err, err_size, "%s: out of memory", path);
+        hy_lang_fmu_vars_free(vars, *n_vars);
+        vars = NULL;
+        *n_vars = 0;
+    }
+    hy_fmu_free(f);
+    *vars_out = vars;
+    return status;
+}
+
+static int add(hydae_model *m, hydae_mode *host, const char *name, const char *path, char *err,
+               size_t err_size)
+{
+    return add_component(m, host, name, path, 0, err, err_size) ? 0 : -1;
+}
+
+const hy_lang_fmu_ops hy_fmu_lang_ops = { describe, add };

@@ -175,6 +175,10 @@ int hy_fmu_sync_inputs_by_name(hy_fmu *f, const hydae_action *a);
 hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
                              const char *path, char *err, size_t err_size);
 
+/* The model language's FMU components (`Fmu NAME(file = ...)`) read and
+** built by component.c: pass to hy_lang_compile_file_fmi. */
+extern const struct hy_lang_fmu_ops hy_fmu_lang_ops;
+
 /* cosim.c: chart, mode, held outputs and the communication step. */
 int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m);
 /* The last FMI failure of a run, naming the FMU, the call, the time and

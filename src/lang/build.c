@@ -346,6 +346,8 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             goto done;
         }
     }
+    if (hy_lang_fmus_build(&unit->fmus, ir, m, modes, diag) != 0) /* FMU components */
+        goto done;
     if (hydae_model_check(m) != 0) {
         fail(m, diag, "check");
         goto done;

@@ -44,6 +44,7 @@ void hy_lang_unit_free_code(void *data)
     hy_free(unit->modes);
     hy_free(unit->transitions);
     hy_free(unit->global_values);
+    hy_lang_fmus_free(&unit->fmus);
     hy_strtab_free(&unit->strings);
     hy_free(unit);
 }
@@ -59,9 +60,11 @@ void hy_lang_unit_free(hy_lang_unit *unit)
 }
 
 void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
-                       const hy_import_loader *loader, hy_syntax *syntax)
+                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax)
 {
     hy_parse_with_imports(source, length, diag, strings, loader, syntax);
+    if (diag->n_errors == 0)
+        hy_lang_fmus_expand(fmus, syntax, strings, diag);
     if (diag->n_errors == 0)
         hy_hierarchy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)
@@ -81,6 +84,15 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
                                      FILE *diagnostics, hy_lang_experiment *experiment,
                                      int *n_errors)
 {
+    return hy_lang_compile_string_fmi(source, length, display_name, diagnostics, experiment,
+                                      n_errors, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
+                                         const char *display_name, FILE *diagnostics,
+                                         hy_lang_experiment *experiment, int *n_errors,
+                                         const hy_lang_fmu_ops *fmu)
+{
     hy_diag diag;
     hy_diag_init(&diag, diagnostics, display_name, source, length);
     if (experiment)
@@ -93,11 +105,14 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
         return NULL;
     }
     hy_strtab_init(&unit->strings);
+    unit->fmus.ops = fmu;
+    unit->fmus.model_path = display_name;
     hy_syntax syntax;
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &syntax);
+    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &unit->fmus, &syntax);
+    unit->fmus.model_path = NULL; /* the caller's */
     int n_structural = syntax.n_structural, *structural = syntax.structural;
     syntax.structural = NULL;
     syntax.n_structural = syntax.cap_structural = 0;
@@ -197,6 +212,13 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
 hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
                                    hy_lang_experiment *experiment, int *n_errors)
 {
+    return hy_lang_compile_file_fmi(path, diagnostics, experiment, n_errors, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
+                                       hy_lang_experiment *experiment, int *n_errors,
+                                       const hy_lang_fmu_ops *fmu)
+{
     size_t length = 0;
     char *text = hy_lang_read_file(path, &length, diagnostics);
     if (!text) {
@@ -206,7 +228,8 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
             memset(experiment, 0, sizeof *experiment);
         return NULL;
     }
-    hy_lang_unit *unit = hy_lang_compile_string(text, length, path, diagnostics, experiment, n_errors);
+    hy_lang_unit *unit = hy_lang_compile_string_fmi(text, length, path, diagnostics, experiment,
+                                                    n_errors, fmu);
     hy_free(text);
     return unit;
 }

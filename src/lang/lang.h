@@ -66,6 +66,9 @@ typedef struct hy_lang_experiment {
 ** use. The unit is attached to the model: hydae_model_free(model) frees
 ** both, and so does hy_lang_unit_free(unit) (one of them, once). */
 typedef struct hy_lang_unit hy_lang_unit;
+/* How FMU components (`Fmu NAME(file = ...)`) are read and built:
+** src/fmi's hy_fmu_lang_ops (lang/fmu_component.h). */
+typedef struct hy_lang_fmu_ops hy_lang_fmu_ops;
 
 /* Compile a file. Diagnostics (file:line:column: error: ...) go to
 ** `diagnostics` (may be NULL); *n_errors (may be NULL) gets their count.
@@ -77,6 +80,15 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
 hy_lang_unit *hy_lang_compile_string(const char *source, size_t length,
                                      const char *display_name, FILE *diagnostics,
                                      hy_lang_experiment *experiment, int *n_errors);
+/* The same with FMU components read and built through fmu (without it,
+** as above, an Fmu declaration is an error). */
+hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
+                                       hy_lang_experiment *experiment, int *n_errors,
+                                       const hy_lang_fmu_ops *fmu);
+hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
+                                         const char *display_name, FILE *diagnostics,
+                                         hy_lang_experiment *experiment, int *n_errors,
+                                         const hy_lang_fmu_ops *fmu);
 hydae_model *hy_lang_unit_model(const hy_lang_unit *unit);
 void hy_lang_unit_free(hy_lang_unit *unit);
 

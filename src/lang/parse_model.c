@@ -77,6 +77,8 @@ static int push_decl(hy_parser *ps, hy_decl *decl)
 /* component-modifiers := '(' NAME '=' expr {',' NAME '=' expr} ')' */
 static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
 {
+    /* An FMU's file is a string (fmu_component.c). */
+    int is_fmu = strcmp(hy_strtab_get(ps->strings, decl->type_name), "Fmu") == 0;
     parse_next(ps); /* ( */
     decl->mod_first = ps->syn->n_mods;
     do {
@@ -84,10 +86,16 @@ static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
         memset(&mod, 0, sizeof mod);
         mod.line = ps->tk.line;
         mod.column = ps->tk.column;
+        mod.string_value = -1;
         mod.name = parse_expect_name(ps, "the name of a parameter or variable of the component");
         if (mod.name < 0 || !parse_expect(ps, TK_EQUAL))
             return;
-        mod.value = parse_expr_ref(ps);
+        if (ps->tk.kind == TK_STRING && is_fmu) { /* file = "F.fmu" */
+            mod.string_value = ps->tk.id;
+            mod.value.first = mod.value.root = -1;
+            parse_next(ps);
+        } else
+            mod.value = parse_expr_ref(ps);
         if (ps->panic)
             return;
         int i = PUSH(ps, mods, n_mods, cap_mods);

@@ -238,7 +238,7 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_lang_front_end(source, length, &diag, &strings, &loader, &syntax);
+    hy_lang_front_end(source, length, &diag, &strings, &loader, NULL, &syntax);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);

@@ -27,6 +27,8 @@ typedef struct hy_ir_var {
     int is_shared;           /* a model-level variable that modes of other
                                 charts use too: one unknown of every
                                 configuration with those modes active */
+    int is_external;         /* a variable of an FMU component: its equations are
+                                the FMU's, in a chart the build adds */
 } hy_ir_var;
 
 typedef struct hy_ir_equation {

@@ -582,6 +582,12 @@ static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_ind
     /* A refused value was reported; the unknown is declared all the same,
     ** so its uses do not report it again as undefined. */
     (void)variable_values(s, d, m, quiet, ix, v);
+    if (d->fmu_kind) { /* an FMU gives its equations (fmu_component.c) */
+        v->is_shared = 1;
+        v->is_external = 1;
+        v->is_differential = d->fmu_kind == HY_FMU_STATE;
+        mode->n_shared++;
+    }
     ix->cur[d->name] = mode->n_vars++;
     if (owner < 0)
         s->owner_mode[d->name] = m;
