@@ -647,7 +647,7 @@ static int dispatch(int argc, char **argv)
     if (strcmp(command, "check") == 0) {
         if (argc != 3 || argv[2][0] == '-')
             return usage_error("%s", "check needs one model file: hydae check MODEL.hym");
-        return hy_lang_check_report(argv[2], stdout) == 0 ? 0 : EXIT_USAGE;
+        return hy_lang_check_report_fmi(argv[2], stdout, hy_cli_fmu_ops()) == 0 ? 0 : EXIT_USAGE;
     }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);

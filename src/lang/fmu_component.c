@@ -144,7 +144,7 @@ static int value_of(expander *e, const hy_decl *fmu, const hy_lang_fmu_var *v,
 static int declare_variables(expander *e, int slot, const hy_decl *fmu, const hy_lang_fmu_var *vars,
                              int n_vars, hy_lang_fmu *record)
 {
-    static const int fmu_kind[] = { HY_FMU_STATE, HY_FMU_OUTPUT, HY_FMU_INPUT, 0 };
+    static const int fmu_kind[] = { HY_FMU_STATE, HY_FMU_OUTPUT, HY_FMU_INPUT, HY_FMU_PARAMETER };
     unsigned char *used = hy_calloc((size_t)fmu->mod_count + 1, 1);
     if (!used)
         return -1;

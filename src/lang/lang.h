@@ -109,6 +109,8 @@ const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model);
 ** parameters and discrete variables, after the diagnostics. Returns the
 ** number of errors (0: the model compiles). */
 int hy_lang_check_report(const char *path, FILE *out);
+/* The same with FMU components read through fmu. */
+int hy_lang_check_report_fmi(const char *path, FILE *out, const hy_lang_fmu_ops *fmu);
 /* The same from a string. */
 int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
                                 FILE *out);

@@ -71,6 +71,19 @@ void sema_declare_globals(sema *s)
                     s->gkind[d->name] = G_PARAMETER;
                     s->gref[d->name] = g;
                 }
+            } else if (d->fmu_kind) {
+                /* An FMU's parameter computed from parameters: the FMU reads it
+                ** by name, so it is a discrete variable computed at t0. */
+                int start_node = -1;
+                double start = sema_const_value_node(s, d->value, 1, NULL, &ok, &start_node);
+                int g = ok ? sema_add_global(s, d->name, 1, start, d->line, d->column) : -1;
+                if (g < 0) {
+                    s->gkind[d->name] = G_INVALID;
+                    continue;
+                }
+                s->ir->globals[g].start_node = start_node;
+                s->gkind[d->name] = G_DISCRETE;
+                s->gref[d->name] = g;
             } else {
                 /* A parameter computed from parameters: inlined where used. */
                 s->gkind[d->name] = G_DERIVED;

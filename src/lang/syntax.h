@@ -85,7 +85,7 @@ typedef struct hy_decl {
                                 equations given by the FMU: HY_FMU_* below, 0: none */
 } hy_decl;
 
-enum { HY_FMU_STATE = 1, HY_FMU_OUTPUT, HY_FMU_INPUT };
+enum { HY_FMU_STATE = 1, HY_FMU_OUTPUT, HY_FMU_INPUT, HY_FMU_PARAMETER };
 
 typedef struct hy_equation_syn {
     hy_expr_ref lhs, rhs;
