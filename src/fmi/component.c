@@ -49,9 +49,16 @@ const char *hy_fmu_var_name(const hy_fmu *f, int var)
     return f->names ? f->names[var] : f->desc.vars[var].name;
 }
 
-/* Input k given the value u unless the FMU has it already. */
+/* Input k given the value u unless the FMU has it already. An integer
+** or Boolean input takes u rounded (0 or 1): the unknown is real, and the
+** solver's iterates and difference quotients are not whole numbers. */
 static int give_input(hy_fmu *f, int k, double u)
 {
+    hy_fmi_type type = f->desc.vars[f->input_var[k]].type;
+    if (type == HY_FMI_BOOLEAN)
+        u = u > 0.5;
+    else if (type != HY_FMI_FLOAT64 && type != HY_FMI_FLOAT32)
+        u = nearbyint(u);
     if (f->inputs_valid && f->inputs_set[k] == u)
         return 0;
     if (f->ops->set_value(f, &f->desc.vars[f->input_var[k]], u))
@@ -60,12 +67,14 @@ static int give_input(hy_fmu *f, int k, double u)
     return 0;
 }
 
+/* In continuous-time mode: the continuous inputs (a discrete one may be
+** set only in event mode: it takes the model's value at events). */
 static int give_inputs(hy_fmu *f, const double *u)
 {
     for (int k = 0; k < f->n_inputs; k++)
-        if (give_input(f, k, u[k]))
+        if (f->desc.vars[f->input_var[k]].variability == HY_FMI_CONTINUOUS
+            && give_input(f, k, u[k]))
             return -1;
-    f->inputs_valid = 1;
     return 0;
 }
 
@@ -120,9 +129,7 @@ static int component_guards(double t, const double *y, const double *yp, const d
 /* Entering "on": a fresh instance from the values the states have now. */
 static int enter_on(hydae_action *a, void *user)
 {
-    hy_fmu *f = user;
-    f->inputs_valid = 0;
-    return hy_fmu_start(f, a);
+    return hy_fmu_start(user, a);
 }
 
 /* Leaving "on": the instance terminated and freed, no time event left. */

@@ -220,7 +220,8 @@ static int fmu_event_action(hydae_action *a, void *user)
     }
     for (int k = 0; k < f->desc.n_states; k++)
         f->scratch[k] = hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]));
-    if (hy_fmu_sync(f, t, f->scratch) || hy_fmu_sync_inputs_by_name(f, a) || f->ops->enter_event_mode(f) || event_iteration(f, a, t))
+    if (hy_fmu_sync(f, t, f->scratch) || f->ops->enter_event_mode(f)
+        || hy_fmu_sync_inputs_by_name(f, a) || event_iteration(f, a, t))
         return -1;
     return set_states_after_event(f, a);
 }
@@ -240,7 +241,7 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
             && f->ops->set_value(f, v, hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]))))
             return -1;
     }
-    return 0;
+    return hy_fmu_sync_inputs_by_name(f, a); /* a component's inputs */
 }
 
 int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
@@ -252,7 +253,7 @@ int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
     f->instance = NULL;
     f->fatal = f->terminated = f->step_terminate = 0;
     f->errmsg[0] = f->logmsg[0] = '\0';
-    f->time_valid = f->states_valid = f->have_event_time = 0;
+    f->time_valid = f->states_valid = f->inputs_valid = f->have_event_time = 0;
     if (f->ops->instantiate(f) || set_start_values(f, a) || f->ops->enter_initialization(f, t0)
         || f->ops->exit_initialization(f))
         return -1;

@@ -11,7 +11,11 @@
 ** growth over the 3 periods of 20 s), with mu = 1 and mu = 2 (set as
 ** the model's parameter, reaching the FMU through `mu = mu`); so must the
 ** hand-written mode first, the FMU entered by a transition. The FMU's
-** columns have values exactly while its mode is active. Errors are said
+** columns have values exactly while its mode is active. Feedthrough's
+** continuous input and output, used in equations, give y = 2 exp(-t);
+** BouncingBall's impacts (its event indicator a guard) come at the closed
+** form's times.
+** Errors are said
 ** at file:line:column: a missing file, a modifier the FMU lacks, a value
 ** for an output, a file that is no string. Skipped (77) without the FMUs.
 */
@@ -176,6 +180,95 @@ static void check_switching(const char *version, const char *file, int fmu_first
     hydae_model_free(ref);
 }
 
+/* Feedthrough (FMI 2.0) at model level: its continuous input driven by
+** x = exp(-t), its output read in an equation, y = 2 exp(-t). */
+static void check_inputs_and_outputs(void)
+{
+    static const char text[] =
+        "model ft\n"
+        "  Fmu f(file = \"Feedthrough.fmu\");\n"
+        "  Real x(start = 1), y;\n"
+        "equation\n"
+        "  der(x) = -x;\n"
+        "  f.Float64_continuous_input = x;\n"
+        "  f.Float64_discrete_input = 2;\n"
+        "  f.Int32_input = 3;\n"
+        "  f.Boolean_input = 1;\n"
+        "  f.Enumeration_input = 2;\n"
+        "  y = 2 * f.Float64_continuous_output;\n"
+        "end ft;\n";
+    char path[1200], fmu[1200], diagnostics[4096];
+    snprintf(path, sizeof path, "%s/Feedthrough.fmu", work);
+    snprintf(fmu, sizeof fmu, "%s/2.0/Feedthrough.fmu", HYDAE_FMU_DIR);
+    CHECK(symlink(fmu, path) == 0, "link %s", fmu);
+    snprintf(path, sizeof path, "%s/ft.hym", work);
+    CHECK(write_file(path, text) == 0, "write %s", path);
+    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
+    CHECK(m != NULL, "ft.hym: %s", diagnostics);
+    test_rows rows;
+    if (!m || test_run(m, NULL, 2.0, 0.1, RTOL, ATOL, &rows) != 0) {
+        CHECK(0, "ft.hym: the run");
+        hydae_model_free(m);
+        return;
+    }
+    int y = test_column(m, "y");
+    double worst = 0;
+    for (int r = 0; r < rows.n_rows && y >= 0; r++)
+        worst = fmax(worst, fabs(test_value(&rows, r, y) - 2 * exp(-rows.t[r])));
+    printf("Feedthrough 2.0 as a component: max |y - 2 exp(-t)| = %.3g over %d rows\n", worst,
+           rows.n_rows);
+    CHECK(y >= 0 && rows.n_rows == 21 && worst < 100 * RTOL, "y = 2 f.out, f.in = exp(-t): %.3g",
+          worst);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
+/* BouncingBall (FMI 3.0) at model level: its event indicator is a guard
+** of its chart, the event iteration resets v; the impacts come at the
+** closed form's times t_1 = sqrt(2 h0 / g), t_k+1 = t_k + 2 e v_k / g
+** (g = 9.81, e = 0.7, h0 = 1; v_1 = g t_1). */
+static void check_events(void)
+{
+    static const char text[] =
+        "model bb\n"
+        "  Fmu ball(file = \"BouncingBall.fmu\");\n"
+        "  Real z;\n"
+        "equation\n"
+        "  z = 2 * ball.h;\n"
+        "end bb;\n";
+    char path[1200], fmu[1200], diagnostics[4096];
+    snprintf(path, sizeof path, "%s/BouncingBall.fmu", work);
+    snprintf(fmu, sizeof fmu, "%s/3.0/BouncingBall.fmu", HYDAE_FMU_DIR);
+    CHECK(symlink(fmu, path) == 0, "link %s", fmu);
+    snprintf(path, sizeof path, "%s/bb.hym", work);
+    CHECK(write_file(path, text) == 0, "write %s", path);
+    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
+    CHECK(m != NULL, "bb.hym: %s", diagnostics);
+    test_rows rows;
+    if (!m || test_run(m, NULL, 2.0, 0.1, 1e-10, 1e-12, &rows) != 0) {
+        CHECK(0, "bb.hym: the run");
+        hydae_model_free(m);
+        return;
+    }
+    const double g = 9.81, e = 0.7;
+    double t_impact = sqrt(2.0 / g), v = g * t_impact, worst = 0;
+    int n_impacts = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        if (rows.kind[r] != HYDAE_ROW_EVENT_LEFT)
+            continue;
+        worst = fmax(worst, fabs(rows.t[r] - t_impact));
+        n_impacts++;
+        v *= e;
+        t_impact += 2 * v / g;
+    }
+    printf("BouncingBall 3.0 as a component: %d impacts to t = 2, max |t - closed form| = "
+           "%.3g s\n", n_impacts, worst);
+    CHECK(n_impacts == 4 && worst < 1e-8, "%d impacts, %.3g from the closed form", n_impacts,
+          worst);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
 /* A model file with one Fmu declaration whose diagnostics must hold want. */
 static void check_error(const char *declaration, const char *want)
 {
@@ -221,6 +314,8 @@ int main(void)
         check_switching(versions[v], "hand_first.hym", 0, 1.0);
     }
     check_switching("3.0", "vanderpol_switch.hym", 1, 2.0);
+    check_inputs_and_outputs();
+    check_events();
 
     check_error("Fmu p(file = \"nope.fmu\");", "bad.hym:5:7: error: FMU component 'p': ");
     check_error("Fmu p(file = \"nope.fmu\");", "nope.fmu: No such file or directory");
