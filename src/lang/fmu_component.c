@@ -254,7 +254,8 @@ void hy_lang_fmus_expand(hy_lang_fmus *fmus, hy_syntax *syn, hy_strtab *strings,
             continue;
         if (!fmus || !fmus->ops) {
             hy_diag_error(diag, syn->decls[i].line, syn->decls[i].column, "FMU component '%s' "
-                          "needs FMI support, which this program does not have",
+                          "needs FMI support, which is not available here (`hydae run` and "
+                          "`hydae check` of a build with FMI read FMU components)",
                           TEXT(strings, syn->decls[i].name));
             continue;
         }
