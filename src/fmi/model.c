@@ -102,7 +102,7 @@ static int fmu_guards(double t, const double *y, const double *yp, const double 
 ** 3.0 section 3.2.3; unless the FMU says it needs none): a step event
 ** when the FMU wants event mode or to end the run. */
 int hy_fmu_after_step(double t, const double *y, const double *yp, const double *p,
-                          void *user)
+                      void *user)
 {
     (void)yp;
     (void)p;
@@ -297,8 +297,8 @@ int hy_fmu_choose_columns(hy_fmu *f)
     f->state_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->state_vr);
     f->derivative_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->derivative_vr);
     char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
-    if (!f->param_var || !f->input_var || !f->inputs_set || !f->output_var || !f->states_set || !f->scratch || !f->seed
-        || !f->state_vr || !f->derivative_vr || !is_state) {
+    if (!f->param_var || !f->input_var || !f->inputs_set || !f->output_var || !f->states_set
+        || !f->scratch || !f->seed || !f->state_vr || !f->derivative_vr || !is_state) {
         hy_free(is_state);
         return -1;
     }
@@ -363,8 +363,8 @@ static int add_variables(hy_fmu *f, hydae_mode *mode)
     const hy_fmi_description *d = &f->desc;
     for (int k = 0; k < d->n_states; k++) {
         const hy_fmi_var *v = &d->vars[d->state_var[k]];
-        int var = hydae_mode_add_var(mode, hy_fmu_var_name(f, d->state_var[k]), HYDAE_DIFFERENTIAL,
-                                     v->has_start ? v->start : 0.0);
+        int var = hydae_mode_add_var(mode, hy_fmu_var_name(f, d->state_var[k]),
+                                     HYDAE_DIFFERENTIAL, v->has_start ? v->start : 0.0);
         if (var < 0 || (v->nominal != 1.0 && hydae_mode_set_nominal(mode, var, v->nominal)))
             return -1;
     }
