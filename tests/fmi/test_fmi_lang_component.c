@@ -180,6 +180,29 @@ static void check_switching(const char *version, const char *file, int fmu_first
     hydae_model_free(ref);
 }
 
+/* text as work/NAME.hym beside a link to the test FMU (version, fmu),
+** compiled and run to t = 2 (rows every 0.1) into *rows; NULL after a
+** failed check. */
+static hydae_model *run_beside(const char *version, const char *fmu, const char *name,
+                               const char *text, double rtol, double atol, test_rows *rows)
+{
+    char path[1200], target[1200], diagnostics[4096];
+    snprintf(path, sizeof path, "%s/%s.fmu", work, fmu);
+    snprintf(target, sizeof target, "%s/%s/%s.fmu", HYDAE_FMU_DIR, version, fmu);
+    CHECK(symlink(target, path) == 0, "link %s", target);
+    snprintf(path, sizeof path, "%s/%s.hym", work, name);
+    CHECK(write_file(path, text) == 0, "write %s", path);
+    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
+    CHECK(m != NULL, "%s.hym: %s", name, diagnostics);
+    if (m && test_run(m, NULL, 2.0, 0.1, rtol, atol, rows) == 0)
+        return m;
+    CHECK(0, "%s.hym: the run", name);
+    if (m)
+        test_rows_free(rows);
+    hydae_model_free(m);
+    return NULL;
+}
+
 /* Feedthrough (FMI 2.0) at model level: its continuous input driven by
 ** x = exp(-t), its output read in an equation, y = 2 exp(-t). */
 static void check_inputs_and_outputs(void)
@@ -197,20 +220,10 @@ static void check_inputs_and_outputs(void)
         "  f.Enumeration_input = 2;\n"
         "  y = 2 * f.Float64_continuous_output;\n"
         "end ft;\n";
-    char path[1200], fmu[1200], diagnostics[4096];
-    snprintf(path, sizeof path, "%s/Feedthrough.fmu", work);
-    snprintf(fmu, sizeof fmu, "%s/2.0/Feedthrough.fmu", HYDAE_FMU_DIR);
-    CHECK(symlink(fmu, path) == 0, "link %s", fmu);
-    snprintf(path, sizeof path, "%s/ft.hym", work);
-    CHECK(write_file(path, text) == 0, "write %s", path);
-    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
-    CHECK(m != NULL, "ft.hym: %s", diagnostics);
     test_rows rows;
-    if (!m || test_run(m, NULL, 2.0, 0.1, RTOL, ATOL, &rows) != 0) {
-        CHECK(0, "ft.hym: the run");
-        hydae_model_free(m);
+    hydae_model *m = run_beside("2.0", "Feedthrough", "ft", text, RTOL, ATOL, &rows);
+    if (!m)
         return;
-    }
     int y = test_column(m, "y");
     double worst = 0;
     for (int r = 0; r < rows.n_rows && y >= 0; r++)
@@ -236,20 +249,10 @@ static void check_events(void)
         "equation\n"
         "  z = 2 * ball.h;\n"
         "end bb;\n";
-    char path[1200], fmu[1200], diagnostics[4096];
-    snprintf(path, sizeof path, "%s/BouncingBall.fmu", work);
-    snprintf(fmu, sizeof fmu, "%s/3.0/BouncingBall.fmu", HYDAE_FMU_DIR);
-    CHECK(symlink(fmu, path) == 0, "link %s", fmu);
-    snprintf(path, sizeof path, "%s/bb.hym", work);
-    CHECK(write_file(path, text) == 0, "write %s", path);
-    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
-    CHECK(m != NULL, "bb.hym: %s", diagnostics);
     test_rows rows;
-    if (!m || test_run(m, NULL, 2.0, 0.1, 1e-10, 1e-12, &rows) != 0) {
-        CHECK(0, "bb.hym: the run");
-        hydae_model_free(m);
+    hydae_model *m = run_beside("3.0", "BouncingBall", "bb", text, 1e-10, 1e-12, &rows);
+    if (!m)
         return;
-    }
     const double g = 9.81, e = 0.7;
     double t_impact = sqrt(2.0 / g), v = g * t_impact, worst = 0;
     int n_impacts = 0;
