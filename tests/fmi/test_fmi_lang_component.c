@@ -14,7 +14,7 @@
 ** columns have values exactly while its mode is active. Feedthrough's
 ** continuous input and output, used in equations, give y = 2 exp(-t);
 ** BouncingBall's impacts (its event indicator a guard) come at the closed
-** form's times.
+** form's times; --set vdp.x0 sets the state the FMU starts from.
 ** Errors are said
 ** at file:line:column: a missing file, a modifier the FMU lacks, a value
 ** for an output, a file that is no string. Skipped (77) without the FMUs.
@@ -272,6 +272,26 @@ static void check_events(void)
     hydae_model_free(m);
 }
 
+/* --set vdp.x0=1 (a dotted name, no MODE.NAME): the FMU starts from it,
+** the first row x0 = 1 and x0' = x1 = 0 there. */
+static void check_start_value(void)
+{
+    char path[1200], diagnostics[4096];
+    snprintf(path, sizeof path, "%s/vanderpol_switch.hym", work);
+    hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
+    CHECK(m && hydae_model_set_start(m, "vdp.x0", 1.0) == 0, "set vdp.x0: %s",
+          m ? hydae_model_errmsg(m) : diagnostics);
+    test_rows rows;
+    if (m && test_run(m, NULL, 1.0, 0.5, RTOL, ATOL, &rows) == 0) {
+        int x0 = test_column(m, "vdp.x0");
+        CHECK(x0 >= 0 && test_value(&rows, 0, x0) == 1.0, "vdp.x0 at t0: %g",
+              test_value(&rows, 0, x0));
+        test_rows_free(&rows);
+    } else
+        CHECK(0, "the run with vdp.x0 = 1");
+    hydae_model_free(m);
+}
+
 /* A model file with one Fmu declaration whose diagnostics must hold want. */
 static void check_error(const char *declaration, const char *want)
 {
@@ -317,6 +337,7 @@ int main(void)
         check_switching(versions[v], "hand_first.hym", 0, 1.0);
     }
     check_switching("3.0", "vanderpol_switch.hym", 1, 2.0);
+    check_start_value();
     check_inputs_and_outputs();
     check_events();
 
