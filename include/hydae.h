@@ -349,6 +349,12 @@ HYDAE_NODISCARD int hydae_mode_add_entry_action(hydae_mode *mode, hydae_action_f
                                                 void *user);
 HYDAE_NODISCARD int hydae_mode_add_exit_action(hydae_mode *mode, hydae_action_fn fn,
                                                void *user);
+/* Why the mode's last callback failed, in words (the failure of an FMI
+** call, say; "" for nothing to add), asked with the mode's user pointer
+** when its residual, right-hand side, guards or after-step function
+** returns an error: the run's message ends with ": " and it. */
+HYDAE_NODISCARD int hydae_mode_set_error_text(hydae_mode *mode,
+                                              const char *(*why)(void *user));
 
 /* Check counts, triggers and names; 0 or HYDAE_ERR_MODEL with a message
 ** naming the mode or transition. hydae_sim_create checks too. */

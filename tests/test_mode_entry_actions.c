@@ -112,8 +112,44 @@ static hydae_model *two_mode_model(int *one, int *two)
     return m;
 }
 
+/* A right-hand side that fails past t = 0.5, and why. */
+static int failing_rhs(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)p;
+    (void)user;
+    ydot[0] = -y[0];
+    return t > 0.5 ? -1 : 0;
+}
+
+static const char *why_failing(void *user)
+{
+    return user ? "the pump's bearing seized" : "";
+}
+
+/* hydae_mode_set_error_text: the run's message ends with the mode's words. */
+static void check_error_text(void)
+{
+    hydae_model *m = hydae_model_create("fails");
+    hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(m, "c"), "pump");
+    int ok = hydae_mode_add_var(mode, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_set_rhs(mode, failing_rhs, "user") == 0
+             && hydae_mode_set_error_text(mode, why_failing) == 0 && hydae_model_check(m) == 0;
+    CHECK(ok, "the failing model: %s", hydae_model_errmsg(m));
+    int status;
+    hydae_sim *sim = hydae_sim_create(m, &status);
+    ok = sim && hydae_sim_set_time(sim, 0.0, 1.0) == 0;
+    status = ok ? hydae_sim_run(sim) : 0;
+    const char *message = sim ? hydae_sim_errmsg(sim) : "";
+    CHECK(status < 0 && strstr(message, "mode 'pump'")
+              && strstr(message, ": the pump's bearing seized"),
+          "a failing mode's words in the message: %d, %s", status, message);
+    hydae_sim_free(sim);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
+    check_error_text();
     int one = 1, two = 10;
     hydae_model *m = two_mode_model(&one, &two);
     test_rows rows;

@@ -208,6 +208,12 @@ static int add_on_variables(hy_fmu *f, hydae_mode *on)
     return 0;
 }
 
+/* The FMU's account of a failed call, for the run's message. */
+static const char *why_failed(void *user)
+{
+    return hy_fmu_errmsg(user);
+}
+
 static int build_on(hy_fmu *f, hydae_mode *on)
 {
     int n_equations = f->desc.n_states + f->n_outputs;
@@ -216,7 +222,7 @@ static int build_on(hy_fmu *f, hydae_mode *on)
         || (nz > 0 && hydae_mode_set_guards(on, nz, component_guards))
         || (f->desc.me_needs_completed_step && hydae_mode_set_after_step(on, hy_fmu_after_step))
         || hy_fmu_add_event_transitions(f, on) || hydae_mode_add_entry_action(on, enter_on, f)
-        || hydae_mode_add_exit_action(on, leave_on, f))
+        || hydae_mode_add_exit_action(on, leave_on, f) || hydae_mode_set_error_text(on, why_failed))
         return -1;
     return 0;
 }

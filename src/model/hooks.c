@@ -84,6 +84,14 @@ int hydae_mode_add_exit_action(hydae_mode *mode, hydae_action_fn fn, void *user)
     return add_hook(mode, mode ? &mode->exit_actions : NULL, fn, user, "exit");
 }
 
+int hydae_mode_set_error_text(hydae_mode *mode, const char *(*why)(void *user))
+{
+    if (!mode)
+        return HYDAE_ERR_ARG;
+    mode->error_text = why;
+    return 0;
+}
+
 void hy_mode_hooks_free(hy_mode_hook *hook)
 {
     while (hook) {

@@ -153,6 +153,7 @@ struct hydae_mode {
     /* Run when the mode is entered (at t0 as an initial mode, by a
     ** transition from another mode) and left (hooks.c). */
     struct hy_mode_hook *entry_actions, *exit_actions;
+    const char *(*error_text)(void *user); /* why a callback failed, or NULL */
 };
 
 /* One entry or exit action of a mode, in the order added. */

@@ -295,6 +295,17 @@ static int run_mode_hooks(hydae_sim *s, hydae_action *ctx, const hydae_mode *mod
     return 0;
 }
 
+const char *hy_mode_error_text(const hydae_mode *mode)
+{
+    const char *why = mode->error_text ? mode->error_text(mode->user) : NULL;
+    return why ? why : "";
+}
+
+const char *hy_mode_error_sep(const hydae_mode *mode)
+{
+    return hy_mode_error_text(mode)[0] ? ": " : "";
+}
+
 int hy_initial_entry_actions(hydae_sim *s, double t)
 {
     hydae_action ctx = { s, NULL, t, 0 };

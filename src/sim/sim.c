@@ -689,9 +689,10 @@ static int call_after_step(hydae_sim *s, int *any_event, int *restart)
             return status;
         int request = mode->after_step(s->t, y_mode, yp_mode, s->store, mode->user);
         if (request < 0 || request > HYDAE_STEP_RESTART) {
-            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s",
+            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s%s%s",
                         mode->name, request, s->t, request > 0 ? " (want a hydae_step_request)"
-                                                              : "");
+                                                              : "",
+                        hy_mode_error_sep(mode), hy_mode_error_text(mode));
             return HYDAE_ERR_CALLBACK;
         }
         s->step_event[c] = request == HYDAE_STEP_EVENT;

@@ -95,6 +95,9 @@ int hy_local_of(const struct hydae_sim *s, int unknown);
 ** a row of the configuration (returns its chart, or -1). */
 void hy_describe_equation(const struct hydae_sim *s, int c, int eq, char *out, size_t size);
 int hy_describe_row(const struct hydae_sim *s, int row, char *out, size_t size);
+/* ": why" for a mode whose callback failed (hydae_mode_set_error_text), or "". */
+const char *hy_mode_error_sep(const hydae_mode *mode);
+const char *hy_mode_error_text(const hydae_mode *mode);
 /* A configuration with shared unknowns whose pattern has no perfect
 ** matching of equations to unknowns: HYDAE_ERR_MODEL naming the equations
 ** and unknowns left over; else 0. */
