@@ -165,7 +165,7 @@ static void check_switching(const char *version, int fmu_first, double mu)
             n_fmu_rows += in_fmu_time;
         }
     }
-    double tol = 1000 * RTOL * fmax(scale, 1.0);
+    double tol = 100 * RTOL * fmax(scale, 1.0);
     printf("VanDerPol %s, mu = %g, %s first: %d rows (%d with the FMU), max |switching - "
            "hand-written| = %.3g (tolerance %.3g)\n", version, mu, fmu_first ? "FMU" : "hand",
            n_compared, n_fmu_rows, worst, tol);
