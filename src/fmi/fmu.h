@@ -170,8 +170,10 @@ int hy_fmu_sync_inputs_by_name(hy_fmu *f, const hydae_action *a);
 ** has a mode "off" too and follows host: on while host is active
 ** (instantiated and initialised from the values NAME.x have when it is
 ** entered), off otherwise (terminated). host should declare the names
-** the model uses (shared unknowns). The FMU at path is opened here and
-** owned by the model; NULL with a message in err. */
+** the model uses (shared unknowns); add the component after host's chart
+** has its initial mode (the FMU's chart starts "on" when host is it). The
+** FMU at path is opened here and owned by the model; NULL with a message
+** in err. */
 hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
                              const char *path, char *err, size_t err_size);
 
