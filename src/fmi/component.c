@@ -80,9 +80,12 @@ static int give_inputs(hy_fmu *f, const double *u)
 
 int hy_fmu_sync_inputs_by_name(hy_fmu *f, const hydae_action *a)
 {
-    for (int k = 0; k < f->n_inputs; k++)
-        if (give_input(f, k, hydae_get(a, hy_fmu_var_name(f, f->input_var[k]))))
+    for (int k = 0; k < f->n_inputs; k++) {
+        const hy_fmi_var *v = &f->desc.vars[f->input_var[k]];
+        double u = hydae_get(a, hy_fmu_var_name(f, f->input_var[k]));
+        if (give_input(f, k, isnan(u) ? (v->has_start ? v->start : 0.0) : u))
             return -1;
+    }
     f->inputs_valid = 1;
     return 0;
 }

@@ -237,8 +237,11 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
     }
     for (int k = 0; k < f->desc.n_states && !f->cosim; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->desc.state_var[k]];
+        /* A component's state with no value now (its mode entered again,
+        ** the transition not setting it) takes its start value. */
+        double x = hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]));
         if (v->has_start && v->initial != HY_FMI_CALCULATED && v->variability != HY_FMI_CONSTANT
-            && f->ops->set_value(f, v, hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]))))
+            && f->ops->set_value(f, v, isnan(x) ? v->start : x))
             return -1;
     }
     return hy_fmu_sync_inputs_by_name(f, a); /* a component's inputs */

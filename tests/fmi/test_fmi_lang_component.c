@@ -14,7 +14,9 @@
 ** columns have values exactly while its mode is active. Feedthrough's
 ** continuous input and output, used in equations, give y = 2 exp(-t);
 ** BouncingBall's impacts (its event indicator a guard) come at the closed
-** form's times; --set vdp.x0 sets the state the FMU starts from.
+** form's times; --set vdp.x0 sets the state the FMU starts from; two
+** FMUs in one mode entered again start from what the transition sets,
+** else their start values.
 ** Errors are said
 ** at file:line:column: a missing file, a modifier the FMU lacks, a value
 ** for an output, a file that is no string. Skipped (77) without the FMUs.
@@ -189,6 +191,7 @@ static hydae_model *run_beside(const char *version, const char *fmu, const char 
     char path[1200], target[1200], diagnostics[4096];
     snprintf(path, sizeof path, "%s/%s.fmu", work, fmu);
     snprintf(target, sizeof target, "%s/%s/%s.fmu", HYDAE_FMU_DIR, version, fmu);
+    unlink(path);
     CHECK(symlink(target, path) == 0, "link %s", target);
     snprintf(path, sizeof path, "%s/%s.hym", work, name);
     CHECK(write_file(path, text) == 0, "write %s", path);
@@ -292,6 +295,53 @@ static void check_start_value(void)
     hydae_model_free(m);
 }
 
+/* Two FMUs in one mode, left at 0.5 and entered again at 1 (FMI 2.0):
+** Dahlquist (k = 2 as a modifier) restarts from d.x := 1 that the
+** transition sets, VanDerPol, whose states the transition leaves, from
+** their start values (x0 = 2, x1 = 0); d.x = exp(-2 (t - 1)) after. */
+static void check_two_fmus(void)
+{
+    static const char text[] =
+        "model two\n"
+        "  initial mode a\n"
+        "    Fmu vdp(file = \"VanDerPol.fmu\");\n"
+        "    Fmu d(file = \"Dahlquist.fmu\", k = 2);\n"
+        "  end a;\n"
+        "  mode b\n"
+        "    Real y(start = 0);\n"
+        "  equation\n"
+        "    der(y) = 1;\n"
+        "  end b;\n"
+        "  transition ab from a to b when time >= 0.5 end;\n"
+        "  transition ba from b to a when time >= 1 do d.x := 1; end;\n"
+        "end two;\n";
+    char path[1200], target[1200];
+    snprintf(path, sizeof path, "%s/Dahlquist.fmu", work);
+    snprintf(target, sizeof target, "%s/2.0/Dahlquist.fmu", HYDAE_FMU_DIR);
+    CHECK(symlink(target, path) == 0, "link %s", target);
+    test_rows rows;
+    hydae_model *m = run_beside("2.0", "VanDerPol", "two", text, RTOL, ATOL, &rows);
+    if (!m)
+        return;
+    int x0 = test_column(m, "vdp.x0"), x1 = test_column(m, "vdp.x1"), d = test_column(m, "d.x");
+    double worst = 0;
+    int n_after = 0, restarted = 0;
+    for (int r = 0; r < rows.n_rows; r++) {
+        if (rows.t[r] < 1.0 || (rows.t[r] == 1.0 && rows.kind[r] == HYDAE_ROW_EVENT_LEFT))
+            continue;
+        worst = fmax(worst, fabs(test_value(&rows, r, d) - exp(-2 * (rows.t[r] - 1))));
+        restarted += rows.t[r] == 1.0 && test_value(&rows, r, x0) == 2.0
+                     && test_value(&rows, r, x1) == 0.0;
+        n_after++;
+    }
+    printf("two FMUs in one mode, entered again: %d rows after, max |d.x - exp(-2 (t - 1))| = "
+           "%.3g\n", n_after, worst);
+    CHECK(n_after >= 10 && restarted >= 1 && worst < 100 * RTOL, "two FMUs: %d rows after t = 1, "
+          "VanDerPol from its start: %d, Dahlquist %.3g", n_after, restarted, worst);
+    test_rows_free(&rows);
+    hydae_model_free(m);
+}
+
 /* A model file with one Fmu declaration whose diagnostics must hold want. */
 static void check_error(const char *declaration, const char *want)
 {
@@ -340,6 +390,7 @@ int main(void)
     check_start_value();
     check_inputs_and_outputs();
     check_events();
+    check_two_fmus();
 
     check_error("Fmu p(file = \"nope.fmu\");", "bad.hym:5:7: error: FMU component 'p': ");
     check_error("Fmu p(file = \"nope.fmu\");", "nope.fmu: No such file or directory");
