@@ -514,7 +514,12 @@ HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const c
 ** only, over the model's (hydae_model_set_param, which all sims share):
 ** the sims of one model, each with its own parameters, may then run on
 ** several threads at once. An unknown name gives HYDAE_ERR_ARG with a
-** message listing the names that exist. */
+** message listing the names that exist. Between the hydae_sim_advance
+** calls of a run in pieces it also changes the value from where the run
+** stands on (a tunable parameter): the states keep their values, the
+** algebraic unknowns are solved again, the integrator restarts, and a
+** guard the change moves past zero does not fire (as at t0); no rows are
+** written for it. */
 HYDAE_NODISCARD int hydae_sim_set_param(hydae_sim *s, const char *name, double value);
 /* Called each time a transition fires (after its action) with the time,
 ** its chart's name and its own: counts and times of firings without

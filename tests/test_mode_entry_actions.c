@@ -8,6 +8,10 @@
 ** at t0 (after the initial action) and at t = 2; self-transitions run
 ** none. b's entry raises "go", on which chart follower goes off -> on: its
 ** entry runs at t = 1 in the next update. Two attachments are both freed.
+** Also: a mode's error text (hydae_mode_set_error_text) ends the message
+** of a run its failing right-hand side stops; a parameter set between two
+** hydae_sim_advance calls applies from there (x' = -k x, k from 1 to 2 at
+** t = 1: x(2) = exp(-3)).
 */
 #include "check.h"
 #include "rows.h"
@@ -147,9 +151,42 @@ static void check_error_text(void)
     hydae_model_free(m);
 }
 
+static int decay_k_rhs(double t, const double *y, const double *p, double *ydot, void *user)
+{
+    (void)t;
+    (void)user;
+    ydot[0] = -p[0] * y[0];
+    return 0;
+}
+
+/* hydae_sim_set_param between two hydae_sim_advance calls (a tunable
+** parameter): x' = -k x, k = 1 to t = 1, then 2: x(2) = exp(-1) exp(-2). */
+static void check_tuned_parameter(void)
+{
+    hydae_model *m = hydae_model_create("tuned");
+    hydae_mode *mode = hydae_chart_add_mode(hydae_model_add_chart(m, "c"), "decay");
+    int ok = hydae_model_add_param(m, "k", 1.0) == 0
+             && hydae_mode_add_var(mode, "x", HYDAE_DIFFERENTIAL, 1.0) == 0
+             && hydae_mode_set_rhs(mode, decay_k_rhs, NULL) == 0 && hydae_model_check(m) == 0;
+    int status;
+    hydae_sim *sim = ok ? hydae_sim_create(m, &status) : NULL;
+    double x1[4] = { 0 }, x2[4] = { 0 };
+    int x = test_column(m, "x");
+    ok = sim && x >= 0 && hydae_model_n_columns(m) <= 4 && hydae_sim_set_time(sim, 0.0, 2.0) == 0
+         && hydae_sim_set_tolerances(sim, 1e-10, 1e-12) == 0
+         && hydae_sim_advance(sim, 1.0, x1) == 0 && hydae_sim_set_param(sim, "k", 2.0) == 0
+         && hydae_sim_advance(sim, 2.0, x2) == 0;
+    CHECK(ok, "the tuned run: %s", sim ? hydae_sim_errmsg(sim) : hydae_model_errmsg(m));
+    CHECK(ok && fabs(x1[x] - exp(-1.0)) < 1e-8 && fabs(x2[x] - exp(-3.0)) < 1e-8,
+          "x(1) = %.17g, want exp(-1); x(2) = %.17g, want exp(-3)", x1[x], x2[x]);
+    hydae_sim_free(sim);
+    hydae_model_free(m);
+}
+
 int main(void)
 {
     check_error_text();
+    check_tuned_parameter();
     int one = 1, two = 10;
     hydae_model *m = two_mode_model(&one, &two);
     test_rows rows;

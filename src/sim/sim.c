@@ -782,6 +782,7 @@ static int begin_run(hydae_sim *s)
     s->errmsg[0] = '\0';
     s->n_loop_steps = 0;
     s->n_res_evals_integ = 0;
+    s->params_changed = 0; /* hy_params_start takes the values set */
     int status = hydae_sim_validate(s);
     if (!status)
         status = start_run(s);
@@ -837,6 +838,19 @@ int hydae_sim_run(hydae_sim *s)
     return end_run(s, status);
 }
 
+/* Parameters changed between two advances (hydae_sim_set_param): the
+** states kept, the rest solved again at s->t, the integrator and the
+** guards' reference signs started afresh there. */
+static int restart_after_params(hydae_sim *s)
+{
+    s->params_changed = 0;
+    hy_guards_snapshot(s);
+    int status = hy_consistent_init(s, s->t, 0);
+    if (!status)
+        status = hy_restart_integrator(s);
+    return status ? status : hy_guards_arm(s);
+}
+
 int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
 {
     if (!s)
@@ -851,6 +865,12 @@ int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
             return end_run(s, status);
         }
         s->advancing = 1;
+    } else if (s->params_changed) {
+        status = restart_after_params(s);
+        if (status) {
+            collect_stats(s, &start);
+            return end_run(s, status);
+        }
     }
     double tol = hy_time_tol(s->set.t_end);
     if (!(t_target >= s->t) || !(t_target <= s->set.t_end + tol)) {

@@ -170,6 +170,7 @@ struct hydae_sim {
     /* ---- the run (sim.c) ---- */
     double t;                   /* time of the current state */
     int advancing;              /* a run in pieces (hydae_sim_advance) is going */
+    int params_changed;         /* hydae_sim_set_param between two advances */
     long n_loop_steps;          /* steps of the run so far (max_steps) */
     long n_res_evals_integ;     /* the integrators' evaluations in stats */
     double *store;              /* one value per slot of the model */

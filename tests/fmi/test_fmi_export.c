@@ -465,8 +465,8 @@ static void parameters_and_errors(const char *work, int version)
     int vr_e = vr_of(&d, "e"), vr_v = vr_of(&d, "v"), vr_h = vr_of(&d, "h");
     int i_e = hy_fmi_description_find(&d, "e");
     CHECK(vr_e >= 0 && vr_v >= 0 && vr_h >= 0 && d.vars[i_e].causality == HY_FMI_PARAMETER
-              && d.vars[i_e].variability == HY_FMI_FIXED && d.vars[i_e].start == 0.8,
-          "e is a fixed parameter, start 0.8; h and v are variables");
+              && d.vars[i_e].variability == HY_FMI_TUNABLE && d.vars[i_e].start == 0.8,
+          "e is a tunable parameter, start 0.8; h and v are variables");
 
     n_logged_errors = 0;
     CHECK(m_instantiate(&ms, "x", CO_SIMULATION, "{00000000-0000-0000-0000-000000000000}",
@@ -492,7 +492,6 @@ static void parameters_and_errors(const char *work, int version)
               && m_get_real(&ms, fmu, vr_hv, 1, &h_init) == FMI_OK && h_init == 1.0
               && m_set_real(&ms, fmu, &vr, 1, &e) == FMI_OK && ms.exit_init(fmu) == FMI_OK,
           "initialisation with e = 0.5 (h read as %g first): %s", h_init, last_error);
-    CHECK(m_set_real(&ms, fmu, &vr, 1, &e) == FMI_ERROR, "a fixed parameter after initialisation");
     /* Closed form: impact at t1 = sqrt(2 h0 / g) with speed g t1, then
     ** v = e g t1 - g (t - t1), h = e g t1 (t - t1) - g (t - t1)^2 / 2. */
     const double t1 = sqrt(2.0 / g), h_step = 0.05;
@@ -517,6 +516,27 @@ static void parameters_and_errors(const char *work, int version)
     double e_back = 0.0;
     CHECK(m_get_real(&ms, fmu, &vr, 1, &e_back) == FMI_OK && e_back == e,
           "the parameter reads back: %g", e_back);
+    /* e tuned to 0.9 at t = 0.75, between the impacts: the second, at t2
+    ** = t1 + 2 e g t1 / g = 2 t1, sends the ball up at 0.9 e g t1. */
+    const double e2 = 0.9, t2 = 2 * t1, v2 = e2 * e * g * t1;
+    double worst_tuned = 0.0;
+    t += 0.05; /* the step after the refused one */
+    CHECK(m_set_real(&ms, fmu, &vr, 1, &e2) == FMI_OK, "e tuned at t = %g: %s", t, last_error);
+    for (int k = 16; k <= 20; k++) { /* to the stop time 1, before the third impact */
+        double t_next = k * h_step;
+        CHECK(m_do_step(&ms, fmu, t, t_next - t) == FMI_OK, "doStep to %g: %s", t_next,
+              last_error);
+        t = t_next;
+        double hv[2];
+        CHECK(m_get_real(&ms, fmu, vr_hv, 2, hv) == FMI_OK, "get h, v");
+        double s = t - t2, s1 = t - t1;
+        double h_want = t < t2 ? e * g * t1 * s1 - 0.5 * g * s1 * s1 : v2 * s - 0.5 * g * s * s;
+        double v_want = t < t2 ? e * g * t1 - g * s1 : v2 - g * s;
+        worst_tuned = fmax(worst_tuned, fmax(fabs(hv[0] - h_want), fabs(hv[1] - v_want)));
+    }
+    CHECK(worst_tuned < 1e-6, "ball with e tuned to 0.9 at t = 0.75: worst %.3g", worst_tuned);
+    printf("FMI %d.0, bouncing_ball, e tuned from 0.5 to 0.9 at t = 0.75 by the master: worst "
+           "|diff| %.3g from the closed form to t = 1\n", version, worst_tuned);
     unsigned bad = 999999;
     double value;
     CHECK(m_get_real(&ms, fmu, &bad, 1, &value) == FMI_ERROR && strstr(last_error, "999999"),

@@ -47,7 +47,7 @@ static const char *attributes(const hy_export_var *v)
 {
     switch (v->kind) {
     case HY_EXPORT_PARAMETER:
-        return "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"";
+        return "causality=\"parameter\" variability=\"tunable\" initial=\"exact\"";
     case HY_EXPORT_CONSTANT:
         return "causality=\"local\" variability=\"constant\" initial=\"exact\"";
     case HY_EXPORT_OUTPUT:

@@ -435,7 +435,10 @@ int slave_set_float(slave *s, const uint32_t vr[], size_t n, const double values
                               "are set", function, v->name, (unsigned)vr[i]);
         if (hydae_model_set_param(s->model, v->name, values[i]) != 0)
             return slave_fail(s, "%s: %s", function, hydae_model_errmsg(s->model));
-        free_run(s); /* a run started to answer a get sees the new value */
+        if (s->state != SLAVE_STEPPING)
+            free_run(s); /* a run started to answer a get sees the new value */
+        else if (hydae_sim_set_param(s->sim, v->name, values[i]) != 0) /* tunable */
+            return slave_fail(s, "%s: %s", function, hydae_sim_errmsg(s->sim));
     }
     return SLAVE_OK;
 }
