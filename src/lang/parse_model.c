@@ -161,13 +161,18 @@ static void parse_components(hy_parser *ps)
 
 static void parse_declaration(hy_parser *ps)
 {
-    if (ps->tk.kind == TK_NAME) {
+    int is_input = parse_at_input(ps); /* a discrete variable set from outside */
+    if (is_input)
+        parse_next(ps);
+    else if (ps->tk.kind == TK_NAME) {
         parse_components(ps);
         return;
     }
-    hy_decl_kind kind = DECL_VARIABLE;
+    hy_decl_kind kind = is_input ? DECL_DISCRETE : DECL_VARIABLE;
     int is_flow = 0;
-    if (parse_accept(ps, TK_PARAMETER))
+    if (is_input)
+        ;
+    else if (parse_accept(ps, TK_PARAMETER))
         kind = DECL_PARAMETER;
     else if (parse_accept(ps, TK_CONSTANT))
         kind = DECL_CONSTANT;
@@ -180,6 +185,7 @@ static void parse_declaration(hy_parser *ps)
     do {
         hy_decl decl = start_decl(ps, kind, -1);
         decl.is_flow = is_flow;
+        decl.is_input = is_input;
         if (!named_with_size(ps, &decl, "a name"))
             return;
         if (ps->tk.kind == TK_LPAREN) {
@@ -776,7 +782,7 @@ void parse_model_body(hy_parser *ps, int model_name)
                 parse_mode(ps);
                 break;
             }
-            if (parse_at_component(ps)) {
+            if (parse_at_component(ps) || parse_at_input(ps)) {
                 parse_declaration(ps);
                 break;
             }

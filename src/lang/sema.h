@@ -174,6 +174,7 @@ typedef struct hy_ir_transition {
 typedef struct hy_ir_global {
     int name;
     int is_discrete, is_hidden;
+    int is_input;            /* `input Real u`: set from outside (an exported FMU) */
     double value;            /* parameter value or discrete start */
     int start_node;          /* discrete: DAG node of a start that uses
                                 parameters (set by the initial action), -1 */

@@ -104,6 +104,7 @@ void sema_declare_globals(sema *s)
             s->ir->globals[g].start_node = start_node;
             s->ir->globals[g].unit = d->unit;
             s->ir->globals[g].description = d->description;
+            s->ir->globals[g].is_input = d->is_input;
             s->gkind[d->name] = G_DISCRETE;
             s->gref[d->name] = g;
         }

@@ -78,6 +78,8 @@ typedef struct hy_decl {
     hy_expr_ref size;        /* `NAME[size]`: an array; root -1: a scalar */
     int cls;                 /* the class it belongs to */
     int is_flow;             /* `flow Real i;` in a connector */
+    int is_input;            /* `input Real u;`: a discrete variable set from outside
+                                (an exported FMU's input) */
     int type_name;           /* DECL_COMPONENT: the class instantiated */
     int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
     int inherited;           /* declared in a mode with sub-modes, copied to each (hierarchy.c) */

@@ -135,7 +135,7 @@ static int add_global(hydae_model *m, const char *name, double value,
         hy_free(copy);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
-    m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
+    m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete, 0 };
     return m->n_globals++;
 }
 
@@ -162,6 +162,12 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
     }
     m->globals[i].value = value;
     return 0;
+}
+
+void hy_model_mark_input(hydae_model *m, int g)
+{
+    if (m && g >= 0 && g < m->n_globals && m->globals[g].is_discrete)
+        m->globals[g].is_input = 1;
 }
 
 int hy_model_add_structural(hydae_model *m, const char *name)

@@ -106,6 +106,7 @@ typedef struct hy_global {
     char *name;
     double value;
     unsigned char is_discrete;
+    unsigned char is_input;     /* a model file's `input Real u` (hy_model_mark_input) */
 } hy_global;
 
 /* A unit and a description (hydae_mode_set_var_info and the like, info.c):
@@ -255,6 +256,8 @@ int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
 
 /* name is a structural parameter (the language, compile.c): 0 or -1. */
 int hy_model_add_structural(hydae_model *m, const char *name);
+/* Discrete variable g is an input: set from outside (an exported FMU's). */
+void hy_model_mark_input(hydae_model *m, int g);
 /* 1 if name is one. */
 int hy_model_is_structural(const hydae_model *m, const char *name);
 

@@ -332,7 +332,8 @@ FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c,
 {
     (void)vr, (void)order, (void)value;
     return nvr == 0 ? fmi2OK
-                    : unsupported(c, "fmi2SetRealInputDerivatives", "the FMU has no inputs");
+                    : unsupported(c, "fmi2SetRealInputDerivatives",
+                                  "canInterpolateInputs is false");
 }
 
 FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c,
