@@ -14,6 +14,7 @@ import numpy as np
 from . import _lib
 from .readers import read_mat
 from .result import Result, ROW_KINDS, stats_dict
+from .sweep import run_sweep
 
 
 class HydaeError(Exception):
@@ -335,6 +336,25 @@ class Model:
                 sim.close()
         finally:
             self._release(handle, own, assignments)
+
+    def sweep(self, grid=None, samples=None, dist=None, seed=0, lhs=False, measures=None,
+              threads=0, options=None):
+        """Many runs over the parameters (hydae_sweep_*, docs/sweep.md), on
+        `threads` threads (0: every core); a SweepTable, a row per run.
+
+        grid: {name: values} (a sequence, or a text "START:STEP:STOP" or
+        "V1,V2,..."), their full product, the last name varying fastest; or
+        samples=N with dist: {name: "normal(MEAN,SD)" or "uniform(LOW,HIGH)"
+        or a tuple ("normal", MEAN, SD)}, seed, lhs (Latin hypercube).
+        measures: a list (or comma-separated text) of NAME, final(NAME),
+        max(NAME), min(NAME), integral(NAME), count(TRANSITION),
+        first(TRANSITION); default: every column's final value. options:
+        settings of every run ({"rtol": 1e-8}), after the file's experiment
+        block. The model's parameters (m.parameters) are the values not
+        swept. A failed run is a row with its message (t.status, t.failed);
+        bad arguments raise SettingsError."""
+        return run_sweep(self._handle, grid=grid, samples=samples, dist=dist, seed=seed,
+                         lhs=lhs, measures=measures, threads=threads, options=options)
 
     def _configure(self, sim, t0, t_end, dt, rtol, atol, solver, options, experiment,
                    output_steps):
