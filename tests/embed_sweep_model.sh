@@ -11,23 +11,17 @@
 set -u
 sweep_model=$1
 source_dir=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failed=0
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
+. "$source_dir/tests/lib/check.sh"
 
 "$sweep_model" "$source_dir/examples/bouncing_ball.hym" 'count(bounce),first(bounce)' \
-    g=4:2:12 e=0.7,0.8 >"$work/table.csv" 2>"$work/err"
-[ $? -eq 1 ] || fail "the sweep with failed runs: not exit 1"
-[ "$(head -1 "$work/table.csv")" = "run,g,e,count(bounce),first(bounce),status,steps,wall_s" ] \
-    || fail "header $(head -1 "$work/table.csv")"
-[ "$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $1, $2, $3 }' "$work/table.csv")" = \
-  "0:4:0.69999999999999996 1:4:0.80000000000000004 2:6:0.69999999999999996 3:6:0.80000000000000004 4:8:0.69999999999999996 5:8:0.80000000000000004 6:10:0.69999999999999996 7:10:0.80000000000000004 8:12:0.69999999999999996 9:12:0.80000000000000004 " ] \
-    || fail "runs and parameters: $(cut -d, -f1-3 "$work/table.csv" | tr '\n' ' ')"
-awk -F, 'NR > 1 { t1 = sqrt(2 * 1 / $2); d = $5 - t1; if (d < 0) d = -d
+    g=4:2:12 e=0.7,0.8 >table.csv 2>"$work/err"
+check "the sweep with failed runs: exit 1" test $? -eq 1
+check "header" test "$(head -1 table.csv)" = \
+    "run,g,e,count(bounce),first(bounce),status,steps,wall_s"
+check "runs and parameters, the last grid fastest" \
+    test "$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $1, $2, $3 }' table.csv)" = \
+  "0:4:0.69999999999999996 1:4:0.80000000000000004 2:6:0.69999999999999996 3:6:0.80000000000000004 4:8:0.69999999999999996 5:8:0.80000000000000004 6:10:0.69999999999999996 7:10:0.80000000000000004 8:12:0.69999999999999996 9:12:0.80000000000000004 "
+check "first(bounce) and the accumulation times" awk -F, 'NR > 1 { t1 = sqrt(2 * 1 / $2); d = $5 - t1; if (d < 0) d = -d
                   if (d > 1e-7) bad = bad " " $1 " (first bounce)"
                   t_zeno = t1 * (1 + $3) / (1 - $3)
                   if (t_zeno > 3.5 && $6 != "ok") bad = bad " " $1 " (failed)"
@@ -38,10 +32,9 @@ awk -F, 'NR > 1 { t1 = sqrt(2 * 1 / $2); d = $5 - t1; if (d < 0) d = -d
                   }
                   n_failed += t_zeno < 3.5 }
          END { if (bad || n_failed != 4) { print "runs off the closed form:" bad; exit 1 } }' \
-    "$work/table.csv" || fail "first(bounce) and the accumulation times"
-[ "$(grep -c '^run [0-9]*: g = ' "$work/err")" -eq 10 ] || fail "10 rows shown on stderr"
-"$sweep_model" "$source_dir/examples/bouncing_ball.hym" 'count(bounce)' g=1:-1:2 \
-    >/dev/null 2>"$work/err"
-[ $? -eq 2 ] && grep -q "START:STEP:STOP" "$work/err" || fail "a bad grid: $(cat "$work/err")"
-[ "$failed" -eq 0 ] && echo "sweep_model: all checks passed"
-[ "$failed" -eq 0 ]
+    table.csv
+check "10 rows shown on stderr" test "$(grep -c '^run [0-9]*: g = ' "$work/err")" -eq 10
+check "a bad grid: exit 2" test "$(status_of "$sweep_model" "$source_dir/examples/bouncing_ball.hym" \
+    'count(bounce)' g=1:-1:2)" -eq 2
+check "  the library's message" err_has "START:STEP:STOP"
+finish

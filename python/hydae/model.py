@@ -139,17 +139,18 @@ class _Sim:
 
 
 @contextlib.contextmanager
-def _interrupt_on_sigint(sim):
-    """Ctrl-C during a run: hydae_sim_interrupt (the run ends at the next
-    step boundary, outputs marked as stopped early), then KeyboardInterrupt
-    when the library has returned. Python runs the handler in the row
-    callback; only Python's default SIGINT handler is replaced, and only
-    on the main thread. Yields the list that records the signal."""
+def interrupt_on_sigint(interrupt):
+    """Ctrl-C during a library call: interrupt() (hydae_sim_interrupt: the
+    run ends at the next step boundary, outputs marked as stopped early;
+    hydae_sweep_interrupt: the runs going stop), then KeyboardInterrupt
+    when the library has returned. Python runs the handler in a callback
+    (rows); only Python's default SIGINT handler is replaced, and only on
+    the main thread. Yields the list that records the signal."""
     interrupted = []
 
     def on_sigint(signum, frame):
         interrupted.append(signum)
-        _lib.lib().hydae_sim_interrupt(sim.ptr)
+        interrupt()
 
     replace = (threading.current_thread() is threading.main_thread()
                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
@@ -414,7 +415,7 @@ class Model:
         if (lib.hydae_sim_add_row_sink(sim.ptr, callback, None)
                 or lib.hydae_sim_set_fired_hook(sim.ptr, fired_callback, None)):
             raise HydaeError(sim.errmsg())
-        with _interrupt_on_sigint(sim) as interrupted:
+        with interrupt_on_sigint(lambda: lib.hydae_sim_interrupt(sim.ptr)) as interrupted:
             status = lib.hydae_sim_run(sim.ptr)
         if caught:
             raise caught[0]

@@ -2,10 +2,7 @@
 Model.sweep(...) runs a grid or a random sample of a model's parameters on
 several threads and returns a SweepTable, a row per run."""
 import collections
-import contextlib
 import ctypes
-import signal
-import threading
 
 import numpy as np
 
@@ -83,28 +80,6 @@ class _Sweep:
         self.close()
 
 
-@contextlib.contextmanager
-def _interrupt_on_sigint(sweep):
-    """Ctrl-C during a sweep: hydae_sweep_interrupt (the runs going stop,
-    the rows done stay), then KeyboardInterrupt when the library has
-    returned. Python runs the handler in the row callback."""
-    interrupted = []
-
-    def on_sigint(signum, frame):
-        interrupted.append(signum)
-        _lib.lib().hydae_sweep_interrupt(sweep.ptr)
-
-    replace = (threading.current_thread() is threading.main_thread()
-               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-    if replace:
-        signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield interrupted
-    finally:
-        if replace:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def _configure(sw, grid, samples, dist, seed, lhs, measures, threads, options):
     lib = _lib.lib()
     for name, values in (grid or {}).items():
@@ -160,7 +135,8 @@ def run_sweep(model_handle, grid=None, samples=None, dist=None, seed=0, lhs=Fals
                 return 1
 
         callback = _lib.SWEEP_ROW_FN(on_row)
-        with _interrupt_on_sigint(sw) as interrupted:
+        from .model import interrupt_on_sigint
+        with interrupt_on_sigint(lambda: lib.hydae_sweep_interrupt(sw.ptr)) as interrupted:
             status = lib.hydae_sweep_run(sw.ptr, callback, None)
         if caught:
             raise caught[0]
