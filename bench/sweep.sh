@@ -12,7 +12,9 @@
 # ODE, 11 output rows), N runs through hydae_sweep_run on 1 thread against
 # the same N runs made by hand in one process (one sim, hydae_sim_set_param
 # and hydae_sim_run per run), both from bench/sweep_overhead.c linked with
-# libhydae.so; and `hydae sweep` (which also formats a CSV row per run).
+# libhydae.so; the same runs with a new sim each (as the sweep made them
+# before it reused each thread's sim); and `hydae sweep` (which also
+# formats a CSV row per run: about 10,000 instructions of printf's %.17g).
 # Each figure is (count at N + 1 runs - count at 1 run) / N.
 #
 # Usage: bash bench/sweep.sh [BUILD_DIR [REPS]]   (default build, 5; ~1 min)
@@ -85,12 +87,15 @@ per_run() { # command (its last argument the number of runs) -> instructions per
     echo $(((many - one) / n))
 }
 runs=$(per_run "$tmp/sweep_overhead" "$tmp/tiny.hym" runs)
+fresh=$(per_run "$tmp/sweep_overhead" "$tmp/tiny.hym" fresh)
 swept=$(per_run "$tmp/sweep_overhead" "$tmp/tiny.hym" sweep)
 cli_one=$(instructions "$hydae" sweep "$tmp/tiny.hym" --grid a=1 --measure x --threads 1 -o /dev/null --quiet)
 cli_many=$(instructions "$hydae" sweep "$tmp/tiny.hym" --grid a=0.5:0.001:1.5 --measure x --threads 1 \
     -o /dev/null --quiet)
 cli=$(((cli_many - cli_one) / n))
-printf "tiny model, instructions per run: by hand %d; hydae_sweep_run %d (+%d, %.1f%%); " \
-    "$runs" "$swept" $((swept - runs)) "$(echo "100 * ($swept - $runs) / $runs" | bc -l)"
+printf "tiny model, instructions per run: by hand %d; a new sim per run %d (+%d, %.1f%%); " \
+    "$runs" "$fresh" $((fresh - runs)) "$(echo "100 * ($fresh - $runs) / $runs" | bc -l)"
+printf "hydae_sweep_run %d (+%d, %.1f%%); " \
+    "$swept" $((swept - runs)) "$(echo "100 * ($swept - $runs) / $runs" | bc -l)"
 printf "hydae sweep -o CSV %d (+%d, %.1f%%)\n" "$cli" $((cli - runs)) \
     "$(echo "100 * ($cli - $runs) / $runs" | bc -l)"

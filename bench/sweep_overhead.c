@@ -5,6 +5,10 @@
 **   sweep_overhead MODEL.hym runs N    the same N runs made by hand: one sim,
 **                                      for each run hydae_sim_set_param and
 **                                      hydae_sim_run, a row sink keeping x
+**   sweep_overhead MODEL.hym fresh N   the same with a new sim per run
+**                                      (create, experiment, sink, run, free:
+**                                      what the sweep did before it reused
+**                                      each thread's sim)
 ** The difference of the instruction counts, divided by N, is the sweep's
 ** cost per run (the model compiled once in both).
 */
@@ -25,7 +29,7 @@ static int keep_final(void *user, hydae_row_kind kind, double t, const double *v
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: sweep_overhead MODEL.hym sweep|runs N\n");
+        fprintf(stderr, "usage: sweep_overhead MODEL.hym sweep|runs|fresh N\n");
         return 2;
     }
     long n = strtol(argv[3], NULL, 10);
@@ -49,6 +53,19 @@ int main(int argc, char **argv)
         if (!status && hydae_sweep_get_row(sw, n - 1, &row) == 0)
             x = row.measures[0];
         hydae_sweep_free(sw);
+    } else if (strcmp(argv[2], "fresh") == 0) {
+        for (long k = 0; k < n && !status; k++) {
+            hydae_sim *s = hydae_sim_create(m, &status);
+            if (s)
+                status = hydae_sim_apply_experiment(s);
+            if (!status)
+                status = hydae_sim_add_row_sink(s, keep_final, &x);
+            if (!status)
+                status = hydae_sim_set_param(s, "a", a[k]);
+            if (!status)
+                status = hydae_sim_run(s);
+            hydae_sim_free(s);
+        }
     } else {
         hydae_sim *s = hydae_sim_create(m, &status);
         if (s)
