@@ -773,7 +773,7 @@ HYDAE_NODISCARD int hydae_sweep_set_threads(hydae_sweep *sw, int n_threads);
 ** experiment block. */
 HYDAE_NODISCARD int hydae_sweep_set_option(hydae_sweep *sw, const char *name,
                                            const char *value);
-/* Each run's full result in dir (which must exist) as run_N.csv or run_N.mat
+/* Each run's full result in dir (an existing folder) as run_N.csv or run_N.mat
 ** (N the run, zero-padded to the digits of the last), as hydae_sim_add_csv
 ** and hydae_sim_add_mat(s, out, NULL, 0) write them; format "csv" or
 ** "mat". dir NULL: none (the default). */

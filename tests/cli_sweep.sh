@@ -149,6 +149,9 @@ check "run 3's file = hydae run --set L=1.05 -o X.mat" cmp runs_mat/run_03.mat s
 check "a bad --runs-format" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
     --runs-dir runs --runs-format xls)" -eq 2
 check "  named" err_has "format 'xls'"
+check "a --runs-dir that is not a folder" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
+    --runs-dir nowhere)" -eq 2
+check "  named" err_has "'nowhere' is not a folder"
 
 # SIGINT: the runs going stop, the table ends with a comment line.
 cat >long.hym <<'EOF'

@@ -1,9 +1,11 @@
 /*
-** The plan of a parameter study (hydae_sweep_*, `hydae sweep`): grid axes (their full product, the last axis
-** varying fastest), samples (a counter-based generator: run i's numbers
-** depend only on the seed, i and the parameter, so a table does not depend
-** on the number of threads or the order runs finish), Latin hypercube
-** strata, and the measures (docs/sweep.md).
+** The plan of a parameter study (hydae_sweep_*, `hydae sweep`): grid axes
+** (their full product, the last axis varying fastest), samples (a
+** counter-based generator: run i's numbers depend only on the seed, i and
+** the parameter, so a table does not depend on the number of threads or
+** the order runs finish), Latin hypercube strata, and the measures
+** (docs/sweep.md). A function that fails leaves its message in
+** plan->errmsg.
 **
 ** Generator: SplitMix64's output function (Steele, Lea & Flood, "Fast
 ** splittable pseudorandom number generators", OOPSLA 2014) applied to a
@@ -15,12 +17,10 @@
 #include "sweep.h"
 
 #include "core/core.h"
-
 #include "model/model.h"
 
-#include <stdarg.h>
-
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 ** and "status", a text matrix with a row per run ("ok" or the message).
 ** Octave's `load`, scipy.io.loadmat and python/hydae read it.
 */
+#define _POSIX_C_SOURCE 200809L /* stat */
 #include "sweep.h"
 
 #include "core/core.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 hydae_sweep *hydae_sweep_create(hydae_model *m)
 {
@@ -174,6 +176,10 @@ int hydae_sweep_set_runs_dir(hydae_sweep *sw, const char *dir, const char *forma
     if (dir && (!format || (!mat && strcmp(format, "csv") != 0)))
         return hy_sweep_fail(sw, HYDAE_ERR_ARG, "runs' result files: format '%s' (csv or mat)",
                              format ? format : "(none)");
+    struct stat st;
+    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return hy_sweep_fail(sw, HYDAE_ERR_ARG, "runs' result files: '%s' is not a folder",
+                             dir);
     char *copy = dir ? hy_strdup(dir) : NULL;
     if (dir && !copy)
         return hy_sweep_fail(sw, HYDAE_ERR_NOMEM, "out of memory");
