@@ -14,8 +14,11 @@
 **  - the table as CSV and as MAT v4 (read back here from the format's
 **    definition, MATLAB "MAT-File Format" level 4) holding the same doubles;
 **  - a failing run (x' = a x^2 blows up at t = 1/a) is a row with its
-**    message, the others ok; a callback that stops the sweep; bad input.
+**    message, the others ok; a callback that stops the sweep; bad input;
+**  - each run's result file (hydae_sweep_set_runs_dir) the bytes a fresh
+**    sim of its parameters writes with hydae_sim_add_csv.
 */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "check.h"
 #include "hydae.h"
 
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* examples/ beside this file's tests/. */
 static void example_path(char *buf, size_t size, const char *name)
@@ -399,6 +403,57 @@ static void test_failures_and_bad_input(hydae_model *pendulum)
     hydae_sweep_free(sw);
 }
 
+/* The whole of a stream, from its start, into buf: its length. */
+static size_t slurp(FILE *f, char *buf, size_t size)
+{
+    rewind(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    return n;
+}
+
+static void test_runs_dir(hydae_model *m)
+{
+    char dir[] = "/tmp/hydae-sweep-runs-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "a scratch folder");
+    hydae_sweep *sw = hydae_sweep_create(m);
+    static const double L[] = { 0.9, 1.1 }, kappa[] = { 0.0, 0.05 };
+    int status = hydae_sweep_add_grid(sw, "L", L, 2);
+    if (!status)
+        status = hydae_sweep_add_grid(sw, "kappa", kappa, 2);
+    if (!status)
+        status = hydae_sweep_set_runs_dir(sw, dir, "csv");
+    if (!status)
+        status = hydae_sweep_set_threads(sw, 2);
+    if (!status)
+        status = hydae_sweep_run(sw, NULL, NULL);
+    CHECK(status == 0, "a sweep with a folder of results: %s", hydae_sweep_errmsg(sw));
+    static char swept[1 << 20], single[1 << 20];
+    for (long i = 0; i < 4; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/run_%ld.csv", dir, i);
+        FILE *file = fopen(path, "r"), *mine = tmpfile();
+        hydae_sim *s = hydae_sim_create(m, NULL);
+        int ok = file && mine && s && hydae_sim_apply_experiment(s) == 0
+                 && hydae_sim_set_param(s, "L", L[i / 2]) == 0
+                 && hydae_sim_set_param(s, "kappa", kappa[i % 2]) == 0
+                 && hydae_sim_add_csv(s, mine) == 0 && hydae_sim_run(s) == 0;
+        size_t n_swept = ok ? slurp(file, swept, sizeof swept) : 0;
+        size_t n_single = ok ? slurp(mine, single, sizeof single) : 1;
+        CHECK(ok && n_swept == n_single && n_swept > 1000 && memcmp(swept, single, n_swept) == 0,
+              "run %ld's file (%zu bytes) = a fresh sim's CSV (%zu bytes)", i, n_swept,
+              n_single);
+        hydae_sim_free(s);
+        if (file)
+            fclose(file);
+        if (mine)
+            fclose(mine);
+        remove(path);
+    }
+    rmdir(dir);
+    hydae_sweep_free(sw);
+}
+
 int main(void)
 {
     char path[4096];
@@ -413,6 +468,7 @@ int main(void)
     test_table_files(m);
     test_samples(m);
     test_failures_and_bad_input(m);
+    test_runs_dir(m);
     hydae_model_free(m);
     return CHECK_DONE();
 }

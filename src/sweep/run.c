@@ -173,6 +173,27 @@ static int run_with_params(worker *w, long i, char *message, size_t size, int *r
     return status;
 }
 
+/* The sim out of the list an interrupt reaches, then freed when it is not
+** to be reused (after a failure, or with a result file per run) and the
+** run's file closed: the run's status, HYDAE_ERR_IO if the file failed. */
+static int release_run(worker *w, long i, int status, char *message, size_t size)
+{
+    hydae_sweep *sw = w->sw;
+    pthread_mutex_lock(&sw->lock);
+    sw->running[w->index] = NULL;
+    pthread_mutex_unlock(&sw->lock);
+    if (status < 0 || w->run_file) {
+        hydae_sim_free(w->sim);
+        w->sim = NULL;
+    }
+    if (w->run_file && fclose(w->run_file) != 0 && status >= 0) {
+        snprintf(message, size, "error writing run %ld's result file", i);
+        status = HYDAE_ERR_IO;
+    }
+    w->run_file = NULL;
+    return status;
+}
+
 /* Run i into its row. */
 static void run_one(worker *w, long i)
 {
@@ -201,6 +222,7 @@ static void run_one(worker *w, long i)
     memset(&stats, 0, sizeof stats);
     if (w->sim)
         hydae_sim_get_stats(w->sim, &stats);
+    status = release_run(w, i, status, row->status, sizeof row->status);
     row->steps = stats.n_steps;
     row->wall = now_seconds() - started;
     row->failed = status < 0;
@@ -209,11 +231,6 @@ static void run_one(worker *w, long i)
     for (char *c = row->status; *c; c++) /* on one line: a row per run */
         *c = *c == '\n' || *c == '\r' ? ' ' : *c;
     pthread_mutex_lock(&sw->lock);
-    sw->running[w->index] = NULL;
-    if (status < 0 || w->run_file) { /* a fresh sim after a failure, or for the next file */
-        hydae_sim_free(w->sim);
-        w->sim = NULL;
-    }
     /* A run stopped by an interrupt (or not started) is not in the table. */
     int interrupted = status == HYDAE_INTERRUPTED || atomic_load(&sw->stopping);
     row->done = status < 0 ? !interrupted : ran;
@@ -224,11 +241,6 @@ static void run_one(worker *w, long i)
     if (sw->n_done % 64 == 0 || sw->n_done == plan->n_runs)
         pthread_cond_signal(&sw->finished);
     pthread_mutex_unlock(&sw->lock);
-    if (w->run_file && fclose(w->run_file) != 0 && row->done && !row->failed) {
-        row->failed = 1;
-        snprintf(row->status, sizeof row->status, "error writing run %ld's result file", i);
-    }
-    w->run_file = NULL;
 }
 
 static void *work(void *arg)
