@@ -102,14 +102,38 @@ static int measure_fired(void *user, double t, const char *chart, const char *tr
     return 0;
 }
 
-/* A thread's sim and measure state. */
+/* A thread's sim and measure state. Every output row of a run updates the
+** measures, the previous row and the row count: they live in the worker's
+** own block (new_worker), a cache line clear of any other thread's data,
+** and the measures reach the table's row when the run ends (threads that
+** write into one cache line slow each other down: false sharing). */
 typedef struct worker {
     hydae_sweep *sw;
     int index;
     hydae_sim *sim;          /* reused while its runs succeed */
-    run_measures rm;
+    run_measures rm;         /* rm.value: this run's measures as they go */
     FILE *run_file;          /* runs_dir: this run's result file */
+    char *block;             /* the allocation holding the worker */
 } worker;
+
+enum { CACHE_LINE = 64 };
+
+/* Worker index in one block: a cache line of padding, the worker, its
+** measures and previous row, a cache line of padding. NULL if out of
+** memory. */
+static worker *new_worker(hydae_sweep *sw, int index)
+{
+    int n_columns = hydae_model_n_columns(sw->model), n_measures = sw->plan.n_measures;
+    size_t n_doubles = (size_t)n_measures + (size_t)n_columns + 1;
+    char *block = hy_calloc(1, 2 * CACHE_LINE + sizeof(worker) + sizeof(double) * n_doubles);
+    if (!block)
+        return NULL;
+    worker *w = (worker *)(void *)(block + CACHE_LINE);
+    double *doubles = (double *)(void *)(w + 1);
+    *w = (worker){ sw, index, NULL, { &sw->plan, doubles, n_columns, 0.0, doubles + n_measures, 0 },
+                   NULL, block };
+    return w;
+}
 
 /* The file of run i in runs_dir, opened: 0 or a negative status with the
 ** reason in message. */
@@ -200,11 +224,10 @@ static void run_one(worker *w, long i)
     hydae_sweep *sw = w->sw;
     const sweep_plan *plan = &sw->plan;
     sweep_row *row = &sw->rows[i];
-    w->rm.value = row->measures;
     w->rm.n_rows = 0;
     w->rm.t_prev = 0.0;
     for (int k = 0; k < plan->n_measures; k++)
-        row->measures[k] = plan->measures[k].kind == SWEEP_COUNT ? 0.0 : NAN;
+        w->rm.value[k] = plan->measures[k].kind == SWEEP_COUNT ? 0.0 : NAN;
     double started = now_seconds();
     int status = 0, ran = 0;
     row->status[0] = '\0';
@@ -223,6 +246,7 @@ static void run_one(worker *w, long i)
     if (w->sim)
         hydae_sim_get_stats(w->sim, &stats);
     status = release_run(w, i, status, row->status, sizeof row->status);
+    memcpy(row->measures, w->rm.value, sizeof(double) * (size_t)plan->n_measures);
     row->steps = stats.n_steps;
     row->wall = now_seconds() - started;
     row->failed = status < 0;
@@ -376,18 +400,14 @@ int hy_sweep_execute(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user)
 {
     long n = sw->plan.n_runs;
     pthread_t threads[SWEEP_MAX_THREADS];
-    static const worker no_worker;
-    worker *workers = hy_malloc(sizeof *workers * (size_t)sw->n_threads);
-    double **prev = hy_calloc((size_t)sw->n_threads, sizeof *prev);
-    int n_columns = hydae_model_n_columns(sw->model), n_started = 0;
-    for (int w = 0; workers && prev && w < sw->n_threads && w < n; w++) {
-        workers[w] = no_worker;
-        workers[w].sw = sw;
-        workers[w].index = w;
-        prev[w] = hy_malloc(sizeof(double) * (size_t)(n_columns + 1));
-        workers[w].rm = (run_measures){ &sw->plan, NULL, n_columns, 0.0, prev[w], 0 };
-        if (!prev[w] || pthread_create(&threads[w], NULL, work, &workers[w]) != 0)
+    worker *workers[SWEEP_MAX_THREADS];
+    int n_started = 0;
+    for (int w = 0; w < sw->n_threads && w < n; w++) {
+        workers[w] = new_worker(sw, w);
+        if (!workers[w] || pthread_create(&threads[w], NULL, work, workers[w]) != 0) {
+            hy_free(workers[w] ? workers[w]->block : NULL);
             break;
+        }
         sw->n_started_threads = ++n_started;
     }
     int status = 0;
@@ -395,8 +415,10 @@ int hy_sweep_execute(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user)
         status = hy_sweep_fail(sw, HYDAE_ERR_NOMEM, "no thread could be started");
     else if (sw->rank == 0)
         status = deliver_in_order(sw, fn, user);
-    for (int w = 0; w < n_started; w++)
+    for (int w = 0; w < n_started; w++) {
         pthread_join(threads[w], NULL);
+        hy_free(workers[w]->block);
+    }
     /* Stopped: the rows done after a gap. */
     pthread_mutex_lock(&sw->lock);
     for (long i = sw->n_delivered; sw->rank == 0 && n_started > 0 && i < n; i++) {
@@ -405,10 +427,6 @@ int hy_sweep_execute(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user)
             status = HYDAE_ERR_CALLBACK;
     }
     pthread_mutex_unlock(&sw->lock);
-    for (int w = 0; prev && w < sw->n_threads; w++)
-        hy_free(prev[w]);
-    hy_free(prev);
-    hy_free(workers);
     sw->stopped = atomic_load(&sw->stopping);
     if (status == 0 && sw->stopped)
         status = HYDAE_INTERRUPTED;
