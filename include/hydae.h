@@ -730,8 +730,8 @@ const char *hydae_sim_stop_reason(const hydae_sim *s);
 ** the model must outlive it and is shared read-only by its threads. */
 typedef struct hydae_sweep hydae_sweep;
 
-/* A run of the table. The pointers live as long as the sweep (params: as
-** long as the next hydae_sweep_get_row or callback). */
+/* A run of the table. measures and status live as long as the sweep;
+** params until the callback returns (or the next hydae_sweep_get_row). */
 typedef struct hydae_sweep_row {
     long run;                /* 0 .. n_runs - 1 */
     int failed;              /* status is the run's error message */

@@ -372,7 +372,7 @@ static int deliver_in_order(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user)
            || (n_told < sw->n_ranks - 1 && !atomic_load(&sw->stopping))) {
         if (sw->hooks.serve)
             n_told += sw->hooks.serve(sw);
-        if (sw->interrupt_requested && !atomic_load(&sw->stopping))
+        if (atomic_load(&sw->interrupt_requested) && !atomic_load(&sw->stopping))
             stop_runs(sw);
         if (sw->n_delivered < sw->plan.n_runs && sw->rows[sw->n_delivered].done) {
             if (deliver(sw, fn, user) != 0 && !atomic_load(&sw->stopping)) {

@@ -12,7 +12,6 @@
 #include "hydae.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -92,7 +91,7 @@ struct hydae_sweep {
     double *measure_values;  /* n_runs x n_measures */
     atomic_long next_run;
     atomic_int stopping;
-    volatile sig_atomic_t interrupt_requested; /* hydae_sweep_interrupt */
+    atomic_int interrupt_requested; /* hydae_sweep_interrupt (lock-free: signal-safe) */
     int ran;                 /* hydae_sweep_run was called */
     int stopped;             /* ... and stopped before every run was done */
     int n_started_threads;

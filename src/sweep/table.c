@@ -235,7 +235,7 @@ int hydae_sweep_run(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user)
 void hydae_sweep_interrupt(hydae_sweep *sw)
 {
     if (sw)
-        sw->interrupt_requested = 1;
+        atomic_store(&sw->interrupt_requested, 1);
 }
 
 long hydae_sweep_n_failed(const hydae_sweep *sw)
