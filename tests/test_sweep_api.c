@@ -339,6 +339,16 @@ static void test_samples(hydae_model *m)
     CHECK(once, "Latin hypercube: one run in each twentieth of (0.9, 1.1)");
 }
 
+static hydae_sweep *sweep_to_interrupt;
+
+static int interrupt_at_first(void *user, const hydae_sweep_row *row)
+{
+    (void)row;
+    ++*(long *)user;
+    hydae_sweep_interrupt(sweep_to_interrupt);
+    return 0;
+}
+
 static const char BLOWUP[] = "model blowup\n"
                              "  parameter Real a = 1;\n"
                              "  Real x(start = 1);\n"
@@ -400,6 +410,23 @@ static void test_failures_and_bad_input(hydae_model *pendulum)
         snprintf(last, sizeof last, "%s", line);
     CHECK(strncmp(last, "# hydae sweep: stopped", 22) == 0, "ends with a comment: %s", last);
     fclose(csv);
+    hydae_sweep_free(sw);
+
+    /* hydae_sweep_interrupt (as a signal handler would call it) at the
+    ** first row (handed over after 64 runs, or 0.1 s): HYDAE_INTERRUPTED,
+    ** the runs done in the table, the last runs of 400 not run. */
+    sw = sweep_to_interrupt = hydae_sweep_create(pendulum);
+    status = hydae_sweep_add_grid_spec(sw, "L=0.5:0.05:1.45");
+    if (!status)
+        status = hydae_sweep_add_grid_spec(sw, "kappa=0:0.01:0.19");
+    if (!status)
+        status = hydae_sweep_set_threads(sw, 1);
+    long n_rows = 0;
+    CHECK(status == 0 && hydae_sweep_run(sw, interrupt_at_first, &n_rows) == HYDAE_INTERRUPTED,
+          "interrupted: %s", hydae_sweep_errmsg(sw));
+    CHECK(hydae_sweep_get_row(sw, 0, &row) == 0 && hydae_sweep_get_row(sw, 399, &row) != 0
+              && n_rows >= 1 && n_rows < 400,
+          "run 0 in the table, run 399 not: %ld rows", n_rows);
     hydae_sweep_free(sw);
 }
 
