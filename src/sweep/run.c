@@ -118,7 +118,7 @@ typedef struct worker {
 
 enum { CACHE_LINE = 64 };
 
-/* Worker index in one block: a cache line of padding, the worker, its
+/* Worker `index` in one block: a cache line of padding, the worker, its
 ** measures and previous row, a cache line of padding. NULL if out of
 ** memory. */
 static worker *new_worker(hydae_sweep *sw, int index)
