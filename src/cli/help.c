@@ -19,7 +19,7 @@ static const char commands_text[] =
     "  check MODEL.hym                compile a model file and show its structure\n"
     "  export MODEL.hym [-o X.fmu]    the model as an FMI Co-Simulation FMU\n"
     "                                 (docs/fmi.md)\n"
-    "  plot FILE.csv|FILE.mat [options]  plot a result file as SVG\n"
+    "  plot FILE.csv|FILE.mat [options]  plot a result file (or a sweep's table) as SVG\n"
     "  examples                       list the built-in examples\n"
     "  solvers                        list the integrators\n"
     "  settings                       list the transient-solver settings\n"
@@ -76,6 +76,9 @@ static const char plot_text[] =
     "  -o FILE            the SVG file (default: FILE with .svg)\n"
     "  --vars A,B,...     one time panel per name (default: every column)\n"
     "  --phase X,Y        an X-Y phase plot instead\n"
+    "  --x NAME           a sweep's table (hydae sweep -o T.csv): each measure over\n"
+    "                     this parameter (default: the first), a dot per run\n"
+    "  --by NAME          one curve per value of this parameter (at most 8)\n"
     "  --title TEXT       the title (default: the result file's name)\n"
     "  --no-clock-ticks   leave the sample-clock ticks out (events on a regular grid)\n"
     "  --quiet            do not say where the plot is\n";
