@@ -40,6 +40,8 @@ static const int n_tols[2] = {11, 7};
 #define MAX_LINES 256
 static const char *const problem_names[N_PROBLEMS] = {"ROBER", "HIRES", "OREGO", "E5"};
 static const char *const solver_names[2] = {"DSTIFF", "RADAU"};
+/* The pair of the ratios: measured, base. */
+static const char *const default_pair[2] = {"RADAU", "DSTIFF"};
 
 static double case_yp0[N_PROBLEMS][TESTSET_MAX_N];
 static bench_case cases[N_PROBLEMS];
@@ -227,7 +229,7 @@ static int cpu_table(double min_time, const char *only)
         }
     }
     printf("\n");
-    print_all_ratios(pts, n, "CPU_ms", solver_names);
+    print_all_ratios(pts, n, "CPU_ms", default_pair);
     return 0;
 }
 
@@ -241,7 +243,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--ratios") == 0 && i + 3 < argc)
             return ratios_from_file(argv[i + 1], (const char *const *)&argv[i + 2]);
         if (strcmp(argv[i], "--ratios") == 0 && i + 1 < argc)
-            return ratios_from_file(argv[i + 1], solver_names);
+            return ratios_from_file(argv[i + 1], default_pair);
         if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
             min_time = atof(argv[++i]);
         else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc)
