@@ -32,29 +32,6 @@ extern const hy_integrator_ops hy_mstiff;
 
 #define STEP_LIMIT 1000000L
 
-static double run_scd(const testset_problem *p, double rtol, hy_stats *stats, int *status)
-{
-    hy_dae dae = testset_dae(p);
-    hy_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.rtol = rtol;
-    opt.atol = testset_atol(p, rtol);
-    double yp0[TESTSET_MAX_N], y[TESTSET_MAX_N];
-    p->rhs(p->t0, p->y0, yp0, NULL);
-    void *mem = hy_mstiff.create(p->n);
-    *status = hy_mstiff.init(mem, &dae, p->t0, p->y0, yp0, &opt);
-    double t = p->t0;
-    long n = 0;
-    while (*status == HYDAE_OK && n++ < STEP_LIMIT)
-        *status = hy_mstiff.step(mem, p->t_end, &t);
-    hy_mstiff.dense(mem, t, y, NULL);
-    hy_mstiff.get_stats(mem, stats);
-    double scd = *status == HY_TSTOP && t == p->t_end ? testset_scd(p, y, rtol, opt.atol)
-                                                      : -INFINITY;
-    hy_mstiff.destroy(mem);
-    return scd;
-}
-
 int main(void)
 {
     printf("%-6s %6s %6s %7s %8s %6s\n", "problem", "rtol", "scd", "steps", "f evals", "LU");
@@ -63,12 +40,11 @@ int main(void)
         double scd_loosest = 0.0;
         for (int e = 4; e <= 10; e++) {
             double rtol = pow(10.0, -e);
-            hy_stats stats;
-            int status;
-            double scd = run_scd(p, rtol, &stats, &status);
-            printf("%-7s %6.0e %6.2f %7ld %8ld %6ld\n", p->name, rtol, scd, stats.n_steps,
-                   stats.n_res_evals, stats.n_lu);
-            CHECK(status == HY_TSTOP, "%s rtol %g: status %d", p->name, rtol, status);
+            testset_result r = testset_run(&hy_mstiff, p, rtol, STEP_LIMIT);
+            double scd = r.scd;
+            printf("%-7s %6.0e %6.2f %7ld %8ld %6ld\n", p->name, rtol, scd, r.stats.n_steps,
+                   r.stats.n_res_evals, r.stats.n_lu);
+            CHECK(r.status == HY_TSTOP, "%s rtol %g: status %d", p->name, rtol, r.status);
             double floor = strcmp(p->name, "E5") == 0 && e == 4 ? -1.5 : 0.0;
             CHECK(scd >= floor, "%s rtol %g: scd %.2f < %g", p->name, rtol, scd, floor);
             if (e == 4)

@@ -90,39 +90,6 @@ static void check_jacobian(const testset_problem *p)
     }
 }
 
-typedef struct run_result {
-    int status;
-    double t;
-    double scd;
-    hy_stats stats;
-} run_result;
-
-static run_result run(const hy_integrator_ops *ops, const testset_problem *p,
-                      double rtol)
-{
-    run_result r;
-    memset(&r, 0, sizeof r);
-    hy_dae dae = testset_dae(p);
-    hy_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.rtol = rtol;
-    opt.atol = testset_atol(p, rtol);
-    double yp0[TESTSET_MAX_N], y[TESTSET_MAX_N];
-    p->rhs(p->t0, p->y0, yp0, NULL);
-    void *mem = ops->create(p->n);
-    r.status = ops->init(mem, &dae, p->t0, p->y0, yp0, &opt);
-    r.t = p->t0;
-    long n = 0;
-    while (r.status == HYDAE_OK && n++ < STEP_LIMIT)
-        r.status = ops->step(mem, p->t_end, &r.t);
-    ops->dense(mem, r.t, y, NULL);
-    ops->get_stats(mem, &r.stats);
-    r.scd = r.status == HY_TSTOP ? testset_scd(p, y, rtol, opt.atol)
-                                 : -INFINITY;
-    ops->destroy(mem);
-    return r;
-}
-
 int main(void)
 {
     printf("%-6s %-7s %6s %6s %7s %8s %6s %6s\n", "problem", "solver",
@@ -132,7 +99,7 @@ int main(void)
         check_jacobian(p);
         for (int s = 0; s < N_SOLVERS; s++)
             for (int m = 0; m < N_TOLS; m++) {
-                run_result r = run(solvers[s], p, rtols[m]);
+                testset_result r = testset_run(solvers[s], p, rtols[m], STEP_LIMIT);
                 printf("%-7s %-7s %6.0e %6.2f %7ld %8ld %6ld %6ld\n", p->name,
                        solvers[s]->name, rtols[m], r.scd, r.stats.n_steps,
                        r.stats.n_res_evals, r.stats.n_jac_evals,
