@@ -56,4 +56,6 @@ check "DSTIFF and RADAU run the DAE" \
     test "$(awk '($1 == "DSTIFF" || $1 == "RADAU") && NF == 9' "$work/out" | wc -l)" = 6
 check "--from too close to --to: exit 2" \
     test "$(status_of "$hydae" converge "$model" --compare-solvers --from 1e-4 --to 1e-7)" = 2
+check "--compare-solvers with --h-max-study: exit 2" \
+    test "$(status_of "$hydae" converge "$model" --compare-solvers --h-max-study 0.1)" = 2
 finish

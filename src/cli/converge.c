@@ -139,6 +139,11 @@ static int parse_study(int argc, char **argv, study *st)
         fprintf(stderr, "hydae converge: want 0 < --to < --from and --digits > 0\n");
         return 2;
     }
+    if (st->compare_solvers && st->h_max_start > 0) {
+        fprintf(stderr, "hydae converge: --compare-solvers studies integr_tol; it does not "
+                "take --h-max-study\n");
+        return 2;
+    }
     if (st->compare_solvers && !(st->to < st->from * 1e-4 && st->from < 1.0)) {
         fprintf(stderr, "hydae converge: --compare-solvers runs at --from, --from/100 and "
                 "--from/10^4, so it wants --from < 1 and --to below --from/10^4 (the "
