@@ -307,7 +307,8 @@ int hy_cli_converge(int argc, char **argv)
         char name[128];
         const char *eq = strchr(st.sets[i], '=');
         double v;
-        if (!eq || (size_t)(eq - st.sets[i]) >= sizeof name || hy_converge_parse_number("--set", eq + 1, &v)) {
+        if (!eq || (size_t)(eq - st.sets[i]) >= sizeof name
+            || hy_converge_parse_number("--set", eq + 1, &v)) {
             fprintf(stderr, "hydae converge: --set needs NAME=VALUE, not '%s'\n", st.sets[i]);
             hydae_model_free(m);
             return 2;

@@ -68,8 +68,9 @@
 ** at 10 (1e4 at the first decision), and below 1.1 while the Jacobian is
 ** at most 20 steps old nothing changes for 10 steps. The corrector of
 ** each stage stops when ||delta|| min(1, 1.5 rate) <= 0.3 sqrt(0.3) TQ(4),
-** TQ(4) = TQ(2)/(2k) (STIFF's BND, tightened: MSTIFF_NEWTON_SAFETY). Dense output evaluates P of the last
-** step: the interpolant of k+2 solution values, order k+1 like the method.
+** TQ(4) = TQ(2)/(2k) (STIFF's BND, tightened: MSTIFF_NEWTON_SAFETY).
+** Dense output evaluates P of the last step: the interpolant of k+2
+** solution values, order k+1 like the method.
 **
 ** "Order" in the statistics and max_order is k, the step number, as in
 ** [CC92] (NQ): the results are of order k+1. The second stage evaluates f
@@ -137,7 +138,6 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
       241325.0 / 208903.0, -292334.0 / 626709.0, 70070.0 / 626709.0,
       -2515.0 / 208903.0}},
 };
-
 
 /* Strategy constants, as in VSTIFF ([BBH89]) except the corrector
 ** iterations per stage, 4 as in [CC92]; the failure strategy and the
