@@ -25,6 +25,9 @@ static const char commands_text[] =
     "  settings                       list the transient-solver settings\n"
     "  converge (MODEL.hym | --example NAME) --channels A,B [options]\n"
     "                                 convergence study over integr_tol or h_max\n"
+    "  converge MODEL.hym --compare-solvers\n"
+    "                                 every integrator at 3 tolerances: a work-precision\n"
+    "                                 table and the cheapest (docs/solver.md)\n"
     "  sweep MODEL.hym --grid NAME=A:STEP:B | --sample N --dist ... [options]\n"
     "                                 many runs over parameters, a table (docs/sweep.md)\n"
     "  help [COMMAND]                 this text, or a command's (also COMMAND --help)\n";
