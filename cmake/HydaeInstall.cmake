@@ -174,6 +174,14 @@ add_test(NAME embed_run_model
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/embed_run_model.sh
           $<TARGET_FILE:example_run_model> ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(embed_run_model PROPERTIES TIMEOUT 60)
+# examples/embed/sweep_model.c: a parameter study through hydae_sweep_*
+# (tests/embed_sweep_model.sh).
+add_executable(example_sweep_model examples/embed/sweep_model.c)
+target_link_libraries(example_sweep_model PRIVATE hydae_shared m)
+add_test(NAME embed_sweep_model
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/embed_sweep_model.sh
+          $<TARGET_FILE:example_sweep_model> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(embed_sweep_model PROPERTIES TIMEOUT 60)
 
 # tests/test_model_threads.c and test_sim_threads.c run models on several threads (POSIX threads;
 # in glibc's libc since 2.34, -pthread elsewhere).

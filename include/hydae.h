@@ -741,6 +741,105 @@ int hydae_action_stop(hydae_action *a, const char *reason);
 ** or "stopped by an action"), or NULL if it did not. */
 const char *hydae_sim_stop_reason(const hydae_sim *s);
 
+/* ------------------------------------------------------------------ */
+/* Parameter studies: grids, samples, measures, on threads            */
+/* (docs/sweep.md; `hydae sweep` is a user of these)                   */
+
+/* Many runs of one model, each a sim with its own parameters, on several
+** threads; per run, measures computed on the fly (no trajectory kept):
+** final values, max, min, integral (trapezoid rule over the output rows)
+** of a result column, count and first firing time of a transition. The
+** table has a row per run, in run order: run i's parameters depend only on
+** the plan and i (grids: their full product, the last axis fastest;
+** samples: a counter-based generator of the seed), so it does not depend
+** on the number of threads. Create, add grids or distributions and
+** measures, set threads, run; then read rows or write the table. One
+** thread calls the functions of a sweep (hydae_sweep_interrupt excepted);
+** the model must outlive it and is shared read-only by its threads. */
+typedef struct hydae_sweep hydae_sweep;
+
+/* A run of the table. measures and status live as long as the sweep;
+** params until the callback returns (or the next hydae_sweep_get_row). */
+typedef struct hydae_sweep_row {
+    long run;                /* 0 .. n_runs - 1 */
+    int failed;              /* status is the run's error message */
+    const double *params;    /* hydae_sweep_n_params values */
+    const double *measures;  /* hydae_sweep_n_measures values, NaN: none
+                             ** (first() of a transition that never fired) */
+    const char *status;      /* "ok" or the message, on one line */
+    long steps;              /* accepted steps */
+    double wall_seconds;
+} hydae_sweep_row;
+/* Called for each run done, in run order. Non-zero stops the sweep
+** (hydae_sweep_run then returns HYDAE_ERR_CALLBACK). */
+typedef int (*hydae_sweep_row_fn)(void *user, const hydae_sweep_row *row);
+
+/* NULL when out of memory. */
+hydae_sweep *hydae_sweep_create(hydae_model *m);
+void hydae_sweep_free(hydae_sweep *sw);
+const char *hydae_sweep_errmsg(const hydae_sweep *sw);
+/* A grid axis: its n_values values (or, _spec, "NAME=START:STEP:STOP" or
+** "NAME=V1,V2,..."). Several axes: their full product. */
+HYDAE_NODISCARD int hydae_sweep_add_grid(hydae_sweep *sw, const char *name,
+                                         const double *values, int n_values);
+HYDAE_NODISCARD int hydae_sweep_add_grid_spec(hydae_sweep *sw, const char *spec);
+/* A sampled parameter: "NAME=normal(MEAN,SD)" or "NAME=uniform(LOW,HIGH)",
+** with hydae_sweep_set_samples (not with grids). */
+HYDAE_NODISCARD int hydae_sweep_add_dist(hydae_sweep *sw, const char *spec);
+/* n_runs samples of the seed; latin_hypercube 1: one run in each of n_runs
+** equally probable strata of every parameter. */
+HYDAE_NODISCARD int hydae_sweep_set_samples(hydae_sweep *sw, long n_runs, uint64_t seed,
+                                            int latin_hypercube);
+/* Measures, a comma-separated list: NAME or final(NAME), max(NAME),
+** min(NAME), integral(NAME) of a result column, count(TRANSITION),
+** first(TRANSITION) ("NAME" or "CHART.NAME"). None given: the final value
+** of every result column. */
+HYDAE_NODISCARD int hydae_sweep_add_measures(hydae_sweep *sw, const char *spec);
+/* Threads (default 0: one per core). */
+HYDAE_NODISCARD int hydae_sweep_set_threads(hydae_sweep *sw, int n_threads);
+/* A setting of every run (hydae_sim_set_option), after the model's
+** experiment block. */
+HYDAE_NODISCARD int hydae_sweep_set_option(hydae_sweep *sw, const char *name,
+                                           const char *value);
+/* Each run's full result in dir (an existing folder) as run_N.csv or run_N.mat
+** (N the run, zero-padded to the digits of the last), as hydae_sim_add_csv
+** and hydae_sim_add_mat(s, out, NULL, 0) write them; format "csv" or
+** "mat". dir NULL: none (the default). */
+HYDAE_NODISCARD int hydae_sweep_set_runs_dir(hydae_sweep *sw, const char *dir,
+                                             const char *format);
+/* Check the plan against the model (every parameter one a sim takes) and
+** fix the number of runs; hydae_sweep_run does it if not done. 0, or a
+** negative status with hydae_sweep_errmsg. */
+HYDAE_NODISCARD int hydae_sweep_prepare(hydae_sweep *sw);
+/* The plan (after hydae_sweep_prepare). */
+long hydae_sweep_n_runs(const hydae_sweep *sw);
+int hydae_sweep_n_params(const hydae_sweep *sw);
+const char *hydae_sweep_param_name(const hydae_sweep *sw, int k);
+int hydae_sweep_n_measures(const hydae_sweep *sw);
+const char *hydae_sweep_measure_name(const hydae_sweep *sw, int k); /* "max(x)" */
+/* Every run (once per sweep); fn (may be NULL) is called from this thread
+** for each row in run order. 0 when every run was done (failed runs
+** included: hydae_sweep_n_failed), HYDAE_INTERRUPTED after
+** hydae_sweep_interrupt (the runs done are in the table),
+** HYDAE_ERR_CALLBACK when fn stopped it, or another negative status with
+** hydae_sweep_errmsg. */
+HYDAE_NODISCARD int hydae_sweep_run(hydae_sweep *sw, hydae_sweep_row_fn fn, void *user);
+/* Stop a sweep going: the runs going are interrupted, no new one starts.
+** Only stores a flag: safe from a signal handler or another thread. */
+void hydae_sweep_interrupt(hydae_sweep *sw);
+long hydae_sweep_n_failed(const hydae_sweep *sw);
+/* Run i's row: 0, or HYDAE_ERR_ARG when it is not in the table (out of
+** range, not run, interrupted). */
+HYDAE_NODISCARD int hydae_sweep_get_row(hydae_sweep *sw, long run, hydae_sweep_row *row);
+/* The table of the runs done, in run order: CSV (header "run,PARAMS...,
+** MEASURES...,status,steps,wall_s"; numbers with 17 digits, an empty field
+** for NaN; a last comment line when the sweep was interrupted), or MAT v4:
+** double matrix "table" (a row per run: run, params, measures, steps,
+** wall_s), text matrices "names" (a row per column of table) and "status"
+** (a row per run). 0, or HYDAE_ERR_IO. */
+HYDAE_NODISCARD int hydae_sweep_write_csv(const hydae_sweep *sw, FILE *out);
+HYDAE_NODISCARD int hydae_sweep_write_mat(const hydae_sweep *sw, FILE *out);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

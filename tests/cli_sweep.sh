@@ -7,7 +7,9 @@
 # a Monte Carlo sample with a seed is the same on 1 and 2 threads, inside
 # its bounds, different with another seed, and --lhs puts one run in each
 # stratum; a failing run is a row with its message and the others go on;
-# SIGINT leaves a table ending in a comment line.
+# SIGINT leaves a table ending in a comment line; the table as MAT holds
+# the CSV's numbers; --runs-dir writes each run's result as `hydae run` does;
+# `hydae plot` draws the table's measures over a parameter (CSV and MAT alike).
 # Usage: cli_sweep.sh PATH_TO_HYDAE
 set -u
 hydae=$1
@@ -97,6 +99,87 @@ check "an unreachable grid stop" test "$(status_of "$hydae" sweep "$pendulum" --
 check "an unknown transition" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
     --measure "count(jump)")" -eq 2
 check "  named" err_has "no transition 'jump'"
+
+# The table as MAT v4 (by -o's extension), read back here from the format's
+# definition (five int32 header words, the name, the elements column after
+# column) with Python's struct: the doubles and texts of the CSV table.
+check "the same grid to a .mat" "$hydae" sweep "$pendulum" $grid --measure "$measures" \
+    --threads 2 -o two.mat --quiet
+check "MAT table = CSV table" python3 - two.mat two.csv <<'PY'
+import csv, math, struct, sys
+def matrices(path):
+    data = open(path, "rb").read()
+    at, out = 0, {}
+    while at < len(data):
+        kind, rows, cols, imag, namelen = struct.unpack_from("<5i", data, at)
+        at += 20
+        name = data[at:at + namelen - 1].decode()
+        at += namelen
+        size = 8 if kind == 0 else 1
+        raw = data[at:at + rows * cols * size]
+        at += rows * cols * size
+        if kind == 0:
+            flat = struct.unpack("<%dd" % (rows * cols), raw)
+            out[name] = [[flat[c * rows + r] for c in range(cols)] for r in range(rows)]
+        else:
+            out[name] = ["".join(chr(raw[c * rows + r]) for c in range(cols)).rstrip() for r in range(rows)]
+    return out
+m = matrices(sys.argv[1])
+rows = [r for r in csv.reader(open(sys.argv[2])) if not r[0].startswith("#")]
+header, body = rows[0], rows[1:]
+assert m["names"] == [h for h in header if h != "status"], (m["names"], header)
+assert len(m["table"]) == len(body) == 20 and m["status"] == [r[header.index("status")] for r in body]
+for mat_row, csv_row in zip(m["table"], body):
+    cells = [c for h, c in zip(header, csv_row) if h not in ("status", "wall_s")]
+    for x, c in zip(mat_row, cells):
+        assert (math.isnan(x) and c == "") or x == float(c), (x, c)
+PY
+
+# Every run's result in a folder: a run's file is `hydae run` of its parameters.
+mkdir runs runs_mat
+check "--runs-dir" "$hydae" sweep "$pendulum" --grid L=0.9,1.1 --grid kappa=0,0.05 \
+    --measure "count(stretch)" --runs-dir runs -o rd.csv --quiet
+check "4 files, named by the run" test "$(ls runs | tr '\n' ' ')" = "run_0.csv run_1.csv run_2.csv run_3.csv "
+"$hydae" run "$pendulum" --set L=1.1 --set kappa=0 -o single_2.csv --quiet
+check "run 2's file = hydae run --set L=1.1 --set kappa=0" cmp runs/run_2.csv single_2.csv
+check "--runs-format mat" "$hydae" sweep "$pendulum" --grid L=0.9:0.05:1.4 --runs-dir runs_mat \
+    --runs-format mat -o /dev/null --quiet
+check "zero-padded names" test -f runs_mat/run_10.mat -a -f runs_mat/run_03.mat
+"$hydae" run "$pendulum" --set L=1.05 -o single_3.mat --quiet
+check "run 3's file = hydae run --set L=1.05 -o X.mat" cmp runs_mat/run_03.mat single_3.mat
+check "a bad --runs-format" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
+    --runs-dir runs --runs-format xls)" -eq 2
+check "  named" err_has "format 'xls'"
+check "a --runs-dir that is not a folder" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
+    --runs-dir nowhere)" -eq 2
+check "  named" err_has "'nowhere' is not a folder"
+
+# hydae plot of the table: each measure over L, a curve per kappa, a dot per
+# finite cell of the table (the runs' values, counted here by awk), the
+# dots of a panel at the 5 values of L only; the MAT table draws the same
+# SVG; without --by, two runs at one L are an error naming them; failed
+# runs are left out and counted in the title.
+check "plot the table over L by kappa" "$hydae" plot two.csv --x L --by kappa \
+    --vars 'count(stretch),first(unstretch),max(F)' -o table.svg --title t --quiet
+cells=$(awk -F, 'NR > 1 { for (c = 4; c <= 7; c++) if (c != 5 && $c != "" && $c != "nan") n++ }
+                 END { print n }' two.csv)
+check "a dot per finite cell ($cells)" test "$(grep -c 'class="point"' table.svg)" -eq "$cells"
+check "the dots at 5 x positions (L = 0.8 .. 1.2)" test "$(grep 'class="point"' table.svg \
+    | sed 's/.*cx="\([^"]*\)".*/\1/' | sort -u | wc -l)" -eq 5
+for k in 0 0.02 0.05 0.1; do
+    check "a curve kappa = $k in the legend" grep -q ">kappa = $k<" table.svg
+done
+check "the MAT table's plot is the CSV's" "$hydae" plot two.mat --x L --by kappa \
+    --vars 'count(stretch),first(unstretch),max(F)' -o table_mat.svg --title t --quiet
+check "  the same SVG" cmp table.svg table_mat.svg
+check "without --by: exit 2" test "$(status_of "$hydae" plot two.csv -o nope.svg)" -eq 2
+check "  two runs at one L named" err_has "runs 0 and 1 both have L = 0.8"
+check "  no SVG left" test ! -e nope.svg
+check "an unknown --x" test "$(status_of "$hydae" plot two.csv --x Q -o nope.svg)" -eq 2
+check "  named" err_has "has no column 'Q'"
+check "a failed run left out" "$hydae" plot fail.csv -o fail.svg --quiet
+check "  counted in the title" grep -q "(1 failed run left out)" fail.svg
+check "  a dot per run that ended well" test "$(grep -c 'class="point"' fail.svg)" -eq 2
 
 # SIGINT: the runs going stop, the table ends with a comment line.
 cat >long.hym <<'EOF'

@@ -129,6 +129,16 @@ class Stats(ctypes.Structure):
         ("t_first_stiff", c_double)]
 
 
+class SweepRow(ctypes.Structure):
+    """struct hydae_sweep_row, field for field."""
+    _fields_ = [("run", c_long), ("failed", c_int), ("params", ctypes.POINTER(c_double)),
+                ("measures", ctypes.POINTER(c_double)), ("status", c_char_p),
+                ("steps", c_long), ("wall_seconds", c_double)]
+
+
+# hydae_sweep_row_fn: int (*)(void *user, const hydae_sweep_row *row)
+SWEEP_ROW_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(SweepRow))
+
 _PROTOTYPES = {
     # name: (restype, argtypes)
     "hydae_version": (c_char_p, []),
@@ -162,6 +172,26 @@ _PROTOTYPES = {
     "hydae_sim_get_stats": (None, [c_void_p, ctypes.POINTER(Stats)]),
     "hydae_sim_time": (c_double, [c_void_p]),
     "hydae_sim_mode_name": (c_char_p, [c_void_p, c_int]),
+    "hydae_sweep_create": (c_void_p, [c_void_p]),
+    "hydae_sweep_free": (None, [c_void_p]),
+    "hydae_sweep_errmsg": (c_char_p, [c_void_p]),
+    "hydae_sweep_add_grid": (c_int, [c_void_p, c_char_p, ctypes.POINTER(c_double), c_int]),
+    "hydae_sweep_add_grid_spec": (c_int, [c_void_p, c_char_p]),
+    "hydae_sweep_add_dist": (c_int, [c_void_p, c_char_p]),
+    "hydae_sweep_set_samples": (c_int, [c_void_p, c_long, ctypes.c_uint64, c_int]),
+    "hydae_sweep_add_measures": (c_int, [c_void_p, c_char_p]),
+    "hydae_sweep_set_threads": (c_int, [c_void_p, c_int]),
+    "hydae_sweep_set_option": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "hydae_sweep_prepare": (c_int, [c_void_p]),
+    "hydae_sweep_n_runs": (c_long, [c_void_p]),
+    "hydae_sweep_n_params": (c_int, [c_void_p]),
+    "hydae_sweep_param_name": (c_char_p, [c_void_p, c_int]),
+    "hydae_sweep_n_measures": (c_int, [c_void_p]),
+    "hydae_sweep_measure_name": (c_char_p, [c_void_p, c_int]),
+    "hydae_sweep_run": (c_int, [c_void_p, SWEEP_ROW_FN, c_void_p]),
+    "hydae_sweep_interrupt": (None, [c_void_p]),
+    "hydae_sweep_n_failed": (c_long, [c_void_p]),
+    "hydae_sweep_get_row": (c_int, [c_void_p, c_long, ctypes.POINTER(SweepRow)]),
 }
 
 _lib = None

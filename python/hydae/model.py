@@ -14,6 +14,7 @@ import numpy as np
 from . import _lib
 from .readers import read_mat
 from .result import Result, ROW_KINDS, stats_dict
+from .sweep import run_sweep
 
 
 class HydaeError(Exception):
@@ -138,17 +139,18 @@ class _Sim:
 
 
 @contextlib.contextmanager
-def _interrupt_on_sigint(sim):
-    """Ctrl-C during a run: hydae_sim_interrupt (the run ends at the next
-    step boundary, outputs marked as stopped early), then KeyboardInterrupt
-    when the library has returned. Python runs the handler in the row
-    callback; only Python's default SIGINT handler is replaced, and only
-    on the main thread. Yields the list that records the signal."""
+def interrupt_on_sigint(interrupt):
+    """Ctrl-C during a library call: interrupt() (hydae_sim_interrupt: the
+    run ends at the next step boundary, outputs marked as stopped early;
+    hydae_sweep_interrupt: the runs going stop), then KeyboardInterrupt
+    when the library has returned. Python runs the handler in a callback
+    (rows); only Python's default SIGINT handler is replaced, and only on
+    the main thread. Yields the list that records the signal."""
     interrupted = []
 
     def on_sigint(signum, frame):
         interrupted.append(signum)
-        _lib.lib().hydae_sim_interrupt(sim.ptr)
+        interrupt()
 
     replace = (threading.current_thread() is threading.main_thread()
                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
@@ -336,6 +338,25 @@ class Model:
         finally:
             self._release(handle, own, assignments)
 
+    def sweep(self, grid=None, samples=None, dist=None, seed=0, lhs=False, measures=None,
+              threads=0, options=None):
+        """Many runs over the parameters (hydae_sweep_*, docs/sweep.md), on
+        `threads` threads (0: every core); a SweepTable, a row per run.
+
+        grid: {name: values} (a sequence, or a text "START:STEP:STOP" or
+        "V1,V2,..."), their full product, the last name varying fastest; or
+        samples=N with dist: {name: "normal(MEAN,SD)" or "uniform(LOW,HIGH)"
+        or a tuple ("normal", MEAN, SD)}, seed, lhs (Latin hypercube).
+        measures: a list (or comma-separated text) of NAME, final(NAME),
+        max(NAME), min(NAME), integral(NAME), count(TRANSITION),
+        first(TRANSITION); default: every column's final value. options:
+        settings of every run ({"rtol": 1e-8}), after the file's experiment
+        block. The model's parameters (m.parameters) are the values not
+        swept. A failed run is a row with its message (t.status, t.failed);
+        bad arguments raise SettingsError."""
+        return run_sweep(self._handle, grid=grid, samples=samples, dist=dist, seed=seed,
+                         lhs=lhs, measures=measures, threads=threads, options=options)
+
     def _configure(self, sim, t0, t_end, dt, rtol, atol, solver, options, experiment,
                    output_steps):
         lib = _lib.lib()
@@ -394,7 +415,7 @@ class Model:
         if (lib.hydae_sim_add_row_sink(sim.ptr, callback, None)
                 or lib.hydae_sim_set_fired_hook(sim.ptr, fired_callback, None)):
             raise HydaeError(sim.errmsg())
-        with _interrupt_on_sigint(sim) as interrupted:
+        with interrupt_on_sigint(lambda: lib.hydae_sim_interrupt(sim.ptr)) as interrupted:
             status = lib.hydae_sim_run(sim.ptr)
         if caught:
             raise caught[0]

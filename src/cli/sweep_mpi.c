@@ -13,6 +13,7 @@
 */
 #include "sweep.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,16 @@ enum { TAG_ASK = 1, TAG_RUN, TAG_ROW, N_ROW_HEADER = 4 };
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 static int runs_exhausted; /* a rank > 0 was told there are no more */
 
+static long sweep_mpi_take(hydae_sweep *sw);
+static void sweep_mpi_send_row(hydae_sweep *sw, long i);
+static int sweep_mpi_serve(hydae_sweep *sw);
+
 static int launched_by_mpirun(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
 
-int sweep_mpi_start(sweep *sw)
+int sweep_mpi_start(hydae_sweep *sw)
 {
     sw->rank = 0;
     sw->n_ranks = 1;
@@ -48,10 +53,16 @@ int sweep_mpi_start(sweep *sw)
                 "threads (MPI_THREAD_SERIALIZED): one thread\n", sw->rank);
         sw->n_threads = 1;
     }
+    if (sw->n_ranks > 1 && sw->rank > 0) {
+        sw->hooks.take = sweep_mpi_take;
+        sw->hooks.row_done = sweep_mpi_send_row;
+    } else if (sw->n_ranks > 1) {
+        sw->hooks.serve = sweep_mpi_serve;
+    }
     return 0;
 }
 
-void sweep_mpi_end(sweep *sw, int abort_all)
+void sweep_mpi_end(hydae_sweep *sw, int abort_all)
 {
     int started = 0;
     MPI_Initialized(&started);
@@ -62,7 +73,7 @@ void sweep_mpi_end(sweep *sw, int abort_all)
     MPI_Finalize();
 }
 
-long sweep_mpi_take(sweep *sw)
+static long sweep_mpi_take(hydae_sweep *sw)
 {
     (void)sw;
     long i = -1;
@@ -78,12 +89,12 @@ long sweep_mpi_take(sweep *sw)
 
 /* A row as bytes: (i, failed, steps, wall, measures...) as doubles, then
 ** the status text. */
-static size_t row_bytes(const sweep *sw)
+static size_t row_bytes(const hydae_sweep *sw)
 {
     return sizeof(double) * (size_t)(N_ROW_HEADER + sw->plan.n_measures) + SWEEP_STATUS_CAP;
 }
 
-void sweep_mpi_send_row(sweep *sw, long i)
+static void sweep_mpi_send_row(hydae_sweep *sw, long i)
 {
     const sweep_row *row = &sw->rows[i];
     size_t size = row_bytes(sw);
@@ -103,7 +114,7 @@ void sweep_mpi_send_row(sweep *sw, long i)
     free(packed);
 }
 
-static void receive_row(sweep *sw, int source)
+static void receive_row(hydae_sweep *sw, int source)
 {
     size_t size = row_bytes(sw);
     double *packed = malloc(size);
@@ -130,7 +141,7 @@ static void receive_row(sweep *sw, int source)
     free(packed);
 }
 
-int sweep_mpi_serve(sweep *sw)
+static int sweep_mpi_serve(hydae_sweep *sw)
 {
     int n_told = 0, pending = 0;
     MPI_Status status;
@@ -155,35 +166,17 @@ int sweep_mpi_serve(sweep *sw)
 
 #else /* one rank */
 
-int sweep_mpi_start(sweep *sw)
+int sweep_mpi_start(hydae_sweep *sw)
 {
     sw->rank = 0;
     sw->n_ranks = 1;
     return 0;
 }
 
-void sweep_mpi_end(sweep *sw, int abort_all)
+void sweep_mpi_end(hydae_sweep *sw, int abort_all)
 {
     (void)sw;
     (void)abort_all;
-}
-
-long sweep_mpi_take(sweep *sw)
-{
-    (void)sw;
-    return -1;
-}
-
-void sweep_mpi_send_row(sweep *sw, long i)
-{
-    (void)sw;
-    (void)i;
-}
-
-int sweep_mpi_serve(sweep *sw)
-{
-    (void)sw;
-    return 0;
 }
 
 #endif

@@ -71,6 +71,11 @@ static void write_header(FILE *out, int type, long mrows, long ncols, const char
     fwrite(name, 1, strlen(name) + 1, out);
 }
 
+void hy_mat4_write_header(FILE *out, int type, long mrows, long ncols, const char *name)
+{
+    write_header(out, type, mrows, ncols, name);
+}
+
 /* Time's description: noting a run that stopped early. */
 static void time_description(const hy_results *r, char *buf, size_t size)
 {

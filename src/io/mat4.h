@@ -22,4 +22,11 @@
 int hy_mat4_write(FILE *out, const hy_results *r, double t_empty, const double *empty_values,
                   double *row_buffer);
 
+/* One matrix's header (then its elements, column after column, follow):
+** type HY_MAT4_DOUBLE or HY_MAT4_TEXT (uint8 text) in the host's byte
+** order, mrows x ncols, its name. For other tables than a run's results
+** (hydae_sweep_write_mat). */
+enum { HY_MAT4_DOUBLE = 0, HY_MAT4_TEXT = 51 };
+void hy_mat4_write_header(FILE *out, int type, long mrows, long ncols, const char *name);
+
 #endif

@@ -1,9 +1,11 @@
 /*
-** The plan of `hydae sweep`: grid axes (their full product, the last axis
-** varying fastest), samples (a counter-based generator: run i's numbers
-** depend only on the seed, i and the parameter, so a table does not depend
-** on the number of threads or the order runs finish), Latin hypercube
-** strata, and the measures (docs/sweep.md).
+** The plan of a parameter study (hydae_sweep_*, `hydae sweep`): grid axes
+** (their full product, the last axis varying fastest), samples (a
+** counter-based generator: run i's numbers depend only on the seed, i and
+** the parameter, so a table does not depend on the number of threads or
+** the order runs finish), Latin hypercube strata, and the measures
+** (docs/sweep.md). A function that fails leaves its message in
+** plan->errmsg.
 **
 ** Generator: SplitMix64's output function (Steele, Lea & Flood, "Fast
 ** splittable pseudorandom number generators", OOPSLA 2014) applied to a
@@ -14,14 +16,25 @@
 */
 #include "sweep.h"
 
+#include "core/core.h"
 #include "model/model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MAX_GRID_VALUES = 10000000 };
+
+/* A message for the caller (hydae_sweep_errmsg, `hydae sweep` on stderr). */
+__attribute__((format(printf, 2, 3))) static void say(sweep_plan *plan, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->errmsg, sizeof plan->errmsg, fmt, ap);
+    va_end(ap);
+}
 
 static uint64_t mix64(uint64_t z)
 {
@@ -75,11 +88,11 @@ static const char *split_name(const char *option, const char *spec, sweep_plan *
 {
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || (size_t)(eq - spec) >= SWEEP_NAME_CAP) {
-        fprintf(stderr, "hydae sweep: %s '%s': expected NAME=...\n", option, spec);
+        say(plan, "%s '%s': expected NAME=...", option, spec);
         return NULL;
     }
     if (plan->n_params == SWEEP_MAX_PARAMS) {
-        fprintf(stderr, "hydae sweep: more than %d parameters\n", SWEEP_MAX_PARAMS);
+        say(plan, "more than %d parameters", SWEEP_MAX_PARAMS);
         return NULL;
     }
     sweep_param *p = &plan->params[plan->n_params];
@@ -87,7 +100,7 @@ static const char *split_name(const char *option, const char *spec, sweep_plan *
     snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - spec), spec);
     for (int k = 0; k < plan->n_params; k++)
         if (strcmp(plan->params[k].name, p->name) == 0) {
-            fprintf(stderr, "hydae sweep: '%s' given twice\n", p->name);
+            say(plan, "'%s' given twice", p->name);
             return NULL;
         }
     return eq + 1;
@@ -115,7 +128,7 @@ static int grid_range(sweep_param *p, double start, double step, double stop)
     if (step == 0.0 || !(ratio >= -1e-9) || ratio > MAX_GRID_VALUES)
         return -1;
     long n = (long)floor(ratio + 1e-9) + 1;
-    p->values = malloc(sizeof *p->values * (size_t)n);
+    p->values = hy_malloc(sizeof *p->values * (size_t)n);
     if (!p->values)
         return -1;
     for (long k = 0; k < n; k++)
@@ -126,7 +139,7 @@ static int grid_range(sweep_param *p, double start, double step, double stop)
     return 0;
 }
 
-int sweep_add_grid(sweep_plan *plan, const char *spec)
+int hy_sweep_add_grid(sweep_plan *plan, const char *spec)
 {
     const char *rest = split_name("--grid", spec, plan);
     if (!rest)
@@ -143,7 +156,7 @@ int sweep_add_grid(sweep_plan *plan, const char *spec)
         int n = 1;
         for (const char *s = rest; *s; s++)
             n += *s == ',';
-        p->values = malloc(sizeof *p->values * (size_t)n);
+        p->values = hy_malloc(sizeof *p->values * (size_t)n);
         ok = p->values != NULL;
         for (const char *s = rest; ok && p->n_values < n; p->n_values++) {
             const char *end = strchr(s, ',');
@@ -153,16 +166,45 @@ int sweep_add_grid(sweep_plan *plan, const char *spec)
         }
     }
     if (!ok) {
-        free(p->values);
-        fprintf(stderr, "hydae sweep: --grid %s: expected NAME=START:STEP:STOP (STOP reachable "
-                "from START by STEP) or NAME=V1,V2,...\n", spec);
+        hy_free(p->values);
+        say(plan, "--grid %s: expected NAME=START:STEP:STOP (STOP reachable "
+                "from START by STEP) or NAME=V1,V2,...", spec);
         return -1;
     }
     plan->n_params++;
     return 0;
 }
 
-int sweep_add_dist(sweep_plan *plan, const char *spec)
+int hy_sweep_add_grid_values(sweep_plan *plan, const char *name, const double *values, int n)
+{
+    if (!name || !values || n <= 0 || strlen(name) >= SWEEP_NAME_CAP) {
+        say(plan, "a grid needs a name (shorter than %d) and at least one value",
+            SWEEP_NAME_CAP);
+        return -1;
+    }
+    char spec[SWEEP_NAME_CAP + 2];
+    snprintf(spec, sizeof spec, "%s=", name);
+    if (!split_name("a grid", spec, plan))
+        return -1;
+    sweep_param *p = &plan->params[plan->n_params];
+    p->values = hy_malloc(sizeof *p->values * (size_t)n);
+    if (!p->values) {
+        say(plan, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        if (!isfinite(values[k])) {
+            say(plan, "grid '%s': value %d is not a finite number", name, k);
+            hy_free(p->values);
+            return -1;
+        }
+    memcpy(p->values, values, sizeof *p->values * (size_t)n);
+    p->n_values = n;
+    plan->n_params++;
+    return 0;
+}
+
+int hy_sweep_add_dist(sweep_plan *plan, const char *spec)
 {
     const char *rest = split_name("--dist", spec, plan);
     if (!rest)
@@ -179,8 +221,8 @@ int sweep_add_dist(sweep_plan *plan, const char *spec)
     else
         ok = 0;
     if (!ok) {
-        fprintf(stderr, "hydae sweep: --dist %s: expected NAME=normal(MEAN,SD) with SD > 0 or "
-                "NAME=uniform(LOW,HIGH) with LOW < HIGH\n", spec);
+        say(plan, "--dist %s: expected NAME=normal(MEAN,SD) with SD > 0 or "
+                "NAME=uniform(LOW,HIGH) with LOW < HIGH", spec);
         return -1;
     }
     plan->n_params++;
@@ -219,7 +261,7 @@ static int add_measure(sweep_plan *plan, const hydae_model *model, const char *t
     };
     sweep_measure m = { SWEEP_FINAL, "", "", -1 };
     if (len == 0 || len >= SWEEP_NAME_CAP) {
-        fprintf(stderr, "hydae sweep: --measure: an empty or too long measure\n");
+        say(plan, "--measure: an empty or too long measure");
         return -1;
     }
     snprintf(m.label, sizeof m.label, "%.*s", (int)len, text);
@@ -232,8 +274,8 @@ static int add_measure(sweep_plan *plan, const hydae_model *model, const char *t
             if (strlen(fns[k].fn) == fn_len && strncmp(m.label, fns[k].fn, fn_len) == 0)
                 m.kind = fns[k].kind, known = 1;
         if (!known || arg_len < 2 || open[arg_len] != ')') {
-            fprintf(stderr, "hydae sweep: --measure %s: expected NAME, final(NAME), max(NAME), "
-                    "min(NAME), integral(NAME), count(TRANSITION) or first(TRANSITION)\n",
+            say(plan, "--measure %s: expected NAME, final(NAME), max(NAME), "
+                    "min(NAME), integral(NAME), count(TRANSITION) or first(TRANSITION)",
                     m.label);
             return -1;
         }
@@ -241,24 +283,26 @@ static int add_measure(sweep_plan *plan, const hydae_model *model, const char *t
     }
     if (m.kind == SWEEP_COUNT || m.kind == SWEEP_FIRST) {
         if (!is_transition(model, m.name)) {
-            fprintf(stderr, "hydae sweep: --measure %s: model '%s' has no transition '%s'\n",
+            say(plan, "--measure %s: model '%s' has no transition '%s'",
                     m.label, model->name, m.name);
             return -1;
         }
     } else if ((m.column = find_column(model, m.name)) < 0) {
-        fprintf(stderr, "hydae sweep: --measure %s: '%s' is not a result column of model "
-                "'%s'\n", m.label, m.name, model->name);
+        say(plan, "--measure %s: '%s' is not a result column of model "
+                "'%s'", m.label, m.name, model->name);
         return -1;
     }
-    sweep_measure *grown = realloc(plan->measures, sizeof *grown * (size_t)(plan->n_measures + 1));
-    if (!grown)
+    sweep_measure *grown = hy_realloc(plan->measures, sizeof *grown * (size_t)(plan->n_measures + 1));
+    if (!grown) {
+        say(plan, "out of memory");
         return -1;
+    }
     plan->measures = grown;
     plan->measures[plan->n_measures++] = m;
     return 0;
 }
 
-int sweep_add_measures(sweep_plan *plan, const hydae_model *model, const char *spec)
+int hy_sweep_add_measures(sweep_plan *plan, const hydae_model *model, const char *spec)
 {
     /* Commas inside parentheses belong to the measure (none take two
     ** arguments today, but a list splits only at depth 0). */
@@ -279,7 +323,7 @@ int sweep_add_measures(sweep_plan *plan, const hydae_model *model, const char *s
     }
 }
 
-int sweep_default_measures(sweep_plan *plan, const hydae_model *model)
+int hy_sweep_default_measures(sweep_plan *plan, const hydae_model *model)
 {
     for (int c = 0; c < hydae_model_n_columns(model); c++) {
         const char *name = hydae_model_column_name(model, c);
@@ -295,7 +339,7 @@ static int make_strata(sweep_plan *plan)
 {
     for (int k = 0; k < plan->n_params; k++) {
         sweep_param *p = &plan->params[k];
-        p->lhs_stratum = malloc(sizeof *p->lhs_stratum * (size_t)plan->n_runs);
+        p->lhs_stratum = hy_malloc(sizeof *p->lhs_stratum * (size_t)plan->n_runs);
         if (!p->lhs_stratum)
             return -1;
         for (long i = 0; i < plan->n_runs; i++)
@@ -312,53 +356,53 @@ static int make_strata(sweep_plan *plan)
     return 0;
 }
 
-int sweep_plan_finish(sweep_plan *plan)
+int hy_sweep_plan_finish(sweep_plan *plan)
 {
     if (plan->n_params == 0) {
-        fprintf(stderr, "hydae sweep: no --grid or --dist: nothing to vary\n");
+        say(plan, "no --grid or --dist: nothing to vary");
         return -1;
     }
     int n_grids = 0;
     for (int k = 0; k < plan->n_params; k++)
         n_grids += plan->params[k].values != NULL;
     if (plan->sampled && n_grids > 0) {
-        fprintf(stderr, "hydae sweep: give either grids (--grid) or a sample (--sample, "
-                "--dist), not both\n");
+        say(plan, "give either grids (--grid) or a sample (--sample, "
+                "--dist), not both");
         return -1;
     }
     if (plan->sampled != (plan->n_runs > 0) || (plan->lhs && !plan->sampled)) {
-        fprintf(stderr, "hydae sweep: --dist goes with --sample N (N > 0), and --lhs with "
-                "both\n");
+        say(plan, "--dist goes with --sample N (N > 0), and --lhs with "
+                "both");
         return -1;
     }
     if (!plan->sampled) {
         plan->n_runs = 1;
         for (int k = 0; k < plan->n_params; k++) {
             if (plan->n_runs > 100000000L / plan->params[k].n_values) {
-                fprintf(stderr, "hydae sweep: more than 10^8 runs\n");
+                say(plan, "more than 10^8 runs");
                 return -1;
             }
             plan->n_runs *= plan->params[k].n_values;
         }
     }
     if (plan->lhs && make_strata(plan)) {
-        fprintf(stderr, "hydae sweep: out of memory\n");
+        say(plan, "out of memory");
         return -1;
     }
     return 0;
 }
 
-void sweep_plan_free(sweep_plan *plan)
+void hy_sweep_plan_free(sweep_plan *plan)
 {
     for (int k = 0; k < plan->n_params; k++) {
-        free(plan->params[k].values);
-        free(plan->params[k].lhs_stratum);
+        hy_free(plan->params[k].values);
+        hy_free(plan->params[k].lhs_stratum);
     }
-    free(plan->measures);
+    hy_free(plan->measures);
     memset(plan, 0, sizeof *plan);
 }
 
-void sweep_run_values(const sweep_plan *plan, long i, double *values)
+void hy_sweep_run_values(const sweep_plan *plan, long i, double *values)
 {
     if (!plan->sampled) {
         long rest = i; /* mixed radix, the last axis fastest */
