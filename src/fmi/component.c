@@ -103,8 +103,9 @@ static int sync_all(hy_fmu *f, double t, const double *y)
 static int component_residual(double t, const double *y, const double *yp, const double *p,
                               double *res, void *user)
 {
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     int n_states = f->desc.n_states;
     int status = sync_all(f, t, y);
     if (!status && n_states > 0)
@@ -123,8 +124,9 @@ static int component_guards(double t, const double *y, const double *yp, const d
                             double *g, void *user)
 {
     (void)yp;
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     int status = sync_all(f, t, y);
     return status ? status : f->ops->get_indicators(f, g);
 }
@@ -132,13 +134,16 @@ static int component_guards(double t, const double *y, const double *yp, const d
 /* Entering "on": a fresh instance from the values the states have now. */
 static int enter_on(hydae_action *a, void *user)
 {
-    return hy_fmu_start(user, a);
+    hy_fmu *f = hy_fmu_for_action(user, a);
+    return f ? hy_fmu_start(f, a) : -1;
 }
 
 /* Leaving "on": the instance terminated and freed, no time event left. */
 static int leave_on(hydae_action *a, void *user)
 {
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_action(user, a);
+    if (!f)
+        return -1;
     if (f->instance && !f->fatal) {
         f->ops->terminate(f);
         f->ops->free_instance(f);
@@ -214,7 +219,7 @@ static int add_on_variables(hy_fmu *f, hydae_mode *on)
 /* The FMU's account of a failed call, for the run's message. */
 static const char *why_failed(void *user)
 {
-    return hy_fmu_errmsg(user);
+    return hy_fmu_errmsg_used_last(user);
 }
 
 static int build_on(hy_fmu *f, hydae_mode *on)

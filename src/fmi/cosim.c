@@ -48,8 +48,10 @@ static int schedule_next_point(hy_fmu *f, hydae_action *a)
 ** the first communication point scheduled. */
 static int cosim_initial_action(hydae_action *a, void *user)
 {
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_action(user, a);
     double t0 = hydae_action_time(a);
+    if (!f)
+        return -1;
     if (!(f->cs_step > 0.0)) {
         hy_format(f->errmsg, sizeof f->errmsg, "%s: no communication step (the FMU's "
                   "<DefaultExperiment> has no stepSize): give one (--dt)", f->path);
@@ -66,10 +68,10 @@ static int cosim_initial_action(hydae_action *a, void *user)
 ** outputs read, the next point scheduled, or the end of the run. */
 static int cosim_step_action(hydae_action *a, void *user)
 {
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_action(user, a);
     double t = hydae_action_time(a);
     int terminate = 0;
-    if (!f->instance || f->fatal || f->ops->do_step(f, f->cs_time, t - f->cs_time, &terminate))
+    if (!f || !f->instance || f->fatal || f->ops->do_step(f, f->cs_time, t - f->cs_time, &terminate))
         return -1;
     f->cs_time = t;
     f->cs_k++;

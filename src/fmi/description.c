@@ -180,6 +180,8 @@ static void read_interface(reader *r, const char **attrs, int is_me)
         return;
     }
     *slot = copy_attribute(r, id);
+    const char *once = attribute(attrs, "canBeInstantiatedOnlyOncePerProcess");
+    r->d->once_per_process[is_me ? 0 : 1] = once && strcmp(once, "true") == 0;
     if (is_me) {
         const char *not_needed = attribute(attrs, "completedIntegratorStepNotNeeded");
         r->d->me_needs_completed_step = !(not_needed && strcmp(not_needed, "true") == 0);

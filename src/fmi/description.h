@@ -77,6 +77,7 @@ typedef struct hy_fmi_description {
     char *cs_identifier;    /* <CoSimulation modelIdentifier>, NULL when absent */
     int me_needs_completed_step; /* !completedIntegratorStepNotNeeded */
     int me_directional;     /* providesDirectionalDerivative(s) on <ModelExchange> */
+    int once_per_process[2]; /* canBeInstantiatedOnlyOncePerProcess: [0] ME, [1] CS */
     int n_vars;
     hy_fmi_var *vars;
     int n_states;

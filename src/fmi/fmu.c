@@ -181,6 +181,7 @@ void hy_fmu_free(hy_fmu *f)
 {
     if (!f)
         return;
+    hy_fmu_per_sim_free(f);
     close_fmu(f);
     for (int i = 0; f->names && i < f->desc.n_vars; i++)
         hy_free(f->names[i]);
@@ -202,7 +203,9 @@ void hy_fmu_free(hy_fmu *f)
 hy_fmu *hy_fmu_open(const char *path, hy_fmu_interface iface, char *err, size_t err_size)
 {
     hy_fmu *f = hy_calloc(1, sizeof *f);
-    if (!f || !(f->path = hy_strdup(path))) {
+    if (!f || !(f->path = hy_strdup(path)) || hy_fmu_per_sim_init(f)) {
+        if (f)
+            hy_free(f->path);
         hy_free(f);
         hy_format(err, err_size, "%s: out of memory", path);
         return NULL;

@@ -17,6 +17,8 @@
 #include "fmi/fmi_api.h"
 #include "hydae.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 typedef struct hy_fmu hy_fmu;
@@ -116,6 +118,13 @@ struct hy_fmu {
     double *inputs_set;
     char errmsg[1024];          /* the last failure */
     char logmsg[512];           /* the FMU's last logged message */
+    /* One state per sim (per_sim.c): the model's FMU for a copy (NULL for
+    ** itself), the sim it serves, the copies for the other sims. */
+    hy_fmu *origin;
+    _Atomic(const void *) owner;
+    struct hy_fmu_copy *_Atomic copies;
+    pthread_mutex_t copies_lock;
+    int have_copies_lock;
 };
 
 /* Unpack, read the description and load the binary (the interface iface
@@ -190,6 +199,19 @@ const hy_fmi_description *hy_fmu_description(const hy_fmu *f);
 /* Did the last run end because the FMU asked to terminate? Its time is
 ** where the run stopped; the failed action carries it (docs/fmi.md). */
 int hy_fmu_terminated(const hy_fmu *f);
+
+/* per_sim.c: the FMU state of the sim whose value store is sim (the p of
+** a callback) or of action a's sim: f itself for the first sim that asks,
+** a copy of it for every other (NULL, with f's message set, when out of
+** memory or when the FMU can be instantiated only once per process).
+** init/free: the copies' lock and the copies, with the model's FMU. */
+hy_fmu *hy_fmu_for_sim(hy_fmu *f, const void *sim);
+hy_fmu *hy_fmu_for_action(hy_fmu *f, const hydae_action *a);
+int hy_fmu_per_sim_init(hy_fmu *f);
+void hy_fmu_per_sim_free(hy_fmu *f);
+/* The message of the state of f this thread used last (a mode's error
+** text, which is given the model's FMU only). */
+const char *hy_fmu_errmsg_used_last(const hy_fmu *f);
 
 /* For the version tables: report a call's status. OK and Warning give 0,
 ** Discard 1, Error and Fatal -1 with the message set. */

@@ -60,8 +60,9 @@ int hy_fmu_sync(hy_fmu *f, double t, const double *y)
 
 static int fmu_rhs(double t, const double *y, const double *p, double *ydot, void *user)
 {
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     int status = hy_fmu_sync(f, t, y);
     return status ? status : f->ops->get_derivatives(f, ydot);
 }
@@ -74,8 +75,9 @@ static int fmu_jacobian(double t, double cj, const double *y, const double *yp, 
 {
     (void)cj;
     (void)yp;
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     int status = hy_fmu_sync(f, t, y);
     int n = f->desc.n_states;
     for (int j = 0; j < n && !status; j++) {
@@ -90,8 +92,9 @@ static int fmu_guards(double t, const double *y, const double *yp, const double 
                       void *user)
 {
     (void)yp;
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     int status = hy_fmu_sync(f, t, y);
     if (status)
         return status;
@@ -105,10 +108,9 @@ int hy_fmu_after_step(double t, const double *y, const double *yp, const double 
                       void *user)
 {
     (void)yp;
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
     int enter_event = 0, terminate = 0;
-    if (hy_fmu_sync(f, t, y) || f->ops->completed_step(f, &enter_event, &terminate) < 0)
+    if (!f || hy_fmu_sync(f, t, y) || f->ops->completed_step(f, &enter_event, &terminate) < 0)
         return -1;
     f->step_terminate = terminate;
     return enter_event || terminate ? HYDAE_STEP_EVENT : HYDAE_STEP_CONTINUE;
@@ -118,8 +120,9 @@ static int fmu_outputs(double t, const double *y, const double *yp, const double
                        double *out, void *user)
 {
     (void)yp;
-    (void)p;
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
     if (!f->instance && !f->fatal) {
         /* Asked before the initial action instantiates the FMU: no values yet. */
         for (int k = 0; k < f->n_outputs; k++)
@@ -208,9 +211,9 @@ static int set_states_after_event(hy_fmu *f, hydae_action *a)
 /* Every guard's transition runs this; the first of an instant iterates. */
 static int fmu_event_action(hydae_action *a, void *user)
 {
-    hy_fmu *f = user;
+    hy_fmu *f = hy_fmu_for_action(user, a);
     double t = hydae_action_time(a);
-    if (not_running(f))
+    if (!f || not_running(f))
         return -1;
     if (f->have_event_time && f->event_time == t)
         return set_states_after_event(f, a);
@@ -276,7 +279,8 @@ int hy_fmu_start(hy_fmu *f, hydae_action *a)
 
 static int fmu_initial_action(hydae_action *a, void *user)
 {
-    return hy_fmu_start(user, a);
+    hy_fmu *f = hy_fmu_for_action(user, a);
+    return f ? hy_fmu_start(f, a) : -1;
 }
 
 static void free_attached(void *data)

@@ -241,8 +241,24 @@ static int expand_one(expander *e, int slot)
     return status < 0 ? -1 : 0;
 }
 
+#ifdef HYDAE_HAVE_FMI
+extern const hy_lang_fmu_ops hy_fmu_lang_ops; /* src/fmi/component.c, in the library */
+#endif
+
+/* The FMU support the library was built with (NULL: none). */
+static const hy_lang_fmu_ops *built_in_ops(void)
+{
+#ifdef HYDAE_HAVE_FMI
+    return &hy_fmu_lang_ops;
+#else
+    return NULL;
+#endif
+}
+
 void hy_lang_fmus_expand(hy_lang_fmus *fmus, hy_syntax *syn, hy_strtab *strings, hy_diag *diag)
 {
+    if (fmus && !fmus->ops)
+        fmus->ops = built_in_ops();
     int fmu_type = hy_strtab_find(strings, "Fmu");
     for (int c = 0; c < syn->n_classes && fmu_type >= 0; c++)
         if (syn->classes[c].name == fmu_type)
@@ -254,8 +270,8 @@ void hy_lang_fmus_expand(hy_lang_fmus *fmus, hy_syntax *syn, hy_strtab *strings,
             continue;
         if (!fmus || !fmus->ops) {
             hy_diag_error(diag, syn->decls[i].line, syn->decls[i].column, "FMU component '%s' "
-                          "needs FMI support, which is not available here (`hydae run` and "
-                          "`hydae check` of a build with FMI read FMU components)",
+                          "needs FMI support, which this build of hydae does not have (it needs "
+                          "libzip and expat when hydae is built)",
                           TEXT(strings, syn->decls[i].name));
             continue;
         }

@@ -50,7 +50,7 @@ typedef struct hy_lang_fmu {
 } hy_lang_fmu;
 
 typedef struct hy_lang_fmus {
-    const hy_lang_fmu_ops *ops; /* NULL: an Fmu declaration is an error */
+    const hy_lang_fmu_ops *ops; /* NULL: the library's own (none without FMI) */
     const char *model_path;      /* files are relative to its directory */
     hy_lang_fmu *list;
     int n, cap;
