@@ -263,7 +263,7 @@ static int follow_host(component *c, hydae_mode *host, hydae_mode *on, const cha
 
 /* The model's parameters NAME.p, the chart and its modes. */
 static int build_component(component *c, hydae_model *m, hydae_mode *host, const char *name,
-                           int with_params)
+                           int with_params, double step)
 {
     hy_fmu *f = c->fmu;
     f->component = 1;
@@ -272,7 +272,7 @@ static int build_component(component *c, hydae_model *m, hydae_mode *host, const
         return -1;
     f->chart = hydae_model_add_chart(m, name);
     hydae_mode *on = f->chart ? hydae_chart_add_mode(f->chart, "on") : NULL;
-    if (!on || build_on(f, on))
+    if (!on || (f->cosim ? hy_fmu_build_cosim_on(f, on, step) : build_on(f, on)))
         return -1;
     return host ? follow_host(c, host, on, name) : 0;
 }
@@ -280,9 +280,11 @@ static int build_component(component *c, hydae_model *m, hydae_mode *host, const
 /* The parameters NAME.p added to m (with_params), or declared already
 ** (a model file's). */
 static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
-                             const char *path, int with_params, char *err, size_t err_size)
+                             const char *path, int cosim, double step, int with_params,
+                             char *err, size_t err_size)
 {
-    hy_fmu *f = hy_fmu_open(path, HY_FMU_MODEL_EXCHANGE, err, err_size);
+    hy_fmu *f = hy_fmu_open(path, cosim ? HY_FMU_CO_SIMULATION : HY_FMU_MODEL_EXCHANGE, err,
+                            err_size);
     if (!f)
         return NULL;
     component *c = hy_calloc(1, sizeof *c);
@@ -293,7 +295,7 @@ static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
         return NULL;
     }
     c->fmu = f;
-    if (build_component(c, m, host, name, with_params)) {
+    if (build_component(c, m, host, name, with_params, step)) {
         hy_format(err, err_size, "%s: cannot add the FMU as component '%s': %s", path, name,
                   hydae_model_errmsg(m)[0] ? hydae_model_errmsg(m) : "out of memory");
         return NULL;
@@ -304,7 +306,7 @@ static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
 hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
                              const char *path, char *err, size_t err_size)
 {
-    return add_component(m, host, name, path, 1, err, err_size);
+    return add_component(m, host, name, path, 0, 0.0, 1, err, err_size);
 }
 
 /* ---- for the model language (lang/fmu_component.h) ---- */
@@ -320,14 +322,15 @@ static int push_var(hy_lang_fmu_var *vars, int *n, const hy_fmi_var *v,
 
 /* What a component of the FMU shows, from its description (the binary is
 ** loaded too, so that a file that cannot run is said at compile time). */
-static int describe(const char *path, hy_lang_fmu_var **vars_out, int *n_vars, char *err,
-                    size_t err_size)
+static int describe(const char *path, int *cosim, hy_lang_fmu_var **vars_out, int *n_vars,
+                    char *err, size_t err_size)
 {
     *vars_out = NULL;
     *n_vars = 0;
-    hy_fmu *f = hy_fmu_open(path, HY_FMU_MODEL_EXCHANGE, err, err_size);
+    hy_fmu *f = hy_fmu_open(path, *cosim ? HY_FMU_CO_SIMULATION : HY_FMU_AUTO, err, err_size);
     if (!f)
         return -1;
+    *cosim = f->cosim;
     f->component = 1;
     const hy_fmi_description *d = &f->desc;
     hy_lang_fmu_var *vars = NULL;
@@ -335,7 +338,7 @@ static int describe(const char *path, hy_lang_fmu_var **vars_out, int *n_vars, c
     if (!status)
         vars = hy_calloc((size_t)d->n_vars + 1, sizeof *vars);
     status = vars ? 0 : -1;
-    for (int k = 0; k < d->n_states && !status; k++)
+    for (int k = 0; k < d->n_states && !status && !f->cosim; k++)
         status = push_var(vars, n_vars, &d->vars[d->state_var[k]], HY_LANG_FMU_STATE);
     for (int k = 0; k < f->n_outputs && !status; k++)
         status = push_var(vars, n_vars, &d->vars[f->output_var[k]], HY_LANG_FMU_OUTPUT);
@@ -354,10 +357,10 @@ static int describe(const char *path, hy_lang_fmu_var **vars_out, int *n_vars, c
     return status;
 }
 
-static int add(hydae_model *m, hydae_mode *host, const char *name, const char *path, char *err,
-               size_t err_size)
+static int add(hydae_model *m, hydae_mode *host, const char *name, const char *path, int cosim,
+               double step, char *err, size_t err_size)
 {
-    return add_component(m, host, name, path, 0, err, err_size) ? 0 : -1;
+    return add_component(m, host, name, path, cosim, step, 0, err, err_size) ? 0 : -1;
 }
 
 const hy_lang_fmu_ops hy_fmu_lang_ops = { describe, add };

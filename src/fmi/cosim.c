@@ -31,7 +31,8 @@ static int read_outputs(hy_fmu *f, hydae_action *a)
     for (int k = 0; k < f->n_outputs; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->output_var[k]];
         double value;
-        if (f->ops->get_value(f, v, &value) || hydae_set(a, v->name, value))
+        if (f->ops->get_value(f, v, &value)
+            || hydae_set(a, hy_fmu_var_name(f, f->output_var[k]), value))
             return -1;
     }
     return 0;
@@ -54,7 +55,8 @@ static int cosim_initial_action(hydae_action *a, void *user)
         return -1;
     if (!(f->cs_step > 0.0)) {
         hy_format(f->errmsg, sizeof f->errmsg, "%s: no communication step (the FMU's "
-                  "<DefaultExperiment> has no stepSize): give one (--dt)", f->path);
+                  "<DefaultExperiment> has no stepSize): give one (--dt; step = h for a "
+                  "component)", f->path);
         return -1;
     }
     f->cs_t0 = f->cs_time = t0;
@@ -75,7 +77,9 @@ static int cosim_step_action(hydae_action *a, void *user)
         return -1;
     f->cs_time = t;
     f->cs_k++;
-    if (read_outputs(f, a))
+    /* A component's inputs as the model has them at t (held over the next
+    ** step), then the outputs at t (a direct feedthrough sees them). */
+    if (hy_fmu_sync_inputs_by_name(f, a) || read_outputs(f, a))
         return -1;
     if (!terminate)
         return schedule_next_point(f, a);
@@ -97,6 +101,26 @@ static int no_equations(double t, const double *y, const double *p, double *ydot
     return 0;
 }
 
+/* The communication-point transition of the FMU's mode. */
+static int add_communication_points(hy_fmu *f, hydae_mode *mode)
+{
+    hydae_transition *tr = hydae_chart_add_transition(f->chart, "communication_point", mode,
+                                                      mode);
+    if (!tr || hydae_transition_on_schedule(tr)
+        || hydae_transition_set_action(tr, cosim_step_action, f))
+        return -1;
+    return 0;
+}
+
+int hy_fmu_build_cosim_on(hy_fmu *f, hydae_mode *on, double step)
+{
+    f->cs_step = step > 0.0 ? step : f->desc.has_step_size ? f->desc.step_size : 0.0;
+    if (hydae_mode_set_rhs(on, no_equations, f) || add_communication_points(f, on)
+        || hydae_mode_add_entry_action(on, cosim_initial_action, f))
+        return -1;
+    return 0;
+}
+
 int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m)
 {
     f->chart = hydae_model_add_chart(m, "fmu");
@@ -110,10 +134,7 @@ int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m)
     }
     if (f->desc.has_step_size)
         f->cs_step = f->desc.step_size;
-    hydae_transition *tr = hydae_chart_add_transition(f->chart, "communication_point", mode,
-                                                      mode);
-    if (!tr || hydae_transition_on_schedule(tr)
-        || hydae_transition_set_action(tr, cosim_step_action, f))
+    if (add_communication_points(f, mode))
         return -1;
     return hydae_model_set_initial_action(m, cosim_initial_action, f);
 }

@@ -192,6 +192,11 @@ extern const struct hy_lang_fmu_ops hy_fmu_lang_ops;
 
 /* cosim.c: chart, mode, held outputs and the communication step. */
 int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m);
+/* cosim.c: mode `on` of a component's chart (component.c) stepping the FMU
+** every step (0: its <DefaultExperiment stepSize>) from the entry into
+** on; its outputs NAME.y the model's discrete variables (declared by the
+** model file), its inputs NAME.u read at each communication point. */
+int hy_fmu_build_cosim_on(hy_fmu *f, hydae_mode *on, double step);
 /* The last FMI failure of a run, naming the FMU, the call, the time and
 ** the FMU's own message ("" if none). */
 const char *hy_fmu_errmsg(const hy_fmu *f);

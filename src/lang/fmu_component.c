@@ -92,7 +92,7 @@ static int push_decl(expander *e, int slot, const hy_decl *fmu, hy_decl_kind kin
     d.type_name = -1;
     d.mod_first = d.mod_count = 0;
     d.fmu_kind = fmu_kind;
-    if (kind == DECL_PARAMETER)
+    if (kind == DECL_PARAMETER || kind == DECL_DISCRETE)
         d.mode = -1;
     syn->decls[slot >= 0 ? slot : syn->n_decls++] = d;
     return name;
@@ -141,10 +141,25 @@ static int value_of(expander *e, const hy_decl *fmu, const hy_lang_fmu_var *v,
 
 /* The declarations of fmu's variables; the first replaces the Fmu at
 ** slot. Modifiers that name no variable are errors. */
+/* How variable v is declared: an FMU for Model Exchange gives equations
+** (fmu_kind); one for Co-Simulation (cosim.c) sets its outputs, discrete
+** variables held between communication points, and reads its inputs,
+** unknowns the model defines. */
+static hy_decl_kind declaration_of(const hy_lang_fmu_var *v, int cosim, int *fmu_kind)
+{
+    static const int kinds[] = { HY_FMU_STATE, HY_FMU_OUTPUT, HY_FMU_INPUT, HY_FMU_PARAMETER };
+    *fmu_kind = kinds[v->kind];
+    if (v->kind == HY_LANG_FMU_PARAMETER)
+        return DECL_PARAMETER;
+    if (!cosim)
+        return DECL_VARIABLE;
+    *fmu_kind = 0;
+    return v->kind == HY_LANG_FMU_OUTPUT ? DECL_DISCRETE : DECL_VARIABLE;
+}
+
 static int declare_variables(expander *e, int slot, const hy_decl *fmu, const hy_lang_fmu_var *vars,
                              int n_vars, hy_lang_fmu *record)
 {
-    static const int fmu_kind[] = { HY_FMU_STATE, HY_FMU_OUTPUT, HY_FMU_INPUT, HY_FMU_PARAMETER };
     unsigned char *used = hy_calloc((size_t)fmu->mod_count + 1, 1);
     if (!used)
         return -1;
@@ -154,17 +169,19 @@ static int declare_variables(expander *e, int slot, const hy_decl *fmu, const hy
         hy_expr_ref value;
         if (!writable_name(v->name) || (status = value_of(e, fmu, v, used, &value)) != 0)
             continue;
-        int is_parameter = v->kind == HY_LANG_FMU_PARAMETER;
-        int name = push_decl(e, slot, fmu, is_parameter ? DECL_PARAMETER : DECL_VARIABLE,
-                             fmu_kind[v->kind], v->name, value);
+        int fmu_kind;
+        hy_decl_kind kind = declaration_of(v, record->cosim, &fmu_kind);
+        int name = push_decl(e, slot, fmu, kind, fmu_kind, v->name, value);
         status = name < 0 ? -1 : 0;
         slot = -1;
-        if (!is_parameter && record->first_var < 0)
+        if (kind == DECL_VARIABLE && record->first_var < 0)
             record->first_var = name;
     }
     for (int j = 0; j < fmu->mod_count && status == 0; j++) {
         const hy_mod_syn *m = &e->syn->mods[fmu->mod_first + j];
-        if (used[j] || strcmp(TEXT(e->strings, m->name), "file") == 0)
+        const char *mod = TEXT(e->strings, m->name);
+        if (used[j] || strcmp(mod, "file") == 0 || strcmp(mod, "cosim") == 0
+            || strcmp(mod, "step") == 0)
             continue;
         hy_diag_error(e->diag, m->line, m->column, "FMU component '%s' has no parameter, state "
                       "or input '%s' (%s)", TEXT(e->strings, fmu->name),
@@ -201,6 +218,50 @@ static const char *file_of(expander *e, const hy_decl *fmu)
     return NULL;
 }
 
+/* The literal value of modifier `what` of fmu into *value (a number, or
+** true / false), left alone when there is none. 0, or 1 after an error. */
+static int literal(expander *e, const hy_decl *fmu, const char *what, double *value)
+{
+    for (int j = 0; j < fmu->mod_count; j++) {
+        const hy_mod_syn *m = &e->syn->mods[fmu->mod_first + j];
+        if (strcmp(TEXT(e->strings, m->name), what) != 0)
+            continue;
+        const hy_syn *node = m->value.root >= 0 ? &e->syn->nodes[m->value.root] : NULL;
+        const char *name = node && node->op == SYN_NAME ? TEXT(e->strings, node->name) : "";
+        const hy_syn *operand = node && node->op == SYN_NEG && node->a >= 0
+                                ? &e->syn->nodes[node->a] : NULL;
+        if (node && node->op == SYN_NUM) {
+            *value = node->value;
+        } else if (operand && operand->op == SYN_NUM) {
+            *value = -operand->value;
+        } else if (strcmp(name, "true") == 0 || strcmp(name, "false") == 0) {
+            *value = name[0] == 't';
+        } else {
+            hy_diag_error(e->diag, m->line, m->column, "'%s' of FMU component '%s' is a "
+                          "literal (cosim = true, step = 0.01)", what,
+                          TEXT(e->strings, fmu->name));
+            return 1;
+        }
+        if (strcmp(what, "step") == 0 && !(*value > 0.0 && isfinite(*value))) {
+            hy_diag_error(e->diag, m->line, m->column, "the step of FMU component '%s' is "
+                          "positive", TEXT(e->strings, fmu->name));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The Co-Simulation modifiers of fmu into record: cosim forces it, step
+** gives its communication step. 0, or 1 after an error. */
+static int cosim_options(expander *e, const hy_decl *fmu, hy_lang_fmu *record)
+{
+    double cosim = 0.0;
+    if (literal(e, fmu, "cosim", &cosim) || literal(e, fmu, "step", &record->step))
+        return 1;
+    record->cosim = cosim != 0.0;
+    return 0;
+}
+
 /* The Fmu at decls[slot]: described, recorded, replaced. -1 when out of
 ** memory (errors are on diag). */
 static int expand_one(expander *e, int slot)
@@ -231,9 +292,24 @@ static int expand_one(expander *e, int slot)
     char err[1200];
     hy_lang_fmu_var *vars = NULL;
     int n_vars = 0;
-    if (fmus->ops->describe(record->path, &vars, &n_vars, err, sizeof err)) {
+    if (cosim_options(e, &fmu, record))
+        return 0;
+    if (fmus->ops->describe(record->path, &record->cosim, &vars, &n_vars, err, sizeof err)) {
         hy_diag_error(e->diag, fmu.line, fmu.column, "FMU component '%s': %s",
                       record->name, err);
+        return 0;
+    }
+    if (!record->cosim && record->step > 0.0) {
+        hy_diag_error(e->diag, fmu.line, fmu.column, "FMU component '%s' runs through Model "
+                      "Exchange: a step is for Co-Simulation (cosim = true)", record->name);
+        hy_lang_fmu_vars_free(vars, n_vars);
+        return 0;
+    }
+    if (record->cosim && !record->at_model_level) {
+        hy_diag_error(e->diag, fmu.line, fmu.column, "FMU component '%s' runs through "
+                      "Co-Simulation: declare it in the model, not in a mode (yet)",
+                      record->name);
+        hy_lang_fmu_vars_free(vars, n_vars);
         return 0;
     }
     int status = declare_variables(e, slot, &fmu, vars, n_vars, record);
@@ -311,7 +387,7 @@ int hy_lang_fmus_build(const hy_lang_fmus *fmus, const hy_ir *ir, hydae_model *m
         }
         char err[1200];
         if (fmus->ops->add(m, fmu->at_model_level ? NULL : modes[host], fmu->name, fmu->path,
-                           err, sizeof err)) {
+                           fmu->cosim, fmu->step, err, sizeof err)) {
             hy_diag_error(diag, fmu->line, fmu->column, "FMU component '%s': %s", fmu->name,
                           err);
             return -1;
