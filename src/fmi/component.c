@@ -222,10 +222,90 @@ static const char *why_failed(void *user)
     return hy_fmu_errmsg_used_last(user);
 }
 
-static int build_on(hy_fmu *f, hydae_mode *on)
+/* J = dF/dy + cj dF/dy' of "on" from directional derivatives (FMI 2.0.4
+** section 3.2.2 fmi2GetDirectionalDerivative, 3.0 section 3.2.3): F is
+** (x' - f(x, u), y - g(x, u)), so J is cj I and I on the diagonal of the
+** states' and outputs' rows, minus d(f, g)/d(x, u) with one column per
+** seeded state or Float64 input (the other inputs are integers, Booleans:
+** no derivative; their columns and the other outputs' rows stay as
+** they are). */
+static int component_jacobian(double t, double cj, const double *y, const double *yp,
+                              const double *p, double *jac, void *user)
+{
+    (void)yp;
+    hy_fmu *f = hy_fmu_for_sim(user, p);
+    if (!f)
+        return -1;
+    int n_states = f->desc.n_states;
+    size_t n_vars = (size_t)(n_states + f->n_outputs + f->n_inputs);
+    memset(jac, 0, n_vars * n_vars * sizeof *jac);
+    for (int k = 0; k < n_states; k++)
+        jac[(size_t)k * (n_vars + 1)] = cj;
+    for (int k = n_states; k < n_states + f->n_outputs; k++)
+        jac[(size_t)k * (n_vars + 1)] = 1.0;
+    int status = sync_all(f, t, y);
+    size_t n_unknowns = (size_t)f->n_jac_unknowns, n_knowns = (size_t)f->n_jac_knowns;
+    for (size_t c = 0; c < n_knowns && !status; c++) {
+        memset(f->seed, 0, n_knowns * sizeof *f->seed);
+        f->seed[c] = 1.0;
+        status = f->ops->directional(f, f->jac_unknown_vr, n_unknowns, f->jac_known_vr,
+                                     n_knowns, f->seed, f->sensitivity);
+        double *column = jac + (size_t)f->jac_known_col[c] * n_vars;
+        for (size_t u = 0; u < n_unknowns && !status; u++)
+            column[f->jac_unknown_row[u]] -= f->sensitivity[u];
+    }
+    return status;
+}
+
+/* The unknowns (derivatives, Float64 outputs) and knowns (states, Float64
+** inputs) of component_jacobian, when the FMU gives directional
+** derivatives; 0 unknowns otherwise (finite differences). */
+static int choose_directional(hy_fmu *f)
+{
+    const hy_fmi_description *d = &f->desc;
+    int has_function = d->fmi_major == 2 ? f->f2.get_directional_derivative != NULL
+                                         : f->f3.get_directional_derivative != NULL;
+    if (!d->me_directional || !has_function || d->n_states + f->n_outputs == 0)
+        return 0;
+    size_t n = (size_t)(d->n_states + f->n_outputs + f->n_inputs) + 1;
+    f->jac_unknown_vr = hy_alloc_array(n, sizeof *f->jac_unknown_vr);
+    f->jac_known_vr = hy_alloc_array(n, sizeof *f->jac_known_vr);
+    f->jac_unknown_row = hy_alloc_array(n, sizeof *f->jac_unknown_row);
+    f->jac_known_col = hy_alloc_array(n, sizeof *f->jac_known_col);
+    if (!f->jac_unknown_vr || !f->jac_known_vr || !f->jac_unknown_row || !f->jac_known_col)
+        return -1;
+    for (int k = 0; k < d->n_states; k++) {
+        f->jac_unknown_vr[f->n_jac_unknowns] = f->derivative_vr[k];
+        f->jac_unknown_row[f->n_jac_unknowns++] = k;
+        f->jac_known_vr[f->n_jac_knowns] = f->state_vr[k];
+        f->jac_known_col[f->n_jac_knowns++] = k;
+    }
+    for (int k = 0; k < f->n_outputs; k++) {
+        const hy_fmi_var *v = &d->vars[f->output_var[k]];
+        if (v->type == HY_FMI_FLOAT64) {
+            f->jac_unknown_vr[f->n_jac_unknowns] = v->vr;
+            f->jac_unknown_row[f->n_jac_unknowns++] = d->n_states + k;
+        }
+    }
+    for (int k = 0; k < f->n_inputs; k++) {
+        const hy_fmi_var *v = &d->vars[f->input_var[k]];
+        if (v->type == HY_FMI_FLOAT64) {
+            f->jac_known_vr[f->n_jac_knowns] = v->vr;
+            f->jac_known_col[f->n_jac_knowns++] = d->n_states + f->n_outputs + k;
+        }
+    }
+    return 0;
+}
+
+static int build_on(hy_fmu *f, hydae_mode *on, int directional)
 {
     int n_equations = f->desc.n_states + f->n_outputs;
     int nz = f->desc.n_event_indicators;
+    if (directional && choose_directional(f))
+        return -1;
+    if (f->n_jac_unknowns > 0 && f->n_jac_knowns > 0
+        && hydae_mode_set_jacobian(on, component_jacobian))
+        return -1;
     if (add_on_variables(f, on) || hydae_mode_set_residual(on, n_equations, component_residual, f)
         || (nz > 0 && hydae_mode_set_guards(on, nz, component_guards))
         || (f->desc.me_needs_completed_step && hydae_mode_set_after_step(on, hy_fmu_after_step))
@@ -262,9 +342,10 @@ static int follow_host(component *c, hydae_mode *host, hydae_mode *on, const cha
 }
 
 /* The model's parameters NAME.p, the chart and its modes. */
-static int build_component(component *c, hydae_model *m, hydae_mode *host, const char *name,
-                           int with_params, double step)
+static int build_component(component *c, hydae_model *m, hydae_mode *host,
+                           const hy_lang_fmu *how, int with_params)
 {
+    const char *name = how->name;
     hy_fmu *f = c->fmu;
     f->component = 1;
     if (hy_fmu_choose_columns(f) || name_variables(f, name)
@@ -272,19 +353,20 @@ static int build_component(component *c, hydae_model *m, hydae_mode *host, const
         return -1;
     f->chart = hydae_model_add_chart(m, name);
     hydae_mode *on = f->chart ? hydae_chart_add_mode(f->chart, "on") : NULL;
-    if (!on || (f->cosim ? hy_fmu_build_cosim_on(f, on, step) : build_on(f, on)))
+    if (!on || (f->cosim ? hy_fmu_build_cosim_on(f, on, how->step)
+                         : build_on(f, on, !how->finite_differences)))
         return -1;
     return host ? follow_host(c, host, on, name) : 0;
 }
 
 /* The parameters NAME.p added to m (with_params), or declared already
 ** (a model file's). */
-static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
-                             const char *path, int cosim, double step, int with_params,
-                             char *err, size_t err_size)
+static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const hy_lang_fmu *how,
+                             int with_params, char *err, size_t err_size)
 {
-    hy_fmu *f = hy_fmu_open(path, cosim ? HY_FMU_CO_SIMULATION : HY_FMU_MODEL_EXCHANGE, err,
-                            err_size);
+    const char *path = how->path;
+    hy_fmu *f = hy_fmu_open(path, how->cosim ? HY_FMU_CO_SIMULATION : HY_FMU_MODEL_EXCHANGE,
+                            err, err_size);
     if (!f)
         return NULL;
     component *c = hy_calloc(1, sizeof *c);
@@ -295,8 +377,8 @@ static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
         return NULL;
     }
     c->fmu = f;
-    if (build_component(c, m, host, name, with_params, step)) {
-        hy_format(err, err_size, "%s: cannot add the FMU as component '%s': %s", path, name,
+    if (build_component(c, m, host, how, with_params)) {
+        hy_format(err, err_size, "%s: cannot add the FMU as component '%s': %s", path, how->name,
                   hydae_model_errmsg(m)[0] ? hydae_model_errmsg(m) : "out of memory");
         return NULL;
     }
@@ -306,7 +388,8 @@ static hy_fmu *add_component(hydae_model *m, hydae_mode *host, const char *name,
 hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
                              const char *path, char *err, size_t err_size)
 {
-    return add_component(m, host, name, path, 0, 0.0, 1, err, err_size);
+    hy_lang_fmu how = { .name = (char *)name, .path = (char *)path };
+    return add_component(m, host, &how, 1, err, err_size);
 }
 
 /* ---- for the model language (lang/fmu_component.h) ---- */
@@ -357,10 +440,11 @@ static int describe(const char *path, int *cosim, hy_lang_fmu_var **vars_out, in
     return status;
 }
 
-static int add(hydae_model *m, hydae_mode *host, const char *name, const char *path, int cosim,
-               double step, char *err, size_t err_size)
+static int add(hydae_model *m, hydae_mode *host, const hy_lang_fmu *fmu, char *err,
+               size_t err_size)
 {
-    return add_component(m, host, name, path, cosim, step, 0, err, err_size) ? 0 : -1;
+    hy_fmu *f = add_component(m, host, fmu, 0, err, err_size);
+    return f ? 0 : -1;
 }
 
 const hy_lang_fmu_ops hy_fmu_lang_ops = { describe, add };

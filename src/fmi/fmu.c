@@ -190,6 +190,11 @@ void hy_fmu_free(hy_fmu *f)
     hy_free(f->states_set);
     hy_free(f->scratch);
     hy_free(f->seed);
+    hy_free(f->sensitivity);
+    hy_free(f->jac_unknown_vr);
+    hy_free(f->jac_known_vr);
+    hy_free(f->jac_unknown_row);
+    hy_free(f->jac_known_col);
     hy_free(f->state_vr);
     hy_free(f->derivative_vr);
     hy_free(f->output_var);

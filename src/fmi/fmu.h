@@ -56,9 +56,12 @@ typedef struct hy_fmi_instance_ops {
     int (*update_discrete)(hy_fmu *f, hy_fmi_event *event);
     int (*enter_continuous)(hy_fmu *f);
     int (*get_value)(hy_fmu *f, const hy_fmi_var *v, double *value);
-    /* d(derivatives)/d(states) times seed; NULL-safe: -1 when the binary
-    ** has no such function. */
-    int (*directional)(hy_fmu *f, const double *seed, double *sensitivity);
+    /* The sensitivity of the unknowns (value references) to the knowns
+    ** times seed (Float64 / Real variables only; 2.0.4 section 3.2.2
+    ** fmi2GetDirectionalDerivative, 3.0 section 3.2.3). */
+    int (*directional)(hy_fmu *f, const uint32_t *unknown, size_t n_unknown,
+                       const uint32_t *known, size_t n_known, const double *seed,
+                       double *sensitivity);
     /* Any numeric type from a double (checked by hy_fmu_check_value). */
     int (*set_value)(hy_fmu *f, const hy_fmi_var *v, double value);
     void (*terminate)(hy_fmu *f);
@@ -93,7 +96,8 @@ struct hy_fmu {
     double time_set;
     double *states_set;
     double *scratch;            /* n_states */
-    double *seed;               /* n_states, for the Jacobian's columns */
+    double *seed;               /* n_vars, for the Jacobian's columns */
+    double *sensitivity;        /* n_vars, a column of directional derivatives */
     uint32_t *state_vr, *derivative_vr; /* the states' and derivatives' references */
     hydae_chart *chart;         /* its time events are scheduled on it */
     int step_terminate;         /* CompletedIntegratorStep asked to end the run */
@@ -116,6 +120,13 @@ struct hy_fmu {
     int n_inputs, inputs_valid;
     int *input_var;
     double *inputs_set;
+    /* Its Jacobian from directional derivatives (component.c; 0 unknowns:
+    ** by finite differences): the unknowns (derivatives, Float64 outputs)
+    ** and knowns (states, Float64 inputs), with their rows and columns
+    ** among the mode's equations and variables. */
+    int n_jac_unknowns, n_jac_knowns;
+    uint32_t *jac_unknown_vr, *jac_known_vr;
+    int *jac_unknown_row, *jac_known_col;
     char errmsg[1024];          /* the last failure */
     char logmsg[512];           /* the FMU's last logged message */
     /* One state per sim (per_sim.c): the model's FMU for a copy (NULL for

@@ -179,11 +179,12 @@ static int get_value2(hy_fmu *f, const hy_fmi_var *v, double *value)
                                                                : "fmi2GetInteger");
 }
 
-static int directional2(hy_fmu *f, const double *seed, double *sensitivity)
+static int directional2(hy_fmu *f, const uint32_t *unknown, size_t n_unknown,
+                        const uint32_t *known, size_t n_known, const double *seed,
+                        double *sensitivity)
 {
-    size_t n = (size_t)f->desc.n_states;
-    return hy_fmu_check(f, f->f2.get_directional_derivative(f->instance, f->derivative_vr, n,
-                                                             f->state_vr, n, seed, sensitivity),
+    return hy_fmu_check(f, f->f2.get_directional_derivative(f->instance, unknown, n_unknown,
+                                                             known, n_known, seed, sensitivity),
                         "fmi2GetDirectionalDerivative");
 }
 

@@ -183,12 +183,13 @@ static int get_value3(hy_fmu *f, const hy_fmi_var *v, double *value)
     return check_typed(f, status, "Get", v->type);
 }
 
-static int directional3(hy_fmu *f, const double *seed, double *sensitivity)
+static int directional3(hy_fmu *f, const uint32_t *unknown, size_t n_unknown,
+                        const uint32_t *known, size_t n_known, const double *seed,
+                        double *sensitivity)
 {
-    size_t n = (size_t)f->desc.n_states;
-    return hy_fmu_check(f, f->f3.get_directional_derivative(f->instance, f->derivative_vr, n,
-                                                             f->state_vr, n, seed, n,
-                                                             sensitivity, n),
+    return hy_fmu_check(f, f->f3.get_directional_derivative(f->instance, unknown, n_unknown,
+                                                             known, n_known, seed, n_known,
+                                                             sensitivity, n_unknown),
                         "fmi3GetDirectionalDerivative");
 }
 

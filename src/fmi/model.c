@@ -83,7 +83,8 @@ static int fmu_jacobian(double t, double cj, const double *y, const double *yp, 
     for (int j = 0; j < n && !status; j++) {
         memset(f->seed, 0, (size_t)n * sizeof *f->seed);
         f->seed[j] = 1.0;
-        status = f->ops->directional(f, f->seed, jac + (size_t)j * (size_t)n);
+        status = f->ops->directional(f, f->derivative_vr, (size_t)n, f->state_vr, (size_t)n,
+                                     f->seed, jac + (size_t)j * (size_t)n);
     }
     return status;
 }
@@ -300,12 +301,13 @@ int hy_fmu_choose_columns(hy_fmu *f)
     f->output_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->output_var);
     f->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->states_set);
     f->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->scratch);
-    f->seed = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->seed);
+    f->seed = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->seed);
+    f->sensitivity = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->sensitivity);
     f->state_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->state_vr);
     f->derivative_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->derivative_vr);
     char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
     if (!f->param_var || !f->input_var || !f->inputs_set || !f->output_var || !f->states_set
-        || !f->scratch || !f->seed || !f->state_vr || !f->derivative_vr || !is_state) {
+        || !f->scratch || !f->seed || !f->sensitivity || !f->state_vr || !f->derivative_vr || !is_state) {
         hy_free(is_state);
         return -1;
     }

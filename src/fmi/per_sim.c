@@ -47,6 +47,7 @@ static void free_copy(hy_fmu *copy)
     hy_free(copy->states_set);
     hy_free(copy->scratch);
     hy_free(copy->seed);
+    hy_free(copy->sensitivity);
     hy_free(copy->inputs_set);
     hy_free(copy);
 }
@@ -92,9 +93,11 @@ static hy_fmu *make_copy(hy_fmu *f)
     copy->errmsg[0] = copy->logmsg[0] = '\0';
     copy->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *copy->states_set);
     copy->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *copy->scratch);
-    copy->seed = hy_alloc_array((size_t)d->n_states + 1, sizeof *copy->seed);
+    copy->seed = hy_alloc_array((size_t)d->n_vars + 1, sizeof *copy->seed);
+    copy->sensitivity = hy_alloc_array((size_t)d->n_vars + 1, sizeof *copy->sensitivity);
     copy->inputs_set = hy_alloc_array((size_t)d->n_vars + 1, sizeof *copy->inputs_set);
-    if (!copy->states_set || !copy->scratch || !copy->seed || !copy->inputs_set) {
+    if (!copy->states_set || !copy->scratch || !copy->seed || !copy->sensitivity
+        || !copy->inputs_set) {
         free_copy(copy);
         return NULL;
     }

@@ -181,7 +181,7 @@ static int declare_variables(expander *e, int slot, const hy_decl *fmu, const hy
         const hy_mod_syn *m = &e->syn->mods[fmu->mod_first + j];
         const char *mod = TEXT(e->strings, m->name);
         if (used[j] || strcmp(mod, "file") == 0 || strcmp(mod, "cosim") == 0
-            || strcmp(mod, "step") == 0)
+            || strcmp(mod, "step") == 0 || strcmp(mod, "directional") == 0)
             continue;
         hy_diag_error(e->diag, m->line, m->column, "FMU component '%s' has no parameter, state "
                       "or input '%s' (%s)", TEXT(e->strings, fmu->name),
@@ -251,14 +251,17 @@ static int literal(expander *e, const hy_decl *fmu, const char *what, double *va
     return 0;
 }
 
-/* The Co-Simulation modifiers of fmu into record: cosim forces it, step
-** gives its communication step. 0, or 1 after an error. */
-static int cosim_options(expander *e, const hy_decl *fmu, hy_lang_fmu *record)
+/* How fmu runs, into record: cosim = true forces Co-Simulation, step
+** gives its communication step, directional = false a Model Exchange
+** Jacobian by finite differences. 0, or 1 after an error. */
+static int run_options(expander *e, const hy_decl *fmu, hy_lang_fmu *record)
 {
-    double cosim = 0.0;
-    if (literal(e, fmu, "cosim", &cosim) || literal(e, fmu, "step", &record->step))
+    double cosim = 0.0, directional = 1.0;
+    if (literal(e, fmu, "cosim", &cosim) || literal(e, fmu, "step", &record->step)
+        || literal(e, fmu, "directional", &directional))
         return 1;
     record->cosim = cosim != 0.0;
+    record->finite_differences = directional == 0.0;
     return 0;
 }
 
@@ -292,7 +295,7 @@ static int expand_one(expander *e, int slot)
     char err[1200];
     hy_lang_fmu_var *vars = NULL;
     int n_vars = 0;
-    if (cosim_options(e, &fmu, record))
+    if (run_options(e, &fmu, record))
         return 0;
     if (fmus->ops->describe(record->path, &record->cosim, &vars, &n_vars, err, sizeof err)) {
         hy_diag_error(e->diag, fmu.line, fmu.column, "FMU component '%s': %s",
@@ -386,8 +389,7 @@ int hy_lang_fmus_build(const hy_lang_fmus *fmus, const hy_ir *ir, hydae_model *m
             return -1;
         }
         char err[1200];
-        if (fmus->ops->add(m, fmu->at_model_level ? NULL : modes[host], fmu->name, fmu->path,
-                           fmu->cosim, fmu->step, err, sizeof err)) {
+        if (fmus->ops->add(m, fmu->at_model_level ? NULL : modes[host], fmu, err, sizeof err)) {
             hy_diag_error(diag, fmu->line, fmu->column, "FMU component '%s': %s", fmu->name,
                           err);
             return -1;

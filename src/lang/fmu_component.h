@@ -27,6 +27,8 @@ typedef struct hy_lang_fmu_var {
     double start;                /* 0 when it has none */
 } hy_lang_fmu_var;
 
+typedef struct hy_lang_fmu hy_lang_fmu;
+
 struct hy_lang_fmu_ops {
     /* The variables a component of the FMU at path shows, *vars allocated
     ** with hy_alloc (each name too; hy_lang_fmu_vars_free frees them).
@@ -35,24 +37,26 @@ struct hy_lang_fmu_ops {
     ** naming the file in err. */
     int (*describe)(const char *path, int *cosim, hy_lang_fmu_var **vars, int *n_vars,
                     char *err, size_t err_size);
-    /* Add the FMU at path to m as the chart `name`, active while host is
-    ** (NULL: always); cosim: through Co-Simulation, stepped every step
-    ** (0: the FMU's default step size). 0, or -1 with a message in err. */
-    int (*add)(hydae_model *m, hydae_mode *host, const char *name, const char *path, int cosim,
-               double step, char *err, size_t err_size);
+    /* Add FMU component fmu (its file fmu->path) to m as the chart
+    ** fmu->name, active while host is (NULL: always). 0, or -1 with a
+    ** message in err. */
+    int (*add)(hydae_model *m, hydae_mode *host, const hy_lang_fmu *fmu, char *err,
+               size_t err_size);
 };
 
 void hy_lang_fmu_vars_free(hy_lang_fmu_var *vars, int n_vars);
 
 /* One FMU component, kept from the syntax to the build. */
-typedef struct hy_lang_fmu {
+struct hy_lang_fmu {
     char *name, *path;           /* the component; the file, relative to the model's directory */
     int first_var;               /* a name id of one of its variables, -1: none */
     int at_model_level;
     int cosim;                   /* a sampled Co-Simulation component */
     double step;                 /* its communication step, 0: the FMU's */
+    int finite_differences;      /* `directional = false`: the Jacobian of
+                                    Model Exchange by finite differences */
     int line, column;
-} hy_lang_fmu;
+};
 
 typedef struct hy_lang_fmus {
     const hy_lang_fmu_ops *ops; /* NULL: the library's own (none without FMI) */
