@@ -11,8 +11,8 @@
 ** FMI 2.0 and 3.0 with mu = 1, and 2.0 with mu = 2 set as the model's
 ** parameter vdp.mu).
 ** The FMU's columns have values exactly while its mode is active. (The
-** runs agree to the bit: the same finite-difference Jacobian, and the
-** FMU's arithmetic is the hand-written one.) Skipped (77) without the FMUs.
+** runs agree to the bit here: the FMU's arithmetic is the hand-written
+** one.) Skipped (77) without the FMUs.
 */
 #include "check.h"
 #include "rows.h"

@@ -8,6 +8,8 @@
 **                                         slave.c); binaries/x86_64-linux/ in 3.0
 **   resources/model.hym                   the model file, compiled by the
 **                                         runtime at fmi2Instantiate
+**   resources/F.fmu                       each FMU component's file, at its
+**                                         path relative to the model file
 **
 ** The model is compiled here first, so that a model with errors is refused
 ** at export time with the compiler's messages, and so that the variables
@@ -54,10 +56,38 @@ static int add_source(zip_t *zip, const char *name, zip_source_t *src)
     return 0;
 }
 
+/* The files of the model's FMU components (`Fmu c(file = "F.fmu")`,
+** relative to the model file) into resources/ at the same relative
+** paths, where the runtime's compiler looks for them beside
+** resources/model.hym. 0, or -1 with the message written. */
+static int add_fmu_components(zip_t *zip, const hy_lang_unit *unit, const char *model_path,
+                              FILE *diagnostics)
+{
+    const char *slash = strrchr(model_path, '/');
+    size_t dir = slash ? (size_t)(slash - model_path) + 1 : 0;
+    for (int i = 0; i < unit->fmus.n; i++) {
+        const hy_lang_fmu *fmu = &unit->fmus.list[i];
+        const char *relative = fmu->path + dir;
+        if (strncmp(fmu->path, model_path, dir) != 0 || relative[0] == '/'
+            || strstr(relative, "..")) {
+            fprintf(diagnostics, "hydae: %s: FMU component '%s': %s is not beside or below the "
+                    "model file, so it cannot be packed into resources/\n", model_path,
+                    fmu->name, fmu->path);
+            return -1;
+        }
+        char entry[4200];
+        hy_format(entry, sizeof entry, "resources/%s", relative);
+        if (add_source(zip, entry, zip_source_file(zip, fmu->path, 0, -1)))
+            return -1;
+    }
+    return 0;
+}
+
 /* The archive; the buffers must live until zip_close. 0 or 2. */
 static int write_archive(const char *fmu_path, const char *platform, const char *xml,
                          size_t xml_size, const char *text, size_t text_size,
-                         const char *identifier, const char *runtime_path, FILE *diagnostics)
+                         const char *identifier, const char *runtime_path,
+                         const hy_lang_unit *unit, const char *model_path, FILE *diagnostics)
 {
     int code = 0;
     zip_t *zip = zip_open(fmu_path, ZIP_CREATE | ZIP_TRUNCATE, &code);
@@ -80,6 +110,10 @@ static int write_archive(const char *fmu_path, const char *platform, const char 
                  || add_source(zip, "resources/" HY_EXPORT_RESOURCE_NAME,
                                zip_source_buffer(zip, text, text_size, 0))
                  || add_source(zip, binary, zip_source_file(zip, runtime_path, 0, -1));
+    if (!failed && add_fmu_components(zip, unit, model_path, diagnostics)) {
+        zip_discard(zip);
+        return 2;
+    }
     if (failed) {
         fprintf(diagnostics, "hydae: %s: %s\n", fmu_path, zip_strerror(zip));
         zip_discard(zip);
@@ -129,7 +163,7 @@ int hy_export_fmu(const char *model_path, const char *fmu_path, int fmi_version,
             status = write_archive(fmu_path,
                                    fmi_version == HY_EXPORT_FMI3 ? "x86_64-linux" : "linux64",
                                    xml, xml_size, text, text_size, identifier, runtime_path,
-                                   diagnostics);
+                                   unit, model_path, diagnostics);
     }
     free(xml);
     hydae_model_free(m);
