@@ -13,6 +13,7 @@
 ** parameters, as for Model Exchange (model.c).
 */
 #include "fmi/fmu.h"
+#include "model/model.h"
 #include "core/core.h"
 
 #include <math.h>
@@ -114,6 +115,16 @@ static int add_communication_points(hy_fmu *f, hydae_mode *mode)
 
 int hy_fmu_build_cosim_on(hy_fmu *f, hydae_mode *on, double step)
 {
+    /* The outputs a model file cannot name (`c.der(x)`, `c.a.b`) are
+    ** discrete variables all the same (result columns). */
+    for (int k = 0; k < f->n_outputs; k++) {
+        const hy_fmi_var *v = &f->desc.vars[f->output_var[k]];
+        const char *name = hy_fmu_var_name(f, f->output_var[k]);
+        if (hy_model_find_global(on->chart->model, name) < 0
+            && hydae_model_add_discrete(on->chart->model, name, v->has_start ? v->start : 0.0)
+                   < 0)
+            return -1;
+    }
     f->cs_step = step > 0.0 ? step : f->desc.has_step_size ? f->desc.step_size : 0.0;
     if (hydae_mode_set_rhs(on, no_equations, f) || add_communication_points(f, on)
         || hydae_mode_add_entry_action(on, cosim_initial_action, f))

@@ -253,6 +253,23 @@ common = [t for t in direct if direct[t][0] != ""]
 bad = [t for t in common if exported.get(t) != direct[t]]
 sys.exit(len(common) < 100 or bool(bad))
 PY
+# The exported FMU (Co-Simulation only) as a component of another model
+# file: the same values at the communication points, under s. (its
+# outputs the language cannot name, s.vdp.x0, s.mode(main), included).
+printf 'model nest\n  Fmu s(file = "../vs.fmu");\n  experiment t_end = 20, dt = 0.1;\nend nest;\n' \
+    >exp/nest.hym
+"$hydae" run exp/nest.hym -o nest.csv 2>err.txt || fail "the exported FMU as a component: $(cat err.txt)"
+python3 - nest.csv vs.csv <<'PY' || fail "the exported FMU as a component differs from the direct run"
+import csv, sys
+def last_per_time(path, names):
+    rows = list(csv.DictReader(row for row in open(path) if not row.startswith("#")))
+    return {r["time"]: tuple(r[n] for n in names) for r in rows}
+nested = last_per_time(sys.argv[1], ["s.vdp.x0", "s.vdp.x1"])
+direct = last_per_time(sys.argv[2], ["vdp.x0", "vdp.x1"])
+common = [t for t in direct if direct[t][0] != ""]
+bad = [t for t in common if nested.get(t) != direct[t]]
+sys.exit(len(common) < 100 or bool(bad))
+PY
 [ -z "$(ls -A "$TMPDIR")" ] || fail "runs left $(ls "$TMPDIR") in TMPDIR"
 [ $failed -eq 0 ] && echo "cli_fmi: all passed"
 exit $failed
