@@ -270,6 +270,17 @@ common = [t for t in direct if direct[t][0] != ""]
 bad = [t for t in common if nested.get(t) != direct[t]]
 sys.exit(len(common) < 100 or bool(bad))
 PY
+# examples/fmi/dahlquist_sampled.hym: the Co-Simulation component's held
+# output is Euler's (1 - k h)^n = 0.9^30 at t = 3, hydae's x is exp(-3).
+cp "$here/examples/fmi/dahlquist_sampled.hym" exp/
+ln -s "$fmus/3.0/Dahlquist.fmu" exp/Dahlquist.fmu
+"$hydae" run exp/dahlquist_sampled.hym -o ds.csv 2>err.txt || fail "dahlquist_sampled: $(cat err.txt)"
+python3 - ds.csv <<'PY' || fail "dahlquist_sampled.hym: $(tail -1 ds.csv)"
+import csv, math, sys
+last = list(csv.DictReader(open(sys.argv[1])))[-1]
+sys.exit(not (float(last["time"]) == 3 and abs(float(last["d.x"]) - 0.9 ** 30) < 1e-14
+              and abs(float(last["x"]) - math.exp(-3)) < 1e-7))
+PY
 [ -z "$(ls -A "$TMPDIR")" ] || fail "runs left $(ls "$TMPDIR") in TMPDIR"
 [ $failed -eq 0 ] && echo "cli_fmi: all passed"
 exit $failed
