@@ -12,10 +12,12 @@
 #include "lang/hierarchy.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
+#include "lang/native/native.h"
 #include "model/model.h"
 #include "sim/sim.h" /* the sim's message */
 #include "core/core.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ void hy_lang_unit_free_code(void *data)
             unit->transitions[i].ops->free_transition(unit->transitions[i].code);
     if (unit->initial.code)
         unit->initial.ops->free_transition(unit->initial.code);
+    if (unit->native_library) /* after the programs that ran it */
+        dlclose(unit->native_library);
     hy_free(unit->modes);
     hy_free(unit->transitions);
     hy_free(unit->global_values);
@@ -81,6 +85,15 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
                                      FILE *diagnostics, hy_lang_experiment *experiment,
                                      int *n_errors)
 {
+    return hy_lang_compile_string_with(source, length, display_name, diagnostics, experiment,
+                                       n_errors, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_options *options)
+{
     hy_diag diag;
     hy_diag_init(&diag, diagnostics, display_name, source, length);
     if (experiment)
@@ -111,6 +124,8 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
             hy_diag_nomem(&diag);
         if (diag.n_errors == 0)
             hy_build_model(unit, &ir, &hy_eval_vm, &diag);
+        if (diag.n_errors == 0)
+            hy_native_attach(unit, options, &diag);
         for (int i = 0; i < n_structural && diag.n_errors == 0 && unit->model; i++)
             if (hy_model_add_structural(unit->model,
                                         hy_strtab_get(&unit->strings, structural[i])))
@@ -197,6 +212,13 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
 hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
                                    hy_lang_experiment *experiment, int *n_errors)
 {
+    return hy_lang_compile_file_with(path, diagnostics, experiment, n_errors, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
+                                        hy_lang_experiment *experiment, int *n_errors,
+                                        const hy_lang_options *options)
+{
     size_t length = 0;
     char *text = hy_lang_read_file(path, &length, diagnostics);
     if (!text) {
@@ -206,7 +228,8 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
             memset(experiment, 0, sizeof *experiment);
         return NULL;
     }
-    hy_lang_unit *unit = hy_lang_compile_string(text, length, path, diagnostics, experiment, n_errors);
+    hy_lang_unit *unit = hy_lang_compile_string_with(text, length, path, diagnostics, experiment,
+                                                     n_errors, options);
     hy_free(text);
     return unit;
 }
@@ -217,6 +240,13 @@ const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model)
     if (!model || model->attached_free != hy_lang_unit_free_code)
         return NULL;
     return &((const hy_lang_unit *)model->attached)->experiment;
+}
+
+const hy_lang_native_stats *hy_lang_model_native(const hydae_model *model)
+{
+    if (!model || model->attached_free != hy_lang_unit_free_code)
+        return NULL;
+    return &((const hy_lang_unit *)model->attached)->native;
 }
 
 int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)

@@ -92,6 +92,12 @@ enum { HY_DST_REGS, HY_DST_OUT };
 enum { HY_MIN_RUN = 4 };
 enum { HY_REG_T, HY_REG_CJ, HY_N_FIXED_REGS };
 
+/* A program compiled to machine code by the native backend (native/,
+** generated C): the same operations in the same order on the register
+** file r, so the same results to the bit. */
+typedef void (*hy_native_fn)(double *r, double t, double cj, const double *y, const double *yp,
+                             const double *p, const double *in, double *out);
+
 typedef struct hy_program {
     int n_instr;
     hy_instr *code;
@@ -110,7 +116,11 @@ typedef struct hy_program {
     int *p_used;
     int n_in_used;           /* the in[] entries read, ascending */
     int *in_used;
+    hy_native_fn native;     /* when set, runs instead of the bytecode */
 } hy_program;
+
+/* Operand registers per operation (HY_OP_POWI: the base and the exponent). */
+int hy_op_arity(int op);
 
 /* What a program reads. Unused arrays may be NULL. */
 typedef struct hy_vm_input {
