@@ -97,27 +97,35 @@ static uint64_t file_hash(const char *path)
     return h;
 }
 
+/* The sum file's text: the hashes of the source and of the object. */
+static int sum_text(char *text, size_t size, uint64_t source_hash, uint64_t object_hash)
+{
+    return snprintf(text, size, "fnv1a64 %016" PRIx64 " %016" PRIx64 "\n", source_hash,
+                    object_hash);
+}
+
 /* The cached object of the job, loaded, if its source is the job's and
-** its hash the one its sum file records; NULL otherwise. */
+** its sum file is exactly the hashes of that source and of the object;
+** NULL otherwise. */
 static void *cache_lookup(const char *dir, const job *jb)
 {
-    char path[HY_NATIVE_PATH_MAX];
+    char path[HY_NATIVE_PATH_MAX], want[128];
     size_t n = 0;
+    key_path(path, dir, jb->key, "c");
+    char *cached = hy_native_read_all(path, &n);
+    int ok = cached && n == jb->length && memcmp(cached, jb->source, n) == 0;
+    hy_free(cached);
+    if (!ok)
+        return NULL;
+    key_path(path, dir, jb->key, "so");
+    int want_length = sum_text(want, sizeof want, jb->source_hash, file_hash(path));
     key_path(path, dir, jb->key, "sum");
     char *sum = hy_native_read_all(path, &n);
-    uint64_t source_hash = 0, object_hash = 0;
-    int ok = sum && sscanf(sum, "fnv1a64 %" SCNx64 " %" SCNx64, &source_hash, &object_hash) == 2
-             && source_hash == jb->source_hash;
+    ok = sum && n == (size_t)want_length && memcmp(sum, want, n) == 0;
     hy_free(sum);
     if (!ok)
         return NULL;
-    key_path(path, dir, jb->key, "c");
-    char *cached = hy_native_read_all(path, &n);
-    ok = cached && n == jb->length && memcmp(cached, jb->source, n) == 0;
-    hy_free(cached);
     key_path(path, dir, jb->key, "so");
-    if (!ok || file_hash(path) != object_hash)
-        return NULL;
     return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
@@ -145,10 +153,8 @@ static void *build(const char *dir, job *jb, int keep)
         snprintf(jb->err, sizeof jb->err, "cannot load the compiled code: %s", why ? why : "?");
     }
     if (lib && keep) {
-        uint64_t object_hash = file_hash(tmp);
         char sum[128], sum_path[HY_NATIVE_PATH_MAX];
-        int n = snprintf(sum, sizeof sum, "fnv1a64 %016" PRIx64 " %016" PRIx64 "\n",
-                         jb->source_hash, object_hash);
+        int n = sum_text(sum, sizeof sum, jb->source_hash, file_hash(tmp));
         key_path(sum_path, dir, jb->key, "sum");
         if (rename(tmp, so) != 0 || hy_native_write_atomic(sum_path, sum, (size_t)n) != 0)
             unlink(tmp); /* still loaded; the next run compiles again */
