@@ -24,7 +24,11 @@
 #include <math.h>
 #include <string.h>
 
-enum { GATHER_LOOP = 32 };
+/* Gathered instructions of more lanes than loop_above (GATHER_LOOP; 0 in
+** a program with more than MAX_STATEMENTS such lanes in all, whose one
+** function would take the C compiler minutes) and lists of more stores
+** than GATHER_LOOP run as loops over tables. */
+enum { GATHER_LOOP = 32, MAX_STATEMENTS = 4096 };
 
 /* How the generated code reads a register. */
 enum { REF_CONST, REF_T, REF_CJ, REF_LEAF, REF_RESULT };
@@ -37,6 +41,7 @@ typedef struct emitter {
     int *leaf_index;         /* and index in it */
     unsigned char *in_array; /* read or written through r[] */
     int n_tables;
+    int loop_above;          /* gathered instructions of more lanes are loops */
 } emitter;
 
 static const char *const input_name[HY_N_LOADS] = { "y", "yp", "p", "in" };
@@ -174,7 +179,7 @@ static void mark_arrays(emitter *em)
             o += 3 + 3 * arity;
             continue;
         }
-        if (n > GATHER_LOOP) {
+        if (n > em->loop_above) {
             for (int j = 0; j < n * arity; j++)
                 if (!(in->op == HY_OP_POWI && j % 2 == 1))
                     em->in_array[o[j]] = 1;
@@ -186,15 +191,70 @@ static void mark_arrays(emitter *em)
             d += n;
         o += n * arity;
     }
+    if (prog->stores.n > GATHER_LOOP)
+        for (int k = 0; k < prog->stores.n; k++)
+            em->in_array[prog->stores.src[k]] = 1;
 }
 
-/* int hy_t<k>[] = { v... } (a static table), returning k. */
+/* The limit above which gathered instructions are loops: GATHER_LOOP, or 0
+** when statements would be too many. */
+static int loop_limit(const hy_program *prog)
+{
+    const int *o = prog->operands;
+    long n_statements = 0;
+    for (int i = 0; i < prog->n_instr; i++) {
+        const hy_instr *in = &prog->code[i];
+        int arity = hy_op_arity(in->op);
+        if (in->strided) {
+            o += 3 + 3 * arity;
+            continue;
+        }
+        if (in->count <= GATHER_LOOP)
+            n_statements += in->count;
+        o += in->count * arity;
+    }
+    return n_statements > MAX_STATEMENTS ? 0 : GATHER_LOOP;
+}
+
+/* The decimal digits of v at p; returns the end. */
+static char *put_int(char *p, int v)
+{
+    char digits[12];
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* int hy_t<k>[] = { v... } (a static table), returning k. The numbers
+** are formatted here, 16 a line: a big model's tables are most of its
+** text, and a cached run generates it again to find the cache entry. */
 static int emit_table(emitter *em, const int *v, int n)
 {
     int k = em->n_tables++;
     fprintf(em->f, "    static const int hy_t%d[%d] = {", k, n > 0 ? n : 1);
-    for (int j = 0; j < n; j++)
-        fprintf(em->f, "%s%d", j == 0 ? "\n        " : j % 16 == 0 ? ",\n        " : ", ", v[j]);
+    char line[16 * 13 + 16];
+    for (int j = 0; j < n; j += 16) {
+        char *p = line;
+        memcpy(p, "\n        ", 9);
+        p += 9;
+        for (int i = j; i < n && i < j + 16; i++) {
+            p = put_int(p, v[i]);
+            if (i + 1 < n) {
+                *p++ = ',';
+                if (i + 1 < j + 16)
+                    *p++ = ' ';
+            }
+        }
+        fwrite(line, 1, (size_t)(p - line), em->f);
+    }
     fprintf(em->f, "%s};\n", n > 0 ? "\n    " : "0");
     return k;
 }
@@ -256,7 +316,7 @@ static void emit_gathered(emitter *em, const hy_instr *in, const int *o, int d, 
 {
     int arity = hy_op_arity(in->op), n = in->count;
     char operand[3][64] = { "", "", "" };
-    if (n > GATHER_LOOP) {
+    if (n > em->loop_above) {
         fprintf(em->f, "    {\n");
         int table = emit_table(em, o, n * arity);
         fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++) {\n", n);
@@ -316,6 +376,14 @@ static void emit_body(emitter *em)
         o += in->count * arity;
     }
     char value[64];
+    if (prog->stores.n > GATHER_LOOP) {
+        fprintf(em->f, "    {\n");
+        int dst = emit_table(em, prog->stores.dst, prog->stores.n);
+        int src = emit_table(em, prog->stores.src, prog->stores.n);
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n        out[hy_t%d[j]] = r[hy_t%d[j]];\n"
+                "    }\n", prog->stores.n, dst, src);
+        return;
+    }
     for (int k = 0; k < prog->stores.n; k++) {
         ref(em, prog->stores.src[k], value, sizeof value);
         fprintf(em->f, "    out[%d] = %s;\n", prog->stores.dst[k], value);
@@ -339,7 +407,7 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name)
 {
     size_t n = (size_t)prog->n_regs + 1;
     emitter em = { f, prog, hy_calloc(n, 1), hy_calloc(n, 1),
-                   hy_calloc(n, sizeof(int)), hy_calloc(n, 1), 0 };
+                   hy_calloc(n, sizeof(int)), hy_calloc(n, 1), 0, GATHER_LOOP };
     if (!em.kind || !em.leaf_of || !em.leaf_index || !em.in_array) {
         hy_free(em.kind);
         hy_free(em.leaf_of);
@@ -347,6 +415,7 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name)
         hy_free(em.in_array);
         return -1;
     }
+    em.loop_above = loop_limit(prog);
     classify(&em);
     mark_arrays(&em);
     fprintf(f, "\nvoid hy_f%d(double *restrict r, double t, double cj, const double *restrict y,\n"
