@@ -987,6 +987,10 @@ void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *in
 
 int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out)
 {
+    if (prog->native && !prog->native_needs_regs) { /* no look-up of the register file */
+        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in, out);
+        return 0;
+    }
     double *regs = hy_program_regs(prog);
     if (!regs)
         return -1;

@@ -117,6 +117,7 @@ typedef struct hy_program {
     int n_in_used;           /* the in[] entries read, ascending */
     int *in_used;
     hy_native_fn native;     /* when set, runs instead of the bytecode */
+    unsigned char native_needs_regs; /* it uses the register file */
 } hy_program;
 
 /* Operand registers per operation (HY_OP_POWI: the base and the exponent). */

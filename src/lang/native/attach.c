@@ -24,6 +24,7 @@
 
 typedef struct program_list {
     hy_program **items;
+    unsigned char *needs_regs; /* of each, from the generator */
     int n, cap, failed;
 } program_list;
 
@@ -52,16 +53,20 @@ static int collect_unit(hy_lang_unit *unit, program_list *list)
 }
 
 /* The generated file of all programs, malloc'ed by the C library. */
-static char *generate(const program_list *list, size_t *length)
+static char *generate(program_list *list, size_t *length)
 {
     char *text = NULL;
-    FILE *f = open_memstream(&text, length);
+    list->needs_regs = hy_calloc((size_t)list->n + 1, 1);
+    FILE *f = list->needs_regs ? open_memstream(&text, length) : NULL;
     if (!f)
         return NULL;
     hy_native_emit_prelude(f);
     int ok = 1;
-    for (int k = 0; k < list->n && ok; k++)
-        ok = hy_native_emit_program(f, list->items[k], k) == 0;
+    for (int k = 0; k < list->n && ok; k++) {
+        int needs_regs = 1;
+        ok = hy_native_emit_program(f, list->items[k], k, &needs_regs) == 0;
+        list->needs_regs[k] = (unsigned char)needs_regs;
+    }
     if (fclose(f) != 0 || !ok) {
         free(text);
         return NULL;
@@ -210,6 +215,7 @@ static int attach(void *lib, const program_list *list, char *err, size_t err_siz
         }
         /* POSIX: dlsym's object pointer converts to a function pointer. */
         memcpy(&list->items[k]->native, &fn, sizeof fn);
+        list->items[k]->native_needs_regs = list->needs_regs[k];
     }
     return 0;
 }
@@ -281,12 +287,13 @@ int hy_native_attach(hy_lang_unit *unit, const hy_lang_options *options, hy_diag
                  cc.argv[0]);
         return give_up(diag, backend, why);
     }
-    program_list list = { NULL, 0, 0, 0 };
+    program_list list = { NULL, NULL, 0, 0, 0 };
     job jb;
     memset(&jb, 0, sizeof jb);
     char *source = collect_unit(unit, &list) == 0 ? generate(&list, &jb.length) : NULL;
     if (!source) {
         hy_free(list.items);
+        hy_free(list.needs_regs);
         hy_diag_nomem(diag);
         return -1;
     }
@@ -311,5 +318,6 @@ int hy_native_attach(hy_lang_unit *unit, const hy_lang_options *options, hy_diag
     }
     free(source);
     hy_free(list.items);
+    hy_free(list.needs_regs);
     return status;
 }

@@ -42,6 +42,9 @@ typedef struct emitter {
     unsigned char *in_array; /* read or written through r[] */
     int n_tables;
     int loop_above;          /* gathered instructions of more lanes are loops */
+    int *reads;              /* per register: how often something reads it */
+    int *temp_of;            /* per register: inside a fused loop, the local
+                             ** w<k> of the member k that writes it (-1: none) */
 } emitter;
 
 static const char *const input_name[HY_N_LOADS] = { "y", "yp", "p", "in" };
@@ -196,6 +199,33 @@ static void mark_arrays(emitter *em)
             em->in_array[prog->stores.src[k]] = 1;
 }
 
+/* How often each register is read (every lane of every operand, stores). */
+static void count_reads(emitter *em)
+{
+    const hy_program *prog = em->prog;
+    const int *o = prog->operands;
+    for (int i = 0; i < prog->n_instr; i++) {
+        const hy_instr *in = &prog->code[i];
+        int arity = hy_op_arity(in->op), n = in->count;
+        for (int a = 0; a < arity; a++) {
+            if (in->op == HY_OP_POWI && a == 1)
+                continue;
+            if (in->strided) {
+                const int *s = o + 3 + 3 * a;
+                if (s[0] == HY_SRC_REGS)
+                    for (int j = 0; j < n; j++)
+                        em->reads[s[1] + j * s[2]]++;
+            } else {
+                for (int j = 0; j < n; j++)
+                    em->reads[o[j * arity + a]]++;
+            }
+        }
+        o += in->strided ? 3 + 3 * arity : n * arity;
+    }
+    for (int k = 0; k < prog->stores.n; k++)
+        em->reads[prog->stores.src[k]]++;
+}
+
 /* The limit above which gathered instructions are loops: GATHER_LOOP, or 0
 ** when statements would be too many. */
 static int loop_limit(const hy_program *prog)
@@ -289,8 +319,12 @@ static void emit_loads(emitter *em)
     }
 }
 
-/* A strided instruction: the loop of vm.c's run_strided. */
-static void emit_strided(emitter *em, const hy_instr *in, const int *o)
+/* Lane j of a strided instruction (vm.c's run_strided):
+** DEST[base + stride * j] = op(operands), or into the local w<k> of a
+** member k of a fused loop (temp >= 0) whose every reader is in that loop
+** at the same lane, its operands from such locals (in_loop). */
+static void emit_lane(emitter *em, const hy_instr *in, const int *o, const char *indent,
+                      int in_loop, int temp)
 {
     int arity = hy_op_arity(in->op);
     char operand[3][64] = { "", "", "" };
@@ -300,12 +334,17 @@ static void emit_strided(emitter *em, const hy_instr *in, const int *o)
             continue;
         if (s[0] == HY_SRC_REGS && s[2] == 0)
             ref(em, s[1], operand[a], sizeof operand[a]);
+        else if (in_loop && s[0] == HY_SRC_REGS && em->temp_of[s[1]] >= 0)
+            snprintf(operand[a], sizeof operand[a], "w%d", em->temp_of[s[1]]);
         else
             snprintf(operand[a], sizeof operand[a], "%s[%d + %d * j]", source_name[s[0]], s[1],
                      s[2]);
     }
-    fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n        %s[%d + %d * j] = ", in->count,
-            o[0] == HY_DST_OUT ? "out" : "r", o[1], o[2]);
+    if (temp >= 0)
+        fprintf(em->f, "%sdouble w%d = ", indent, temp);
+    else
+        fprintf(em->f, "%s%s[%d + %d * j] = ", indent, o[0] == HY_DST_OUT ? "out" : "r", o[1],
+                o[2]);
     emit_op(em->f, in->op, in->fn, operand[0], operand[1], operand[2], o[3 + 3 + 1]);
     fprintf(em->f, ";\n");
 }
@@ -348,10 +387,215 @@ static void emit_gathered(emitter *em, const hy_instr *in, const int *o, int d, 
     }
 }
 
-/* The instructions in order, as vm.c's program_exec runs them: results to
-** the registers from first_result, the gathered instructions from
-** first_direct on to out[direct_out...]; then the stores. */
-static void emit_body(emitter *em)
+/* Loop fusion: consecutive strided instructions run as one loop over
+** their common lanes (then each one's remaining lanes in order), so that
+** a chain's or a grid's equations are one pass over the arrays, as one
+** would write them by hand. A member may join the group if each lane j
+** below the common count reads only lanes j' <= j of the members before
+** it (written earlier in the same pass); a member that reads nothing of
+** the group (a leaf) and that a later one reads ahead of its lane is
+** hoisted: it runs alone before the group's loop. A statement (a gathered
+** instruction) that reads nothing of the group runs before the group's
+** loop; one that does is deferred to after it, and a strided instruction
+** that reads a deferred one ends the group. Each operation still computes
+** what it computed alone: the results do not change. */
+enum { MAX_FUSED = 64 };
+
+typedef struct fused {
+    const hy_instr *in[MAX_FUSED];
+    const int *o[MAX_FUSED];
+    int n_members, n_common;
+    unsigned char leaf[MAX_FUSED], hoisted[MAX_FUSED];
+    int *member, *lane;      /* per register: the member writing it (-1), its lane */
+    unsigned char *deferred; /* per register: written by a deferred statement */
+    const hy_instr **d_in;   /* the deferred statements: instruction, operands, */
+    const int **d_o;         /* destination, and whether it is out[] */
+    int *d_dst, *d_to_out, n_deferred;
+} fused;
+
+static void emit_gathered(emitter *em, const hy_instr *in, const int *o, int d, int to_out);
+
+/* Hoisting member k: it no longer counts as the group's. */
+static void hoist(fused *g, int k)
+{
+    const int *o = g->o[k];
+    g->hoisted[k] = 1;
+    if (o[0] == HY_DST_REGS)
+        for (int j = 0; j < g->in[k]->count; j++)
+            g->member[o[1] + j * o[2]] = -1;
+}
+
+/* May strided instruction in join the group? Its REGS operands checked
+** lane by lane: 0 (leaf members it reads ahead of its lane hoisted) or -1. */
+static int may_join(fused *g, const hy_instr *in, const int *o)
+{
+    if (g->n_members == MAX_FUSED)
+        return -1;
+    int common = g->n_members == 0 || in->count < g->n_common ? in->count : g->n_common;
+    unsigned char ahead[MAX_FUSED] = { 0 };
+    for (int a = 0; a < hy_op_arity(in->op); a++) {
+        const int *s = o + 3 + 3 * a;
+        if (s[0] != HY_SRC_REGS || (in->op == HY_OP_POWI && a == 1))
+            continue;
+        for (int j = 0; j < in->count; j++) {
+            int reg = s[1] + j * s[2], m = g->member[reg];
+            if (g->deferred[reg])
+                return -1;
+            if (j < common && m >= 0 && g->lane[reg] > j) {
+                if (!g->leaf[m])
+                    return -1;
+                ahead[m] = 1;
+            }
+        }
+    }
+    for (int m = 0; m < g->n_members; m++)
+        if (ahead[m])
+            hoist(g, m);
+    return 0;
+}
+
+static void join(fused *g, const hy_instr *in, const int *o)
+{
+    int k = g->n_members++;
+    g->in[k] = in;
+    g->o[k] = o;
+    g->hoisted[k] = 0;
+    g->leaf[k] = 1;
+    for (int a = 0; a < hy_op_arity(in->op); a++) {
+        const int *s = o + 3 + 3 * a;
+        if (s[0] != HY_SRC_REGS || (in->op == HY_OP_POWI && a == 1))
+            continue;
+        for (int j = 0; j < in->count && g->leaf[k]; j++)
+            g->leaf[k] = g->member[s[1] + j * s[2]] < 0;
+    }
+    if (k == 0 || in->count < g->n_common)
+        g->n_common = in->count;
+    if (o[0] == HY_DST_REGS)
+        for (int j = 0; j < in->count; j++) {
+            g->member[o[1] + j * o[2]] = k;
+            g->lane[o[1] + j * o[2]] = j;
+        }
+}
+
+/* Does the statement (gathered instruction) read the group or a deferred one? */
+static int reads_pending(const fused *g, const hy_instr *in, const int *o)
+{
+    int arity = hy_op_arity(in->op);
+    for (int j = 0; j < in->count * arity; j++)
+        if (!(in->op == HY_OP_POWI && j % 2 == 1) && (g->member[o[j]] >= 0 || g->deferred[o[j]]))
+            return 1;
+    return 0;
+}
+
+static void defer(fused *g, const hy_instr *in, const int *o, int d, int to_out)
+{
+    int k = g->n_deferred++;
+    g->d_in[k] = in;
+    g->d_o[k] = o;
+    g->d_dst[k] = d;
+    g->d_to_out[k] = to_out;
+    if (!to_out)
+        for (int j = 0; j < in->count; j++)
+            g->deferred[d + j] = 1;
+}
+
+/* The members of the group's loop whose results only later members read,
+** at the same lane, in the loop: each one's local (temps[k] = k, else
+** -1), marked in em->temp_of. The counts of such reads go to g->lane,
+** free by then (the group takes no more members). */
+static int *find_temps(emitter *em, fused *g)
+{
+    static int temps[MAX_FUSED];
+    for (int k = 0; k < g->n_members; k++) {
+        const int *o = g->o[k];
+        if (g->hoisted[k])
+            continue;
+        if (o[0] == HY_DST_REGS)
+            for (int j = 0; j < g->n_common; j++)
+                g->lane[o[1] + j * o[2]] = 0;
+        for (int a = 0; a < hy_op_arity(g->in[k]->op); a++) {
+            const int *s = o + 3 + 3 * a;
+            if (s[0] != HY_SRC_REGS || s[2] == 0 || (g->in[k]->op == HY_OP_POWI && a == 1))
+                continue;
+            for (int j = 0; j < g->n_common; j++) {
+                int reg = s[1] + j * s[2], m = g->member[reg];
+                /* same lane: m's lane j, which m wrote as its register j */
+                if (m >= 0 && m < k && !g->hoisted[m] && g->o[m][1] + j * g->o[m][2] == reg)
+                    g->lane[reg]++;
+            }
+        }
+    }
+    for (int k = 0; k < g->n_members; k++) {
+        const int *o = g->o[k];
+        temps[k] = -1;
+        if (g->hoisted[k] || o[0] != HY_DST_REGS || g->in[k]->count != g->n_common)
+            continue;
+        int all_in_loop = 1;
+        for (int j = 0; j < g->n_common && all_in_loop; j++)
+            all_in_loop = em->reads[o[1] + j * o[2]] == g->lane[o[1] + j * o[2]];
+        if (!all_in_loop)
+            continue;
+        temps[k] = k;
+        for (int j = 0; j < g->n_common; j++)
+            em->temp_of[o[1] + j * o[2]] = k;
+    }
+    return temps;
+}
+
+static void clear_temps(emitter *em, const fused *g, const int *temps)
+{
+    for (int k = 0; k < g->n_members; k++)
+        if (temps[k] >= 0)
+            for (int j = 0; j < g->n_common; j++)
+                em->temp_of[g->o[k][1] + j * g->o[k][2]] = -1;
+}
+
+/* The hoisted members, the group's loop, each member's remaining lanes,
+** the deferred statements. */
+static void flush(emitter *em, fused *g)
+{
+    int n_looped = 0;
+    for (int k = 0; k < g->n_members; k++) {
+        if (!g->hoisted[k]) {
+            n_looped++;
+            continue;
+        }
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n", g->in[k]->count);
+        emit_lane(em, g->in[k], g->o[k], "        ", 0, -1);
+    }
+    if (n_looped > 0) {
+        int *temps = find_temps(em, g);
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++) {\n", g->n_common);
+        for (int k = 0; k < g->n_members; k++)
+            if (!g->hoisted[k])
+                emit_lane(em, g->in[k], g->o[k], "        ", 1, temps[k]);
+        fprintf(em->f, "    }\n");
+        clear_temps(em, g, temps);
+        for (int k = 0; k < g->n_members; k++)
+            if (!g->hoisted[k] && g->in[k]->count > g->n_common) {
+                fprintf(em->f, "    for (ptrdiff_t j = %d; j < %d; j++)\n", g->n_common,
+                        g->in[k]->count);
+                emit_lane(em, g->in[k], g->o[k], "        ", 0, -1);
+            }
+    }
+    for (int k = 0; k < g->n_members; k++)
+        if (!g->hoisted[k] && g->o[k][0] == HY_DST_REGS)
+            for (int j = 0; j < g->in[k]->count; j++)
+                g->member[g->o[k][1] + j * g->o[k][2]] = -1;
+    for (int k = 0; k < g->n_deferred; k++) {
+        emit_gathered(em, g->d_in[k], g->d_o[k], g->d_dst[k], g->d_to_out[k]);
+        if (!g->d_to_out[k])
+            for (int j = 0; j < g->d_in[k]->count; j++)
+                g->deferred[g->d_dst[k] + j] = 0;
+    }
+    g->n_members = g->n_deferred = 0;
+}
+
+/* The instructions, as vm.c's program_exec runs them (results to the
+** registers from first_result, the gathered instructions from
+** first_direct on to out[direct_out...]), strided ones fused; then the
+** stores. */
+static void emit_instructions(emitter *em, fused *g)
 {
     const hy_program *prog = em->prog;
     const int *o = prog->operands;
@@ -360,21 +604,36 @@ static void emit_body(emitter *em)
         const hy_instr *in = &prog->code[i];
         int arity = hy_op_arity(in->op);
         if (in->strided) {
-            emit_strided(em, in, o);
+            if (may_join(g, in, o) != 0)
+                flush(em, g);
+            join(g, in, o);
             if (o[0] == HY_DST_REGS)
                 d += in->count;
             o += 3 + 3 * arity;
             continue;
         }
-        if (i < prog->first_direct) {
-            emit_gathered(em, in, o, d, 0);
-            d += in->count;
+        int to_out = i >= prog->first_direct, dst = to_out ? direct : d;
+        if (in->count > em->loop_above) {
+            flush(em, g);
+            emit_gathered(em, in, o, dst, to_out);
+        } else if (reads_pending(g, in, o)) {
+            defer(g, in, o, dst, to_out);
         } else {
-            emit_gathered(em, in, o, direct, 1);
-            direct += in->count;
+            emit_gathered(em, in, o, dst, to_out);
         }
+        if (to_out)
+            direct += in->count;
+        else
+            d += in->count;
         o += in->count * arity;
     }
+    flush(em, g);
+}
+
+/* The stores: a statement each, or a loop over tables. */
+static void emit_stores(emitter *em)
+{
+    const hy_program *prog = em->prog;
     char value[64];
     if (prog->stores.n > GATHER_LOOP) {
         fprintf(em->f, "    {\n");
@@ -390,6 +649,34 @@ static void emit_body(emitter *em)
     }
 }
 
+static int emit_body(emitter *em)
+{
+    size_t n_regs = (size_t)em->prog->n_regs + 1, n_instr = (size_t)em->prog->n_instr + 1;
+    fused g;
+    memset(&g, 0, sizeof g);
+    g.member = hy_malloc(n_regs * sizeof *g.member);
+    g.lane = hy_malloc(n_regs * sizeof *g.lane);
+    g.deferred = hy_calloc(n_regs, 1);
+    g.d_in = hy_malloc(n_instr * sizeof *g.d_in);
+    g.d_o = hy_malloc(n_instr * sizeof *g.d_o);
+    g.d_dst = hy_malloc(n_instr * sizeof *g.d_dst);
+    g.d_to_out = hy_malloc(n_instr * sizeof *g.d_to_out);
+    int ok = g.member && g.lane && g.deferred && g.d_in && g.d_o && g.d_dst && g.d_to_out;
+    if (ok) {
+        memset(g.member, 0xff, n_regs * sizeof *g.member); /* -1 */
+        emit_instructions(em, &g);
+        emit_stores(em);
+    }
+    hy_free(g.member);
+    hy_free(g.lane);
+    hy_free(g.deferred);
+    hy_free(g.d_in);
+    hy_free(g.d_o);
+    hy_free(g.d_dst);
+    hy_free(g.d_to_out);
+    return ok ? 0 : -1;
+}
+
 void hy_native_emit_prelude(FILE *f)
 {
     fprintf(f, "/* Generated by hydae from a compiled model: do not edit. */\n"
@@ -403,11 +690,21 @@ void hy_native_emit_prelude(FILE *f)
                "    return n < 0 ? 1.0 / result : result;\n}\n");
 }
 
-int hy_native_emit_program(FILE *f, const hy_program *prog, int name)
+/* Does the generated function use the register file? Loops and tables
+** do, and constants that no literal writes (inf, nan). */
+static int uses_regs(const emitter *em)
+{
+    for (int r = 0; r < em->prog->n_regs; r++)
+        if (em->in_array[r] || (r < em->prog->first_result && !isfinite(em->prog->constants[r])))
+            return 1;
+    return 0;
+}
+
+int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs_regs)
 {
     size_t n = (size_t)prog->n_regs + 1;
     emitter em = { f, prog, hy_calloc(n, 1), hy_calloc(n, 1),
-                   hy_calloc(n, sizeof(int)), hy_calloc(n, 1), 0, GATHER_LOOP };
+                   hy_calloc(n, sizeof(int)), hy_calloc(n, 1), 0, GATHER_LOOP, NULL, NULL };
     if (!em.kind || !em.leaf_of || !em.leaf_index || !em.in_array) {
         hy_free(em.kind);
         hy_free(em.leaf_of);
@@ -416,6 +713,19 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name)
         return -1;
     }
     em.loop_above = loop_limit(prog);
+    em.reads = hy_calloc(n, sizeof *em.reads);
+    em.temp_of = hy_malloc(n * sizeof *em.temp_of);
+    if (!em.reads || !em.temp_of) {
+        hy_free(em.reads);
+        hy_free(em.temp_of);
+        hy_free(em.kind);
+        hy_free(em.leaf_of);
+        hy_free(em.leaf_index);
+        hy_free(em.in_array);
+        return -1;
+    }
+    memset(em.temp_of, 0xff, n * sizeof *em.temp_of); /* -1 */
+    count_reads(&em);
     classify(&em);
     mark_arrays(&em);
     fprintf(f, "\nvoid hy_f%d(double *restrict r, double t, double cj, const double *restrict y,\n"
@@ -423,12 +733,15 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name)
                "    double *restrict out)\n{\n"
                "    (void)r; (void)t; (void)cj; (void)y; (void)yp; (void)p; (void)in; (void)out;\n",
             name);
+    *needs_regs = uses_regs(&em);
     emit_loads(&em);
-    emit_body(&em);
+    int status = emit_body(&em);
     fprintf(f, "}\n");
+    hy_free(em.reads);
+    hy_free(em.temp_of);
     hy_free(em.kind);
     hy_free(em.leaf_of);
     hy_free(em.leaf_index);
     hy_free(em.in_array);
-    return ferror(f) ? -1 : 0;
+    return status != 0 || ferror(f) ? -1 : 0;
 }

@@ -16,10 +16,11 @@
 #include <stdio.h>
 
 /* emit.c: the file's head (includes, helpers), then one function per
-** program, void hy_f<name>(r, t, cj, y, yp, p, in, out) (hy_native_fn).
-** 0, or -1 out of memory or when writing fails. */
+** program, void hy_f<name>(r, t, cj, y, yp, p, in, out) (hy_native_fn);
+** *needs_regs: whether it uses the register file r. 0, or -1 out of memory
+** or when writing fails. */
 void hy_native_emit_prelude(FILE *f);
-int hy_native_emit_program(FILE *f, const hy_program *prog, int name);
+int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs_regs);
 
 /* cache.c: FNV-1a, 64 bits (Fowler, Noll, Vo; IETF draft-eastlake-fnv),
 ** continued from h (start with HY_FNV_OFFSET). */
