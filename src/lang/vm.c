@@ -985,12 +985,8 @@ void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *in
     program_exec(prog, regs, input, out);
 }
 
-int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out)
+int hy_program_run_regs(const hy_program *prog, const hy_vm_input *input, double *out)
 {
-    if (prog->native && !prog->native_needs_regs) { /* no look-up of the register file */
-        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in, out);
-        return 0;
-    }
     double *regs = hy_program_regs(prog);
     if (!regs)
         return -1;

@@ -135,7 +135,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
 void hy_program_free(hy_program *prog);
 /* Run prog on this thread's register file: 0, or -1 when there is no
 ** memory for the file (the first run of prog on a thread allocates). */
-HYDAE_NODISCARD int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out);
+HYDAE_NODISCARD int hy_program_run_regs(const hy_program *prog, const hy_vm_input *input,
+                                        double *out);
 
 /* A thread's register files (vm_regs.c): a direct-mapped table of
 ** HY_N_REGFILES keyed by program id, NULL until the thread's first run. */
@@ -163,6 +164,18 @@ static inline double *hy_program_regs(const hy_program *prog)
     }
     return hy_program_refill(prog);
 }
+/* Run prog: native code that needs no register file directly (inline: a
+** small model's residual pays no extra call), else hy_program_run_regs. */
+HYDAE_NODISCARD static inline int hy_program_run(const hy_program *prog,
+                                                 const hy_vm_input *input, double *out)
+{
+    if (prog->native && !prog->native_needs_regs) {
+        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in, out);
+        return 0;
+    }
+    return hy_program_run_regs(prog, input, out);
+}
+
 /* Run prog on the register file regs (from hy_program_regs). */
 void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *input, double *out);
 /* A new program's id (never 0). */

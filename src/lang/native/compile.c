@@ -1,6 +1,6 @@
 /*
 ** The native backend's compiler driver: the system C compiler (HYDAE_CC,
-** default cc, with HYDAE_CFLAGS, default -O2 -ffp-contract=off) run
+** default cc, with HYDAE_CFLAGS, default -O3 -ffp-contract=off) run
 ** without a shell (posix_spawnp) on a generated file, its messages into a
 ** file beside the object, so that a failure is said with the compiler's
 ** own words.

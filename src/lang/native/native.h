@@ -39,12 +39,12 @@ int hy_native_write_atomic(const char *path, const void *data, size_t n);
 
 /* compile.c: the compiler's command words from HYDAE_CC (default "cc")
 ** and HYDAE_CFLAGS (default HY_NATIVE_CFLAGS), split at blanks. */
-#define HY_NATIVE_CFLAGS "-O2 -ffp-contract=off"
+#define HY_NATIVE_CFLAGS "-O3 -ffp-contract=off"
 typedef struct hy_native_compiler {
     char text[1024];         /* the words, NUL-separated */
     char *argv[64];          /* the words then room for the rest, NULL-ended */
     int n_words;
-    char line[1024];         /* "cc -O2 ...", for keys and messages */
+    char line[1024];         /* "cc -O3 ...", for keys and messages */
 } hy_native_compiler;
 int hy_native_compiler_get(hy_native_compiler *cc, char *err, size_t err_size);
 /* Is the compiler's program found (a path, or on PATH)? */
