@@ -10,20 +10,10 @@
 set -u
 hydae=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+source "$here/tests/lib/check.sh"
 export XDG_CACHE_HOME="$work/cache"
 unset HYDAE_CC HYDAE_CFLAGS HYDAE_BACKEND HYDAE_NO_CACHE
 command -v cc >/dev/null || { echo "no cc: skipped"; exit 77; }
-passed=0
-failed=0
-check() {
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-status_of() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
 
 for model in "$here"/examples/*.hym; do
     name=$(basename "$model" .hym)
@@ -60,5 +50,4 @@ check "bad --backend: exit 2" test "$(status_of "$hydae" run "$pendulum" --backe
 check "bad --backend: said" grep -q "backend is native, vm or auto, not 'fast'" "$work/err"
 check "bad HYDAE_BACKEND: exit 2" test "$(HYDAE_BACKEND=fast status_of "$hydae" run "$pendulum" -o q.csv)" = 2
 
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish

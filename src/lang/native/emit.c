@@ -700,28 +700,24 @@ static int uses_regs(const emitter *em)
     return 0;
 }
 
+static void emitter_free(emitter *em)
+{
+    hy_free(em->reads);
+    hy_free(em->temp_of);
+    hy_free(em->kind);
+    hy_free(em->leaf_of);
+    hy_free(em->leaf_index);
+    hy_free(em->in_array);
+}
+
 int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs_regs)
 {
     size_t n = (size_t)prog->n_regs + 1;
-    emitter em = { f, prog, hy_calloc(n, 1), hy_calloc(n, 1),
-                   hy_calloc(n, sizeof(int)), hy_calloc(n, 1), 0, GATHER_LOOP, NULL, NULL };
-    if (!em.kind || !em.leaf_of || !em.leaf_index || !em.in_array) {
-        hy_free(em.kind);
-        hy_free(em.leaf_of);
-        hy_free(em.leaf_index);
-        hy_free(em.in_array);
-        return -1;
-    }
-    em.loop_above = loop_limit(prog);
-    em.reads = hy_calloc(n, sizeof *em.reads);
-    em.temp_of = hy_malloc(n * sizeof *em.temp_of);
-    if (!em.reads || !em.temp_of) {
-        hy_free(em.reads);
-        hy_free(em.temp_of);
-        hy_free(em.kind);
-        hy_free(em.leaf_of);
-        hy_free(em.leaf_index);
-        hy_free(em.in_array);
+    emitter em = { f, prog, hy_calloc(n, 1), hy_calloc(n, 1), hy_calloc(n, sizeof(int)),
+                   hy_calloc(n, 1), 0, loop_limit(prog), hy_calloc(n, sizeof(int)),
+                   hy_malloc(n * sizeof(int)) };
+    if (!em.kind || !em.leaf_of || !em.leaf_index || !em.in_array || !em.reads || !em.temp_of) {
+        emitter_free(&em);
         return -1;
     }
     memset(em.temp_of, 0xff, n * sizeof *em.temp_of); /* -1 */
@@ -737,11 +733,6 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs
     emit_loads(&em);
     int status = emit_body(&em);
     fprintf(f, "}\n");
-    hy_free(em.reads);
-    hy_free(em.temp_of);
-    hy_free(em.kind);
-    hy_free(em.leaf_of);
-    hy_free(em.leaf_index);
-    hy_free(em.in_array);
+    emitter_free(&em);
     return status != 0 || ferror(f) ? -1 : 0;
 }
