@@ -300,6 +300,29 @@ static void test_no_compiler(void)
     unsetenv("HYDAE_CC");
 }
 
+/* The public API's load with a backend. */
+static void test_public_api(void)
+{
+    char model[1400];
+    snprintf(model, sizeof model, "%s/examples/relay.hym", source_dir);
+    char *diagnostics = NULL;
+    int n_errors = -1;
+    hydae_model *native = hydae_model_load_file_backend(model, "native", &diagnostics, &n_errors);
+    const hy_lang_native_stats *stats = hy_lang_model_native(native);
+    CHECK(native && n_errors == 0 && stats && stats->is_native, "native load through the API");
+    hydae_string_free(diagnostics);
+    hydae_model *vm = hydae_model_load_file_backend(model, "vm", NULL, NULL);
+    stats = hy_lang_model_native(vm);
+    CHECK(vm && stats && !stats->is_native, "vm load through the API");
+    diagnostics = NULL;
+    hydae_model *bad = hydae_model_load_file_backend(model, "fast", &diagnostics, &n_errors);
+    CHECK(!bad && n_errors == 1 && diagnostics && strstr(diagnostics, "\"native\", \"vm\""),
+          "an unknown backend: %s", diagnostics ? diagnostics : "(none)");
+    hydae_string_free(diagnostics);
+    hydae_model_free(native);
+    hydae_model_free(vm);
+}
+
 int main(void)
 {
     lang_test_source_dir(source_dir, sizeof source_dir);
@@ -323,6 +346,7 @@ int main(void)
     test_injection();
     test_cache();
     test_no_compiler();
+    test_public_api();
     hy_lang_cache_clean(NULL);
     char dir[400];
     snprintf(dir, sizeof dir, "%s/hydae", cache_home);

@@ -89,6 +89,35 @@ hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_
     return hy_lang_unit_model(unit);
 }
 
+hydae_model *hydae_model_load_file_backend(const char *path, const char *backend,
+                                           char **diagnostics, int *n_errors)
+{
+    hy_lang_options options = { HY_BACKEND_DEFAULT, 0 };
+    if (n_errors)
+        *n_errors = 0;
+    if (backend) {
+        int parsed = hy_lang_backend_parse(backend);
+        if (parsed < 0) {
+            if (diagnostics)
+                *diagnostics = hy_strdup("error: hydae_model_load_file_backend: the backend is "
+                                         "\"native\", \"vm\" or \"auto\"\n");
+            return load_failed(n_errors);
+        }
+        options.backend = (hy_lang_backend)parsed;
+    }
+    if (!path) {
+        if (diagnostics)
+            *diagnostics = hy_strdup("error: hydae_model_load_file_backend: path is NULL\n");
+        return load_failed(n_errors);
+    }
+    diag_capture capture;
+    if (capture_open(&capture, diagnostics) != 0)
+        return load_failed(n_errors);
+    hy_lang_unit *unit = hy_lang_compile_file_with(path, capture.stream, NULL, n_errors, &options);
+    capture_close(&capture, diagnostics);
+    return hy_lang_unit_model(unit);
+}
+
 void hydae_string_free(char *text)
 {
     hy_free(text);
