@@ -961,7 +961,8 @@ static inline void program_exec(const hy_program *prog, double *r, const hy_vm_i
                                 double *out)
 {
     if (prog->native) {
-        prog->native(r, input->t, input->cj, input->y, input->yp, input->p, input->in, out);
+        prog->native(r, input->t, input->cj, input->y, input->yp, input->p, input->in,
+                     prog->native_tables, out);
         return;
     }
     r[HY_REG_T] = input->t;

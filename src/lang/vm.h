@@ -94,9 +94,16 @@ enum { HY_REG_T, HY_REG_CJ, HY_N_FIXED_REGS };
 
 /* A program compiled to machine code by the native backend (native/,
 ** generated C): the same operations in the same order on the register
-** file r, so the same results to the bit. */
+** file r, so the same results to the bit. The index lists it reads at run
+** time (tab): the operand stream, the
+** stores' and the list loads' indices (HY_TAB_*). */
+enum {
+    HY_TAB_OPERANDS, HY_TAB_STORE_DST, HY_TAB_STORE_SRC,
+    HY_TAB_LOAD_DST, HY_TAB_LOAD_SRC = HY_TAB_LOAD_DST + 4, HY_N_TABS = HY_TAB_LOAD_SRC + 4
+};
 typedef void (*hy_native_fn)(double *r, double t, double cj, const double *y, const double *yp,
-                             const double *p, const double *in, double *out);
+                             const double *p, const double *in, const int *const *tab,
+                             double *out);
 
 typedef struct hy_program {
     int n_instr;
@@ -118,6 +125,7 @@ typedef struct hy_program {
     int *in_used;
     hy_native_fn native;     /* when set, runs instead of the bytecode */
     unsigned char native_needs_regs; /* it uses the register file */
+    const int *native_tables[HY_N_TABS];
 } hy_program;
 
 /* Operand registers per operation (HY_OP_POWI: the base and the exponent). */
@@ -170,7 +178,8 @@ HYDAE_NODISCARD static inline int hy_program_run(const hy_program *prog,
                                                  const hy_vm_input *input, double *out)
 {
     if (prog->native && !prog->native_needs_regs) {
-        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in, out);
+        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in,
+                     prog->native_tables, out);
         return 0;
     }
     return hy_program_run_regs(prog, input, out);

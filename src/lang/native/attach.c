@@ -214,8 +214,16 @@ static int attach(void *lib, const program_list *list, char *err, size_t err_siz
             return -1;
         }
         /* POSIX: dlsym's object pointer converts to a function pointer. */
-        memcpy(&list->items[k]->native, &fn, sizeof fn);
-        list->items[k]->native_needs_regs = list->needs_regs[k];
+        hy_program *prog = list->items[k];
+        memcpy(&prog->native, &fn, sizeof fn);
+        prog->native_needs_regs = list->needs_regs[k];
+        prog->native_tables[HY_TAB_OPERANDS] = prog->operands;
+        prog->native_tables[HY_TAB_STORE_DST] = prog->stores.dst;
+        prog->native_tables[HY_TAB_STORE_SRC] = prog->stores.src;
+        for (int kind = 0; kind < HY_N_LOADS; kind++) {
+            prog->native_tables[HY_TAB_LOAD_DST + kind] = prog->loads[kind].dst;
+            prog->native_tables[HY_TAB_LOAD_SRC + kind] = prog->loads[kind].src;
+        }
     }
     return 0;
 }

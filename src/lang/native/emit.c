@@ -7,8 +7,10 @@
 **
 ** A strided instruction stays a loop (an array equation stays a loop); a
 ** gathered instruction of at most GATHER_LOOP lanes becomes one statement
-** per lane, a longer one a loop over a static table of its operand
-** registers (code of the size of the bytecode, compiled fast). Registers
+** per lane, a longer one a loop over its operand records, read at run time
+** from the program's own operand stream (tab, hy_program.native_tables:
+** the generated text stays small however long the lists, and compiles
+** fast). Registers
 ** that a loop reads or writes live in the register file r (the thread's
 ** file, vm_regs.c, its constants in place); the others are local
 ** variables the C compiler keeps in machine registers, leaves are read
@@ -27,7 +29,7 @@
 /* Gathered instructions of more lanes than loop_above (GATHER_LOOP; 0 in
 ** a program with more than MAX_STATEMENTS such lanes in all, whose one
 ** function would take the C compiler minutes) and lists of more stores
-** than GATHER_LOOP run as loops over tables. */
+** or loads than GATHER_LOOP run as loops over the program's index lists. */
 enum { GATHER_LOOP = 32, MAX_STATEMENTS = 4096 };
 
 /* How the generated code reads a register. */
@@ -40,7 +42,6 @@ typedef struct emitter {
     unsigned char *leaf_of;  /* a leaf register's input (HY_LOAD_*) */
     int *leaf_index;         /* and index in it */
     unsigned char *in_array; /* read or written through r[] */
-    int n_tables;
     int loop_above;          /* gathered instructions of more lanes are loops */
     int *reads;              /* per register: how often something reads it */
     int *temp_of;            /* per register: inside a fused loop, the local
@@ -246,49 +247,6 @@ static int loop_limit(const hy_program *prog)
     return n_statements > MAX_STATEMENTS ? 0 : GATHER_LOOP;
 }
 
-/* The decimal digits of v at p; returns the end. */
-static char *put_int(char *p, int v)
-{
-    char digits[12];
-    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *p++ = '-';
-    while (n)
-        *p++ = digits[--n];
-    return p;
-}
-
-/* int hy_t<k>[] = { v... } (a static table), returning k. The numbers
-** are formatted here, 16 a line: a big model's tables are most of its
-** text, and a cached run generates it again to find the cache entry. */
-static int emit_table(emitter *em, const int *v, int n)
-{
-    int k = em->n_tables++;
-    fprintf(em->f, "    static const int hy_t%d[%d] = {", k, n > 0 ? n : 1);
-    char line[16 * 13 + 16];
-    for (int j = 0; j < n; j += 16) {
-        char *p = line;
-        memcpy(p, "\n        ", 9);
-        p += 9;
-        for (int i = j; i < n && i < j + 16; i++) {
-            p = put_int(p, v[i]);
-            if (i + 1 < n) {
-                *p++ = ',';
-                if (i + 1 < j + 16)
-                    *p++ = ' ';
-            }
-        }
-        fwrite(line, 1, (size_t)(p - line), em->f);
-    }
-    fprintf(em->f, "%s};\n", n > 0 ? "\n    " : "0");
-    return k;
-}
-
 /* Copy the leaves and t, cj that loops read into the register file. */
 static void emit_loads(emitter *em)
 {
@@ -311,10 +269,8 @@ static void emit_loads(emitter *em)
             for (int k = 0; k < m->n; k++)
                 fprintf(em->f, "    r[%d] = %s[%d];\n", m->dst[k], input_name[kind], m->src[k]);
         } else {
-            fprintf(em->f, "    {\n");
-            int dst = emit_table(em, m->dst, m->n), src = emit_table(em, m->src, m->n);
-            fprintf(em->f, "    for (int j = 0; j < %d; j++)\n        r[hy_t%d[j]] = %s[hy_t%d[j]];\n"
-                    "    }\n", m->n, dst, input_name[kind], src);
+            fprintf(em->f, "    for (int j = 0; j < %d; j++)\n        r[tab[%d][j]] = %s[tab[%d][j]];\n",
+                    m->n, HY_TAB_LOAD_DST + kind, input_name[kind], HY_TAB_LOAD_SRC + kind);
         }
     }
 }
@@ -356,19 +312,20 @@ static void emit_gathered(emitter *em, const hy_instr *in, const int *o, int d, 
     int arity = hy_op_arity(in->op), n = in->count;
     char operand[3][64] = { "", "", "" };
     if (n > em->loop_above) {
-        fprintf(em->f, "    {\n");
-        int table = emit_table(em, o, n * arity);
-        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++) {\n", n);
+        /* the lanes' operand records, read from the program's own stream */
+        long at = (long)(o - em->prog->operands);
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++) {\n"
+                       "        const int *o = tab[%d] + %ld + %d * j;\n", n, HY_TAB_OPERANDS, at, arity);
         for (int a = 0; a < arity; a++)
             if (!(in->op == HY_OP_POWI && a == 1))
-                snprintf(operand[a], sizeof operand[a], "r[hy_t%d[%d * j + %d]]", table, arity, a);
+                snprintf(operand[a], sizeof operand[a], "r[o[%d]]", a);
         fprintf(em->f, "        %s[%d + j] = ", to_out ? "out" : "r", d);
-        /* a POWI loop's exponent is each lane's: the table's second entry */
+        /* a POWI loop's exponent is each lane's: its record's second entry */
         if (in->op == HY_OP_POWI)
-            fprintf(em->f, "hy_powi(%s, hy_t%d[2 * j + 1])", operand[0], table);
+            fprintf(em->f, "hy_powi(%s, o[1])", operand[0]);
         else
             emit_op(em->f, in->op, in->fn, operand[0], operand[1], operand[2], 0);
-        fprintf(em->f, ";\n    }\n    }\n");
+        fprintf(em->f, ";\n    }\n");
         return;
     }
     for (int j = 0; j < n; j++, o += arity) {
@@ -636,11 +593,8 @@ static void emit_stores(emitter *em)
     const hy_program *prog = em->prog;
     char value[64];
     if (prog->stores.n > GATHER_LOOP) {
-        fprintf(em->f, "    {\n");
-        int dst = emit_table(em, prog->stores.dst, prog->stores.n);
-        int src = emit_table(em, prog->stores.src, prog->stores.n);
-        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n        out[hy_t%d[j]] = r[hy_t%d[j]];\n"
-                "    }\n", prog->stores.n, dst, src);
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n        out[tab[%d][j]] = r[tab[%d][j]];\n",
+                prog->stores.n, HY_TAB_STORE_DST, HY_TAB_STORE_SRC);
         return;
     }
     for (int k = 0; k < prog->stores.n; k++) {
@@ -714,7 +668,7 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs
 {
     size_t n = (size_t)prog->n_regs + 1;
     emitter em = { f, prog, hy_calloc(n, 1), hy_calloc(n, 1), hy_calloc(n, sizeof(int)),
-                   hy_calloc(n, 1), 0, loop_limit(prog), hy_calloc(n, sizeof(int)),
+                   hy_calloc(n, 1), loop_limit(prog), hy_calloc(n, sizeof(int)),
                    hy_malloc(n * sizeof(int)) };
     if (!em.kind || !em.leaf_of || !em.leaf_index || !em.in_array || !em.reads || !em.temp_of) {
         emitter_free(&em);
@@ -726,8 +680,9 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs
     mark_arrays(&em);
     fprintf(f, "\nvoid hy_f%d(double *restrict r, double t, double cj, const double *restrict y,\n"
                "    const double *restrict yp, const double *restrict p, const double *restrict in,\n"
-               "    double *restrict out)\n{\n"
-               "    (void)r; (void)t; (void)cj; (void)y; (void)yp; (void)p; (void)in; (void)out;\n",
+               "    const int *const *tab, double *restrict out)\n{\n"
+               "    (void)r; (void)t; (void)cj; (void)y; (void)yp; (void)p; (void)in; (void)tab;\n"
+               "    (void)out;\n",
             name);
     *needs_regs = uses_regs(&em);
     emit_loads(&em);
