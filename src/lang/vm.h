@@ -95,11 +95,11 @@ enum { HY_REG_T, HY_REG_CJ, HY_N_FIXED_REGS };
 /* A program compiled to machine code by the native backend (native/,
 ** generated C): the same operations in the same order on the register
 ** file r, so the same results to the bit. The index lists it reads at run
-** time (tab): the operand stream, the
-** stores' and the list loads' indices (HY_TAB_*). */
+** time (tab): the operand stream, the stores' and the list loads' indices
+** (HY_TAB_*, the program's own arrays). */
 enum {
-    HY_TAB_OPERANDS, HY_TAB_STORE_DST, HY_TAB_STORE_SRC,
-    HY_TAB_LOAD_DST, HY_TAB_LOAD_SRC = HY_TAB_LOAD_DST + 4, HY_N_TABS = HY_TAB_LOAD_SRC + 4
+    HY_TAB_OPERANDS, HY_TAB_STORE_DST, HY_TAB_STORE_SRC, HY_TAB_LOAD_DST,
+    HY_TAB_LOAD_SRC = HY_TAB_LOAD_DST + HY_N_LOADS, HY_N_TABS = HY_TAB_LOAD_SRC + HY_N_LOADS
 };
 typedef void (*hy_native_fn)(double *r, double t, double cj, const double *y, const double *yp,
                              const double *p, const double *in, const int *const *tab,
