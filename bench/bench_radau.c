@@ -21,8 +21,9 @@
 **       callgrind (collection only inside radau_bench_run, so start-up is
 **       not counted) and writes one line "PROBLEM SOLVER RTOL scd Ir" per
 **       run;
-**   bench_radau --ratios FILE
-**       the equal-scd ratios RADAU/DSTIFF from such a file.
+**   bench_radau --ratios FILE [SOLVER BASE]
+**       the equal-scd ratios RADAU/DSTIFF (or SOLVER/BASE: MSTIFF/VSTIFF)
+**       from such a file.
 */
 #include "bench.h"
 #include "testset_case.h"
@@ -39,6 +40,8 @@ static const int n_tols[2] = {11, 7};
 #define MAX_LINES 256
 static const char *const problem_names[N_PROBLEMS] = {"ROBER", "HIRES", "OREGO", "E5"};
 static const char *const solver_names[2] = {"DSTIFF", "RADAU"};
+/* The pair of the ratios: measured, base. */
+static const char *const default_pair[2] = {"RADAU", "DSTIFF"};
 
 static double case_yp0[N_PROBLEMS][TESTSET_MAX_N];
 static bench_case cases[N_PROBLEMS];
@@ -125,22 +128,22 @@ static line_fit fit_line(const point *pts, int n, const char *problem, const cha
 ** lines; the medians of those at rtol <= 1e-8 into median[0], median[1]
 ** (NaN if none). */
 static void print_ratios(const point *pts, int n, const char *problem, const char *unit,
-                         double median[2])
+                         const char *const pair[2], double median[2])
 {
     bench_curve dstiff;
     memset(&dstiff, 0, sizeof dstiff);
     double scd_lo = INFINITY, scd_hi = -INFINITY;
     for (int i = 0; i < n; i++)
-        if (strcmp(pts[i].problem, problem) == 0 && strcmp(pts[i].solver, "DSTIFF") == 0) {
+        if (strcmp(pts[i].problem, problem) == 0 && strcmp(pts[i].solver, pair[1]) == 0) {
             bench_curve_add(&dstiff, pts[i].scd, pts[i].work);
             scd_lo = fmin(scd_lo, pts[i].scd);
             scd_hi = fmax(scd_hi, pts[i].scd);
         }
-    line_fit fit_d = fit_line(pts, n, problem, "DSTIFF"), fit_r = fit_line(pts, n, problem, "RADAU");
+    line_fit fit_d = fit_line(pts, n, problem, pair[1]), fit_r = fit_line(pts, n, problem, pair[0]);
     double tight[N_TOLS], tight_fit[N_TOLS];
     int n_tight = 0;
     for (int i = 0; i < n; i++) {
-        if (strcmp(pts[i].problem, problem) != 0 || strcmp(pts[i].solver, "RADAU") != 0)
+        if (strcmp(pts[i].problem, problem) != 0 || strcmp(pts[i].solver, pair[0]) != 0)
             continue;
         int extrapolated = 0;
         double at = bench_curve_work_at(&dstiff, pts[i].scd, BENCH_EXTRAP_END_SEGMENT,
@@ -153,9 +156,9 @@ static void print_ratios(const point *pts, int n, const char *problem, const cha
             snprintf(ratio_text, sizeof ratio_text, "%.3f", ratio);
         if (isfinite(fitted))
             snprintf(fitted_text, sizeof fitted_text, "%.3f", fitted);
-        printf("%-6s rtol %6.0e  RADAU scd %6.2f %s %11.4g  DSTIFF at that scd %11.4g  "
-               "ratio %-6s fitted %s\n", problem, pts[i].rtol, pts[i].scd, unit, pts[i].work, at,
-               ratio_text, fitted_text);
+        printf("%-6s rtol %6.0e  %s scd %6.2f %s %11.4g  %s at that scd %11.4g  "
+               "ratio %-6s fitted %s\n", problem, pts[i].rtol, pair[0], pts[i].scd, unit,
+               pts[i].work, pair[1], at, ratio_text, fitted_text);
         if (pts[i].rtol <= 1e-8 && isfinite(ratio) && n_tight < N_TOLS) {
             tight_fit[n_tight] = fitted;
             tight[n_tight++] = ratio;
@@ -165,18 +168,20 @@ static void print_ratios(const point *pts, int n, const char *problem, const cha
     median[1] = bench_median(tight_fit, n_tight);
 }
 
-static void print_all_ratios(const point *pts, int n, const char *unit)
+static void print_all_ratios(const point *pts, int n, const char *unit,
+                             const char *const pair[2])
 {
     double medians[N_PROBLEMS][2];
     for (int k = 0; k < N_PROBLEMS; k++)
-        print_ratios(pts, n, problem_names[k], unit, medians[k]);
-    printf("\nmedian RADAU/DSTIFF %s at equal scd, RADAU points at rtol <= 1e-8 inside "
-           "DSTIFF's scd range (interpolated on DSTIFF's points; between fitted lines):\n", unit);
+        print_ratios(pts, n, problem_names[k], unit, pair, medians[k]);
+    printf("\nmedian %s/%s %s at equal scd, %s points at rtol <= 1e-8 inside "
+           "%s's scd range (interpolated on %s's points; between fitted lines):\n", pair[0],
+           pair[1], unit, pair[0], pair[1], pair[1]);
     for (int k = 0; k < N_PROBLEMS; k++)
         printf("  %-6s %.3f  %.3f\n", problem_names[k], medians[k][0], medians[k][1]);
 }
 
-static int ratios_from_file(const char *path)
+static int ratios_from_file(const char *path, const char *const pair[2])
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -189,7 +194,7 @@ static int ratios_from_file(const char *path)
                                    &pts[n].rtol, &pts[n].scd, &pts[n].work) == 5)
         n++;
     fclose(f);
-    print_all_ratios(pts, n, "Ir");
+    print_all_ratios(pts, n, "Ir", pair);
     return 0;
 }
 
@@ -224,7 +229,7 @@ static int cpu_table(double min_time, const char *only)
         }
     }
     printf("\n");
-    print_all_ratios(pts, n, "CPU_ms");
+    print_all_ratios(pts, n, "CPU_ms", default_pair);
     return 0;
 }
 
@@ -235,15 +240,17 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--one") == 0 && i + 3 < argc)
             return one_run(argv[i + 1], argv[i + 2], atof(argv[i + 3]));
+        if (strcmp(argv[i], "--ratios") == 0 && i + 3 < argc)
+            return ratios_from_file(argv[i + 1], (const char *const *)&argv[i + 2]);
         if (strcmp(argv[i], "--ratios") == 0 && i + 1 < argc)
-            return ratios_from_file(argv[i + 1]);
+            return ratios_from_file(argv[i + 1], default_pair);
         if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
             min_time = atof(argv[++i]);
         else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc)
             only = argv[++i];
         else {
             fprintf(stderr, "usage: bench_radau [--min-time S] [--problem NAME] | --one PROBLEM "
-                            "SOLVER RTOL | --ratios FILE\n");
+                            "SOLVER RTOL | --ratios FILE [SOLVER BASE]\n");
             return 2;
         }
     }

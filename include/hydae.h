@@ -173,7 +173,9 @@ HYDAE_NODISCARD int hydae_model_set_start(hydae_model *m, const char *name, doub
 HYDAE_NODISCARD int hydae_model_set_initial_action(hydae_model *m, hydae_action_fn action,
                                                    void *user);
 /* The model takes ownership of data and calls free_fn(data) when it is
-** freed (compiled code behind its callbacks, say). */
+** freed (compiled code behind its callbacks, say). Each call adds one:
+** they are freed in the order attached. On failure (out of memory) the
+** caller keeps data. */
 HYDAE_NODISCARD int hydae_model_attach(hydae_model *m, void *data, void (*free_fn)(void *));
 
 /* A statechart; its first mode is its initial mode unless set. */
@@ -336,6 +338,24 @@ HYDAE_NODISCARD int hydae_transition_set_action(hydae_transition *tr,
                                                 hydae_action_fn action,
                                                 void *user);
 
+/* Actions run when the mode is entered: at t0 when it is an initial mode
+** (after the model's initial action; they may set the initial modes'
+** variables, parameters and discrete variables), and after the action of
+** a transition from another mode into it (they may set what that action
+** may, and raise events). Exit actions run when a transition leaves it
+** for another mode, before the transition's action. Self-transitions run
+** neither. Each call adds one; they run in the order added. */
+HYDAE_NODISCARD int hydae_mode_add_entry_action(hydae_mode *mode, hydae_action_fn fn,
+                                                void *user);
+HYDAE_NODISCARD int hydae_mode_add_exit_action(hydae_mode *mode, hydae_action_fn fn,
+                                               void *user);
+/* Why the mode's last callback failed, in words (the failure of an FMI
+** call, say; "" for nothing to add), asked with the mode's user pointer
+** when its residual, right-hand side, guards or after-step function
+** returns an error: the run's message ends with ": " and it. */
+HYDAE_NODISCARD int hydae_mode_set_error_text(hydae_mode *mode,
+                                              const char *(*why)(void *user));
+
 /* Check counts, triggers and names; 0 or HYDAE_ERR_MODEL with a message
 ** naming the mode or transition. hydae_sim_create checks too. */
 HYDAE_NODISCARD int hydae_model_check(hydae_model *m);
@@ -345,6 +365,9 @@ HYDAE_NODISCARD int hydae_model_check(hydae_model *m);
 
 /* Current time of the discrete phase. */
 double hydae_action_time(const hydae_action *a);
+/* 1 in the initial action and the initial modes' entry actions at t0, 0
+** in a transition's condition, action, and exit and entry actions. */
+int hydae_action_is_initial(const hydae_action *a);
 /* Value of a variable, output, parameter or discrete variable by name, as
 ** it stands now in the discrete phase (left limit, updated by the actions
 ** fired before). NaN if the name is unknown or has no value now. */
@@ -491,7 +514,12 @@ HYDAE_NODISCARD int hydae_sim_set_option(hydae_sim *s, const char *name, const c
 ** only, over the model's (hydae_model_set_param, which all sims share):
 ** the sims of one model, each with its own parameters, may then run on
 ** several threads at once. An unknown name gives HYDAE_ERR_ARG with a
-** message listing the names that exist. */
+** message listing the names that exist. Between the hydae_sim_advance
+** calls of a run in pieces it also changes the value from where the run
+** stands on (a tunable parameter): the states keep their values, the
+** algebraic unknowns are solved again, the integrator restarts, and a
+** guard the change moves past zero does not fire (as at t0); no rows are
+** written for it. */
 HYDAE_NODISCARD int hydae_sim_set_param(hydae_sim *s, const char *name, double value);
 /* Called each time a transition fires (after its action) with the time,
 ** its chart's name and its own: counts and times of firings without

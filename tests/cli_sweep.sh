@@ -8,7 +8,8 @@
 # its bounds, different with another seed, and --lhs puts one run in each
 # stratum; a failing run is a row with its message and the others go on;
 # SIGINT leaves a table ending in a comment line; the table as MAT holds
-# the CSV's numbers; --runs-dir writes each run's result as `hydae run` does.
+# the CSV's numbers; --runs-dir writes each run's result as `hydae run` does;
+# `hydae plot` draws the table's measures over a parameter (CSV and MAT alike).
 # Usage: cli_sweep.sh PATH_TO_HYDAE
 set -u
 hydae=$1
@@ -152,6 +153,33 @@ check "  named" err_has "format 'xls'"
 check "a --runs-dir that is not a folder" test "$(status_of "$hydae" sweep "$pendulum" --grid L=1 \
     --runs-dir nowhere)" -eq 2
 check "  named" err_has "'nowhere' is not a folder"
+
+# hydae plot of the table: each measure over L, a curve per kappa, a dot per
+# finite cell of the table (the runs' values, counted here by awk), the
+# dots of a panel at the 5 values of L only; the MAT table draws the same
+# SVG; without --by, two runs at one L are an error naming them; failed
+# runs are left out and counted in the title.
+check "plot the table over L by kappa" "$hydae" plot two.csv --x L --by kappa \
+    --vars 'count(stretch),first(unstretch),max(F)' -o table.svg --title t --quiet
+cells=$(awk -F, 'NR > 1 { for (c = 4; c <= 7; c++) if (c != 5 && $c != "" && $c != "nan") n++ }
+                 END { print n }' two.csv)
+check "a dot per finite cell ($cells)" test "$(grep -c 'class="point"' table.svg)" -eq "$cells"
+check "the dots at 5 x positions (L = 0.8 .. 1.2)" test "$(grep 'class="point"' table.svg \
+    | sed 's/.*cx="\([^"]*\)".*/\1/' | sort -u | wc -l)" -eq 5
+for k in 0 0.02 0.05 0.1; do
+    check "a curve kappa = $k in the legend" grep -q ">kappa = $k<" table.svg
+done
+check "the MAT table's plot is the CSV's" "$hydae" plot two.mat --x L --by kappa \
+    --vars 'count(stretch),first(unstretch),max(F)' -o table_mat.svg --title t --quiet
+check "  the same SVG" cmp table.svg table_mat.svg
+check "without --by: exit 2" test "$(status_of "$hydae" plot two.csv -o nope.svg)" -eq 2
+check "  two runs at one L named" err_has "runs 0 and 1 both have L = 0.8"
+check "  no SVG left" test ! -e nope.svg
+check "an unknown --x" test "$(status_of "$hydae" plot two.csv --x Q -o nope.svg)" -eq 2
+check "  named" err_has "has no column 'Q'"
+check "a failed run left out" "$hydae" plot fail.csv -o fail.svg --quiet
+check "  counted in the title" grep -q "(1 failed run left out)" fail.svg
+check "  a dot per run that ended well" test "$(grep -c 'class="point"' fail.svg)" -eq 2
 
 # SIGINT: the runs going stop, the table ends with a comment line.
 cat >long.hym <<'EOF'

@@ -76,7 +76,7 @@ int hy_cli_cache(int argc, char **argv)
 int hy_cli_check_backend(const char *path)
 {
     int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_file(path, stderr, NULL, &n_errors);
+    hy_lang_unit *unit = hy_lang_compile_file_fmi(path, stderr, NULL, &n_errors, hy_cli_fmu_ops());
     if (!unit)
         return EXIT_USAGE;
     hy_cli_print_native_stats(hy_lang_unit_model(unit), stdout);

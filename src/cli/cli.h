@@ -52,6 +52,8 @@ int hy_cli_check_backend(const char *path);
 typedef struct hy_fmu hy_fmu;
 hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
                              hy_lang_experiment *experiment, hy_fmu **fmu);
+/* How model files read their FMU components (NULL without FMI support). */
+const hy_lang_fmu_ops *hy_cli_fmu_ops(void);
 /* The FMU's own account of a failed run (the call, the time, its log). */
 void hy_cli_fmu_report(const hy_fmu *fmu);
 

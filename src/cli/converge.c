@@ -10,29 +10,24 @@
 ** (MODEL.hym, compiled by src/lang; its experiment block applies first,
 ** then --tend, --dt, --solver and the tolerance or h_max being studied).
 **
+** --compare-solvers: instead of one integrator at many tolerances, every
+** integrator that can run the model at 3 tolerances, against one tight
+** reference run, as a work-precision table with the cheapest integrator
+** that reaches --digits (converge_compare.c).
+**
 ** Agreement of a channel: digits = -log10(max_t |a(t) - a_ref(t)| /
 ** max_t |a_ref(t)|), the error relative to the channel's magnitude over the
 ** run, so channels passing through zero do not blow up the measure.
 */
-#include "cli.h"
-#include "lang/lang.h"
-#include "core/core.h"
+#include "converge.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_CHANNELS = 16, MAX_RUNS = 16 };
 
-typedef struct channel_recorder {
-    int n_channels;
-    int column[MAX_CHANNELS];
-    long n_rows, cap_rows;
-    double *values;             /* n_rows x n_channels, grid rows only */
-} channel_recorder;
-
-static int record_row(void *user, hydae_row_kind kind, double t, const double *values)
+int hy_converge_record_row(void *user, hydae_row_kind kind, double t, const double *values)
 {
     (void)t;
     channel_recorder *r = user;
@@ -59,20 +54,16 @@ static const char converge_usage[] =
     "  --digits D        agreement wanted, significant digits (default 3)\n"
     "  --h-max-study H   instead: integr_tol fixed (--tol), h_max from H halving\n"
     "  --tol TOL         the fixed tolerance of an h_max study (default 1e-6)\n"
-    "  --tend T, --dt DT, --set NAME=VALUE, --solver NAME as for run\n";
+    "  --tend T, --dt DT, --set NAME=VALUE, --solver NAME as for run\n"
+    "  --compare-solvers  instead: every integrator that can run the model at\n"
+    "                    integr_tol --from, /100, /10^4 (default 1e-4, 1e-6, 1e-8)\n"
+    "                    against one run of --solver (default RADAU) at --to\n"
+    "                    (default 1e-11): CPU, steps, evaluations, error, digits,\n"
+    "                    and the cheapest integrator reaching --digits (default 3);\n"
+    "                    --channels optional (default: every result column)\n";
 
-typedef struct study {
-    const char *example;
-    const char *model_file;
-    const char *channels;
-    double from, to, digits, h_max_start, fixed_tol, t_end, dt;
-    int have_t_end, have_dt;
-    const char *solver;
-    int n_sets;
-    const char *sets[64];
-} study;
 
-static int parse_number(const char *option, const char *text, double *out)
+int hy_converge_parse_number(const char *option, const char *text, double *out)
 {
     char *end = NULL;
     double v = strtod(text, &end);
@@ -91,6 +82,10 @@ static int parse_study(int argc, char **argv, study *st)
         if (strcmp(arg, "--help") == 0) {
             fputs(converge_usage, stdout);
             return -1;
+        }
+        if (strcmp(arg, "--compare-solvers") == 0) {
+            st->compare_solvers = 1;
+            continue;
         }
         if (arg[0] != '-' && !st->model_file) {
             st->model_file = arg;
@@ -111,19 +106,19 @@ static int parse_study(int argc, char **argv, study *st)
         else if (strcmp(arg, "--set") == 0 && st->n_sets < 64)
             st->sets[st->n_sets++] = value;
         else if (strcmp(arg, "--from") == 0)
-            status = parse_number(arg, value, &st->from);
+            status = hy_converge_parse_number(arg, value, &st->from), st->have_from = 1;
         else if (strcmp(arg, "--to") == 0)
-            status = parse_number(arg, value, &st->to);
+            status = hy_converge_parse_number(arg, value, &st->to), st->have_to = 1;
         else if (strcmp(arg, "--digits") == 0)
-            status = parse_number(arg, value, &st->digits);
+            status = hy_converge_parse_number(arg, value, &st->digits);
         else if (strcmp(arg, "--h-max-study") == 0)
-            status = parse_number(arg, value, &st->h_max_start);
+            status = hy_converge_parse_number(arg, value, &st->h_max_start);
         else if (strcmp(arg, "--tol") == 0)
-            status = parse_number(arg, value, &st->fixed_tol);
+            status = hy_converge_parse_number(arg, value, &st->fixed_tol);
         else if (strcmp(arg, "--tend") == 0)
-            status = parse_number(arg, value, &st->t_end), st->have_t_end = 1;
+            status = hy_converge_parse_number(arg, value, &st->t_end), st->have_t_end = 1;
         else if (strcmp(arg, "--dt") == 0)
-            status = parse_number(arg, value, &st->dt), st->have_dt = 1;
+            status = hy_converge_parse_number(arg, value, &st->dt), st->have_dt = 1;
         else {
             fprintf(stderr, "hydae converge: unknown option '%s'\n%s", arg, converge_usage);
             return 2;
@@ -131,7 +126,11 @@ static int parse_study(int argc, char **argv, study *st)
         if (status)
             return status;
     }
-    if (!st->example == !st->model_file || !st->channels) {
+    if (st->compare_solvers) {
+        st->from = st->have_from ? st->from : 1e-4;
+        st->to = st->have_to ? st->to : 1e-11;
+    }
+    if (!st->example == !st->model_file || (!st->channels && !st->compare_solvers)) {
         fprintf(stderr, "hydae converge: needs a model file or --example NAME (one of them) "
                 "and --channels a,b\n%s", converge_usage);
         return 2;
@@ -140,15 +139,31 @@ static int parse_study(int argc, char **argv, study *st)
         fprintf(stderr, "hydae converge: want 0 < --to < --from and --digits > 0\n");
         return 2;
     }
+    if (st->compare_solvers && st->h_max_start > 0) {
+        fprintf(stderr, "hydae converge: --compare-solvers studies integr_tol; it does not "
+                "take --h-max-study\n");
+        return 2;
+    }
+    if (st->compare_solvers && !(st->to < st->from * 1e-4 && st->from < 1.0)) {
+        fprintf(stderr, "hydae converge: --compare-solvers runs at --from, --from/100 and "
+                "--from/10^4, so it wants --from < 1 and --to below --from/10^4 (the "
+                "reference), not --from %g --to %g\n", st->from, st->to);
+        return 2;
+    }
     return 0;
 }
 
 /* Columns of the comma-separated channel names; 2 on an unknown name. */
-static int resolve_channels(const hydae_model *m, const char *list, channel_recorder *r)
+int hy_converge_resolve_channels(const hydae_model *m, const char *list, channel_recorder *r)
 {
+    r->n_channels = 0;
+    if (!list) {
+        for (int c = 0; c < hydae_model_n_columns(m) && c < MAX_CHANNELS; c++)
+            r->column[r->n_channels++] = c;
+        return r->n_channels > 0 ? 0 : 2;
+    }
     char names[512];
     snprintf(names, sizeof names, "%s", list);
-    r->n_channels = 0;
     for (char *name = strtok(names, ","); name; name = strtok(NULL, ",")) {
         int found = -1;
         for (int c = 0; c < hydae_model_n_columns(m); c++)
@@ -180,7 +195,7 @@ typedef struct run_record {
 
 /* The run's time span and output grid: the example's, or the model file's
 ** experiment; --tend and --dt override either. */
-static int set_span(hydae_sim *sim, const study *st, const hydae_example *ex,
+int hy_converge_set_span(hydae_sim *sim, const study *st, const hydae_example *ex,
                     const hy_lang_experiment *experiment)
 {
     if (ex)
@@ -207,7 +222,7 @@ static int one_run(hydae_model *m, const study *st, const hydae_example *ex,
     if (!sim)
         return 2;
     char text[64];
-    int bad = set_span(sim, st, ex, experiment)
+    int bad = hy_converge_set_span(sim, st, ex, experiment)
               || (st->solver && hydae_sim_set_integrator(sim, st->solver));
     if (st->h_max_start > 0) {
         snprintf(text, sizeof text, "%.17g", st->fixed_tol);
@@ -218,7 +233,7 @@ static int one_run(hydae_model *m, const study *st, const hydae_example *ex,
         snprintf(text, sizeof text, "%.17g", knob);
         bad = bad || hydae_sim_set_option(sim, "integr_tol", text);
     }
-    bad = bad || hydae_sim_add_row_sink(sim, record_row, &out->rec);
+    bad = bad || hydae_sim_add_row_sink(sim, hy_converge_record_row, &out->rec);
     if (bad) {
         fprintf(stderr, "hydae converge: %s\n", hydae_sim_errmsg(sim));
         hydae_sim_free(sim);
@@ -237,7 +252,7 @@ static int one_run(hydae_model *m, const study *st, const hydae_example *ex,
     return 0;
 }
 
-static double agreement_digits(const channel_recorder *run, const channel_recorder *ref, int c)
+double hy_converge_digits(const channel_recorder *run, const channel_recorder *ref, int c)
 {
     if (run->n_rows != ref->n_rows || run->n_rows == 0)
         return NAN;
@@ -292,7 +307,8 @@ int hy_cli_converge(int argc, char **argv)
         char name[128];
         const char *eq = strchr(st.sets[i], '=');
         double v;
-        if (!eq || (size_t)(eq - st.sets[i]) >= sizeof name || parse_number("--set", eq + 1, &v)) {
+        if (!eq || (size_t)(eq - st.sets[i]) >= sizeof name
+            || hy_converge_parse_number("--set", eq + 1, &v)) {
             fprintf(stderr, "hydae converge: --set needs NAME=VALUE, not '%s'\n", st.sets[i]);
             hydae_model_free(m);
             return 2;
@@ -310,13 +326,18 @@ int hy_cli_converge(int argc, char **argv)
         hydae_model_free(m);
         return 2;
     }
+    if (st.compare_solvers) {
+        status = hy_converge_compare_solvers(m, &st, ex, ex ? NULL : &experiment);
+        hydae_model_free(m);
+        return status;
+    }
     run_record runs[MAX_RUNS];
     memset(runs, 0, sizeof runs);
     int n_runs = 0;
     status = 0;
     /* Knobs: integr_tol from..to by decades, or h_max halving 8 times. */
     for (double knob = st.h_max_start > 0 ? st.h_max_start : st.from; n_runs < MAX_RUNS;) {
-        if (resolve_channels(m, st.channels, &runs[n_runs].rec)) {
+        if (hy_converge_resolve_channels(m, st.channels, &runs[n_runs].rec)) {
             status = 2;
             break;
         }
@@ -347,7 +368,7 @@ int hy_cli_converge(int argc, char **argv)
             printf("%-12.3g %8ld %10.4f", runs[r].knob, runs[r].steps, runs[r].seconds);
             worst[r] = INFINITY;
             for (int c = 0; c < runs[r].rec.n_channels; c++) {
-                double d = runs[r].status ? NAN : agreement_digits(&runs[r].rec, &ref->rec, c);
+                double d = runs[r].status ? NAN : hy_converge_digits(&runs[r].rec, &ref->rec, c);
                 worst[r] = fmin(worst[r], isnan(d) ? -INFINITY : d);
                 if (r == n_runs - 1)
                     printf(" %10s", "reference");

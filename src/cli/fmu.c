@@ -52,6 +52,11 @@ hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
     return model;
 }
 
+const hy_lang_fmu_ops *hy_cli_fmu_ops(void)
+{
+    return &hy_fmu_lang_ops;
+}
+
 void hy_cli_fmu_report(const hy_fmu *fmu)
 {
     const char *message = hy_fmu_errmsg(fmu);
@@ -71,6 +76,11 @@ hydae_model *hy_cli_load_fmu(const char *path, int cosim, double dt,
     fprintf(stderr, "hydae: %s: this build of hydae has no FMI support (it needs libzip and "
             "expat when built: Debian's libzip-dev and libexpat1-dev; see docs/fmi.md)\n",
             path);
+    return NULL;
+}
+
+const hy_lang_fmu_ops *hy_cli_fmu_ops(void)
+{
     return NULL;
 }
 

@@ -513,7 +513,8 @@ static int command_run(int argc, char **argv)
         from_file = 1;
     } else {
         int n_errors = 0;
-        hy_lang_unit *unit = hy_lang_compile_file(opt.model_file, stderr, &experiment, &n_errors);
+        hy_lang_unit *unit = hy_lang_compile_file_fmi(opt.model_file, stderr, &experiment,
+                                                      &n_errors, hy_cli_fmu_ops());
         if (!unit) {
             fprintf(stderr, "hydae: %s: %d error%s; nothing was simulated\n", opt.model_file,
                     n_errors, n_errors == 1 ? "" : "s");
@@ -653,7 +654,7 @@ static int dispatch(int argc, char **argv)
     if (strcmp(command, "check") == 0) {
         if (argc != 3 || argv[2][0] == '-')
             return usage_error("%s", "check needs one model file: hydae check MODEL.hym");
-        if (hy_lang_check_report(argv[2], stdout) != 0)
+        if (hy_lang_check_report_fmi(argv[2], stdout, hy_cli_fmu_ops()) != 0)
             return EXIT_USAGE;
         return asked_native ? hy_cli_check_backend(argv[2]) : 0;
     }

@@ -1,7 +1,8 @@
 /*
 ** `hydae plot FILE.csv|FILE.mat [-o OUT.svg] [--vars A,B] [--phase X,Y]
 ** [--title T] [--no-clock-ticks]`: an SVG plot of a result file written by
-** `hydae run`, CSV or MAT (see docs/results.md). Exit status: 0, 1 if writing failed, 2 for a usage
+** `hydae run`, CSV or MAT (see docs/results.md), or of a sweep's CSV table
+** ([--x NAME] [--by NAME], docs/sweep.md). Exit status: 0, 1 if writing failed, 2 for a usage
 ** error or a file that cannot be read as hydae results.
 */
 #define _XOPEN_SOURCE 700 /* realpath, PATH_MAX */
@@ -23,7 +24,7 @@ static int plot_usage_error(const char *fmt, const char *arg)
     fputs("hydae plot: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs("\nusage: hydae plot FILE.csv|FILE.mat [-o OUT.svg] [--vars A,B,...] [--phase X,Y] "
-          "[--title TEXT] [--no-clock-ticks] [--quiet]\n", stderr);
+          "[--x NAME] [--by NAME] [--title TEXT] [--no-clock-ticks] [--quiet]\n", stderr);
     return EXIT_USAGE;
 }
 
@@ -53,6 +54,7 @@ static int default_output(const char *input, char *path, size_t size)
 typedef struct plot_args {
     const char *input, *output;
     hydae_plot_options options;
+    hy_plot_axes axes;       /* a sweep's table: --x, --by */
     char phase_x[256], phase_y[256];
     int quiet;
 } plot_args;
@@ -91,7 +93,7 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
             continue;
         }
         if (strcmp(arg, "-o") != 0 && strcmp(arg, "--vars") != 0 && strcmp(arg, "--phase") != 0
-            && strcmp(arg, "--title") != 0)
+            && strcmp(arg, "--title") != 0 && strcmp(arg, "--x") != 0 && strcmp(arg, "--by") != 0)
             return plot_usage_error("unknown option '%s'", arg);
         if (i + 1 >= argc)
             return plot_usage_error("option '%s' needs a value", arg);
@@ -102,6 +104,10 @@ static int parse_plot_args(int argc, char **argv, plot_args *a)
             a->options.vars = value;
         else if (strcmp(arg, "--title") == 0)
             a->options.title = value;
+        else if (strcmp(arg, "--x") == 0)
+            a->axes.x = value;
+        else if (strcmp(arg, "--by") == 0)
+            a->axes.by = value;
         else if (parse_phase(a, value))
             return EXIT_USAGE;
     }
@@ -140,8 +146,9 @@ int hy_cli_plot(int argc, char **argv)
         return status;
     }
     char err[1024];
-    int plot_status = (is_mat ? hy_plot_mat : hy_plot_csv)(in, a.input, out.file, &a.options, err,
-                                                          sizeof err);
+    int plot_status = (is_mat ? hy_plot_mat_axes : hy_plot_csv_axes)(in, a.input, out.file,
+                                                                    &a.options, &a.axes, err,
+                                                                    sizeof err);
     fclose(in);
     if (plot_status == HYDAE_ERR_ARG || plot_status == HYDAE_ERR_NOMEM) {
         fprintf(stderr, "hydae plot: %s\n", err);

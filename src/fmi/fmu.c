@@ -182,6 +182,9 @@ void hy_fmu_free(hy_fmu *f)
     if (!f)
         return;
     close_fmu(f);
+    for (int i = 0; f->names && i < f->desc.n_vars; i++)
+        hy_free(f->names[i]);
+    hy_free(f->names);
     hy_fmi_description_free(&f->desc);
     hy_free(f->states_set);
     hy_free(f->scratch);
@@ -190,6 +193,8 @@ void hy_fmu_free(hy_fmu *f)
     hy_free(f->derivative_vr);
     hy_free(f->output_var);
     hy_free(f->param_var);
+    hy_free(f->input_var);
+    hy_free(f->inputs_set);
     hy_free(f->path);
     hy_free(f);
 }

@@ -105,6 +105,15 @@ struct hy_fmu {
     /* Result columns and parameters: indices into desc.vars. */
     int n_outputs, n_params;
     int *output_var, *param_var;
+    /* As a component of a model file (component.c): the names of its
+    ** variables there (NAME.x; NULL: the FMI names), its numeric inputs
+    ** (unknowns the model defines, after the states and outputs among its
+    ** mode's variables) and the values they were last given. */
+    int component;
+    char **names;
+    int n_inputs, inputs_valid;
+    int *input_var;
+    double *inputs_set;
     char errmsg[1024];          /* the last failure */
     char logmsg[512];           /* the FMU's last logged message */
 };
@@ -138,6 +147,40 @@ int hy_fmu_is_cosim(const hy_fmu *f);
 int hy_fmu_choose_columns(hy_fmu *f);
 int hy_fmu_add_params(hy_fmu *f, hydae_model *m);
 int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0);
+/* model.c, for component.c: give the FMU t and the states y unless it
+** has them; initialise it and iterate the events of t0 (a's time); the
+** mode's self-transitions on event indicators, the scheduled time and the
+** step event, each running the event iteration. */
+int hy_fmu_sync(hy_fmu *f, double t, const double *y);
+int hy_fmu_start(hy_fmu *f, hydae_action *a);
+int hy_fmu_add_event_transitions(hy_fmu *f, hydae_mode *mode);
+/* CompletedIntegratorStep (the mode's after-step function, user = f). */
+int hy_fmu_after_step(double t, const double *y, const double *yp, const double *p, void *user);
+/* The name variable var (an index into desc.vars) has in the model. */
+const char *hy_fmu_var_name(const hy_fmu *f, int var);
+/* component.c: a component's inputs as the action sees them, given to the
+** FMU (0 for an FMU without inputs). */
+int hy_fmu_sync_inputs_by_name(hy_fmu *f, const hydae_action *a);
+
+/* An FMU for Model Exchange as a component of model m (docs/fmi.md, "An
+** FMU as a component"): a chart NAME whose mode "on" has the states,
+** numeric outputs and numeric inputs as variables NAME.x (the inputs
+** without equations: the model gives them), its parameters the model's
+** parameters NAME.p. With host NULL it is always active; otherwise it
+** has a mode "off" too and follows host: on while host is active
+** (instantiated and initialised from the values NAME.x have when it is
+** entered), off otherwise (terminated). host should declare the names
+** the model uses (shared unknowns); add the component after host's chart
+** has its initial mode (the FMU's chart starts "on" when host is it). The
+** FMU at path is opened here and owned by the model; NULL with a message
+** in err. */
+hy_fmu *hy_fmu_add_component(hydae_model *m, hydae_mode *host, const char *name,
+                             const char *path, char *err, size_t err_size);
+
+/* The model language's FMU components (`Fmu NAME(file = ...)`) read and
+** built by component.c: pass to hy_lang_compile_file_fmi. */
+extern const struct hy_lang_fmu_ops hy_fmu_lang_ops;
+
 /* cosim.c: chart, mode, held outputs and the communication step. */
 int hy_fmu_build_cosim(hy_fmu *f, hydae_model *m);
 /* The last FMI failure of a run, naming the FMU, the call, the time and

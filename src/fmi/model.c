@@ -37,7 +37,7 @@ static int not_running(hy_fmu *f)
 }
 
 /* Give the FMU time t and states y unless it has them already. */
-static int sync_fmu(hy_fmu *f, double t, const double *y)
+int hy_fmu_sync(hy_fmu *f, double t, const double *y)
 {
     int status = not_running(f);
     if (status)
@@ -62,7 +62,7 @@ static int fmu_rhs(double t, const double *y, const double *p, double *ydot, voi
 {
     (void)p;
     hy_fmu *f = user;
-    int status = sync_fmu(f, t, y);
+    int status = hy_fmu_sync(f, t, y);
     return status ? status : f->ops->get_derivatives(f, ydot);
 }
 
@@ -76,7 +76,7 @@ static int fmu_jacobian(double t, double cj, const double *y, const double *yp, 
     (void)yp;
     (void)p;
     hy_fmu *f = user;
-    int status = sync_fmu(f, t, y);
+    int status = hy_fmu_sync(f, t, y);
     int n = f->desc.n_states;
     for (int j = 0; j < n && !status; j++) {
         memset(f->seed, 0, (size_t)n * sizeof *f->seed);
@@ -92,7 +92,7 @@ static int fmu_guards(double t, const double *y, const double *yp, const double 
     (void)yp;
     (void)p;
     hy_fmu *f = user;
-    int status = sync_fmu(f, t, y);
+    int status = hy_fmu_sync(f, t, y);
     if (status)
         return status;
     return f->ops->get_indicators(f, g);
@@ -101,14 +101,14 @@ static int fmu_guards(double t, const double *y, const double *yp, const double 
 /* CompletedIntegratorStep after every accepted step (2.0.4 section 3.2.2,
 ** 3.0 section 3.2.3; unless the FMU says it needs none): a step event
 ** when the FMU wants event mode or to end the run. */
-static int fmu_after_step(double t, const double *y, const double *yp, const double *p,
-                          void *user)
+int hy_fmu_after_step(double t, const double *y, const double *yp, const double *p,
+                      void *user)
 {
     (void)yp;
     (void)p;
     hy_fmu *f = user;
     int enter_event = 0, terminate = 0;
-    if (sync_fmu(f, t, y) || f->ops->completed_step(f, &enter_event, &terminate) < 0)
+    if (hy_fmu_sync(f, t, y) || f->ops->completed_step(f, &enter_event, &terminate) < 0)
         return -1;
     f->step_terminate = terminate;
     return enter_event || terminate ? HYDAE_STEP_EVENT : HYDAE_STEP_CONTINUE;
@@ -126,7 +126,7 @@ static int fmu_outputs(double t, const double *y, const double *yp, const double
             out[k] = NAN;
         return 0;
     }
-    int status = sync_fmu(f, t, y);
+    int status = hy_fmu_sync(f, t, y);
     for (int k = 0; k < f->n_outputs && !status; k++)
         status = f->ops->get_value(f, &f->desc.vars[f->output_var[k]], &out[k]);
     return status;
@@ -200,7 +200,7 @@ static int event_iteration(hy_fmu *f, hydae_action *a, double t)
 static int set_states_after_event(hy_fmu *f, hydae_action *a)
 {
     for (int k = 0; k < f->desc.n_states; k++)
-        if (hydae_set(a, f->desc.vars[f->desc.state_var[k]].name, f->states_set[k]))
+        if (hydae_set(a, hy_fmu_var_name(f, f->desc.state_var[k]), f->states_set[k]))
             return -1;
     return 0;
 }
@@ -219,8 +219,9 @@ static int fmu_event_action(hydae_action *a, void *user)
         return end_run(f, a, t) ? -1 : set_states_after_event(f, a);
     }
     for (int k = 0; k < f->desc.n_states; k++)
-        f->scratch[k] = hydae_get(a, f->desc.vars[f->desc.state_var[k]].name);
-    if (sync_fmu(f, t, f->scratch) || f->ops->enter_event_mode(f) || event_iteration(f, a, t))
+        f->scratch[k] = hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]));
+    if (hy_fmu_sync(f, t, f->scratch) || f->ops->enter_event_mode(f)
+        || hy_fmu_sync_inputs_by_name(f, a) || event_iteration(f, a, t))
         return -1;
     return set_states_after_event(f, a);
 }
@@ -231,16 +232,19 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
 {
     for (int k = 0; k < f->n_params; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->param_var[k]];
-        if (f->ops->set_value(f, v, hydae_get(a, v->name)))
+        if (f->ops->set_value(f, v, hydae_get(a, hy_fmu_var_name(f, f->param_var[k]))))
             return -1;
     }
     for (int k = 0; k < f->desc.n_states && !f->cosim; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->desc.state_var[k]];
+        /* A component's state with no value now (its mode entered again,
+        ** the transition not setting it) takes its start value. */
+        double x = hydae_get(a, hy_fmu_var_name(f, f->desc.state_var[k]));
         if (v->has_start && v->initial != HY_FMI_CALCULATED && v->variability != HY_FMI_CONSTANT
-            && f->ops->set_value(f, v, hydae_get(a, v->name)))
+            && f->ops->set_value(f, v, isnan(x) ? v->start : x))
             return -1;
     }
-    return 0;
+    return hy_fmu_sync_inputs_by_name(f, a); /* a component's inputs */
 }
 
 int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
@@ -252,7 +256,7 @@ int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
     f->instance = NULL;
     f->fatal = f->terminated = f->step_terminate = 0;
     f->errmsg[0] = f->logmsg[0] = '\0';
-    f->time_valid = f->states_valid = f->have_event_time = 0;
+    f->time_valid = f->states_valid = f->inputs_valid = f->have_event_time = 0;
     if (f->ops->instantiate(f) || set_start_values(f, a) || f->ops->enter_initialization(f, t0)
         || f->ops->exit_initialization(f))
         return -1;
@@ -261,14 +265,18 @@ int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
 
 /* At t0 of every run: a fresh instance, initialised (2.0.4 section 3.2.1,
 ** 3.0 section 3.2.1), then the event iteration of the initial instant. */
-static int fmu_initial_action(hydae_action *a, void *user)
+int hy_fmu_start(hy_fmu *f, hydae_action *a)
 {
-    hy_fmu *f = user;
     double t0 = hydae_action_time(a);
     if (hy_fmu_initialise(f, a, t0) || event_iteration(f, a, t0))
         return -1;
     f->have_event_time = 0; /* an event at t0 still iterates */
     return set_states_after_event(f, a);
+}
+
+static int fmu_initial_action(hydae_action *a, void *user)
+{
+    return hy_fmu_start(user, a);
 }
 
 static void free_attached(void *data)
@@ -283,6 +291,8 @@ int hy_fmu_choose_columns(hy_fmu *f)
 {
     const hy_fmi_description *d = &f->desc;
     f->param_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->param_var);
+    f->input_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->input_var);
+    f->inputs_set = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->inputs_set);
     f->output_var = hy_alloc_array((size_t)d->n_vars + 1, sizeof *f->output_var);
     f->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->states_set);
     f->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->scratch);
@@ -290,8 +300,8 @@ int hy_fmu_choose_columns(hy_fmu *f)
     f->state_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->state_vr);
     f->derivative_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->derivative_vr);
     char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
-    if (!f->param_var || !f->output_var || !f->states_set || !f->scratch || !f->seed
-        || !f->state_vr || !f->derivative_vr || !is_state) {
+    if (!f->param_var || !f->input_var || !f->inputs_set || !f->output_var || !f->states_set
+        || !f->scratch || !f->seed || !f->state_vr || !f->derivative_vr || !is_state) {
         hy_free(is_state);
         return -1;
     }
@@ -304,11 +314,14 @@ int hy_fmu_choose_columns(hy_fmu *f)
         const hy_fmi_var *v = &d->vars[i];
         if (v->is_array)
             continue;
-        /* Inputs are held at their parameter's value (nothing drives them yet). */
+        /* Inputs of a whole-model FMU are held at their parameter's value;
+        ** a component's are unknowns the model defines (component.c). */
         int is_parameter = v->causality == HY_FMI_PARAMETER
                            && (v->variability == HY_FMI_FIXED || v->variability == HY_FMI_TUNABLE);
-        if ((is_parameter || v->causality == HY_FMI_INPUT) && hy_fmi_type_is_numeric(v->type)
-            && v->has_start)
+        int is_input = v->causality == HY_FMI_INPUT && hy_fmi_type_is_numeric(v->type);
+        if (is_input && f->component)
+            f->input_var[f->n_inputs++] = i;
+        else if ((is_parameter || is_input) && hy_fmi_type_is_numeric(v->type) && v->has_start)
             f->param_var[f->n_params++] = i;
         if (v->causality == HY_FMI_OUTPUT && hy_fmi_type_is_numeric(v->type) && !is_state[i])
             f->output_var[f->n_outputs++] = i;
@@ -336,14 +349,25 @@ static int add_event_transition(hy_fmu *f, hydae_mode *mode, int k)
     return status ? status : hydae_transition_set_action(tr, fmu_event_action, f);
 }
 
+int hy_fmu_add_event_transitions(hy_fmu *f, hydae_mode *mode)
+{
+    for (int k = 0; k < f->desc.n_event_indicators; k++)
+        if (add_event_transition(f, mode, k))
+            return -1;
+    if (add_event_transition(f, mode, -1)
+        || (f->desc.me_needs_completed_step && add_event_transition(f, mode, -2)))
+        return -1;
+    return 0;
+}
+
 /* The mode's variables (states, with their nominal values) and outputs. */
 static int add_variables(hy_fmu *f, hydae_mode *mode)
 {
     const hy_fmi_description *d = &f->desc;
     for (int k = 0; k < d->n_states; k++) {
         const hy_fmi_var *v = &d->vars[d->state_var[k]];
-        int var = hydae_mode_add_var(mode, v->name, HYDAE_DIFFERENTIAL,
-                                     v->has_start ? v->start : 0.0);
+        int var = hydae_mode_add_var(mode, hy_fmu_var_name(f, d->state_var[k]),
+                                     HYDAE_DIFFERENTIAL, v->has_start ? v->start : 0.0);
         if (var < 0 || (v->nominal != 1.0 && hydae_mode_set_nominal(mode, var, v->nominal)))
             return -1;
     }
@@ -357,7 +381,7 @@ int hy_fmu_add_params(hy_fmu *f, hydae_model *m)
 {
     for (int k = 0; k < f->n_params; k++) {
         const hy_fmi_var *v = &f->desc.vars[f->param_var[k]];
-        if (hydae_model_add_param(m, v->name, v->start) < 0)
+        if (hydae_model_add_param(m, hy_fmu_var_name(f, f->param_var[k]), v->start) < 0)
             return -1;
     }
     return 0;
@@ -378,7 +402,7 @@ static int build(hy_fmu *f, hydae_model *m)
     if (add_variables(f, mode) || hydae_mode_set_rhs(mode, fmu_rhs, f)
         || (f->n_outputs > 0 && hydae_mode_set_outputs(mode, fmu_outputs))
         || (nz > 0 && hydae_mode_set_guards(mode, nz, fmu_guards))
-        || (d->me_needs_completed_step && hydae_mode_set_after_step(mode, fmu_after_step)))
+        || (d->me_needs_completed_step && hydae_mode_set_after_step(mode, hy_fmu_after_step)))
         return -1;
     /* The Jacobian from the FMU when it says it can (else finite differences). */
     int directional = f->desc.fmi_major == 2 ? f->f2.get_directional_derivative != NULL
@@ -386,11 +410,7 @@ static int build(hy_fmu *f, hydae_model *m)
     if (d->me_directional && directional && d->n_states > 0
         && hydae_mode_set_jacobian(mode, fmu_jacobian))
         return -1;
-    for (int k = 0; k < nz; k++)
-        if (add_event_transition(f, mode, k))
-            return -1;
-    if (add_event_transition(f, mode, -1)
-        || (d->me_needs_completed_step && add_event_transition(f, mode, -2)))
+    if (hy_fmu_add_event_transitions(f, mode))
         return -1;
     return hydae_model_set_initial_action(m, fmu_initial_action, f);
 }

@@ -36,6 +36,7 @@ int hy_nsk_alloc(hy_nsk *c, int n, int n_cols, int deg_offset)
     c->n = n;
     c->n_cols = n_cols;
     c->deg_offset = deg_offset;
+    c->err_power_offset = deg_offset;
     c->head.worst = -1;
     double **const slots[] = { &c->rtol, &c->atol, &c->y, &c->f, &c->corr,
                                &c->delta, &c->ewt, &c->f_pert };
@@ -335,13 +336,13 @@ static void accept(hy_nsk *c, void *mem, const hy_nsk_method *method,
 static int error_test_failed(hy_nsk *c, void *mem, const hy_nsk_method *method,
                              double h, double err, int n_fails, double *h_try)
 {
-    int n = c->n, deg = c->order + c->deg_offset;
+    int n = c->n;
     restore(c);
     c->head.worst = hy_argmax_weighted(n, c->corr, c->ewt);
     c->head.stats.n_err_fails++;
     if (n_fails >= NSK_MAX_ERR_FAILS)
         return HYDAE_ERR_ERRTEST;
-    double eta = hy_nsk_eta(NSK_BIAS_SAME, err, deg + 1);
+    double eta = hy_nsk_eta(NSK_BIAS_SAME, err, c->order + c->err_power_offset + 1);
     eta = fmax(NSK_ETA_MIN, fmin(eta, 0.9));
     if (n_fails >= 2)
         eta = fmin(eta, NSK_ETA_MAX_ERRFAIL);

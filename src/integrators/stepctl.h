@@ -68,6 +68,9 @@ typedef struct hy_nsk {
     double h;                   /* scaling of z */
     int order;                  /* the method's order (q, or k) */
     int deg_offset;             /* degree of z = order + deg_offset */
+    int err_power_offset;       /* err ~ h^(order + 1 + err_power_offset)
+                                ** (default deg_offset; the error test
+                                ** failure's step ratio uses it) */
     int n_cols;                 /* columns allocated in each bank */
     int started;                /* 0 until the first step() formed z_1 */
     long n_steps_since_init;

@@ -174,14 +174,19 @@ static int read_units(hy_results *r, const record *rec, const char *name, char *
 static int read_header(hy_results *r, const record *rec, const char *name, char *err,
                        size_t err_size)
 {
-    if (strcmp(cell(rec, 0), "time") != 0) {
-        hy_format(err, err_size, "%s:%ld: the first column is '%s', not 'time': not a hydae "
-                  "result file", name, rec->line, cell(rec, 0));
+    r->is_sweep_table = strcmp(cell(rec, 0), "run") == 0;
+    if (strcmp(cell(rec, 0), "time") != 0 && !r->is_sweep_table) {
+        hy_format(err, err_size, "%s:%ld: the first column is '%s', not 'time' (or 'run'): not a "
+                  "hydae result file (or sweep table)", name, rec->line, cell(rec, 0));
         return HYDAE_ERR_ARG;
     }
-    for (int i = 1; i < rec->n_cells; i++)
-        if (hy_results_add_var(r, cell(rec, i), "", 0, is_mode_column(cell(rec, i))) < 0)
+    for (int i = 1; i < rec->n_cells; i++) {
+        /* a sweep table's status column: "ok" or the message, as labels */
+        int is_labels = is_mode_column(cell(rec, i))
+                        || (r->is_sweep_table && strcmp(cell(rec, i), "status") == 0);
+        if (hy_results_add_var(r, cell(rec, i), "", 0, is_labels) < 0)
             return HYDAE_ERR_NOMEM;
+    }
     return 0;
 }
 
@@ -210,7 +215,8 @@ static int read_row(hy_results *r, const record *rec, double *values, const char
             value = strtod(text, &end);
             if (!text[0] || *end != '\0' || (i == 0 && !isfinite(value))) {
                 hy_format(err, err_size, "%s:%ld: '%s' in column '%s' is not a number", name,
-                          rec->line, text, i == 0 ? "time" : r->vars[i - 1].name);
+                          rec->line, text,
+                          i > 0 ? r->vars[i - 1].name : r->is_sweep_table ? "run" : "time");
                 return HYDAE_ERR_ARG;
             }
         }

@@ -2,7 +2,7 @@
 ** Reading hydae's Modelica result files (MAT v4, binTrans; the layout is
 ** described in mat4.c, after the MATLAB "MAT-File Format" and the
 ** OpenModelica User's Guide, "The MATv4 Result File Format") into a result
-** table.
+** table; also a sweep's table (hydae sweep -o T.mat).
 */
 #include "matread.h"
 #include "core/core.h"
@@ -322,12 +322,70 @@ static void read_status(hy_results *r, const matrix *mx)
     hy_results_set_stop(r, t, reason);
 }
 
+/* Row i of a text matrix written a row per string (a sweep's table),
+** trailing spaces removed, into buf. */
+static void text_row(const matrix *mx, long i, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (long c = 0; c < mx->ncols && len + 1 < size; c++) {
+        double code = number_at(mx, (size_t)c * (size_t)mx->mrows + (size_t)i);
+        buf[len++] = code >= 1.0 && code <= 255.0 ? (char)(unsigned char)code : ' ';
+    }
+    buf[len] = '\0';
+    while (len > 0 && buf[len - 1] == ' ')
+        buf[--len] = '\0';
+}
+
+/* A sweep's table (src/sweep/table.c): "table" (a row per run: run,
+** parameters, measures, steps, wall_s), "names" (a row per column),
+** "status" (a row per run); the status becomes a label column. m[0] holds
+** "table", m[1] and m[2] are read here. */
+static int read_sweep_table(const reader *rd, hy_results *r, matrix *m)
+{
+    for (int i = 1; i <= 2; i++) {
+        int got = read_matrix(rd, &m[i]);
+        if (got < 0)
+            return got;
+        if (got == 0 || strcmp(m[i].name, i == 1 ? "names" : "status") != 0)
+            return fail(rd, "a sweep's table without", i == 1 ? "names" : "status");
+    }
+    long n_runs = m[0].mrows, n_cols = m[0].ncols;
+    if (m[0].is_text || n_cols < 1 || !m[1].is_text || m[1].mrows != n_cols || !m[2].is_text
+        || m[2].mrows != n_runs)
+        return fail(rd, "a sweep's table whose matrices do not match", "table");
+    r->is_sweep_table = 1;
+    char text[1400];
+    for (long j = 1; j < n_cols; j++) {
+        text_row(&m[1], j, text, sizeof text);
+        if (hy_results_add_var(r, text, "", 0, 0) < 0)
+            return HYDAE_ERR_NOMEM;
+    }
+    int status_var = hy_results_add_var(r, "status", "", 0, 1);
+    if (status_var < 0)
+        return HYDAE_ERR_NOMEM;
+    double *values = hy_malloc(sizeof(double) * (size_t)n_cols);
+    int status = values ? 0 : HYDAE_ERR_NOMEM;
+    for (long k = 0; !status && k < n_runs; k++) {
+        for (long j = 1; j < n_cols; j++)
+            values[j - 1] = number_at(&m[0], (size_t)j * (size_t)n_runs + (size_t)k);
+        text_row(&m[2], k, text, sizeof text);
+        int label = hy_results_label(r, status_var, text);
+        values[status_var] = label;
+        status = label < 0 ? HYDAE_ERR_NOMEM
+                           : hy_results_append(r, HYDAE_ROW_GRID, number_at(&m[0], (size_t)k), values);
+    }
+    hy_free(values);
+    return status;
+}
+
 static int read_table(const reader *rd, hy_results *r, matrix *m)
 {
     for (int i = 0; i < N_MATRICES; i++) {
         int got = read_matrix(rd, &m[i]);
         if (got < 0)
             return got;
+        if (i == 0 && got && strcmp(m[0].name, "table") == 0)
+            return read_sweep_table(rd, r, m);
         if (got == 0 && i == M_STATUS)
             break;
         if (got == 0 || strcmp(m[i].name, matrix_names[i]) != 0)

@@ -31,6 +31,7 @@ typedef struct hy_results {
     double *t;
     unsigned char *kind; /* hydae_row_kind of each row */
     double *values;      /* n_rows x n_vars, row after row */
+    int is_sweep_table;  /* a sweep's table (hydae sweep): t is the run's number */
     int stopped_early;   /* the run failed at t_stopped */
     double t_stopped;
     char stop_message[1024]; /* why (a copy of the sim's message): kept

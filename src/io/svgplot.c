@@ -145,19 +145,20 @@ static void time_axis(const hy_results *r, axis *a, int target)
                              : 2.0 * hy_plot_nice_step(0.5 * a->hi - 0.5 * a->lo, target);
 }
 
-/* A value axis: the finite values of a column with 5 % of their span
-** added on either side, so that no curve runs along the frame; ticks at
-** the steps inside. */
-static void value_axis(const hy_results *r, int var, axis *a, int target)
+/* A value axis: the finite values of n_vars columns with 5 % of their
+** span added on either side, so that no curve runs along the frame; ticks
+** at the steps inside. */
+static void value_axis(const hy_results *r, const int *vars, int n_vars, axis *a, int target)
 {
     double lo = INFINITY, hi = -INFINITY;
-    for (long k = 0; k < r->n_rows; k++) {
-        double v = hy_results_value(r, k, var);
-        if (isfinite(v)) {
-            lo = fmin(lo, v);
-            hi = fmax(hi, v);
+    for (int i = 0; i < n_vars; i++)
+        for (long k = 0; k < r->n_rows; k++) {
+            double v = hy_results_value(r, k, vars[i]);
+            if (isfinite(v)) {
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
+            }
         }
-    }
     if (lo > hi) {
         lo = 0.0;
         hi = 1.0;
@@ -386,12 +387,12 @@ static void line_point(polyline *p, double x, double y)
 }
 
 /* Column y_var against time (x_var < 0) or against column x_var, broken
-** at right limits and NaN; coloured by the mode column mode_var (< 0: one
+** at right limits and NaN; coloured by the mode column mode_var (< 0: in
 ** colour). */
 static void draw_trajectory(FILE *out, const hy_results *r, int x_var, int y_var, const axis *ax,
-                            const axis *ay, int mode_var, double width)
+                            const axis *ay, int mode_var, double width, const char *colour)
 {
-    polyline line = { out, curve_colour, width, 0, 0, 0, 0, 0 };
+    polyline line = { out, colour, width, 0, 0, 0, 0, 0 };
     for (long k = 0; k < r->n_rows; k++) {
         double x = x_var < 0 ? r->t[k] : hy_results_value(r, k, x_var);
         double y = hy_results_value(r, k, y_var);
@@ -404,6 +405,20 @@ static void draw_trajectory(FILE *out, const hy_results *r, int x_var, int y_var
         line_point(&line, to_pixel(ax, x), to_pixel(ay, y));
     }
     line_end(&line);
+}
+
+/* Column var against time in one colour (a time panel's curve), with a
+** dot at each point if markers. */
+static void draw_curve(FILE *out, const hy_results *r, int var, const axis *ax, const axis *ay,
+                       const char *colour, int markers)
+{
+    draw_trajectory(out, r, -1, var, ax, ay, -1, 1.4, colour);
+    for (long k = 0; markers && k < r->n_rows; k++) {
+        double y = hy_results_value(r, k, var);
+        if (isfinite(r->t[k]) && isfinite(y))
+            fprintf(out, "<circle class=\"point\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.6\" "
+                    "fill=\"%s\"/>\n", to_pixel(ax, r->t[k]), to_pixel(ay, y), colour);
+    }
 }
 
 /* ---- pieces of a figure ---- */
@@ -491,10 +506,12 @@ static void legend_entry(legend *g, sample_kind kind, const char *colour, const 
 /* The legend below the title at y_top: every mode of every mode column,
 ** then the event marker (and the start marker of a phase plot). out NULL
 ** only measures. Returns the y below the legend. */
-static double put_legend(FILE *out, const hy_results *r, const event_view *ev, int phase,
-                         double y_top, int width)
+static double put_legend(FILE *out, const hy_results *r, const hy_plot_spec *spec,
+                         const event_view *ev, int phase, double y_top, int width)
 {
     legend g = { out, MARGIN_LEFT, y_top + 14, MARGIN_LEFT, width - MARGIN_RIGHT };
+    for (int s = 0; spec->n_series > 1 && s < spec->n_series; s++)
+        legend_entry(&g, SAMPLE_LINE, palette[s % N_COLOURS], spec->series_labels[s]);
     int n_mode_vars = 0;
     for (int v = 0; v < r->n_vars; v++)
         n_mode_vars += r->vars[v].is_mode;
@@ -514,6 +531,7 @@ static double put_legend(FILE *out, const hy_results *r, const event_view *ev, i
     if (phase) {
         legend_entry(&g, SAMPLE_START, "black", "start");
         legend_entry(&g, SAMPLE_EVENT_DOT, "black", "event (numbered in time order)");
+    } else if (spec->x_label) { /* over a parameter: no events */
     } else if (!ev->clock.period || count_events(r) > ev->clock.n_ticks) {
         legend_entry(&g, SAMPLE_EVENT_LINE, event_colour, "event");
     }
@@ -648,10 +666,20 @@ static double panel_top(double panels_top, int p)
     return panels_top + p * (PANEL_HEIGHT + PANEL_GAP);
 }
 
-/* The value axis of a panel whose top is at y = top. */
-static void panel_axis(const hy_results *r, int var, double top, axis *ay)
+/* The columns of panel p: one, or a series each (hy_plot_spec.n_series). */
+static int panel_columns(const hy_plot_spec *spec, int p, const int **vars)
 {
-    value_axis(r, var, ay, 4);
+    int per_panel = spec->n_series > 1 ? spec->n_series : 1;
+    *vars = spec->panel_vars + (size_t)p * (size_t)per_panel;
+    return per_panel;
+}
+
+/* The value axis of panel p, whose top is at y = top. */
+static void panel_axis(const hy_results *r, const hy_plot_spec *spec, int p, double top, axis *ay)
+{
+    const int *vars;
+    int n_vars = panel_columns(spec, p, &vars);
+    value_axis(r, vars, n_vars, ay, 4);
     ay->pixel_lo = top + PANEL_HEIGHT;
     ay->pixel_hi = top;
 }
@@ -670,7 +698,7 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec, e
         double stride = ceil(MIN_TICK_PIXELS / spacing);
         ev->tick_stride = spacing > 0.0 && stride > 1.0 ? (stride < 1e9 ? (long)stride : 1000000000L) : 1;
     }
-    double strips_top = put_legend(NULL, r, ev, 0, title_bottom(r), WIDTH) + 8;
+    double strips_top = put_legend(NULL, r, spec, ev, 0, title_bottom(r), WIDTH) + 8;
     double panels_top = strips_top + n_strips * (STRIP_HEIGHT + STRIP_GAP) + (n_strips ? 6 : 0);
     int n_panels = spec->n_panels;
     double panels_bottom = n_panels ? panel_top(panels_top, n_panels - 1) + PANEL_HEIGHT
@@ -679,7 +707,7 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec, e
 
     put_header(out, WIDTH, height);
     put_title(out, r, spec, WIDTH);
-    put_legend(out, r, ev, 0, title_bottom(r), WIDTH);
+    put_legend(out, r, spec, ev, 0, title_bottom(r), WIDTH);
 
     if (n_panels == 0) /* only the strips: their time axis below them */
         draw_x_ticks(out, &ax, strips_top, panels_bottom, 1);
@@ -700,31 +728,43 @@ static int time_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec, e
     ** event lines across everything, then the curves and frames on top. */
     int shade_var = first_mode_var(r);
     for (int p = 0; p < n_panels; p++) {
-        int var = spec->panel_vars[p];
         double top = panel_top(panels_top, p);
         axis ay;
-        panel_axis(r, var, top, &ay);
+        panel_axis(r, spec, p, top, &ay);
         if (shade_var >= 0) {
             band_drawing b = { out, r, &ax, shade_var, top, PANEL_HEIGHT, 0.13, 0 };
             for_each_band(r, shade_var, draw_band, &b);
         }
         draw_x_ticks(out, &ax, top, top + PANEL_HEIGHT, p == n_panels - 1);
         draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
-        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, &r->vars[var]);
+        const int *vars;
+        panel_columns(spec, p, &vars);
+        hy_result_var label = r->vars[vars[0]];
+        if (spec->panel_labels) {
+            label.name = (char *)spec->panel_labels[p];
+            label.unit = "";
+        }
+        draw_y_label(out, 18, top + PANEL_HEIGHT / 2.0, &label);
     }
     draw_events(out, r, ev, &ax, strips_top, panels_bottom);
     for (int p = 0; p < n_panels; p++) {
-        int var = spec->panel_vars[p];
         double top = panel_top(panels_top, p);
         axis ay;
-        panel_axis(r, var, top, &ay);
-        draw_trajectory(out, r, -1, var, &ax, &ay, -1, 1.4);
-        if (!has_value(r, var))
+        panel_axis(r, spec, p, top, &ay);
+        const int *vars;
+        int n_vars = panel_columns(spec, p, &vars), any_value = 0;
+        for (int s = 0; s < n_vars; s++) {
+            const char *colour = n_vars > 1 ? palette[s % N_COLOURS] : curve_colour;
+            draw_curve(out, r, vars[s], &ax, &ay, colour, spec->markers);
+            any_value |= has_value(r, vars[s]);
+        }
+        if (!any_value)
             put_text(out, (ax.pixel_lo + ax.pixel_hi) / 2, top + PANEL_HEIGHT / 2.0, "middle", 12,
                      "fill=\"#707070\"", "no value in this run");
         draw_frame(out, ax.pixel_lo, top, ax.pixel_hi - ax.pixel_lo, PANEL_HEIGHT);
     }
-    put_text(out, (ax.pixel_lo + ax.pixel_hi) / 2, panels_bottom + 38, "middle", 13, "", "time");
+    put_text(out, (ax.pixel_lo + ax.pixel_hi) / 2, panels_bottom + 38, "middle", 13, "",
+             spec->x_label ? spec->x_label : "time");
     fputs("</svg>\n", out);
     return ferror(out) ? HYDAE_ERR_IO : 0;
 }
@@ -832,8 +872,8 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec,
                       const event_view *ev)
 {
     axis ax, ay;
-    value_axis(r, spec->phase_x, &ax, 6);
-    value_axis(r, spec->phase_y, &ay, 6);
+    value_axis(r, &spec->phase_x, 1, &ax, 6);
+    value_axis(r, &spec->phase_y, 1, &ay, 6);
     /* The box takes the data's shape (equal scales) unless that is more
     ** than twice as tall as wide or the reverse. */
     double ratio = (ay.hi - ay.lo) / (ax.hi - ax.lo);
@@ -849,12 +889,12 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec,
     double box_left = MARGIN_LEFT + (width - MARGIN_LEFT - MARGIN_RIGHT - box_width) / 2;
 
     int mode_var = first_mode_var(r);
-    double box_top = put_legend(NULL, r, ev, 1, title_bottom(r), width) + 12;
+    double box_top = put_legend(NULL, r, spec, ev, 1, title_bottom(r), width) + 12;
     int height = (int)ceil(box_top + box_height + 52);
 
     put_header(out, width, height);
     put_title(out, r, spec, width);
-    put_legend(out, r, ev, 1, title_bottom(r), width);
+    put_legend(out, r, spec, ev, 1, title_bottom(r), width);
 
     ax.pixel_lo = box_left;
     ax.pixel_hi = box_left + box_width;
@@ -862,7 +902,7 @@ static int phase_plot(FILE *out, const hy_results *r, const hy_plot_spec *spec,
     ay.pixel_hi = box_top;
     draw_x_ticks(out, &ax, box_top, box_top + box_height, 1);
     draw_y_ticks(out, &ay, ax.pixel_lo, ax.pixel_hi);
-    draw_trajectory(out, r, spec->phase_x, spec->phase_y, &ax, &ay, mode_var, 1.6);
+    draw_trajectory(out, r, spec->phase_x, spec->phase_y, &ax, &ay, mode_var, 1.6, curve_colour);
     draw_frame(out, box_left, box_top, box_width, box_height);
     char x_label[600];
     axis_label(&r->vars[spec->phase_x], x_label, sizeof x_label);

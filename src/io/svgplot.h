@@ -17,6 +17,13 @@ typedef struct hy_plot_spec {
     int phase_x, phase_y;  /* both >= 0: a phase plot instead of panels */
     const char *title;     /* NULL: the table's title */
     int no_clock_ticks;    /* leave out the events of a sample clock */
+    /* Curves over a parameter instead of time (a sweep's table, plot_table.c): */
+    const char *x_label;   /* the x axis' label; NULL: "time" */
+    int n_series;          /* > 1: panel p draws columns panel_vars[p * n_series + s],
+                           ** s < n_series, each in its colour, in one value range */
+    const char *const *series_labels; /* n_series legend texts (n_series > 1) */
+    const char *const *panel_labels;  /* n_panels y labels; NULL: the columns' names */
+    int markers;           /* a dot at each point (values over a sweep's runs) */
 } hy_plot_spec;
 
 /* Write the plot. Mode columns of the table give the bands (the first one

@@ -233,6 +233,11 @@ static int mark_pinned(aliases *a)
         if (!syn->stmts[i].is_raise && syn->stmts[i].target >= 0
             && syn->stmts[i].target < a->n_names)
             a->pinned[syn->stmts[i].target] = PIN_HARD;
+    /* An FMU component's variables are shared by name with its chart. */
+    for (int i = 0; i < syn->n_decls; i++)
+        if (syn->decls[i].fmu_kind && syn->decls[i].kind == DECL_VARIABLE
+            && syn->decls[i].name < a->n_names)
+            a->pinned[syn->decls[i].name] = PIN_HARD;
     return 0;
 }
 

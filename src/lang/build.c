@@ -193,6 +193,8 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
                                     : hydae_model_add_param(m, NAME(ir, gl->name), gl->value);
         if (index != g || set_global_info(m, ir, g) != 0)
             return fail(m, diag, "parameters");
+        if (gl->is_input)
+            hy_model_mark_input(m, g);
     }
     unit->global_values = hy_calloc((size_t)ir->n_globals + 1, sizeof *unit->global_values);
     if (!unit->global_values)
@@ -346,6 +348,8 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             goto done;
         }
     }
+    if (hy_lang_fmus_build(&unit->fmus, ir, m, modes, diag) != 0) /* FMU components */
+        goto done;
     if (hydae_model_check(m) != 0) {
         fail(m, diag, "check");
         goto done;

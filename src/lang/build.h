@@ -7,6 +7,7 @@
 #define HY_LANG_BUILD_H
 
 #include "lang/eval.h"
+#include "lang/fmu_component.h"
 #include "lang/lang.h"
 #include "lang/parse.h"
 
@@ -31,6 +32,7 @@ struct hy_lang_unit {
     int n_globals;
     double *global_values;   /* parameters and discrete starts as compiled */
     hy_lang_experiment experiment; /* the file's experiment block */
+    hy_lang_fmus fmus;       /* its FMU components (fmu_component.h) */
     void *native_library;    /* dlopen's handle of the native code, or NULL */
     hy_lang_native_stats native;
 };
@@ -48,7 +50,7 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
 ** unroll, alias and trivial-equation elimination, structural parameters
 ** frozen (compile.c; `hydae check` runs the same). */
 void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
-                       const hy_import_loader *loader, hy_syntax *syntax);
+                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax);
 
 /* The whole file in a malloc'ed buffer (compile.c); NULL after printing
 ** "path: error: ..." to diagnostics (may be NULL). */

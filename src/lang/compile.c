@@ -48,6 +48,7 @@ void hy_lang_unit_free_code(void *data)
     hy_free(unit->modes);
     hy_free(unit->transitions);
     hy_free(unit->global_values);
+    hy_lang_fmus_free(&unit->fmus);
     hy_strtab_free(&unit->strings);
     hy_free(unit);
 }
@@ -63,9 +64,11 @@ void hy_lang_unit_free(hy_lang_unit *unit)
 }
 
 void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
-                       const hy_import_loader *loader, hy_syntax *syntax)
+                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax)
 {
     hy_parse_with_imports(source, length, diag, strings, loader, syntax);
+    if (diag->n_errors == 0)
+        hy_lang_fmus_expand(fmus, syntax, strings, diag);
     if (diag->n_errors == 0)
         hy_hierarchy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0)
@@ -85,13 +88,32 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
                                      FILE *diagnostics, hy_lang_experiment *experiment,
                                      int *n_errors)
 {
-    return hy_lang_compile_string_with(source, length, display_name, diagnostics, experiment,
-                                       n_errors, NULL);
+    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
+                                       n_errors, NULL, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
+                                         const char *display_name, FILE *diagnostics,
+                                         hy_lang_experiment *experiment, int *n_errors,
+                                         const hy_lang_fmu_ops *fmu)
+{
+    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
+                                       n_errors, fmu, NULL);
 }
 
 hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
                                           const char *display_name, FILE *diagnostics,
                                           hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_options *options)
+{
+    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
+                                       n_errors, NULL, options);
+}
+
+hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_fmu_ops *fmu,
                                           const hy_lang_options *options)
 {
     hy_diag diag;
@@ -106,11 +128,14 @@ hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
         return NULL;
     }
     hy_strtab_init(&unit->strings);
+    unit->fmus.ops = fmu;
+    unit->fmus.model_path = display_name;
     hy_syntax syntax;
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &syntax);
+    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &unit->fmus, &syntax);
+    unit->fmus.model_path = NULL; /* the caller's */
     int n_structural = syntax.n_structural, *structural = syntax.structural;
     syntax.structural = NULL;
     syntax.n_structural = syntax.cap_structural = 0;
@@ -212,12 +237,26 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
 hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
                                    hy_lang_experiment *experiment, int *n_errors)
 {
-    return hy_lang_compile_file_with(path, diagnostics, experiment, n_errors, NULL);
+    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, NULL, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
+                                       hy_lang_experiment *experiment, int *n_errors,
+                                       const hy_lang_fmu_ops *fmu)
+{
+    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, fmu, NULL);
 }
 
 hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
                                         hy_lang_experiment *experiment, int *n_errors,
                                         const hy_lang_options *options)
+{
+    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, NULL, options);
+}
+
+hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,
+                                        hy_lang_experiment *experiment, int *n_errors,
+                                        const hy_lang_fmu_ops *fmu, const hy_lang_options *options)
 {
     size_t length = 0;
     char *text = hy_lang_read_file(path, &length, diagnostics);
@@ -228,8 +267,8 @@ hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
             memset(experiment, 0, sizeof *experiment);
         return NULL;
     }
-    hy_lang_unit *unit = hy_lang_compile_string_with(text, length, path, diagnostics, experiment,
-                                                     n_errors, options);
+    hy_lang_unit *unit = hy_lang_compile_string_opts(text, length, path, diagnostics, experiment,
+                                                     n_errors, fmu, options);
     hy_free(text);
     return unit;
 }
@@ -237,16 +276,16 @@ hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
 const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model)
 {
     /* A compiled model carries its unit as the attached data. */
-    if (!model || model->attached_free != hy_lang_unit_free_code)
+    if (!model || model->n_attached == 0 || model->attached[0].free_fn != hy_lang_unit_free_code)
         return NULL;
-    return &((const hy_lang_unit *)model->attached)->experiment;
+    return &((const hy_lang_unit *)model->attached[0].data)->experiment;
 }
 
 const hy_lang_native_stats *hy_lang_model_native(const hydae_model *model)
 {
-    if (!model || model->attached_free != hy_lang_unit_free_code)
+    if (!model || model->n_attached == 0 || model->attached[0].free_fn != hy_lang_unit_free_code)
         return NULL;
-    return &((const hy_lang_unit *)model->attached)->native;
+    return &((const hy_lang_unit *)model->attached[0].data)->native;
 }
 
 int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)

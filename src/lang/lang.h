@@ -66,6 +66,9 @@ typedef struct hy_lang_experiment {
 ** use. The unit is attached to the model: hydae_model_free(model) frees
 ** both, and so does hy_lang_unit_free(unit) (one of them, once). */
 typedef struct hy_lang_unit hy_lang_unit;
+/* How FMU components (`Fmu NAME(file = ...)`) are read and built:
+** src/fmi's hy_fmu_lang_ops (lang/fmu_component.h). */
+typedef struct hy_lang_fmu_ops hy_lang_fmu_ops;
 
 /* Compile a file. Diagnostics (file:line:column: error: ...) go to
 ** `diagnostics` (may be NULL); *n_errors (may be NULL) gets their count.
@@ -77,6 +80,15 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
 hy_lang_unit *hy_lang_compile_string(const char *source, size_t length,
                                      const char *display_name, FILE *diagnostics,
                                      hy_lang_experiment *experiment, int *n_errors);
+/* The same with FMU components read and built through fmu (without it,
+** as above, an Fmu declaration is an error). */
+hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
+                                       hy_lang_experiment *experiment, int *n_errors,
+                                       const hy_lang_fmu_ops *fmu);
+hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
+                                         const char *display_name, FILE *diagnostics,
+                                         hy_lang_experiment *experiment, int *n_errors,
+                                         const hy_lang_fmu_ops *fmu);
 hydae_model *hy_lang_unit_model(const hy_lang_unit *unit);
 
 /* The evaluation backend (docs/language.md, "Backends"): the bytecode VM,
@@ -99,6 +111,15 @@ hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
 hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
                                           const char *display_name, FILE *diagnostics,
                                           hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_options *options);
+/* With both FMU components (fmu, may be NULL) and options (may be NULL). */
+hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,
+                                        hy_lang_experiment *experiment, int *n_errors,
+                                        const hy_lang_fmu_ops *fmu, const hy_lang_options *options);
+hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_fmu_ops *fmu,
                                           const hy_lang_options *options);
 
 /* What the native backend did for a compiled model. */
@@ -135,6 +156,8 @@ const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model);
 ** parameters and discrete variables, after the diagnostics. Returns the
 ** number of errors (0: the model compiles). */
 int hy_lang_check_report(const char *path, FILE *out);
+/* The same with FMU components read through fmu. */
+int hy_lang_check_report_fmi(const char *path, FILE *out, const hy_lang_fmu_ops *fmu);
 /* The same from a string. */
 int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
                                 FILE *out);

@@ -58,6 +58,12 @@ int parse_at_resting_mode(hy_parser *ps)
            && peek(ps)->kind == TK_MODE;
 }
 
+/* `input Real`: an input's declaration starts here. */
+int parse_at_input(hy_parser *ps)
+{
+    return parse_at_word(ps, "input") && peek(ps)->kind == TK_REAL;
+}
+
 /* TYPE NAME: a component declaration starts here. */
 int parse_at_component(hy_parser *ps)
 {

@@ -42,6 +42,8 @@ void parse_next(hy_parser *ps);
 int parse_at_word(const hy_parser *ps, const char *word);
 /* `resting mode` or `history mode` starts here. */
 int parse_at_resting_mode(hy_parser *ps);
+/* `input Real`: an input's declaration starts here. */
+int parse_at_input(hy_parser *ps);
 /* TYPE NAME: a component declaration starts here. */
 int parse_at_component(hy_parser *ps);
 /* "expected EXPECTED, found TOKEN" at the current token, unless an error

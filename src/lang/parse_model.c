@@ -77,6 +77,8 @@ static int push_decl(hy_parser *ps, hy_decl *decl)
 /* component-modifiers := '(' NAME '=' expr {',' NAME '=' expr} ')' */
 static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
 {
+    /* An FMU's file is a string (fmu_component.c). */
+    int is_fmu = strcmp(hy_strtab_get(ps->strings, decl->type_name), "Fmu") == 0;
     parse_next(ps); /* ( */
     decl->mod_first = ps->syn->n_mods;
     do {
@@ -84,10 +86,16 @@ static void parse_component_modifiers(hy_parser *ps, hy_decl *decl)
         memset(&mod, 0, sizeof mod);
         mod.line = ps->tk.line;
         mod.column = ps->tk.column;
+        mod.string_value = -1;
         mod.name = parse_expect_name(ps, "the name of a parameter or variable of the component");
         if (mod.name < 0 || !parse_expect(ps, TK_EQUAL))
             return;
-        mod.value = parse_expr_ref(ps);
+        if (ps->tk.kind == TK_STRING && is_fmu) { /* file = "F.fmu" */
+            mod.string_value = ps->tk.id;
+            mod.value.first = mod.value.root = -1;
+            parse_next(ps);
+        } else
+            mod.value = parse_expr_ref(ps);
         if (ps->panic)
             return;
         int i = PUSH(ps, mods, n_mods, cap_mods);
@@ -153,13 +161,18 @@ static void parse_components(hy_parser *ps)
 
 static void parse_declaration(hy_parser *ps)
 {
-    if (ps->tk.kind == TK_NAME) {
+    int is_input = parse_at_input(ps); /* a discrete variable set from outside */
+    if (is_input)
+        parse_next(ps);
+    else if (ps->tk.kind == TK_NAME) {
         parse_components(ps);
         return;
     }
-    hy_decl_kind kind = DECL_VARIABLE;
+    hy_decl_kind kind = is_input ? DECL_DISCRETE : DECL_VARIABLE;
     int is_flow = 0;
-    if (parse_accept(ps, TK_PARAMETER))
+    if (is_input)
+        ;
+    else if (parse_accept(ps, TK_PARAMETER))
         kind = DECL_PARAMETER;
     else if (parse_accept(ps, TK_CONSTANT))
         kind = DECL_CONSTANT;
@@ -172,6 +185,7 @@ static void parse_declaration(hy_parser *ps)
     do {
         hy_decl decl = start_decl(ps, kind, -1);
         decl.is_flow = is_flow;
+        decl.is_input = is_input;
         if (!named_with_size(ps, &decl, "a name"))
             return;
         if (ps->tk.kind == TK_LPAREN) {
@@ -768,7 +782,7 @@ void parse_model_body(hy_parser *ps, int model_name)
                 parse_mode(ps);
                 break;
             }
-            if (parse_at_component(ps)) {
+            if (parse_at_component(ps) || parse_at_input(ps)) {
                 parse_declaration(ps);
                 break;
             }

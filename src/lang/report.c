@@ -227,8 +227,8 @@ static void print_report(const hy_ir *ir, const source_text *source, FILE *out)
     }
 }
 
-int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
-                                FILE *out)
+static int check_report_string(const char *source, size_t length, const char *display_name,
+                               FILE *out, const hy_lang_fmu_ops *fmu)
 {
     hy_diag diag;
     hy_diag_init(&diag, out, display_name, source, length);
@@ -238,7 +238,9 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_lang_front_end(source, length, &diag, &strings, &loader, &syntax);
+    hy_lang_fmus fmus = { fmu, display_name, NULL, 0, 0 };
+    hy_lang_front_end(source, length, &diag, &strings, &loader, &fmus, &syntax);
+    hy_lang_fmus_free(&fmus);
     if (diag.n_errors == 0) {
         hy_ir ir;
         hy_sema(&syntax, &strings, &diag, &ir, NULL);
@@ -277,13 +279,24 @@ int hy_lang_check_report_string(const char *source, size_t length, const char *d
     return diag.n_errors;
 }
 
+int hy_lang_check_report_string(const char *source, size_t length, const char *display_name,
+                                FILE *out)
+{
+    return check_report_string(source, length, display_name, out, NULL);
+}
+
 int hy_lang_check_report(const char *path, FILE *out)
+{
+    return hy_lang_check_report_fmi(path, out, NULL);
+}
+
+int hy_lang_check_report_fmi(const char *path, FILE *out, const hy_lang_fmu_ops *fmu)
 {
     size_t length = 0;
     char *text = hy_lang_read_file(path, &length, out);
     if (!text)
         return 1;
-    int n_errors = hy_lang_check_report_string(text, length, path, out);
+    int n_errors = check_report_string(text, length, path, out, fmu);
     hy_free(text);
     return n_errors;
 }

@@ -27,6 +27,8 @@ typedef struct hy_ir_var {
     int is_shared;           /* a model-level variable that modes of other
                                 charts use too: one unknown of every
                                 configuration with those modes active */
+    int is_external;         /* a variable of an FMU component: its equations are
+                                the FMU's, in a chart the build adds */
 } hy_ir_var;
 
 typedef struct hy_ir_equation {
@@ -172,6 +174,7 @@ typedef struct hy_ir_transition {
 typedef struct hy_ir_global {
     int name;
     int is_discrete, is_hidden;
+    int is_input;            /* `input Real u`: set from outside (an exported FMU) */
     double value;            /* parameter value or discrete start */
     int start_node;          /* discrete: DAG node of a start that uses
                                 parameters (set by the initial action), -1 */

@@ -71,6 +71,19 @@ void sema_declare_globals(sema *s)
                     s->gkind[d->name] = G_PARAMETER;
                     s->gref[d->name] = g;
                 }
+            } else if (d->fmu_kind) {
+                /* An FMU's parameter computed from parameters: the FMU reads it
+                ** by name, so it is a discrete variable computed at t0. */
+                int start_node = -1;
+                double start = sema_const_value_node(s, d->value, 1, NULL, &ok, &start_node);
+                int g = ok ? sema_add_global(s, d->name, 1, start, d->line, d->column) : -1;
+                if (g < 0) {
+                    s->gkind[d->name] = G_INVALID;
+                    continue;
+                }
+                s->ir->globals[g].start_node = start_node;
+                s->gkind[d->name] = G_DISCRETE;
+                s->gref[d->name] = g;
             } else {
                 /* A parameter computed from parameters: inlined where used. */
                 s->gkind[d->name] = G_DERIVED;
@@ -91,6 +104,7 @@ void sema_declare_globals(sema *s)
             s->ir->globals[g].start_node = start_node;
             s->ir->globals[g].unit = d->unit;
             s->ir->globals[g].description = d->description;
+            s->ir->globals[g].is_input = d->is_input;
             s->gkind[d->name] = G_DISCRETE;
             s->gref[d->name] = g;
         }
@@ -582,6 +596,12 @@ static int declare_variable(sema *s, int m, const hy_decl *d, int quiet, var_ind
     /* A refused value was reported; the unknown is declared all the same,
     ** so its uses do not report it again as undefined. */
     (void)variable_values(s, d, m, quiet, ix, v);
+    if (d->fmu_kind) { /* an FMU gives its equations (fmu_component.c) */
+        v->is_shared = 1;
+        v->is_external = 1;
+        v->is_differential = d->fmu_kind == HY_FMU_STATE;
+        mode->n_shared++;
+    }
     ix->cur[d->name] = mode->n_vars++;
     if (owner < 0)
         s->owner_mode[d->name] = m;

@@ -484,10 +484,16 @@ static int add_to_configuration(hy_ir *ir, hy_ir_mode *cfg, const hy_ir_mode *fr
 ** simulator checks every configuration it enters.) */
 static int analyse_initial_configuration(hy_ir *ir, hy_diag *diag)
 {
-    int shared = 0;
-    for (int c = 0; c < ir->n_charts; c++)
-        shared |= ir->charts[c].initial >= 0 && ir->modes[ir->charts[c].initial].n_shared > 0;
-    if (!shared)
+    int shared = 0, external = 0;
+    for (int c = 0; c < ir->n_charts; c++) {
+        const hy_ir_mode *initial = ir->charts[c].initial >= 0 ? &ir->modes[ir->charts[c].initial]
+                                                                : NULL;
+        shared |= initial && initial->n_shared > 0;
+        for (int k = 0; initial && k < initial->n_vars; k++)
+            external |= initial->vars[k].is_external;
+    }
+    /* An FMU's equations are not known here: the simulator checks. */
+    if (!shared || external)
         return 0;
     hy_ir_mode cfg;
     memset(&cfg, 0, sizeof cfg);

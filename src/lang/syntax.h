@@ -63,6 +63,8 @@ typedef enum hy_decl_kind {
 typedef struct hy_mod_syn {
     int name, line, column;
     hy_expr_ref value;
+    int string_value;        /* `file = "F.fmu"` of an Fmu: the string id (value
+                                root -1), else -1 */
 } hy_mod_syn;
 
 typedef struct hy_decl {
@@ -76,10 +78,16 @@ typedef struct hy_decl {
     hy_expr_ref size;        /* `NAME[size]`: an array; root -1: a scalar */
     int cls;                 /* the class it belongs to */
     int is_flow;             /* `flow Real i;` in a connector */
+    int is_input;            /* `input Real u;`: a discrete variable set from outside
+                                (an exported FMU's input) */
     int type_name;           /* DECL_COMPONENT: the class instantiated */
     int mod_first, mod_count; /* DECL_COMPONENT: its modifiers */
     int inherited;           /* declared in a mode with sub-modes, copied to each (hierarchy.c) */
+    int fmu_kind;            /* a variable of an Fmu component (fmu_component.c), its
+                                equations given by the FMU: HY_FMU_* below, 0: none */
 } hy_decl;
+
+enum { HY_FMU_STATE = 1, HY_FMU_OUTPUT, HY_FMU_INPUT, HY_FMU_PARAMETER };
 
 typedef struct hy_equation_syn {
     hy_expr_ref lhs, rhs;

@@ -51,6 +51,8 @@ static void free_mode(hydae_mode *mode)
     /* The names' text is in the model's arena. */
     hy_free(mode->vars);
     hy_free(mode->out_vars);
+    hy_mode_hooks_free(mode->entry_actions);
+    hy_mode_hooks_free(mode->exit_actions);
     hy_mode_free_jacobian_pattern(mode);
     hy_name_index_free(&mode->names);
     hy_free(mode->name);
@@ -61,8 +63,10 @@ void hydae_model_free(hydae_model *m)
 {
     if (!m)
         return;
-    if (m->attached_free)
-        m->attached_free(m->attached);
+    for (int i = 0; i < m->n_attached; i++)
+        if (m->attached[i].free_fn)
+            m->attached[i].free_fn(m->attached[i].data);
+    hy_free(m->attached);
     for (int c = 0; c < m->n_charts; c++) {
         hydae_chart *chart = m->charts[c];
         for (int i = 0; i < chart->n_modes; i++)
@@ -131,7 +135,7 @@ static int add_global(hydae_model *m, const char *name, double value,
         hy_free(copy);
         return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory adding '%s'", name);
     }
-    m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete };
+    m->globals[m->n_globals] = (hy_global){ copy, value, (unsigned char)is_discrete, 0 };
     return m->n_globals++;
 }
 
@@ -158,6 +162,12 @@ int hydae_model_set_param(hydae_model *m, const char *name, double value)
     }
     m->globals[i].value = value;
     return 0;
+}
+
+void hy_model_mark_input(hydae_model *m, int g)
+{
+    if (m && g >= 0 && g < m->n_globals && m->globals[g].is_discrete)
+        m->globals[g].is_input = 1;
 }
 
 int hy_model_add_structural(hydae_model *m, const char *name)
@@ -193,10 +203,15 @@ int hydae_model_attach(hydae_model *m, void *data, void (*free_fn)(void *))
 {
     if (!m)
         return HYDAE_ERR_ARG;
-    if (m->attached_free)
-        m->attached_free(m->attached);
-    m->attached = data;
-    m->attached_free = free_fn;
+    if (m->n_attached == m->cap_attached) {
+        int cap = m->cap_attached ? 2 * m->cap_attached : 4;
+        hy_attachment *grown = hy_realloc(m->attached, (size_t)cap * sizeof *grown);
+        if (!grown) /* the caller keeps data */
+            return hy_model_fail(m, HYDAE_ERR_NOMEM, "out of memory attaching data");
+        m->attached = grown;
+        m->cap_attached = cap;
+    }
+    m->attached[m->n_attached++] = (hy_attachment){ data, free_fn };
     return 0;
 }
 

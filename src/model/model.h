@@ -106,6 +106,7 @@ typedef struct hy_global {
     char *name;
     double value;
     unsigned char is_discrete;
+    unsigned char is_input;     /* a model file's `input Real u` (hy_model_mark_input) */
 } hy_global;
 
 /* A unit and a description (hydae_mode_set_var_info and the like, info.c):
@@ -150,7 +151,25 @@ struct hydae_mode {
     hydae_mechanics mech;
     void *mech_user;
     hy_name_index names;        /* name -> 2 var_index, or 2 output_index + 1 */
+    /* Run when the mode is entered (at t0 as an initial mode, by a
+    ** transition from another mode) and left (hooks.c). */
+    struct hy_mode_hook *entry_actions, *exit_actions;
+    const char *(*error_text)(void *user); /* why a callback failed, or NULL */
 };
+
+/* One entry or exit action of a mode, in the order added. */
+typedef struct hy_mode_hook {
+    hydae_action_fn fn;
+    void *user;
+    struct hy_mode_hook *next;
+} hy_mode_hook;
+void hy_mode_hooks_free(hy_mode_hook *hook);
+
+/* Data the model owns (hydae_model_attach), freed in the order attached. */
+typedef struct hy_attachment {
+    void *data;
+    void (*free_fn)(void *);
+} hy_attachment;
 
 struct hydae_chart {
     char *name;
@@ -179,8 +198,9 @@ struct hydae_model {
     /* Built by hydae_model_check. */
     hydae_action_fn initial_action;
     void *initial_action_user;
-    void *attached;             /* owned data, freed with the model */
-    void (*attached_free)(void *);
+    hy_attachment *attached;    /* owned data, freed with the model */
+    int n_attached, cap_attached;
+    int has_entry_actions;      /* some initial mode may have entry actions */
     int checked;
     int n_slots;
     const char **slot_names;    /* borrowed from globals and modes */
@@ -236,6 +256,8 @@ int hy_mode_find_var(const hydae_mode *mode, const char *name, int *var_index);
 
 /* name is a structural parameter (the language, compile.c): 0 or -1. */
 int hy_model_add_structural(hydae_model *m, const char *name);
+/* Discrete variable g is an input: set from outside (an exported FMU's). */
+void hy_model_mark_input(hydae_model *m, int g);
 /* 1 if name is one. */
 int hy_model_is_structural(const hydae_model *m, const char *name);
 

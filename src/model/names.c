@@ -11,7 +11,8 @@
 ** the variable NAME of every mode that declares it, when they all declare
 ** the same start value (a model-level variable of a .hym file is one per
 ** mode, all alike); MODE.NAME is the variable NAME of mode MODE only, and
-** is needed when the modes' start values differ.
+** is needed when the modes' start values differ. A dotted name that is
+** no MODE.NAME is a name whole (a component's variable, R.i).
 */
 #include "model.h"
 
@@ -200,7 +201,14 @@ int hydae_model_set_start(hydae_model *m, const char *name, double value)
     }
     start_scan scan;
     memset(&scan, 0, sizeof scan);
-    if (for_each_var(m, qualifier, var_name, scan_var, &scan) == 0) {
+    int n_found = for_each_var(m, qualifier, var_name, scan_var, &scan);
+    if (n_found == 0 && qualifier) { /* a dotted name: a component's variable (R.i) */
+        memset(&scan, 0, sizeof scan);
+        qualifier = NULL;
+        var_name = name;
+        n_found = for_each_var(m, NULL, name, scan_var, &scan);
+    }
+    if (n_found == 0) {
         if (!m->build_error)
             hy_model_describe_unknown(m, name, m->errmsg, sizeof m->errmsg);
         return HYDAE_ERR_ARG;

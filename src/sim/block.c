@@ -54,8 +54,8 @@ int hy_block_mode_guards(hy_block *b, double t, const double *y, const double *y
         return status;
     status = mode->guards(t, y_mode, yp_mode, b->sim->store, g, mode->user);
     if (status != 0) {
-        hy_sim_fail(b->sim, "the guard function of mode '%s' returned %d at t = %.17g",
-                    mode->name, status, t);
+        hy_sim_fail(b->sim, "the guard function of mode '%s' returned %d at t = %.17g%s%s",
+                    mode->name, status, t, hy_mode_error_sep(mode), hy_mode_error_text(mode));
         return HYDAE_ERR_GUARD;
     }
     return 0;

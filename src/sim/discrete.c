@@ -20,6 +20,11 @@ double hydae_action_time(const hydae_action *a)
     return a ? a->t : NAN;
 }
 
+int hydae_action_is_initial(const hydae_action *a)
+{
+    return a && !a->tr;
+}
+
 double hydae_get(const hydae_action *a, const char *name)
 {
     if (!a || !name)
@@ -272,6 +277,47 @@ int hy_initial_action(hydae_sim *s, double t)
     return 0;
 }
 
+/* A mode's entry or exit actions, in order, with ctx (the transition's,
+** or the initial action's at t0). */
+static int run_mode_hooks(hydae_sim *s, hydae_action *ctx, const hydae_mode *mode,
+                          const hy_mode_hook *hook, const char *what)
+{
+    for (; hook; hook = hook->next) {
+        int status = hook->fn(ctx, hook->user);
+        if (ctx->status)
+            return ctx->status;
+        if (status < 0) {
+            hy_sim_fail(s, "the %s action of mode '%s' returned %d at t = %.17g", what,
+                        mode->name, status, ctx->t);
+            return HYDAE_ERR_ACTION;
+        }
+    }
+    return 0;
+}
+
+const char *hy_mode_error_text(const hydae_mode *mode)
+{
+    const char *why = mode->error_text ? mode->error_text(mode->user) : NULL;
+    return why ? why : "";
+}
+
+const char *hy_mode_error_sep(const hydae_mode *mode)
+{
+    return hy_mode_error_text(mode)[0] ? ": " : "";
+}
+
+int hy_initial_entry_actions(hydae_sim *s, double t)
+{
+    hydae_action ctx = { s, NULL, t, 0 };
+    for (int c = 0; c < s->model->n_charts; c++) {
+        int status = run_mode_hooks(s, &ctx, s->active[c], s->active[c]->entry_actions,
+                                    "entry");
+        if (status)
+            return status;
+    }
+    return 0;
+}
+
 /* Run transition tr's condition and action at t. 1 if it fired, 0 if its
 ** condition is false, < 0 on error. */
 static int fire(hydae_sim *s, const hydae_transition *tr, double t)
@@ -284,6 +330,12 @@ static int fire(hydae_sim *s, const hydae_transition *tr, double t)
         if (!holds)
             return 0;
     }
+    int changes_mode = tr->to != tr->from;
+    if (changes_mode && tr->from->exit_actions) {
+        int status = run_mode_hooks(s, &ctx, tr->from, tr->from->exit_actions, "exit");
+        if (status)
+            return status;
+    }
     if (tr->action) {
         int status = tr->action(&ctx, tr->action_user);
         if (ctx.status)
@@ -293,6 +345,11 @@ static int fire(hydae_sim *s, const hydae_transition *tr, double t)
                         tr->name, tr->from->name, tr->to->name, t, status);
             return HYDAE_ERR_ACTION;
         }
+    }
+    if (changes_mode && tr->to->entry_actions) {
+        int status = run_mode_hooks(s, &ctx, tr->to, tr->to->entry_actions, "entry");
+        if (status)
+            return status;
     }
     s->stats.n_transitions++;
     if (s->fired_fn && s->fired_fn(s->fired_user, t, tr->chart->name, tr->name)) {

@@ -129,8 +129,9 @@ static int residual_failure(hydae_sim *s, double t)
         return HYDAE_ERR_RESIDUAL;
     }
     if (s->bad_chart >= 0) {
-        hy_sim_fail(s, "the residual of mode '%s' returned an error at t = %.17g",
-                    s->active[s->bad_chart]->name, t);
+        const hydae_mode *mode = s->active[s->bad_chart];
+        hy_sim_fail(s, "the residual of mode '%s' returned an error at t = %.17g%s%s",
+                    mode->name, t, hy_mode_error_sep(mode), hy_mode_error_text(mode));
         return HYDAE_ERR_RESIDUAL;
     }
     return init_failure(s, t, "the residual failed", -1);

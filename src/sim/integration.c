@@ -124,8 +124,8 @@ static void residual_detail(const hydae_sim *s, char *detail, size_t size)
         hy_describe_equation(s, s->bad_chart, s->bad_equation, equation, sizeof equation);
         hy_format(detail, size, "; residual %s was not finite at t = %.17g", equation, s->bad_t);
     } else
-        hy_format(detail, size, "; the residual of mode '%s' returned an error at t = %.17g",
-                  mode->name, s->bad_t);
+        hy_format(detail, size, "; the residual of mode '%s' returned an error at t = %.17g%s%s",
+                  mode->name, s->bad_t, hy_mode_error_sep(mode), hy_mode_error_text(mode));
 }
 
 /* Why the integrator could not start, with the category init() gave: a

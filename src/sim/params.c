@@ -33,6 +33,10 @@ int hydae_sim_set_param(hydae_sim *s, const char *name, double value)
     }
     s->param_value[i] = value;
     s->param_is_set[i] = 1;
+    if (s->advancing) { /* from where the run stands (hydae_sim_advance) */
+        s->store[i] = value;
+        s->params_changed = 1;
+    }
     return 0;
 }
 

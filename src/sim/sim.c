@@ -408,6 +408,8 @@ static int initial_action_keeping_set_starts(hydae_sim *s)
 {
     const hydae_model *m = s->model;
     int status = hy_initial_action(s, s->t);
+    if (!status && m->has_entry_actions)
+        status = hy_initial_entry_actions(s, s->t);
     for (int c = 0; c < m->n_charts && !status; c++) {
         const hydae_mode *mode = s->active[c];
         for (int i = 0; i < mode->n_vars; i++) {
@@ -452,7 +454,7 @@ static int start_run(hydae_sim *s)
         status = hy_output_begin(s);
     if (!status)
         status = build_config(s);
-    if (!status && m->initial_action) {
+    if (!status && (m->initial_action || m->has_entry_actions)) {
         /* The initial action sees the start values and the parameters as
         ** they are now (after hydae_model_set_param); what it sets is the
         ** start of the run. */
@@ -687,9 +689,10 @@ static int call_after_step(hydae_sim *s, int *any_event, int *restart)
             return status;
         int request = mode->after_step(s->t, y_mode, yp_mode, s->store, mode->user);
         if (request < 0 || request > HYDAE_STEP_RESTART) {
-            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s",
+            hy_sim_fail(s, "the after-step function of mode '%s' returned %d at t = %.17g%s%s%s",
                         mode->name, request, s->t, request > 0 ? " (want a hydae_step_request)"
-                                                              : "");
+                                                              : "",
+                        hy_mode_error_sep(mode), hy_mode_error_text(mode));
             return HYDAE_ERR_CALLBACK;
         }
         s->step_event[c] = request == HYDAE_STEP_EVENT;
@@ -779,6 +782,7 @@ static int begin_run(hydae_sim *s)
     s->errmsg[0] = '\0';
     s->n_loop_steps = 0;
     s->n_res_evals_integ = 0;
+    s->params_changed = 0; /* hy_params_start takes the values set */
     int status = hydae_sim_validate(s);
     if (!status)
         status = start_run(s);
@@ -834,6 +838,19 @@ int hydae_sim_run(hydae_sim *s)
     return end_run(s, status);
 }
 
+/* Parameters changed between two advances (hydae_sim_set_param): the
+** states kept, the rest solved again at s->t, the integrator and the
+** guards' reference signs started afresh there. */
+static int restart_after_params(hydae_sim *s)
+{
+    s->params_changed = 0;
+    hy_guards_snapshot(s);
+    int status = hy_consistent_init(s, s->t, 0);
+    if (!status)
+        status = hy_restart_integrator(s);
+    return status ? status : hy_guards_arm(s);
+}
+
 int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
 {
     if (!s)
@@ -848,6 +865,12 @@ int hydae_sim_advance(hydae_sim *s, double t_target, double *values)
             return end_run(s, status);
         }
         s->advancing = 1;
+    } else if (s->params_changed) {
+        status = restart_after_params(s);
+        if (status) {
+            collect_stats(s, &start);
+            return end_run(s, status);
+        }
     }
     double tol = hy_time_tol(s->set.t_end);
     if (!(t_target >= s->t) || !(t_target <= s->set.t_end + tol)) {

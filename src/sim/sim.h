@@ -95,6 +95,9 @@ int hy_local_of(const struct hydae_sim *s, int unknown);
 ** a row of the configuration (returns its chart, or -1). */
 void hy_describe_equation(const struct hydae_sim *s, int c, int eq, char *out, size_t size);
 int hy_describe_row(const struct hydae_sim *s, int row, char *out, size_t size);
+/* ": why" for a mode whose callback failed (hydae_mode_set_error_text), or "". */
+const char *hy_mode_error_sep(const hydae_mode *mode);
+const char *hy_mode_error_text(const hydae_mode *mode);
 /* A configuration with shared unknowns whose pattern has no perfect
 ** matching of equations to unknowns: HYDAE_ERR_MODEL naming the equations
 ** and unknowns left over; else 0. */
@@ -167,6 +170,7 @@ struct hydae_sim {
     /* ---- the run (sim.c) ---- */
     double t;                   /* time of the current state */
     int advancing;              /* a run in pieces (hydae_sim_advance) is going */
+    int params_changed;         /* hydae_sim_set_param between two advances */
     long n_loop_steps;          /* steps of the run so far (max_steps) */
     long n_res_evals_integ;     /* the integrators' evaluations in stats */
     double *store;              /* one value per slot of the model */
@@ -400,6 +404,8 @@ int hy_schedule_due(const hydae_sim *s, int c, double t);
 
 /* The model's initial action at t0 (values by name, as transitions'). */
 int hy_initial_action(hydae_sim *s, double t);
+/* The entry actions of the initial modes at t0, after the initial action. */
+int hy_initial_entry_actions(hydae_sim *s, double t);
 
 /* init.c */
 /* Solve F(t, y, y') = 0 for the algebraic components of y and all of y',

@@ -9,6 +9,7 @@ set -u
 hydae=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 fmus=$2
 failing_so=$3
+here=$(cd "$(dirname "$0")/../.." && pwd)
 [ -f "$fmus/2.0/BouncingBall.fmu" ] || { echo "no test FMUs in $fmus: skipped"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
 work=$(mktemp -d)
@@ -205,6 +206,29 @@ TMPDIR="$work/tmp dir%" "$hydae" run "$fmus/2.0/Resource.fmu" -o res2.csv --quie
     || fail "Resource under a TMPDIR with a space: exit $?"
 [ "$(sed -n 2p res2.csv)" = "0,97" ] || fail "Resource with a space: $(sed -n 2p res2.csv)"
 [ -z "$(ls -A "$work/tmp dir%")" ] || fail "Resource left a directory"
+# An FMU as a component of a model file (examples/fmi/vanderpol_switch.hym
+# beside the FMU): exit 0, the FMU's columns; a missing FMU and an unknown
+# modifier: exit 2 at file:line:column.
+mkdir comp && cp "$here/examples/fmi/vanderpol_switch.hym" comp/ \
+    && ln -s "$fmus/2.0/VanDerPol.fmu" comp/VanDerPol.fmu || fail "set up comp/"
+"$hydae" run comp/vanderpol_switch.hym -o comp.csv --quiet || fail "vanderpol_switch.hym: exit $?"
+[ "$(head -1 comp.csv)" = "time,vdp.mu,vdp.x0,vdp.x1,x0,x1" ] || fail "columns: $(head -1 comp.csv)"
+"$hydae" check comp/vanderpol_switch.hym >check.out || fail "check vanderpol_switch.hym: exit $?"
+grep -q "unknown vdp.x0 .*state.*shared with other charts" check.out || fail "check: $(cat check.out)"
+printf 'model bad\n  Fmu p(file = "nope.fmu");\nend bad;\n' >comp/bad.hym
+"$hydae" run comp/bad.hym 2>err.txt; status=$?
+[ $status -eq 2 ] && grep -q "comp/bad.hym:2:7: error: FMU component 'p': comp/nope.fmu: " err.txt \
+    || fail "a missing FMU component: exit $status, $(cat err.txt)"
+printf 'model bad\n  Fmu p(file = "VanDerPol.fmu", k = 1);\nend bad;\n' >comp/bad.hym
+"$hydae" run comp/bad.hym 2>err.txt; status=$?
+[ $status -eq 2 ] && grep -q "comp/bad.hym:2:33: error: FMU component 'p' has no parameter, state or input 'k'" err.txt \
+    || fail "an unknown modifier: exit $status, $(cat err.txt)"
+# Our failing FMU as a component: exit 1, its own message, rows marked.
+printf 'model fails\n  Fmu f(file = "../failing.fmu");\nend fails;\n' >comp/fails.hym
+"$hydae" run comp/fails.hym -o fails.csv 2>err.txt; status=$?
+[ $status -eq 1 ] && grep -q "failing.fmu: fmi2GetDerivatives returned fmi2Error: logStatusError: failing on purpose past t = 1" err.txt \
+    || fail "a failing FMU component: exit $status, $(cat err.txt)"
+grep -q "^# hydae: stopped early" fails.csv || fail "a failing FMU component: $(tail -1 fails.csv)"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "runs left $(ls "$TMPDIR") in TMPDIR"
 [ $failed -eq 0 ] && echo "cli_fmi: all passed"
 exit $failed

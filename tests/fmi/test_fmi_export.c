@@ -455,6 +455,38 @@ static void compare_with_run(const char *work, const char *name, int version,
 }
 
 /* e through fmi2SetReal; the errors of instantiation and stepping. */
+/* The ball of examples/bouncing_ball.hym from h = 1 at rest: free fall to
+** t1 = sqrt(2 / g), up at e1 g t1 until t2 = t1 + 2 e1 t1, then up at
+** e2 e1 g t1 (h and v at t; before the third impact). */
+static void ball_exact(double t, double g, double e1, double e2, double *h, double *v)
+{
+    double t1 = sqrt(2.0 / g), t2 = t1 + 2.0 * e1 * t1;
+    double t_from = t < t1 ? 0.0 : t < t2 ? t1 : t2;
+    double h_from = t < t1 ? 1.0 : 0.0;
+    double v_from = t < t1 ? 0.0 : t < t2 ? e1 * g * t1 : e2 * e1 * g * t1;
+    double s = t - t_from;
+    *h = h_from + v_from * s - 0.5 * g * s * s;
+    *v = v_from - g * s;
+}
+
+/* Steps of h_step from *t to k_to h_step; the worst |diff| of h and v
+** from ball_exact at the communication points. */
+static double step_ball(const master *ms, void *fmu, const unsigned vr_hv[2], double *t, int k_to,
+                        double h_step, double g, double e1, double e2)
+{
+    double worst = 0.0;
+    for (int k = (int)lround(*t / h_step) + 1; k <= k_to; k++) {
+        double t_next = k * h_step, hv[2] = { NAN, NAN }, h, v;
+        CHECK(m_do_step(ms, fmu, *t, t_next - *t) == FMI_OK
+                  && m_get_real(ms, fmu, vr_hv, 2, hv) == FMI_OK,
+              "doStep to %g: %s", t_next, last_error);
+        *t = t_next;
+        ball_exact(*t, g, e1, e2, &h, &v);
+        worst = fmax(worst, fmax(fabs(hv[0] - h), fabs(hv[1] - v)));
+    }
+    return worst;
+}
+
 static void parameters_and_errors(const char *work, int version)
 {
     char dir[1024], uri[1200];
@@ -465,8 +497,8 @@ static void parameters_and_errors(const char *work, int version)
     int vr_e = vr_of(&d, "e"), vr_v = vr_of(&d, "v"), vr_h = vr_of(&d, "h");
     int i_e = hy_fmi_description_find(&d, "e");
     CHECK(vr_e >= 0 && vr_v >= 0 && vr_h >= 0 && d.vars[i_e].causality == HY_FMI_PARAMETER
-              && d.vars[i_e].variability == HY_FMI_FIXED && d.vars[i_e].start == 0.8,
-          "e is a fixed parameter, start 0.8; h and v are variables");
+              && d.vars[i_e].variability == HY_FMI_TUNABLE && d.vars[i_e].start == 0.8,
+          "e is a tunable parameter, start 0.8; h and v are variables");
 
     n_logged_errors = 0;
     CHECK(m_instantiate(&ms, "x", CO_SIMULATION, "{00000000-0000-0000-0000-000000000000}",
@@ -492,23 +524,9 @@ static void parameters_and_errors(const char *work, int version)
               && m_get_real(&ms, fmu, vr_hv, 1, &h_init) == FMI_OK && h_init == 1.0
               && m_set_real(&ms, fmu, &vr, 1, &e) == FMI_OK && ms.exit_init(fmu) == FMI_OK,
           "initialisation with e = 0.5 (h read as %g first): %s", h_init, last_error);
-    CHECK(m_set_real(&ms, fmu, &vr, 1, &e) == FMI_ERROR, "a fixed parameter after initialisation");
-    /* Closed form: impact at t1 = sqrt(2 h0 / g) with speed g t1, then
-    ** v = e g t1 - g (t - t1), h = e g t1 (t - t1) - g (t - t1)^2 / 2. */
-    const double t1 = sqrt(2.0 / g), h_step = 0.05;
-    double worst = 0.0, t = 0.0;
-    for (int k = 1; k <= 14; k++) { /* to t = 0.7: past t1, before the next impact */
-        double t_next = k * h_step;
-        CHECK(m_do_step(&ms, fmu, t, t_next - t) == FMI_OK, "doStep to %g: %s", t_next,
-              last_error);
-        t = t_next;
-        double hv[2];
-        CHECK(m_get_real(&ms, fmu, vr_hv, 2, hv) == FMI_OK, "get h, v");
-        double s = t - t1;
-        double h_want = t < t1 ? 1.0 - 0.5 * g * t * t : e * g * t1 * s - 0.5 * g * s * s;
-        double v_want = t < t1 ? -g * t : e * g * t1 - g * s;
-        worst = fmax(worst, fmax(fabs(hv[0] - h_want), fabs(hv[1] - v_want)));
-    }
+    const double h_step = 0.05;
+    double t = 0.0; /* to t = 0.7: past the first impact, before the next */
+    double worst = step_ball(&ms, fmu, vr_hv, &t, 14, h_step, g, e, e);
     CHECK(worst < 1e-6, "ball with e = 0.5 against the closed form: worst %.3g", worst);
     CHECK(m_do_step(&ms, fmu, 0.5, 0.1) == FMI_ERROR && strstr(last_error, "stands at t"),
           "a step from the wrong time: %s", last_error);
@@ -517,6 +535,15 @@ static void parameters_and_errors(const char *work, int version)
     double e_back = 0.0;
     CHECK(m_get_real(&ms, fmu, &vr, 1, &e_back) == FMI_OK && e_back == e,
           "the parameter reads back: %g", e_back);
+    /* e tuned to 0.9 at t = 0.75, between the first and second impacts. */
+    const double e2 = 0.9;
+    t += 0.05; /* the step after the refused one */
+    CHECK(m_set_real(&ms, fmu, &vr, 1, &e2) == FMI_OK, "e tuned at t = %g: %s", t, last_error);
+    /* to the stop time 1, before the third impact */
+    double worst_tuned = step_ball(&ms, fmu, vr_hv, &t, 20, h_step, g, e, e2);
+    CHECK(worst_tuned < 1e-6, "ball with e tuned to 0.9 at t = 0.75: worst %.3g", worst_tuned);
+    printf("FMI %d.0, bouncing_ball, e tuned from 0.5 to 0.9 at t = 0.75 by the master: worst "
+           "|diff| %.3g from the closed form to t = 1\n", version, worst_tuned);
     unsigned bad = 999999;
     double value;
     CHECK(m_get_real(&ms, fmu, &bad, 1, &value) == FMI_ERROR && strstr(last_error, "999999"),
@@ -580,6 +607,54 @@ static void export_errors(const char *work)
         fclose(none);
 }
 
+/* examples/first_order_input.hym (T x' = u - x, T = 0.5, x(0) = 0): its
+** `input Real u` is the FMU's input, start 1; the master steps at h =
+** 0.05, sets u = -1 at t = 0.5 and steps on to 1. Closed form: x = 1 -
+** exp(-t / T), then x = -1 + (x(0.5) + 1) exp(-(t - 0.5) / T). */
+static void input_set_by_master(const char *work, int version)
+{
+    char dir[1024], uri[1200];
+    hy_fmi_description d;
+    master ms;
+    if (open_export(work, "first_order_input", version, dir, sizeof dir, &d, &ms, uri,
+                    sizeof uri))
+        return;
+    int vr_u = vr_of(&d, "u"), vr_x = vr_of(&d, "x"), i_u = hy_fmi_description_find(&d, "u");
+    CHECK(vr_u >= 0 && vr_x >= 0 && d.vars[i_u].causality == HY_FMI_INPUT
+              && d.vars[i_u].has_start && d.vars[i_u].start == 1.0,
+          "u is an input, start 1; x a variable");
+    void *fmu = m_instantiate(&ms, "lag", CO_SIMULATION, d.token, uri);
+    CHECK(fmu != NULL && m_enter_init(&ms, fmu, 1e-9, 2.0) == FMI_OK
+              && ms.exit_init(fmu) == FMI_OK,
+          "instantiate and initialise: %s", last_error);
+    if (!fmu)
+        return;
+    const double T = 0.5, h_step = 0.05, u_new = -1.0;
+    unsigned vr_in = (unsigned)vr_u, vr_out = (unsigned)vr_x;
+    double worst = 0.0, t = 0.0, x_half = 1.0 - exp(-0.5 / T), u_back = 0.0;
+    for (int k = 1; k <= 20; k++) {
+        if (k == 11)
+            CHECK(m_set_real(&ms, fmu, &vr_in, 1, &u_new) == FMI_OK
+                      && m_get_real(&ms, fmu, &vr_in, 1, &u_back) == FMI_OK && u_back == u_new,
+                  "u set to -1 at t = 0.5 (reads back %g): %s", u_back, last_error);
+        double t_next = k * h_step, x = 0.0;
+        CHECK(m_do_step(&ms, fmu, t, t_next - t) == FMI_OK
+                  && m_get_real(&ms, fmu, &vr_out, 1, &x) == FMI_OK,
+              "doStep to %g: %s", t_next, last_error);
+        t = t_next;
+        double want = k <= 10 ? 1.0 - exp(-t / T) : -1.0 + (x_half + 1.0) * exp(-(t - 0.5) / T);
+        worst = fmax(worst, fabs(x - want));
+    }
+    printf("FMI %d.0, first_order_input, u set from 1 to -1 at t = 0.5 by the master: worst "
+           "|diff| %.3g from the closed form to t = 1\n", version, worst);
+    CHECK(worst < 1e-7, "x against the closed form with u switched: worst %.3g", worst);
+    CHECK(ms.terminate(fmu) == FMI_OK, "terminate");
+    ms.free_instance(fmu);
+    dlclose(ms.lib);
+    hy_fmi_description_free(&d);
+    hy_fmi_archive_remove(dir);
+}
+
 /* Every model file of examples/, at its own experiment's step. */
 static void every_example(const char *work)
 {
@@ -616,6 +691,7 @@ int main(void)
         compare_with_run(work, "string_pendulum", version, "--dae_interpolation FALSE", 12.0,
                          0.01, 0.0, 4);
         parameters_and_errors(work, version);
+        input_set_by_master(work, version);
     }
     every_example(work);
     export_errors(work);

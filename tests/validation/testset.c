@@ -457,3 +457,29 @@ hy_dae testset_dae(const testset_problem *p)
     dae.is_algebraic = NULL;
     return dae;
 }
+
+testset_result testset_run(const hy_integrator_ops *ops, const testset_problem *p,
+                           double rtol, long max_steps)
+{
+    testset_result r;
+    memset(&r, 0, sizeof r);
+    hy_dae dae = testset_dae(p);
+    hy_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.rtol = rtol;
+    opt.atol = testset_atol(p, rtol);
+    double yp0[TESTSET_MAX_N], y[TESTSET_MAX_N];
+    p->rhs(p->t0, p->y0, yp0, NULL);
+    void *mem = ops->create(p->n);
+    r.status = ops->init(mem, &dae, p->t0, p->y0, yp0, &opt);
+    r.t = p->t0;
+    long n = 0;
+    while (r.status == HYDAE_OK && n++ < max_steps)
+        r.status = ops->step(mem, p->t_end, &r.t);
+    ops->dense(mem, r.t, y, NULL);
+    ops->get_stats(mem, &r.stats);
+    r.scd = r.status == HY_TSTOP && r.t == p->t_end ? testset_scd(p, y, rtol, opt.atol)
+                                                    : -INFINITY;
+    ops->destroy(mem);
+    return r;
+}

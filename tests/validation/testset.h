@@ -57,4 +57,17 @@ double testset_scd(const testset_problem *p, const double *y, double rtol,
 /* The hy_dae of problem p (res, jac and rhs all set). */
 hy_dae testset_dae(const testset_problem *p);
 
+/* Problem p integrated by ops from t0 to t_end at rtol (atol as
+** testset_atol), at most max_steps steps: the last step()'s status, the
+** time reached, the statistics and the scd at t_end (-inf if t_end was not
+** reached). */
+typedef struct testset_result {
+    int status;
+    double t;
+    double scd;
+    hy_stats stats;
+} testset_result;
+testset_result testset_run(const hy_integrator_ops *ops, const testset_problem *p,
+                           double rtol, long max_steps);
+
 #endif

@@ -47,13 +47,15 @@ static const char *attributes(const hy_export_var *v)
 {
     switch (v->kind) {
     case HY_EXPORT_PARAMETER:
-        return "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"";
+        return "causality=\"parameter\" variability=\"tunable\" initial=\"exact\"";
     case HY_EXPORT_CONSTANT:
         return "causality=\"local\" variability=\"constant\" initial=\"exact\"";
     case HY_EXPORT_OUTPUT:
         return v->is_discrete
                    ? "causality=\"output\" variability=\"discrete\" initial=\"calculated\""
                    : "causality=\"output\" variability=\"continuous\" initial=\"calculated\"";
+    case HY_EXPORT_INPUT:
+        return "causality=\"input\" variability=\"continuous\"";
     case HY_EXPORT_MODE:
         return "causality=\"output\" variability=\"discrete\" initial=\"calculated\" "
                "description=\"the active mode, 1-based in declaration order\"";
@@ -80,7 +82,8 @@ static void put_name(FILE *out, const hy_export_var *v)
 
 static int has_start(const hy_export_var *v)
 {
-    return v->kind == HY_EXPORT_PARAMETER || v->kind == HY_EXPORT_CONSTANT;
+    return v->kind == HY_EXPORT_PARAMETER || v->kind == HY_EXPORT_CONSTANT
+           || v->kind == HY_EXPORT_INPUT;
 }
 
 /* FMI 2.0: <ScalarVariable ...><Real start/></ScalarVariable>. */

@@ -22,10 +22,11 @@
 #define HY_EXPORT_RESOURCE_NAME "model.hym"
 
 typedef enum hy_export_kind {
-    HY_EXPORT_PARAMETER,  /* a parameter: causality parameter, variability fixed */
+    HY_EXPORT_PARAMETER,  /* a parameter: causality parameter, variability tunable */
     HY_EXPORT_CONSTANT,   /* a parameter fixed when the model was compiled (it sizes
                           ** arrays): causality local, variability constant */
     HY_EXPORT_OUTPUT,     /* a result column: causality output */
+    HY_EXPORT_INPUT,      /* a discrete variable declared `input`: causality input */
     HY_EXPORT_MODE,       /* the active mode of a chart, an integer output (1-based) */
     HY_EXPORT_TIME        /* time, the independent variable */
 } hy_export_kind;
@@ -35,9 +36,9 @@ typedef struct hy_export_var {
     const char *name;    /* borrowed from the model */
     uint32_t vr;         /* value reference: the model's slot, n_slots + chart for a
                          ** mode, n_slots + n_charts for time */
-    int index;           /* the parameter's index in p, the column, or the chart */
+    int index;           /* the parameter's or input's index in p, the column, or the chart */
     int is_discrete;     /* an output that changes only at events */
-    double start;        /* a parameter's value */
+    double start;        /* a parameter's value, an input's start */
 } hy_export_var;
 
 /* Variables of a checked model (hydae_model_check): the parameters, the

@@ -223,7 +223,7 @@ FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference 
 FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                    const fmi2Real value[])
 {
-    if (!slave_allowed(c, "fmi2SetReal", SLAVE_BEFORE_RUN))
+    if (!slave_allowed(c, "fmi2SetReal", SLAVE_BEFORE_RUN | 1u << SLAVE_STEPPING))
         return fmi2Error;
     return (fmi2Status)slave_set_float(c, vr, nvr, value, "fmi2SetReal");
 }
@@ -332,7 +332,8 @@ FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c,
 {
     (void)vr, (void)order, (void)value;
     return nvr == 0 ? fmi2OK
-                    : unsupported(c, "fmi2SetRealInputDerivatives", "the FMU has no inputs");
+                    : unsupported(c, "fmi2SetRealInputDerivatives",
+                                  "canInterpolateInputs is false");
 }
 
 FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c,

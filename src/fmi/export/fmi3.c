@@ -254,7 +254,7 @@ FMI3_EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference vr[
 FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                       const fmi3Float64 values[], size_t nValues)
 {
-    if (!slave_allowed(c, "fmi3SetFloat64", SLAVE_BEFORE_RUN)
+    if (!slave_allowed(c, "fmi3SetFloat64", SLAVE_BEFORE_RUN | 1u << SLAVE_STEPPING)
         || !scalar_values(c, nvr, nValues, "fmi3SetFloat64"))
         return fmi3Error;
     return (fmi3Status)slave_set_float(c, vr, nvr, values, "fmi3SetFloat64");

@@ -430,12 +430,15 @@ int slave_set_float(slave *s, const uint32_t vr[], size_t n, const double values
         const hy_export_var *v = find_var(s, vr[i], function);
         if (!v)
             return SLAVE_ERROR;
-        if (v->kind != HY_EXPORT_PARAMETER)
-            return slave_fail(s, "%s: %s (value reference %u) is no parameter: only parameters "
-                              "are set", function, v->name, (unsigned)vr[i]);
+        if (v->kind != HY_EXPORT_PARAMETER && v->kind != HY_EXPORT_INPUT)
+            return slave_fail(s, "%s: %s (value reference %u) is no parameter or input: only "
+                              "they are set", function, v->name, (unsigned)vr[i]);
         if (hydae_model_set_param(s->model, v->name, values[i]) != 0)
             return slave_fail(s, "%s: %s", function, hydae_model_errmsg(s->model));
-        free_run(s); /* a run started to answer a get sees the new value */
+        if (s->state != SLAVE_STEPPING)
+            free_run(s); /* a run started to answer a get sees the new value */
+        else if (hydae_sim_set_param(s->sim, v->name, values[i]) != 0) /* tunable */
+            return slave_fail(s, "%s: %s", function, hydae_sim_errmsg(s->sim));
     }
     return SLAVE_OK;
 }

@@ -60,6 +60,11 @@ void hy_export_var_at(const hydae_model *m, int i, hy_export_var *v)
         v->vr = (uint32_t)slot;
         v->index = i;
         v->is_discrete = slot < m->n_globals;
+        if (v->is_discrete && m->globals[slot].is_input) { /* `input Real u` */
+            v->kind = HY_EXPORT_INPUT;
+            v->index = slot;
+            v->start = m->globals[slot].value;
+        }
         return;
     }
     i -= m->n_columns;
