@@ -325,8 +325,8 @@ static hy_lang_unit *compile_native(const char *source, size_t length, const cha
 {
     hy_lang_options options = { HY_BACKEND_NATIVE, no_cache };
     int n_errors = 0;
-    hy_lang_unit *unit = hy_lang_compile_string_with(source, length, name, stderr, NULL,
-                                                     &n_errors, &options);
+    hy_lang_unit *unit = hy_lang_compile_string_opts(source, length, name, stderr, NULL,
+                                                     &n_errors, NULL, &options);
     if (!unit || !unit->native.is_native) {
         fprintf(stderr, "bench_lang: %s: no native code (%d errors)\n", name, n_errors);
         exit(1);

@@ -56,7 +56,7 @@ static hy_lang_unit *compile_path(const char *path, hy_lang_backend backend, FIL
 {
     hy_lang_options options = { backend, 0 };
     int n_errors = 0;
-    return hy_lang_compile_file_with(path, diag, NULL, &n_errors, &options);
+    return hy_lang_compile_file_opts(path, diag, NULL, &n_errors, NULL, &options);
 }
 
 /* Inputs of state k: varied values of both signs, a few exact zeros. */
@@ -92,7 +92,8 @@ static void compare_programs(const char *name, hy_lang_unit *vm, hy_lang_unit *n
                          | hy_program_run(b.items[i], &input, out_native);
             CHECK(status == 0, "%s: run failed", name);
             n_compared++;
-            if (memcmp(out_vm, out_native, sizeof(double) * (size_t)(n_out - 1)) != 0 && n_differ++ < 3)
+            size_t bytes = sizeof(double) * (size_t)(n_out - 1);
+            if (memcmp(out_vm, out_native, bytes) != 0 && n_differ++ < 3)
                 CHECK(0, "%s: program %d differs at state %d", name, i, k);
         }
         free(out_vm);
@@ -175,11 +176,11 @@ static void test_injection(void)
         "end evil_model_name;\n";
     hy_lang_options options = { HY_BACKEND_NATIVE, 0 };
     int n_errors = 0;
-    hy_lang_unit *native = hy_lang_compile_string_with(source, sizeof source - 1, "evil.hym",
-                                                       stderr, NULL, &n_errors, &options);
+    hy_lang_unit *native = hy_lang_compile_string_opts(source, sizeof source - 1, "evil.hym",
+                                                       stderr, NULL, &n_errors, NULL, &options);
     options.backend = HY_BACKEND_VM;
-    hy_lang_unit *vm = hy_lang_compile_string_with(source, sizeof source - 1, "evil.hym", stderr,
-                                                   NULL, &n_errors, &options);
+    hy_lang_unit *vm = hy_lang_compile_string_opts(source, sizeof source - 1, "evil.hym", stderr,
+                                                   NULL, &n_errors, NULL, &options);
     CHECK(native && native->native.is_native, "the hostile model does not compile natively");
     if (native && vm)
         compare_programs("evil.hym", vm, native);
@@ -264,7 +265,8 @@ static void test_cache(void)
     CHECK(hy_lang_cache_clean(stderr) > 0, "cache clean removed nothing");
     hy_lang_options options = { HY_BACKEND_NATIVE, 1 };
     int n_errors = 0;
-    hy_lang_unit *uncached = hy_lang_compile_file_with(model, stderr, NULL, &n_errors, &options);
+    hy_lang_unit *uncached = hy_lang_compile_file_opts(model, stderr, NULL, &n_errors, NULL,
+                                                       &options);
     CHECK(uncached && uncached->native.is_native && uncached->native.n_compiler_runs == 1,
           "--no-cache did not compile");
     cache_file(path, sizeof path, ".so");

@@ -101,15 +101,6 @@ hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
                                        n_errors, fmu, NULL);
 }
 
-hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
-                                          const char *display_name, FILE *diagnostics,
-                                          hy_lang_experiment *experiment, int *n_errors,
-                                          const hy_lang_options *options)
-{
-    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
-                                       n_errors, NULL, options);
-}
-
 hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
                                           const char *display_name, FILE *diagnostics,
                                           hy_lang_experiment *experiment, int *n_errors,
@@ -245,13 +236,6 @@ hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
                                        const hy_lang_fmu_ops *fmu)
 {
     return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, fmu, NULL);
-}
-
-hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
-                                        hy_lang_experiment *experiment, int *n_errors,
-                                        const hy_lang_options *options)
-{
-    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, NULL, options);
 }
 
 hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,

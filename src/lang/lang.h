@@ -104,15 +104,8 @@ typedef struct hy_lang_options {
 } hy_lang_options;
 /* "vm", "native" or "auto"; -1 for anything else. */
 int hy_lang_backend_parse(const char *name);
-/* hy_lang_compile_file and _string with options (NULL: the defaults). */
-hy_lang_unit *hy_lang_compile_file_with(const char *path, FILE *diagnostics,
-                                        hy_lang_experiment *experiment, int *n_errors,
-                                        const hy_lang_options *options);
-hy_lang_unit *hy_lang_compile_string_with(const char *source, size_t length,
-                                          const char *display_name, FILE *diagnostics,
-                                          hy_lang_experiment *experiment, int *n_errors,
-                                          const hy_lang_options *options);
-/* With both FMU components (fmu, may be NULL) and options (may be NULL). */
+/* hy_lang_compile_file and _string with FMU components (fmu, may be NULL,
+** as the _fmi ones) and options (NULL: the defaults). */
 hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,
                                         hy_lang_experiment *experiment, int *n_errors,
                                         const hy_lang_fmu_ops *fmu, const hy_lang_options *options);

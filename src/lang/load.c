@@ -87,7 +87,8 @@ static hydae_model *load_file(const char *who, const char *path, const hy_lang_o
     diag_capture capture;
     if (capture_open(&capture, diagnostics) != 0)
         return load_failed(n_errors);
-    hy_lang_unit *unit = hy_lang_compile_file_with(path, capture.stream, NULL, n_errors, options);
+    hy_lang_unit *unit = hy_lang_compile_file_opts(path, capture.stream, NULL, n_errors, NULL,
+                                                   options);
     capture_close(&capture, diagnostics);
     return hy_lang_unit_model(unit);
 }

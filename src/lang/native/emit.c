@@ -269,7 +269,8 @@ static void emit_loads(emitter *em)
             for (int k = 0; k < m->n; k++)
                 fprintf(em->f, "    r[%d] = %s[%d];\n", m->dst[k], input_name[kind], m->src[k]);
         } else {
-            fprintf(em->f, "    for (int j = 0; j < %d; j++)\n        r[tab[%d][j]] = %s[tab[%d][j]];\n",
+            fprintf(em->f, "    for (int j = 0; j < %d; j++)\n"
+                           "        r[tab[%d][j]] = %s[tab[%d][j]];\n",
                     m->n, HY_TAB_LOAD_DST + kind, input_name[kind], HY_TAB_LOAD_SRC + kind);
         }
     }
@@ -315,7 +316,8 @@ static void emit_gathered(emitter *em, const hy_instr *in, const int *o, int d, 
         /* the lanes' operand records, read from the program's own stream */
         long at = (long)(o - em->prog->operands);
         fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++) {\n"
-                       "        const int *o = tab[%d] + %ld + %d * j;\n", n, HY_TAB_OPERANDS, at, arity);
+                       "        const int *o = tab[%d] + %ld + %d * j;\n",
+                n, HY_TAB_OPERANDS, at, arity);
         for (int a = 0; a < arity; a++)
             if (!(in->op == HY_OP_POWI && a == 1))
                 snprintf(operand[a], sizeof operand[a], "r[o[%d]]", a);
@@ -593,7 +595,8 @@ static void emit_stores(emitter *em)
     const hy_program *prog = em->prog;
     char value[64];
     if (prog->stores.n > GATHER_LOOP) {
-        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n        out[tab[%d][j]] = r[tab[%d][j]];\n",
+        fprintf(em->f, "    for (ptrdiff_t j = 0; j < %d; j++)\n"
+                       "        out[tab[%d][j]] = r[tab[%d][j]];\n",
                 prog->stores.n, HY_TAB_STORE_DST, HY_TAB_STORE_SRC);
         return;
     }
@@ -679,7 +682,8 @@ int hy_native_emit_program(FILE *f, const hy_program *prog, int name, int *needs
     classify(&em);
     mark_arrays(&em);
     fprintf(f, "\nvoid hy_f%d(double *restrict r, double t, double cj, const double *restrict y,\n"
-               "    const double *restrict yp, const double *restrict p, const double *restrict in,\n"
+               "    const double *restrict yp, const double *restrict p,\n"
+               "    const double *restrict in,\n"
                "    const int *const *tab, double *restrict out)\n{\n"
                "    (void)r; (void)t; (void)cj; (void)y; (void)yp; (void)p; (void)in; (void)tab;\n"
                "    (void)out;\n",
