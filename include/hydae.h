@@ -618,6 +618,14 @@ hydae_model *hydae_model_load_string(const char *text, size_t length, const char
                                      char **diagnostics, int *n_errors);
 /* Free a text the library gave the caller (diagnostics). NULL is allowed. */
 void hydae_string_free(char *text);
+/* hydae_model_load_file with the evaluation backend (docs/language.md,
+** "Backends"): "vm" (the bytecode), "native" (generated C compiled by the
+** system C compiler and cached: a missing or failing compiler is an error
+** in the diagnostics), "auto" (native if a compiler is found, else the
+** bytecode with a note); NULL: the environment's HYDAE_BACKEND, else vm.
+** An unknown name is an error. */
+hydae_model *hydae_model_load_file_backend(const char *path, const char *backend,
+                                           char **diagnostics, int *n_errors);
 
 /* The settings of a model file's experiment block, in the order written
 ** (`experiment t_end = 12, dt = 0.01;`): the name of setting i and, in

@@ -32,6 +32,17 @@ int hy_cli_export(int argc, char **argv);
 ** the model. */
 int hy_cli_set_value(hydae_model *model, const char *name, double value);
 
+/* backend.c: strip --backend NAME and --no-cache from argv[0..*argc),
+** setting HYDAE_BACKEND and HYDAE_NO_CACHE; *asked_native (may be NULL):
+** a backend other than vm is asked for. 0, or 2 after a usage message. */
+int hy_cli_backend_options(int *argc, char **argv, int *asked_native);
+/* The line "backend: ..." of the statistics of a model from a model file. */
+void hy_cli_print_native_stats(const hydae_model *model, FILE *out);
+/* `hydae cache clean`: argc/argv after the subcommand. Exit status. */
+int hy_cli_cache(int argc, char **argv);
+/* `hydae check` with a native backend asked for: compile it too. */
+int hy_cli_check_backend(const char *path);
+
 /* `hydae run MODEL.fmu` (fmu.c): the FMU as a model (it owns the FMU),
 ** through Co-Simulation when cosim (or when it has no Model Exchange),
 ** stepped every dt (> 0; else its stepSize); its <DefaultExperiment> as

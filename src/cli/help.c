@@ -30,7 +30,8 @@ static const char commands_text[] =
     "                                 table and the cheapest (docs/solver.md)\n"
     "  sweep MODEL.hym --grid NAME=A:STEP:B | --sample N --dist ... [options]\n"
     "                                 many runs over parameters, a table (docs/sweep.md)\n"
-    "  help [COMMAND]                 this text, or a command's (also COMMAND --help)\n";
+    "  help [COMMAND]                 this text, or a command's (also COMMAND --help)\n"
+    "  cache clean                    remove the native backend's compiled models\n";
 
 static const char run_text[] =
     "options of run:\n"
@@ -72,7 +73,12 @@ static const char run_text[] =
     "  --stats            print run statistics to standard error\n"
     "  --stats-json FILE  write run statistics as JSON ('-': standard output)\n"
     "  --quiet            print nothing but errors (and no progress bar, which\n"
-    "                     is shown on standard error when it is a terminal)\n";
+    "                     is shown on standard error when it is a terminal)\n"
+    "  --backend native|vm|auto  how a model file's equations run: the bytecode\n"
+    "                     (vm, the default), native code compiled by the system C\n"
+    "                     compiler and cached (native), native if a compiler is\n"
+    "                     found (auto); also HYDAE_BACKEND (docs/language.md)\n"
+    "  --no-cache         compile native code afresh, keep nothing\n";
 
 static const char plot_text[] =
     "options of plot (FILE.csv or FILE.mat, as hydae run writes them):\n"
@@ -94,10 +100,14 @@ static const char footer_text[] =
 static const struct {
     const char *name, *text;
 } command_texts[] = {
-    { "check", "usage: hydae check MODEL.hym\n"
+    { "check", "usage: hydae check [--backend native|vm|auto] MODEL.hym\n"
                "  compile a model file and print its structure: parameters, charts, modes\n"
                "  with their unknowns (kind, start, unit, description), equations, outputs,\n"
-               "  guards, transitions; exit 2 with file:line:column messages on errors\n" },
+               "  guards, transitions; exit 2 with file:line:column messages on errors;\n"
+               "  with --backend native or auto, also compile it to native code\n" },
+    { "cache", "usage: hydae cache clean\n"
+               "  remove the native backend's compiled models from the cache directory\n"
+               "  ($XDG_CACHE_HOME/hydae, else ~/.cache/hydae)\n" },
     { "examples", "usage: hydae examples\n  list the built-in examples (hydae run --example NAME)\n" },
     { "solvers", "usage: hydae solvers\n  list the integrators (hydae run --solver NAME)\n" },
     { "settings", "usage: hydae settings\n"

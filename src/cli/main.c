@@ -585,6 +585,8 @@ static int command_run(int argc, char **argv)
             hy_cli_fmu_report(fmu);
         if (opt.stats)
             hydae_sim_print_stats(sim, stderr);
+        if (opt.stats)
+            hy_cli_print_native_stats(model, stderr);
         hydae_stats run_stats;
         hydae_sim_get_stats(sim, &run_stats);
         if (run_stats.n_stiff_detections > 0 && !opt.quiet)
@@ -630,6 +632,11 @@ static int dispatch(int argc, char **argv)
     }
     if (hy_cli_asks_help(argc - 2, argv + 2))
         return hy_cli_help(command);
+    int asked_native = 0, backend_status = hy_cli_backend_options(&argc, argv, &asked_native);
+    if (backend_status)
+        return backend_status;
+    if (strcmp(command, "cache") == 0)
+        return hy_cli_cache(argc - 2, argv + 2);
     if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
         printf("hydae %s\n", hydae_version());
         return 0;
@@ -647,7 +654,9 @@ static int dispatch(int argc, char **argv)
     if (strcmp(command, "check") == 0) {
         if (argc != 3 || argv[2][0] == '-')
             return usage_error("%s", "check needs one model file: hydae check MODEL.hym");
-        return hy_lang_check_report_fmi(argv[2], stdout, hy_cli_fmu_ops()) == 0 ? 0 : EXIT_USAGE;
+        if (hy_lang_check_report_fmi(argv[2], stdout, hy_cli_fmu_ops()) != 0)
+            return EXIT_USAGE;
+        return asked_native ? hy_cli_check_backend(argv[2]) : 0;
     }
     if (strcmp(command, "converge") == 0)
         return hy_cli_converge(argc - 2, argv + 2);

@@ -33,6 +33,8 @@ struct hy_lang_unit {
     double *global_values;   /* parameters and discrete starts as compiled */
     hy_lang_experiment experiment; /* the file's experiment block */
     hy_lang_fmus fmus;       /* its FMU components (fmu_component.h) */
+    void *native_library;    /* dlopen's handle of the native code, or NULL */
+    hy_lang_native_stats native;
 };
 
 /* Free the code and the unit, not the model (the model's attached free

@@ -12,10 +12,12 @@
 #include "lang/hierarchy.h"
 #include "lang/imports.h"
 #include "lang/unroll.h"
+#include "lang/native/native.h"
 #include "model/model.h"
 #include "sim/sim.h" /* the sim's message */
 #include "core/core.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ void hy_lang_unit_free_code(void *data)
             unit->transitions[i].ops->free_transition(unit->transitions[i].code);
     if (unit->initial.code)
         unit->initial.ops->free_transition(unit->initial.code);
+    if (unit->native_library) /* after the programs that ran it */
+        dlclose(unit->native_library);
     hy_free(unit->modes);
     hy_free(unit->transitions);
     hy_free(unit->global_values);
@@ -84,14 +88,24 @@ hy_lang_unit *hy_lang_compile_string(const char *source, size_t length, const ch
                                      FILE *diagnostics, hy_lang_experiment *experiment,
                                      int *n_errors)
 {
-    return hy_lang_compile_string_fmi(source, length, display_name, diagnostics, experiment,
-                                      n_errors, NULL);
+    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
+                                       n_errors, NULL, NULL);
 }
 
 hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
                                          const char *display_name, FILE *diagnostics,
                                          hy_lang_experiment *experiment, int *n_errors,
                                          const hy_lang_fmu_ops *fmu)
+{
+    return hy_lang_compile_string_opts(source, length, display_name, diagnostics, experiment,
+                                       n_errors, fmu, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_fmu_ops *fmu,
+                                          const hy_lang_options *options)
 {
     hy_diag diag;
     hy_diag_init(&diag, diagnostics, display_name, source, length);
@@ -126,6 +140,8 @@ hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
             hy_diag_nomem(&diag);
         if (diag.n_errors == 0)
             hy_build_model(unit, &ir, &hy_eval_vm, &diag);
+        if (diag.n_errors == 0)
+            hy_native_attach(unit, options, &diag);
         for (int i = 0; i < n_structural && diag.n_errors == 0 && unit->model; i++)
             if (hy_model_add_structural(unit->model,
                                         hy_strtab_get(&unit->strings, structural[i])))
@@ -212,12 +228,19 @@ char *hy_lang_read_file(const char *path, size_t *length, FILE *diagnostics)
 hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
                                    hy_lang_experiment *experiment, int *n_errors)
 {
-    return hy_lang_compile_file_fmi(path, diagnostics, experiment, n_errors, NULL);
+    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, NULL, NULL);
 }
 
 hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
                                        hy_lang_experiment *experiment, int *n_errors,
                                        const hy_lang_fmu_ops *fmu)
+{
+    return hy_lang_compile_file_opts(path, diagnostics, experiment, n_errors, fmu, NULL);
+}
+
+hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,
+                                        hy_lang_experiment *experiment, int *n_errors,
+                                        const hy_lang_fmu_ops *fmu, const hy_lang_options *options)
 {
     size_t length = 0;
     char *text = hy_lang_read_file(path, &length, diagnostics);
@@ -228,8 +251,8 @@ hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
             memset(experiment, 0, sizeof *experiment);
         return NULL;
     }
-    hy_lang_unit *unit = hy_lang_compile_string_fmi(text, length, path, diagnostics, experiment,
-                                                    n_errors, fmu);
+    hy_lang_unit *unit = hy_lang_compile_string_opts(text, length, path, diagnostics, experiment,
+                                                     n_errors, fmu, options);
     hy_free(text);
     return unit;
 }
@@ -240,6 +263,13 @@ const hy_lang_experiment *hy_lang_model_experiment(const hydae_model *model)
     if (!model || model->n_attached == 0 || model->attached[0].free_fn != hy_lang_unit_free_code)
         return NULL;
     return &((const hy_lang_unit *)model->attached[0].data)->experiment;
+}
+
+const hy_lang_native_stats *hy_lang_model_native(const hydae_model *model)
+{
+    if (!model || model->n_attached == 0 || model->attached[0].free_fn != hy_lang_unit_free_code)
+        return NULL;
+    return &((const hy_lang_unit *)model->attached[0].data)->native;
 }
 
 int hy_lang_experiment_apply(const hy_lang_experiment *ex, hydae_sim *sim, FILE *warnings)

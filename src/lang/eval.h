@@ -67,4 +67,11 @@ typedef struct hy_eval_ops {
 
 extern const hy_eval_ops hy_eval_vm;
 
+/* Every program of a mode's or a transition's bytecode (hy_eval_vm's code),
+** in a fixed order, for the native backend to compile. */
+struct hy_program;
+typedef void (*hy_program_visitor)(struct hy_program *prog, void *ctx);
+void hy_eval_vm_mode_programs(void *code, hy_program_visitor visit, void *ctx);
+void hy_eval_vm_transition_programs(void *code, hy_program_visitor visit, void *ctx);
+
 #endif

@@ -467,6 +467,31 @@ static int vm_action(void *code, hydae_action *a)
     return status;
 }
 
+void hy_eval_vm_mode_programs(void *code, hy_program_visitor visit, void *ctx)
+{
+    vm_mode *vm = code;
+    hy_program *const programs[] = { vm->residual, vm->jacobian.prog, vm->guards, vm->outputs,
+                                     vm->rhs, vm->rhs_jacobian.prog };
+    for (size_t k = 0; k < sizeof programs / sizeof *programs; k++)
+        if (programs[k])
+            visit(programs[k], ctx);
+    for (int k = 0; k < N_MECH_QUANTITIES; k++) {
+        if (vm->mech[k])
+            visit(vm->mech[k], ctx);
+        if (vm->mech_matrix[k].prog)
+            visit(vm->mech_matrix[k].prog, ctx);
+    }
+}
+
+void hy_eval_vm_transition_programs(void *code, hy_program_visitor visit, void *ctx)
+{
+    vm_transition *vt = code;
+    if (vt->condition)
+        visit(vt->condition, ctx);
+    if (vt->action)
+        visit(vt->action, ctx);
+}
+
 const hy_eval_ops hy_eval_vm = {
     "bytecode",
     vm_compile_mode, vm_compile_transition, vm_free_mode, vm_free_transition,

@@ -90,6 +90,46 @@ hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
                                          hy_lang_experiment *experiment, int *n_errors,
                                          const hy_lang_fmu_ops *fmu);
 hydae_model *hy_lang_unit_model(const hy_lang_unit *unit);
+
+/* The evaluation backend (docs/language.md, "Backends"): the bytecode VM,
+** or native code (generated C compiled by the system C compiler and
+** cached); auto is native when a compiler is found, else the VM. */
+typedef enum hy_lang_backend {
+    HY_BACKEND_DEFAULT,      /* the environment's HYDAE_BACKEND, else the VM */
+    HY_BACKEND_VM, HY_BACKEND_NATIVE, HY_BACKEND_AUTO
+} hy_lang_backend;
+typedef struct hy_lang_options {
+    hy_lang_backend backend;
+    int no_cache;            /* compile afresh, keep nothing (also HYDAE_NO_CACHE=1) */
+} hy_lang_options;
+/* "vm", "native" or "auto"; -1 for anything else. */
+int hy_lang_backend_parse(const char *name);
+/* hy_lang_compile_file and _string with FMU components (fmu, may be NULL,
+** as the _fmi ones) and options (NULL: the defaults). */
+hy_lang_unit *hy_lang_compile_file_opts(const char *path, FILE *diagnostics,
+                                        hy_lang_experiment *experiment, int *n_errors,
+                                        const hy_lang_fmu_ops *fmu, const hy_lang_options *options);
+hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_fmu_ops *fmu,
+                                          const hy_lang_options *options);
+
+/* What the native backend did for a compiled model. */
+typedef struct hy_lang_native_stats {
+    int is_native;           /* the programs run native code */
+    int n_programs;
+    int cache_hit;           /* loaded from the cache, no compiler run */
+    int n_compiler_runs;
+    double seconds;          /* wall time: generate, compile (or look up), load */
+    size_t source_bytes;
+    char compiler[256];      /* the command line's words */
+} hy_lang_native_stats;
+/* NULL for a model not compiled from a model file. */
+const hy_lang_native_stats *hy_lang_model_native(const hydae_model *model);
+/* Remove the cache's files (`hydae cache clean`); the number removed, or
+** -1 with a message on err. */
+int hy_lang_cache_clean(FILE *err);
 void hy_lang_unit_free(hy_lang_unit *unit);
 
 /* Apply every setting of the experiment to a sim through

@@ -72,21 +72,51 @@ hydae_model *hydae_model_load_string(const char *text, size_t length, const char
     return hy_lang_unit_model(unit);
 }
 
-hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_errors)
+/* A file compiled with options; who names the caller in messages. */
+static hydae_model *load_file(const char *who, const char *path, const hy_lang_options *options,
+                              char **diagnostics, int *n_errors)
 {
-    if (n_errors)
-        *n_errors = 0;
     if (!path) {
-        if (diagnostics)
-            *diagnostics = hy_strdup("error: hydae_model_load_file: path is NULL\n");
+        if (diagnostics) {
+            char message[128];
+            snprintf(message, sizeof message, "error: %s: path is NULL\n", who);
+            *diagnostics = hy_strdup(message);
+        }
         return load_failed(n_errors);
     }
     diag_capture capture;
     if (capture_open(&capture, diagnostics) != 0)
         return load_failed(n_errors);
-    hy_lang_unit *unit = hy_lang_compile_file(path, capture.stream, NULL, n_errors);
+    hy_lang_unit *unit = hy_lang_compile_file_opts(path, capture.stream, NULL, n_errors, NULL,
+                                                   options);
     capture_close(&capture, diagnostics);
     return hy_lang_unit_model(unit);
+}
+
+hydae_model *hydae_model_load_file(const char *path, char **diagnostics, int *n_errors)
+{
+    if (n_errors)
+        *n_errors = 0;
+    return load_file("hydae_model_load_file", path, NULL, diagnostics, n_errors);
+}
+
+hydae_model *hydae_model_load_file_backend(const char *path, const char *backend,
+                                           char **diagnostics, int *n_errors)
+{
+    hy_lang_options options = { HY_BACKEND_DEFAULT, 0 };
+    if (n_errors)
+        *n_errors = 0;
+    if (backend) {
+        int parsed = hy_lang_backend_parse(backend);
+        if (parsed < 0) {
+            if (diagnostics)
+                *diagnostics = hy_strdup("error: hydae_model_load_file_backend: the backend is "
+                                         "\"native\", \"vm\" or \"auto\"\n");
+            return load_failed(n_errors);
+        }
+        options.backend = (hy_lang_backend)parsed;
+    }
+    return load_file("hydae_model_load_file_backend", path, &options, diagnostics, n_errors);
 }
 
 void hydae_string_free(char *text)

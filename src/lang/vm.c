@@ -73,6 +73,11 @@ static int op_arity(int op)
     }
 }
 
+int hy_op_arity(int op)
+{
+    return op_arity(op);
+}
+
 static int compare_int(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
@@ -955,6 +960,11 @@ static const int *run_code(double *r, const hy_instr *code, int begin, int end, 
 static inline void program_exec(const hy_program *prog, double *r, const hy_vm_input *input,
                                 double *out)
 {
+    if (prog->native) {
+        prog->native(r, input->t, input->cj, input->y, input->yp, input->p, input->in,
+                     prog->native_tables, out);
+        return;
+    }
     r[HY_REG_T] = input->t;
     r[HY_REG_CJ] = input->cj;
     load(r, &prog->loads[HY_LOAD_Y], input->y);
@@ -976,7 +986,7 @@ void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *in
     program_exec(prog, regs, input, out);
 }
 
-int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out)
+int hy_program_run_regs(const hy_program *prog, const hy_vm_input *input, double *out)
 {
     double *regs = hy_program_regs(prog);
     if (!regs)

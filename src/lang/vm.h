@@ -92,6 +92,19 @@ enum { HY_DST_REGS, HY_DST_OUT };
 enum { HY_MIN_RUN = 4 };
 enum { HY_REG_T, HY_REG_CJ, HY_N_FIXED_REGS };
 
+/* A program compiled to machine code by the native backend (native/,
+** generated C): the same operations in the same order on the register
+** file r, so the same results to the bit. The index lists it reads at run
+** time (tab): the operand stream, the stores' and the list loads' indices
+** (HY_TAB_*, the program's own arrays). */
+enum {
+    HY_TAB_OPERANDS, HY_TAB_STORE_DST, HY_TAB_STORE_SRC, HY_TAB_LOAD_DST,
+    HY_TAB_LOAD_SRC = HY_TAB_LOAD_DST + HY_N_LOADS, HY_N_TABS = HY_TAB_LOAD_SRC + HY_N_LOADS
+};
+typedef void (*hy_native_fn)(double *r, double t, double cj, const double *y, const double *yp,
+                             const double *p, const double *in, const int *const *tab,
+                             double *out);
+
 typedef struct hy_program {
     int n_instr;
     hy_instr *code;
@@ -110,7 +123,13 @@ typedef struct hy_program {
     int *p_used;
     int n_in_used;           /* the in[] entries read, ascending */
     int *in_used;
+    hy_native_fn native;     /* when set, runs instead of the bytecode */
+    unsigned char native_needs_regs; /* it uses the register file */
+    const int *native_tables[HY_N_TABS];
 } hy_program;
+
+/* Operand registers per operation (HY_OP_POWI: the base and the exponent). */
+int hy_op_arity(int op);
 
 /* What a program reads. Unused arrays may be NULL. */
 typedef struct hy_vm_input {
@@ -124,7 +143,8 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
 void hy_program_free(hy_program *prog);
 /* Run prog on this thread's register file: 0, or -1 when there is no
 ** memory for the file (the first run of prog on a thread allocates). */
-HYDAE_NODISCARD int hy_program_run(const hy_program *prog, const hy_vm_input *input, double *out);
+HYDAE_NODISCARD int hy_program_run_regs(const hy_program *prog, const hy_vm_input *input,
+                                        double *out);
 
 /* A thread's register files (vm_regs.c): a direct-mapped table of
 ** HY_N_REGFILES keyed by program id, NULL until the thread's first run. */
@@ -152,6 +172,19 @@ static inline double *hy_program_regs(const hy_program *prog)
     }
     return hy_program_refill(prog);
 }
+/* Run prog: native code that needs no register file directly (inline: a
+** small model's residual pays no extra call), else hy_program_run_regs. */
+HYDAE_NODISCARD static inline int hy_program_run(const hy_program *prog,
+                                                 const hy_vm_input *input, double *out)
+{
+    if (prog->native && !prog->native_needs_regs) {
+        prog->native(NULL, input->t, input->cj, input->y, input->yp, input->p, input->in,
+                     prog->native_tables, out);
+        return 0;
+    }
+    return hy_program_run_regs(prog, input, out);
+}
+
 /* Run prog on the register file regs (from hy_program_regs). */
 void hy_program_exec(const hy_program *prog, double *regs, const hy_vm_input *input, double *out);
 /* A new program's id (never 0). */
