@@ -80,8 +80,9 @@ hy_lang_unit *hy_lang_compile_file(const char *path, FILE *diagnostics,
 hy_lang_unit *hy_lang_compile_string(const char *source, size_t length,
                                      const char *display_name, FILE *diagnostics,
                                      hy_lang_experiment *experiment, int *n_errors);
-/* The same with FMU components read and built through fmu (without it,
-** as above, an Fmu declaration is an error). */
+/* The same with FMU components read and built through fmu (NULL, and the
+** functions above: the library's own, src/fmi, when built with FMI
+** support; without it an Fmu declaration is an error). */
 hy_lang_unit *hy_lang_compile_file_fmi(const char *path, FILE *diagnostics,
                                        hy_lang_experiment *experiment, int *n_errors,
                                        const hy_lang_fmu_ops *fmu);
