@@ -144,11 +144,7 @@ static int leave_on(hydae_action *a, void *user)
     hy_fmu *f = hy_fmu_for_action(user, a);
     if (!f)
         return -1;
-    if (f->instance && !f->fatal) {
-        f->ops->terminate(f);
-        f->ops->free_instance(f);
-    }
-    f->instance = NULL;
+    hy_fmu_end_instance(f);
     return hydae_action_schedule(a, f->chart, INFINITY);
 }
 

@@ -164,13 +164,18 @@ static void locate_resources(hy_fmu *f)
     }
 }
 
-static void close_fmu(hy_fmu *f)
+void hy_fmu_end_instance(hy_fmu *f)
 {
     if (f->instance && !f->fatal) {
         f->ops->terminate(f);
         f->ops->free_instance(f);
     }
     f->instance = NULL;
+}
+
+static void close_fmu(hy_fmu *f)
+{
+    hy_fmu_end_instance(f);
     hy_fmi_binary_close(f->library);
     f->library = NULL;
     hy_fmi_archive_remove(f->dir);

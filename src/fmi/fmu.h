@@ -142,6 +142,9 @@ struct hy_fmu {
 ** picks): the FMU before its model is built. NULL with a message in err. */
 hy_fmu *hy_fmu_open(const char *path, hy_fmu_interface iface, char *err, size_t err_size);
 void hy_fmu_free(hy_fmu *f);
+/* The instance terminated and freed (unless a fatal error forbids any
+** call), none left. */
+void hy_fmu_end_instance(hy_fmu *f);
 
 /* Unpack, read the description and load the binary (Model Exchange),
 ** then build the model. The model owns the FMU: hydae_model_free frees

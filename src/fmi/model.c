@@ -253,11 +253,7 @@ static int set_start_values(hy_fmu *f, hydae_action *a)
 
 int hy_fmu_initialise(hy_fmu *f, hydae_action *a, double t0)
 {
-    if (f->instance && !f->fatal) {
-        f->ops->terminate(f);
-        f->ops->free_instance(f);
-    }
-    f->instance = NULL;
+    hy_fmu_end_instance(f);
     f->fatal = f->terminated = f->step_terminate = 0;
     f->errmsg[0] = f->logmsg[0] = '\0';
     f->time_valid = f->states_valid = f->inputs_valid = f->have_event_time = 0;

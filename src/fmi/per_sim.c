@@ -40,10 +40,7 @@ int hy_fmu_per_sim_init(hy_fmu *f)
 /* A copy's own buffers (the shared ones stay with the model's FMU). */
 static void free_copy(hy_fmu *copy)
 {
-    if (copy->instance && !copy->fatal) {
-        copy->ops->terminate(copy);
-        copy->ops->free_instance(copy);
-    }
+    hy_fmu_end_instance(copy);
     hy_free(copy->states_set);
     hy_free(copy->scratch);
     hy_free(copy->seed);

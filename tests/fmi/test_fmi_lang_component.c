@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink */
 
 #include "check.h"
+#include "fmu_tests.h"
 #include "rows.h"
 #include "fmi/fmu.h"
 #include "lang/lang.h"
@@ -38,25 +39,6 @@
 #define ATOL 1e-10
 
 static char work[] = "/tmp/hydae-fmu-lang-XXXXXX";
-
-static const char hand_model[] =
-    "model hand\n"
-    "  parameter Real mu = 1;\n"
-    "  initial mode one\n"
-    "    Real x0(start = 2), x1(start = 0);\n"
-    "  equation\n"
-    "    der(x0) = x1;\n"
-    "    der(x1) = mu * (1 - x0^2) * x1 - x0;\n"
-    "  end one;\n"
-    "  mode two\n"
-    "    Real x0(start = 2), x1(start = 0);\n"
-    "  equation\n"
-    "    der(x0) = x1;\n"
-    "    der(x1) = mu * (1 - x0^2) * x1 - x0;\n"
-    "  end two;\n"
-    "  transition a from one to two when time >= 5 end;\n"
-    "  transition b from two to one when time >= 12 end;\n"
-    "end hand;\n";
 
 /* The example with by_hand as the initial mode. */
 static const char hand_first_model[] =
@@ -80,15 +62,6 @@ static const char hand_first_model[] =
     "    x1 := vdp.x1;\n"
     "  end;\n"
     "end hand_first;\n";
-
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    int status = fputs(text, f) < 0 ? -1 : 0;
-    return fclose(f) || status ? -1 : 0;
-}
 
 static char *read_all(const char *path)
 {
@@ -194,7 +167,7 @@ static hydae_model *run_beside(const char *version, const char *fmu, const char 
     unlink(path);
     CHECK(symlink(target, path) == 0, "link %s", target);
     snprintf(path, sizeof path, "%s/%s.hym", work, name);
-    CHECK(write_file(path, text) == 0, "write %s", path);
+    CHECK(fmu_test_write(path, text) == 0, "write %s", path);
     hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
     CHECK(m != NULL, "%s.hym: %s", name, diagnostics);
     if (m && test_run(m, NULL, 2.0, 0.1, rtol, atol, rows) == 0)
@@ -349,7 +322,7 @@ static void check_error(const char *declaration, const char *want)
     snprintf(text, sizeof text, "model bad\n  Real y(start = 1);\nequation\n  der(y) = -y;\n"
              "  %s\nend bad;\n", declaration);
     snprintf(path, sizeof path, "%s/bad.hym", work);
-    CHECK(write_file(path, text) == 0, "write %s", path);
+    CHECK(fmu_test_write(path, text) == 0, "write %s", path);
     hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
     CHECK(!m && strstr(diagnostics, want), "%s: want \"%s\" in:\n%s", declaration, want,
           diagnostics);
@@ -359,24 +332,17 @@ static void check_error(const char *declaration, const char *want)
 int main(void)
 {
     char fmu[1200], link[1200], path[1200];
-    struct stat st;
-    snprintf(fmu, sizeof fmu, "%s/2.0/VanDerPol.fmu", HYDAE_FMU_DIR);
-    if (stat(fmu, &st) != 0) {
-        printf("no test FMUs in %s: skipped\n", HYDAE_FMU_DIR);
-        return 77;
-    }
-    if (!mkdtemp(work)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    int start = fmu_test_start(work, "2.0/VanDerPol.fmu");
+    if (start)
+        return start;
     char *example = read_all(HYDAE_EXAMPLES_DIR "/fmi/vanderpol_switch.hym");
     CHECK(example != NULL, "read the example");
     snprintf(path, sizeof path, "%s/vanderpol_switch.hym", work);
-    CHECK(example && write_file(path, example) == 0, "copy the example");
+    CHECK(example && fmu_test_write(path, example) == 0, "copy the example");
     snprintf(path, sizeof path, "%s/hand.hym", work);
-    CHECK(write_file(path, hand_model) == 0, "write hand.hym");
+    CHECK(fmu_test_write(path, fmu_test_vdp_hand) == 0, "write hand.hym");
     snprintf(path, sizeof path, "%s/hand_first.hym", work);
-    CHECK(write_file(path, hand_first_model) == 0, "write hand_first.hym");
+    CHECK(fmu_test_write(path, hand_first_model) == 0, "write hand_first.hym");
     snprintf(link, sizeof link, "%s/VanDerPol.fmu", work);
     static const char *const versions[] = { "2.0", "3.0" };
     for (int v = 0; v < 2; v++) {

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink */
 
 #include "check.h"
+#include "fmu_tests.h"
 #include "rows.h"
 #include "hydae.h"
 
@@ -37,15 +38,6 @@
 
 static char work[] = "/tmp/hydae-fmu-cosim-XXXXXX";
 
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    int status = fputs(text, f) < 0 ? -1 : 0;
-    return fclose(f) || status ? -1 : 0;
-}
-
 /* text as work/NAME.hym beside a link to the FMU version/fmu, loaded;
 ** *diagnostics (may be NULL) gets the compiler's messages. */
 static hydae_model *load_beside(const char *version, const char *fmu, const char *name,
@@ -57,7 +49,7 @@ static hydae_model *load_beside(const char *version, const char *fmu, const char
     unlink(path);
     CHECK(symlink(target, path) == 0, "link %s", target);
     snprintf(path, sizeof path, "%s/%s.hym", work, name);
-    CHECK(write_file(path, text) == 0, "write %s", path);
+    CHECK(fmu_test_write(path, text) == 0, "write %s", path);
     return hydae_model_load_file(path, diagnostics, NULL);
 }
 
@@ -285,17 +277,10 @@ static void check_error(const char *fmu, const char *text, const char *expect)
 
 int main(void)
 {
-    char fmu[1200], path[1200];
-    struct stat st;
-    snprintf(fmu, sizeof fmu, "%s/3.0/Dahlquist.fmu", HYDAE_FMU_DIR);
-    if (stat(fmu, &st) != 0) {
-        printf("no test FMUs in %s: skipped\n", HYDAE_FMU_DIR);
-        return 77;
-    }
-    if (!mkdtemp(work)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    char path[1200];
+    int start = fmu_test_start(work, "3.0/Dahlquist.fmu");
+    if (start)
+        return start;
     check_dahlquist("2.0");
     check_dahlquist("3.0");
     check_vanderpol();

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink */
 
 #include "check.h"
+#include "fmu_tests.h"
 #include "hydae.h"
 
 #include <math.h>
@@ -27,28 +28,6 @@
 enum { N_MU = 6 };
 
 static char work[] = "/tmp/hydae-fmu-sweep-XXXXXX";
-
-/* The example's oscillator in two hand-written modes, switching at the
-** same times (the transitions carry the states by name). */
-static const char hand_model[] =
-    "model hand\n"
-    "  parameter Real mu = 1;\n"
-    "  initial mode one\n"
-    "    Real x0(start = 2), x1(start = 0);\n"
-    "  equation\n"
-    "    der(x0) = x1;\n"
-    "    der(x1) = mu * (1 - x0^2) * x1 - x0;\n"
-    "  end one;\n"
-    "  mode two\n"
-    "    Real x0(start = 2), x1(start = 0);\n"
-    "  equation\n"
-    "    der(x0) = x1;\n"
-    "    der(x1) = mu * (1 - x0^2) * x1 - x0;\n"
-    "  end two;\n"
-    "  transition a from one to two when time >= 5 end;\n"
-    "  transition b from two to one when time >= 12 end;\n"
-    "  experiment t_end = 20, dt = 0.1, rtol = 1e-8, atol = 1e-10;\n"
-    "end hand;\n";
 
 static int copy_file(const char *from, const char *to)
 {
@@ -82,6 +61,11 @@ static int sweep(hydae_model *m, const char *measures, int n_threads, table *out
         status = hydae_sweep_add_measures(sw, measures);
     if (!status)
         status = hydae_sweep_set_threads(sw, n_threads);
+    /* The example's experiment, for the hand-written model too. */
+    static const char *const settings[][2] = { { "t_end", "20" }, { "rtol", "1e-8" },
+                                               { "atol", "1e-10" } };
+    for (int k = 0; k < 3 && !status; k++)
+        status = hydae_sweep_set_option(sw, settings[k][0], settings[k][1]);
     if (!status)
         status = hydae_sweep_run(sw, NULL, NULL);
     CHECK(status == 0, "sweep (%s) on %d threads: %s", measures, n_threads,
@@ -112,7 +96,7 @@ static void check_version(const char *version)
     CHECK(m && n_errors == 0, "hydae_model_load_file(%s): %s", path,
           diagnostics ? diagnostics : "");
     hydae_string_free(diagnostics);
-    hydae_model *hand = hydae_model_load_string(hand_model, strlen(hand_model), "hand.hym",
+    hydae_model *hand = hydae_model_load_string(fmu_test_vdp_hand, strlen(fmu_test_vdp_hand), "hand.hym",
                                                 NULL, NULL);
     CHECK(hand != NULL, "hand.hym compiles");
     table one, two, ref;
@@ -140,17 +124,10 @@ static void check_version(const char *version)
 
 int main(void)
 {
-    char fmu[1200], path[1200];
-    struct stat st;
-    snprintf(fmu, sizeof fmu, "%s/2.0/VanDerPol.fmu", HYDAE_FMU_DIR);
-    if (stat(fmu, &st) != 0) {
-        printf("no test FMUs in %s: skipped\n", HYDAE_FMU_DIR);
-        return 77;
-    }
-    if (!mkdtemp(work)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    char path[1200];
+    int start = fmu_test_start(work, "2.0/VanDerPol.fmu");
+    if (start)
+        return start;
     snprintf(path, sizeof path, "%s/vanderpol_switch.hym", work);
     CHECK(copy_file(HYDAE_EXAMPLES_DIR "/fmi/vanderpol_switch.hym", path) == 0,
           "copy the example");
