@@ -75,6 +75,8 @@ typedef struct hy_fmi_instance_ops {
 extern const hy_fmi_instance_ops hy_fmi2_ops;
 extern const hy_fmi_instance_ops hy_fmi3_ops;
 
+/* What is fixed once the model is built is shared by the copies for other
+** sims (per_sim.c's copy_shared lists it); the rest is one run's. */
 struct hy_fmu {
     char *path;                 /* as given, for messages */
     char dir[4096];             /* where the archive is unpacked ("" once removed) */

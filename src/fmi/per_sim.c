@@ -68,6 +68,42 @@ void hy_fmu_per_sim_free(hy_fmu *f)
         used_last = NULL;
 }
 
+/* What a copy shares with the model's FMU: fixed once the model is built
+** (the rest, written by the run that owns f, is not read here). */
+static void copy_shared(hy_fmu *copy, const hy_fmu *f)
+{
+    copy->origin = (hy_fmu *)f;
+    copy->path = f->path;
+    memcpy(copy->dir, f->dir, sizeof copy->dir);
+    copy->desc = f->desc;
+    copy->identifier = f->identifier;
+    copy->cosim = f->cosim;
+    copy->library = f->library;
+    copy->f2 = f->f2;
+    copy->f3 = f->f3;
+    copy->ops = f->ops;
+    memcpy(copy->resources, f->resources, sizeof copy->resources);
+    copy->have_resources = f->have_resources;
+    copy->state_vr = f->state_vr;
+    copy->derivative_vr = f->derivative_vr;
+    copy->chart = f->chart;
+    copy->cs_step = f->cs_step;
+    copy->n_outputs = f->n_outputs;
+    copy->n_params = f->n_params;
+    copy->output_var = f->output_var;
+    copy->param_var = f->param_var;
+    copy->component = f->component;
+    copy->names = f->names;
+    copy->n_inputs = f->n_inputs;
+    copy->input_var = f->input_var;
+    copy->n_jac_unknowns = f->n_jac_unknowns;
+    copy->n_jac_knowns = f->n_jac_knowns;
+    copy->jac_unknown_vr = f->jac_unknown_vr;
+    copy->jac_known_vr = f->jac_known_vr;
+    copy->jac_unknown_row = f->jac_unknown_row;
+    copy->jac_known_col = f->jac_known_col;
+}
+
 static hy_fmu *make_copy(hy_fmu *f)
 {
     const hy_fmi_description *d = &f->desc;
@@ -76,18 +112,10 @@ static hy_fmu *make_copy(hy_fmu *f)
                   "process (canBeInstantiatedOnlyOncePerProcess): one sim at a time", f->path);
         return NULL;
     }
-    hy_fmu *copy = hy_malloc(sizeof *copy);
+    hy_fmu *copy = hy_calloc(1, sizeof *copy);
     if (!copy)
         return NULL;
-    memcpy(copy, f, sizeof *copy);
-    copy->origin = f;
-    atomic_store_explicit(&copy->owner, NULL, memory_order_relaxed);
-    atomic_store_explicit(&copy->copies, NULL, memory_order_relaxed);
-    copy->have_copies_lock = 0;
-    copy->instance = NULL;
-    copy->fatal = copy->terminated = copy->step_terminate = 0;
-    copy->time_valid = copy->states_valid = copy->inputs_valid = copy->have_event_time = 0;
-    copy->errmsg[0] = copy->logmsg[0] = '\0';
+    copy_shared(copy, f);
     copy->states_set = hy_alloc_array((size_t)d->n_states + 1, sizeof *copy->states_set);
     copy->scratch = hy_alloc_array((size_t)d->n_states + 1, sizeof *copy->scratch);
     copy->seed = hy_alloc_array((size_t)d->n_vars + 1, sizeof *copy->seed);
