@@ -74,7 +74,8 @@ static int cosim_step_action(hydae_action *a, void *user)
     hy_fmu *f = hy_fmu_for_action(user, a);
     double t = hydae_action_time(a);
     int terminate = 0;
-    if (!f || !f->instance || f->fatal || f->ops->do_step(f, f->cs_time, t - f->cs_time, &terminate))
+    if (!f || !f->instance || f->fatal
+        || f->ops->do_step(f, f->cs_time, t - f->cs_time, &terminate))
         return -1;
     f->cs_time = t;
     f->cs_k++;

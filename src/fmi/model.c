@@ -303,7 +303,8 @@ int hy_fmu_choose_columns(hy_fmu *f)
     f->derivative_vr = hy_alloc_array((size_t)d->n_states + 1, sizeof *f->derivative_vr);
     char *is_state = hy_calloc((size_t)d->n_vars + 1, 1);
     if (!f->param_var || !f->input_var || !f->inputs_set || !f->output_var || !f->states_set
-        || !f->scratch || !f->seed || !f->sensitivity || !f->state_vr || !f->derivative_vr || !is_state) {
+        || !f->scratch || !f->seed || !f->sensitivity || !f->state_vr || !f->derivative_vr
+        || !is_state) {
         hy_free(is_state);
         return -1;
     }

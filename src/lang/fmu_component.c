@@ -139,8 +139,6 @@ static int value_of(expander *e, const hy_decl *fmu, const hy_lang_fmu_var *v,
     return 0;
 }
 
-/* The declarations of fmu's variables; the first replaces the Fmu at
-** slot. Modifiers that name no variable are errors. */
 /* How variable v is declared: an FMU for Model Exchange gives equations
 ** (fmu_kind); one for Co-Simulation (cosim.c) sets its outputs, discrete
 ** variables held between communication points, and reads its inputs,
@@ -157,6 +155,8 @@ static hy_decl_kind declaration_of(const hy_lang_fmu_var *v, int cosim, int *fmu
     return v->kind == HY_LANG_FMU_OUTPUT ? DECL_DISCRETE : DECL_VARIABLE;
 }
 
+/* The declarations of fmu's variables; the first replaces the Fmu at
+** slot. Modifiers that name no variable are errors. */
 static int declare_variables(expander *e, int slot, const hy_decl *fmu, const hy_lang_fmu_var *vars,
                              int n_vars, hy_lang_fmu *record)
 {
@@ -244,7 +244,7 @@ static int literal(expander *e, const hy_decl *fmu, const char *what, double *va
         }
         if (strcmp(what, "step") == 0 && !(*value > 0.0 && isfinite(*value))) {
             hy_diag_error(e->diag, m->line, m->column, "the step of FMU component '%s' is "
-                          "positive", TEXT(e->strings, fmu->name));
+                          "%g, not positive", TEXT(e->strings, fmu->name), *value);
             return 1;
         }
     }

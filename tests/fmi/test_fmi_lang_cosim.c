@@ -289,7 +289,7 @@ int main(void)
     check_directional("3.0");
     check_error("Dahlquist", "model bad\n  Fmu d(file = \"Dahlquist.fmu\", cosim = true, "
                 "step = -1);\nend bad;\n", "bad.hym:2:47: error: the step of FMU component "
-                "'d' is positive");
+                "'d' is -1, not positive");
     check_error("Dahlquist", "model bad\n  Fmu d(file = \"Dahlquist.fmu\", step = 0.1);\n"
                 "end bad;\n", "bad.hym:2:7: error: FMU component 'd' runs through Model "
                 "Exchange: a step is for Co-Simulation");

@@ -96,7 +96,8 @@ static void check_version(const char *version)
     CHECK(m && n_errors == 0, "hydae_model_load_file(%s): %s", path,
           diagnostics ? diagnostics : "");
     hydae_string_free(diagnostics);
-    hydae_model *hand = hydae_model_load_string(fmu_test_vdp_hand, strlen(fmu_test_vdp_hand), "hand.hym",
+    hydae_model *hand = hydae_model_load_string(fmu_test_vdp_hand, strlen(fmu_test_vdp_hand),
+                                                "hand.hym",
                                                 NULL, NULL);
     CHECK(hand != NULL, "hand.hym compiles");
     table one, two, ref;
