@@ -683,7 +683,7 @@ static void select_order(radau_mem *d, double h)
     else if (d->theta_smooth <= RADAU_VITU && h_ratio > RADAU_HHOD && h_ratio < RADAU_HHOU
              && d->n_at_order >= RADAU_KEEP_ORDER)
         ns_new = ns + 2;
-    if (ns_new < d->ns_min || ns_new > d->ns_max)
+    if (ns_new == ns || ns_new < d->ns_min || ns_new > d->ns_max)
         return;
     d->k = &d->methods[(ns_new - 3) / 2];
     d->n_at_order = 0;
