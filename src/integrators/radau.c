@@ -663,14 +663,15 @@ static void after_failure(radau_mem *d, double factor)
 /* The order of the next step after an accepted one of size h ([HW99]'s
 ** strategy, as RADAU's documentation states its parameters): the Newton
 ** contraction, smoothed as max(theta, theta_old / 2) so that one slow
-** iteration weighs for a few steps, decides. Fast convergence (<= vitu)
+** iteration weighs for a few steps, decides. Fast convergence (<= vitu,
+** measured: at least two iterations, not the bound thet of one)
 ** over RADAU_KEEP_ORDER steps at an unchanged step size (h_new / h in
 ** (hhod, hhou)) means the stages are cheap to solve: 2 more stages, order
 ** + 4. Slow convergence (>= vitd) or a failed attempt in this step after
 ** the first step: 2 fewer. The new method starts from the old one's
 ** collocation polynomial (starting_values), with new factorisations and
 ** without Gustafsson's memory (its error is of another order). */
-static void select_order(radau_mem *d, double h)
+static void select_order(radau_mem *d, double h, int n_iters)
 {
     d->n_at_order++;
     if (d->ns_min == d->ns_max)
@@ -680,12 +681,15 @@ static void select_order(radau_mem *d, double h)
     double h_ratio = d->h / h;
     if (d->unexpected_failure || d->theta_smooth >= RADAU_VITD)
         ns_new = ns - 2;
-    else if (d->theta_smooth <= RADAU_VITU && h_ratio > RADAU_HHOD && h_ratio < RADAU_HHOU
-             && d->n_at_order >= RADAU_KEEP_ORDER)
+    else if (n_iters >= 2 && d->theta_smooth <= RADAU_VITU && h_ratio > RADAU_HHOD
+             && h_ratio < RADAU_HHOU && d->n_at_order >= RADAU_KEEP_ORDER)
         ns_new = ns + 2;
     if (ns_new == ns || ns_new < d->ns_min || ns_new > d->ns_max)
         return;
-    d->k = &d->methods[(ns_new - 3) / 2];
+    radau_coef *k_new = &d->methods[(ns_new - 3) / 2];
+    if (k_new->ns != ns_new && hy_radau_coef_init(k_new, ns_new) != 0)
+        return;
+    d->k = k_new;
     d->n_at_order = 0;
     d->h_lu = 0.0;
     d->gustafsson_valid = 0;
@@ -765,7 +769,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
         double h_new = next_step_size(d, h, err, nr.n_iters, accepted);
         if (accepted) {
             accept_step(d, h, h_new, lands ? t_stop : d->t + h);
-            select_order(d, h);
+            select_order(d, h, nr.n_iters);
             *t_new = d->t;
             return lands ? HY_TSTOP : HYDAE_OK;
         }
@@ -931,19 +935,17 @@ static int set_tolerances(radau_mem *d, const hy_options *opt)
 }
 
 /* The stages the run may use for opt->radau_order (0: automatic, 5, 9,
-** 13), and their coefficients. 0, or -1 for another order. */
+** 13), and the coefficients of the first method (the others when
+** select_order first takes them: about 10^5 instructions each, kept in
+** the memory across init()). 0, or -1 for another order. */
 static int select_methods(radau_mem *d, int order)
 {
     if (order != 0 && order != 5 && order != 9 && order != 13)
         return -1;
     d->ns_min = order == 0 ? 3 : (order + 1) / 2;
     d->ns_max = order == 0 ? RADAU_MAX_NS : d->ns_min;
-    for (int ns = d->ns_min; ns <= d->ns_max; ns += 2) {
-        radau_coef *k = &d->methods[(ns - 3) / 2];
-        if (k->ns != ns && hy_radau_coef_init(k, ns) != 0)
-            return -1;
-    }
-    return 0;
+    radau_coef *k = &d->methods[(d->ns_min - 3) / 2];
+    return k->ns == d->ns_min ? 0 : hy_radau_coef_init(k, d->ns_min);
 }
 
 static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
