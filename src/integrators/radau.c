@@ -360,9 +360,12 @@ static int factor_matrices(radau_mem *d, double h)
 */
 
 /* out_k = sum_m coef[k][m] in_m for the stage vectors (k, m < ns, each
-** of length n): the transformations by T, T^-1 and W. */
-static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
-                            const double *in, double *out)
+** of length n): the transformations by T, T^-1 and W, the most of RADAU's
+** own work. Called with a constant ns (stage_transform) so that the
+** compiler unrolls the loops over the stages. */
+static inline void transform_stages(const int ns, int n,
+                                    const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                                    const double *in, double *out)
 {
     for (int i = 0; i < n; i++) {
         double x[RADAU_MAX_NS];
@@ -375,6 +378,17 @@ static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU
             out[(size_t)k * (size_t)n + (size_t)i] = sum;
         }
     }
+}
+
+static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                            const double *in, double *out)
+{
+    if (ns == 3)
+        transform_stages(3, n, coef, in, out);
+    else if (ns == 5)
+        transform_stages(5, n, coef, in, out);
+    else
+        transform_stages(RADAU_MAX_NS, n, coef, in, out);
 }
 
 /* Z^0: the last step's collocation polynomial extrapolated to
@@ -404,19 +418,17 @@ static void starting_values(radau_mem *d, double h)
     stage_transform(ns, n, d->k->ti, d->z, d->v);
 }
 
-/* G_i = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) into g. */
+/* G_i = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) into g (W Z in
+** dv, free until newton_update). */
 static int stage_residuals(radau_mem *d, double h)
 {
     int n = d->n, ns = d->k->ns;
-    const double (*w)[RADAU_MAX_NS] = d->k->w;
+    stage_transform(ns, n, d->k->w, d->z, d->dv);
     for (int k = 0; k < ns; k++) {
-        const double *zk = STAGE(d->z, k, n);
+        const double *zk = STAGE(d->z, k, n), *wz = STAGE(d->dv, k, n);
         for (int i = 0; i < n; i++) {
-            double sum = w[k][0] * d->z[i];
-            for (int m = 1; m < ns; m++)
-                sum += w[k][m] * STAGE(d->z, m, n)[i];
             d->stage_y[i] = d->y[i] + zk[i];
-            d->stage_yp[i] = sum / h;
+            d->stage_yp[i] = wz[i] / h;
         }
         int status = hy_eval_res(&d->dae, &d->head, d->t + d->k->c[k] * h, d->stage_y,
                                  d->stage_yp, STAGE(d->g, k, n));
