@@ -272,21 +272,27 @@ static void check_solvers(void)
         dae.pattern = full;
         double yp0[TESTSET_MAX_N];
         p->rhs(p->t0, p->y0, yp0, NULL);
-        double rtol = 1e-6, atol = testset_atol(p, rtol);
-        run_result dense = run(&dae, p->t0, p->t_end, p->y0, yp0, rtol, atol, HY_LS_DENSE);
-        for (int s = 0; s < 2; s++) {
-            if (!hy_ls_available(kinds[s]))
-                continue;
-            run_result r = run(&dae, p->t0, p->t_end, p->y0, yp0, rtol, atol, kinds[s]);
-            double worst = 0.0;
-            for (int i = 0; i < p->n; i++)
-                worst = test_worse(worst, fabs(r.y[i] - dense.y[i]) / (fabs(dense.y[i]) + atol / rtol));
-            printf("%s with %s: %ld steps (dense %ld), largest difference %.2g of the tolerance\n",
-                   p->name, hy_ls_kind_name(kinds[s]), r.stats.n_steps, dense.stats.n_steps,
-                   worst / rtol);
-            CHECK(r.status == HY_TSTOP && dense.status == HY_TSTOP && worst <= 0.1 * rtol,
-                  "%s %s: status %d, differs from dense by %.3g", p->name,
-                  hy_ls_kind_name(kinds[s]), r.status, worst);
+        /* At 1e-10 (and on ROBER at 1e-6) the automatic order reaches 9 and
+        ** 13: their second and third complex systems in the real form. */
+        for (int m = 0; m < 2; m++) {
+            double rtol = m == 0 ? 1e-6 : 1e-10, atol = testset_atol(p, rtol);
+            run_result dense = run(&dae, p->t0, p->t_end, p->y0, yp0, rtol, atol, HY_LS_DENSE);
+            for (int s = 0; s < 2; s++) {
+                if (!hy_ls_available(kinds[s]))
+                    continue;
+                run_result r = run(&dae, p->t0, p->t_end, p->y0, yp0, rtol, atol, kinds[s]);
+                double worst = 0.0;
+                for (int i = 0; i < p->n; i++)
+                    worst = test_worse(worst, fabs(r.y[i] - dense.y[i])
+                                                  / (fabs(dense.y[i]) + atol / rtol));
+                printf("%s rtol %g with %s: %ld steps (dense %ld), last order %d, largest "
+                       "difference %.2g of the tolerance\n", p->name, rtol,
+                       hy_ls_kind_name(kinds[s]), r.stats.n_steps, dense.stats.n_steps,
+                       r.stats.order_last, worst / rtol);
+                CHECK(r.status == HY_TSTOP && dense.status == HY_TSTOP && worst <= 0.1 * rtol,
+                      "%s %s: status %d, differs from dense by %.3g", p->name,
+                      hy_ls_kind_name(kinds[s]), r.status, worst);
+            }
         }
         hy_pattern_unref(full);
     }
