@@ -13,13 +13,19 @@
 **   gamma0 [m = 1] + sum_j (e_j / gamma) c_j^m = 0, m = 1..s, gamma0 =
 **   1/gamma, and not for m = s + 1 (the estimate is of order s exactly);
 ** - s = 3: the published gamma, alpha, beta (gamma = 30 / (6 + 81^(1/3)
-**   - 9^(1/3))).
+**   - 9^(1/3)));
+** - what RADAU runs (hy_radau_coef_init: published for s = 3, tabulated in
+**   radau_coef_tab.h for 5, 7) against the computation from the
+**   definitions (hy_radau_coef_compute), to 1e-14; for s = 3 the
+**   quantities independent of the eigenvectors' scaling.
+** With --print-tables it writes radau_coef_tab.h from the computation.
 */
 #include "check.h"
 #include "integrators/radau_coef.h"
 
 #include <complex.h>
 #include <math.h>
+#include <string.h>
 
 /* Q(z) = sum_j (2s-1-j)! s! / ((2s-1)! j! (s-j)!) (-z)^j. */
 static double complex pade_q(int s, double complex z)
@@ -126,10 +132,98 @@ static void check_set(int ns)
            worst_eig, worst_inv);
 }
 
-int main(void)
+/* |a - b| <= 1e-14 max(1, |b|) over count numbers; the largest such
+** relative difference. */
+static double relative_difference(const double *a, const double *b, int count)
 {
-    for (int ns = 3; ns <= 7; ns += 2)
+    double worst = 0.0;
+    for (int i = 0; i < count; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    return worst;
+}
+
+static void check_tables(int ns)
+{
+    radau_coef run, def;
+    CHECK(hy_radau_coef_init(&run, ns) == 0 && hy_radau_coef_compute(&def, ns) == 0,
+          "s = %d: coefficients", ns);
+    double worst = relative_difference(run.c, def.c, RADAU_MAX_NS);
+    worst = fmax(worst, relative_difference(&run.w[0][0], &def.w[0][0], RADAU_MAX_NS * RADAU_MAX_NS));
+    worst = fmax(worst, relative_difference(run.e, def.e, RADAU_MAX_NS));
+    worst = fmax(worst, relative_difference(&run.gamma, &def.gamma, 1));
+    worst = fmax(worst, relative_difference(run.alpha, def.alpha, RADAU_MAX_PAIRS));
+    worst = fmax(worst, relative_difference(run.beta, def.beta, RADAU_MAX_PAIRS));
+    if (ns > 3) {
+        worst = fmax(worst, relative_difference(&run.t[0][0], &def.t[0][0], RADAU_MAX_NS * RADAU_MAX_NS));
+        worst = fmax(worst, relative_difference(&run.ti[0][0], &def.ti[0][0], RADAU_MAX_NS * RADAU_MAX_NS));
+    }
+    printf("s = %d: run against computed, largest relative difference %.2g\n", ns, worst);
+    CHECK(worst <= 1e-14, "s = %d: the coefficients run differ from the computed by %g", ns,
+          worst);
+}
+
+/* {v0, v1, ...} after prefix, three numbers a line. */
+static void print_row(const double *v, int count, const char *prefix)
+{
+    printf("%s{", prefix);
+    for (int i = 0; i < count; i++) {
+        printf("%.17g", v[i]);
+        if (i + 1 < count)
+            printf(i % 3 == 2 ? ",\n%*s" : ", ", (int)strlen(prefix) + 1, "");
+    }
+    printf("}");
+}
+
+static void print_matrix(const char *name, const double m[RADAU_MAX_NS][RADAU_MAX_NS], int ns)
+{
+    printf("    .%s = {\n", name);
+    for (int i = 0; i < ns; i++) {
+        print_row(m[i], ns, "        ");
+        printf(",\n");
+    }
+    printf("    },\n");
+}
+
+/* radau_coef_tab.h from hy_radau_coef_compute. */
+static int print_tables(void)
+{
+    printf("/*\n** The Radau IIA coefficients for s = 5 and 7 stages (orders 9 and 13)\n"
+           "** that RADAU runs: radau_coef.c's computation from their definitions on\n"
+           "** x86-64 (80-bit long double), printed to 17 digits (exact in double) by\n"
+           "** `test_radau_coef --print-tables`. Do not edit: tests/test_radau_coef.c\n"
+           "** checks them against the computation and their defining relations.\n*/\n"
+           "#ifndef HY_RADAU_COEF_TAB_H\n#define HY_RADAU_COEF_TAB_H\n");
+    for (int ns = 5; ns <= 7; ns += 2) {
+        radau_coef k;
+        if (hy_radau_coef_compute(&k, ns) != 0)
+            return 1;
+        printf("\nstatic const radau_coef radau_table%d = {\n", ns);
+        printf("    .ns = %d,\n    .order = %d,\n    .n_pairs = %d,\n", k.ns, k.order, k.n_pairs);
+        print_row(k.c, ns, "    .c = ");
+        printf(",\n");
+        print_matrix("w", k.w, ns);
+        print_matrix("t", k.t, ns);
+        print_matrix("ti", k.ti, ns);
+        printf("    .gamma = %.17g,\n", k.gamma);
+        print_row(k.alpha, k.n_pairs, "    .alpha = ");
+        printf(",\n");
+        print_row(k.beta, k.n_pairs, "    .beta = ");
+        printf(",\n");
+        print_row(k.e, ns, "    .e = ");
+        printf(",\n};\n");
+    }
+    printf("\n#endif\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--print-tables") == 0)
+        return print_tables();
+    for (int ns = 3; ns <= 7; ns += 2) {
         check_set(ns);
+        check_tables(ns);
+    }
     radau_coef k;
     CHECK(hy_radau_coef_init(&k, 4) != 0, "s = 4 refused");
     CHECK(hy_radau_coef_init(&k, 3) == 0, "s = 3");

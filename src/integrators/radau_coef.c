@@ -22,12 +22,20 @@
 ** W is the differentiation matrix of the collocation polynomial on 0,
 ** c_1..c_s (w_ij = l_j'(c_i), the inverse of a_ij = int_0^c_i l_j). Each
 ** eigenvector v of W (for gamma, and for alpha - i beta, beta > 0) is the
-** solution of (W - lambda I) v = 0 with v_s = 1. For s = 3 the published
-** values of [HW] IV.8 (kept from radau.c) are used instead, so that order
-** 5 runs exactly as before; tests/test_radau_coef.c checks both against
-** each other and every set against its defining relations.
+** solution of (W - lambda I) v = 0 with v_s = 1.
+**
+** What RADAU runs (hy_radau_coef_init): for s = 3 the published values of
+** [HW] IV.8 (kept from radau.c), so that order 5 runs exactly as before;
+** for s = 5 and 7 the values this computation gives on x86-64 (80-bit long
+** double), tabulated in radau_coef_tab.h (`test_radau_coef
+** --print-tables` writes it), so that results do not depend on the long
+** double of the platform or of valgrind (which computes it in 64 bits:
+** 229 of the 336 numbers then differ in their last bits) and no run pays
+** for the computation. tests/test_radau_coef.c checks the tables against
+** the computation and every set against its defining relations.
 */
 #include "integrators/radau_coef.h"
+#include "integrators/radau_coef_tab.h"
 
 #include <complex.h>
 #include <math.h>
@@ -372,19 +380,35 @@ static int computed(radau_coef *k, int ns)
     return 0;
 }
 
-int hy_radau_coef_init(radau_coef *k, int ns)
+static void clear(radau_coef *k, int ns)
 {
-    if (k == NULL || (ns != 3 && ns != 5 && ns != 7))
-        return -1;
     memset(k, 0, sizeof *k);
     k->ns = ns;
     k->order = 2 * ns - 1;
     k->n_pairs = (ns - 1) / 2;
-    if (ns == 3) {
-        published_order5(k);
-        return 0;
-    }
+}
+
+int hy_radau_coef_compute(radau_coef *k, int ns)
+{
+    if (k == NULL || (ns != 3 && ns != 5 && ns != 7))
+        return -1;
+    clear(k, ns);
     return computed(k, ns);
+}
+
+int hy_radau_coef_init(radau_coef *k, int ns)
+{
+    if (k == NULL || (ns != 3 && ns != 5 && ns != 7))
+        return -1;
+    if (ns == 5)
+        *k = radau_table5;
+    else if (ns == 7)
+        *k = radau_table7;
+    else {
+        clear(k, ns);
+        published_order5(k);
+    }
+    return 0;
 }
 
 void hy_radau_basis(const radau_coef *k, double s, double *l, double *dl)

@@ -29,9 +29,12 @@ typedef struct radau_coef {
     double e[RADAU_MAX_NS];
 } radau_coef;
 
-/* The coefficients for ns = 3, 5 or 7 stages into k. 0, or -1 for another
-** ns or when a computation fails (it does not for these three). */
+/* The coefficients RADAU runs for ns = 3, 5 or 7 stages into k: the
+** published ones (3), tabulated ones (5, 7). 0, or -1 for another ns. */
 int hy_radau_coef_init(radau_coef *k, int ns);
+/* The same computed from their definitions in long double (radau_coef.c).
+** 0, or -1 for another ns or when a step fails (it does not for these). */
+int hy_radau_coef_compute(radau_coef *k, int ns);
 
 /* The collocation polynomial's basis on the nodes 0, c_1, ..., c_ns of k
 ** with value 0 at 0: l_i(s) = s / c_i prod_{j != i} (s - c_j) / (c_i -
