@@ -1,8 +1,9 @@
 /*
-** RADAU: the 3-stage Radau IIA collocation method (order 5, stage order
-** 3, L-stable) with variable step size, for fully implicit DAEs
-** F(t, y, y') = 0 of index <= 1 and for ODEs, written from the published
-** description:
+** RADAU: the Radau IIA collocation methods with s = 3, 5, 7 stages
+** (orders 5, 9, 13, stage order s, L-stable; coefficients in
+** radau_coef.c) with variable step size and order, for fully implicit
+** DAEs F(t, y, y') = 0 of index <= 1 and for ODEs, written from the
+** published description:
 **
 **   [HW] E. Hairer, G. Wanner, "Solving Ordinary Differential Equations
 **        II", 2nd ed., Springer 1996, IV.5 (the Radau IIA tableau of
@@ -26,19 +27,27 @@
 **        transformation of the error test's tolerances is not used (see
 **        set_tolerances). No code of RADAU5 or of any other implementation was
 **        used; this file is written from the equations.
+**   [HW99] E. Hairer, G. Wanner, "Stiff differential equations solved by
+**        Radau methods", J. Comput. Appl. Math. 111 (1999) 93-111: the
+**        variable order 5/9/13 of their code RADAU and its selection from
+**        the Newton contraction (select_order).
 **
 ** Formulation. hydae's modes are F(t, y, y') = 0. With W = A^-1 and
 ** Z_i = Y_i - y_n, the collocation polynomial u of the step has
 ** u'(t_n + c_i h) = Y'_i = (1/h) sum_j w_ij Z_j, and the stage system is
 **
-**     G_i(Z) = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) = 0, i = 1..3.
+**     G_i(Z) = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) = 0, i = 1..s.
 **
-** (For M y' = f(t, y) this is [HW]'s stage system in Z times A^-1 (x) I.) Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at
-** (t_n, y_n, y'_n): the matrix of the 3n system is I (x) J_y + (W/h) (x)
-** J_yp; with Z = (T (x) I) V and T^-1 W T = Lambda it splits into
+** (For M y' = f(t, y) this is [HW]'s stage system in Z times A^-1 (x) I.)
+** Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at (t_n, y_n,
+** y'_n): the matrix of the sn system is I (x) J_y + (W/h) (x) J_yp; with
+** Z = (T (x) I) V and T^-1 W T = Lambda it splits into
 **
 **     E1 = gamma/h J_yp + J_y                 (real, n x n)
 **     E2 = (alpha + i beta)/h J_yp + J_y      (complex, n x n)
+**
+** and for s = 5, 7 one more complex system E3, E4 per pair alpha_k +-
+** i beta_k (radau_matrices.c).
 **
 ** J_y and J_yp come from the interface's J with cj = 0 and cj = 1 (J_yp =
 ** J(1) - J(0)), or from finite differences in y and y'; for an explicit
@@ -46,9 +55,9 @@
 ** fast (theta <= thet), as [HW-doc].
 **
 ** Error estimate ([HW] IV.8). For y' = f Hairer's filtered
-** estimate is err = (gamma/h I - J)^-1 [f(y_n) + (e_1 Z_1 + e_2 Z_2 +
-** e_3 Z_3)/h] with e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (HW's e_i
-** times gamma = 1/gamma0), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
+** estimate is err = (gamma/h I - J)^-1 [f(y_n) + sum_i e_i Z_i / h] with,
+** for s = 3, e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (HW's e_i times
+** gamma = 1/gamma0; radau_coef.c for s = 5, 7), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
 ** sum e_i Z_i / h]. Linearising F(t, y, y') = J_yp y' + J_y y + ... maps
 ** M to J_yp and -J to J_y, and f(y_n) = M y'_n - F(t_n, y_n, y'_n) when F
 ** = M y' - f. So here
@@ -74,14 +83,12 @@
 ** of size 2n through the same real solver (twice the flops of a complex
 ** band LU; no complex band or sparse code).
 **
-** Statistics: n_lu counts factorisations of the pair (E1, E2); n_res_evals
-** counts every F, finite differences included; order_last is 5.
+** Statistics: n_lu counts factorisations of the set (E1, E2..);
+** n_res_evals counts every F, finite differences included; order_last is
+** the order of the last step (5, 9 or 13).
 */
-#include "integrators/common.h"
+#include "integrators/radau_impl.h"
 
-#include "integrators/itmat.h"
-#include "integrators/radau_coef.h"
-#include "linalg/zlinsol.h"
 #include "core/core.h"
 
 #include <float.h>
@@ -109,68 +116,7 @@
 #define RADAU_HHOU 1.2
 #define RADAU_HHOD 0.8
 #define RADAU_KEEP_ORDER 10
-#define RADAU_N_METHODS 3               /* s = 3, 5, 7 */
 
-typedef struct radau_mem {
-    hy_mem_head head;           /* first: statistics, worst component */
-    int n;
-    int initialized;
-
-    /* Problem and options, copied at init(). */
-    hy_dae dae;
-    double *rtol, *atol;        /* per component */
-    unsigned char *in_err_test;
-    double h_user, h0_max, h_min, h_max;
-    int max_newton_iters;
-    void (*newton_debug)(void *debug_ctx, const hy_newton_info *info);
-    void *debug_ctx;
-    radau_coef methods[RADAU_N_METHODS];    /* s = 3, 5, 7 */
-    double fnewt[RADAU_N_METHODS];          /* Newton stopping tolerance kappa Tol */
-    int ns_min, ns_max;         /* the stages the run may use */
-
-    /* Integration state. */
-    double t, t_prev;           /* t_n and the start of the last step */
-    double h;                   /* step to try next */
-    double h_step;              /* size of the last accepted step */
-    double h_acc, err_acc;      /* Gustafsson's memory (8.25) */
-    int h_chosen;
-    long n_steps_since_init;
-    int last_rejected;          /* the last attempt failed */
-    double theta;               /* last Newton contraction estimate */
-    double faccon;              /* eta = theta / (1 - theta), kept */
-    int jac_current;            /* J_y, J_yp were formed at (t_n, y_n) */
-    int want_jac;               /* form J_y, J_yp before the next attempt */
-    int jac_valid;              /* J_y, J_yp exist (maybe from an older t) */
-    double h_lu;                /* h of the factored E1, E2; 0 none */
-    int res0_valid;             /* res0 = F(t_n, y_n, y'_n) */
-    const radau_coef *k;        /* the method of the next attempt */
-    const radau_coef *k_acc;    /* the method of the last step (z_acc) */
-    double theta_smooth;        /* order selection's theta: max(theta, old / 2) */
-    int n_at_order;             /* steps since the last change of order */
-    int unexpected_failure;     /* the step failed after a good start */
-    int gustafsson_valid;       /* h_acc, err_acc are of this order */
-
-    /* Vectors: n, or RADAU_MAX_NS n for the stage quantities. */
-    double *y, *yp;             /* y_n, y'_n */
-    double *y_prev;             /* y at the start of the last step */
-    double *z_acc;              /* Z of the last accepted step (dense output) */
-    double *z, *v, *g;          /* stage iterate, transformed, residuals */
-    double *dv;                 /* Newton's increment of v */
-    double *stage_y, *stage_yp; /* y_n + Z_i, Y'_i */
-    double *res0, *res_pert;
-    double *ewt, *ewt_test;     /* 1/(rtol|y| + atol), and 0 where excluded */
-    double *w_newton, *w_err;   /* the same times h^(index - 1) (scale_weights) */
-    unsigned char *var_index;   /* 1, 2 or 3 per component */
-    int has_index;              /* some component has index 2 or 3 */
-    double *err, *err_rhs;
-
-    /* J_y is iter.jac; J_yp and E1's values before the copy into iter. */
-    hy_itmat iter;
-    hy_matrix jac_yp, e1_values;
-    hy_zlinsol *e2[RADAU_MAX_PAIRS];    /* E2, E3, E4 (linalg/zlinsol.h) */
-} radau_mem;
-
-#define STAGE(v, i, n) ((v) + (size_t)(i) * (size_t)(n))
 
 /* ------------------------------------------------------------------------
 ** Coefficients and small helpers
@@ -188,32 +134,6 @@ static double stage_norm(int ns, int n, const double *v, const double *w)
         }
     }
     return sqrt(sum / (ns * n));
-}
-
-/* out = m x for a matrix without fill-in rows (dense, band or csc). */
-static void matrix_times(const hy_matrix *m, const double *x, double *out)
-{
-    size_t n = m->n;
-    memset(out, 0, n * sizeof(double));
-    for (size_t j = 0; j < n; j++) {
-        double xj = x[j];
-        if (xj == 0.0)
-            continue;
-        if (m->kind == HY_MAT_DENSE) {
-            const double *col = m->values + j * n;
-            for (size_t i = 0; i < n; i++)
-                out[i] += col[i] * xj;
-        } else if (m->kind == HY_MAT_BAND) {
-            size_t i_lo = j > m->mu ? j - m->mu : 0, i_hi = j + m->ml < n - 1 ? j + m->ml : n - 1;
-            const double *col = m->values + j * m->ld + m->mu - j;
-            for (size_t i = i_lo; i <= i_hi; i++)
-                out[i] += col[i] * xj;
-        } else {
-            const hy_pattern *p = m->pattern;
-            for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++)
-                out[p->row[k]] += m->values[k] * xj;
-        }
-    }
 }
 
 /* The error weights 1 / (rtol |y| + atol) and their copy for the error
@@ -244,115 +164,6 @@ static void scale_weights(radau_mem *d, double h)
         d->w_newton[i] = d->ewt[i] * scale;
         d->w_err[i] = d->ewt_test[i] * scale;
     }
-}
-
-/* ------------------------------------------------------------------------
-** J_y, J_yp and the factored E1, E2
-*/
-
-/* Forward differences by column groups (itmat.h), in y for J_y and in y'
-** for J_yp, around res0 = F(t, y, y'): increments sqrt(uround) max(|y_j|,
-** 1/w_j) and sqrt(uround) max(|y'_j|, 1/(w_j |h|)). */
-static int fd_jacobian(radau_mem *d, double h)
-{
-    double sqrt_uround = sqrt(DBL_EPSILON);
-    hy_itmat *it = &d->iter;
-    hy_matrix_zero(&it->jac);
-    hy_matrix_zero(&d->jac_yp);
-    int n_parts = d->dae.rhs != NULL ? 1 : 2;
-    for (int part = 0; part < n_parts; part++) {
-        double *x = part == 0 ? d->y : d->yp;
-        hy_matrix *target = part == 0 ? &it->jac : &d->jac_yp;
-        for (size_t g = 0; g < hy_itmat_n_groups(it); g++) {
-            size_t count;
-            const int64_t *cols = hy_itmat_group(it, g, &count);
-            for (size_t c = 0; c < count; c++) {
-                int64_t j = cols[c];
-                double scale = part == 0 ? 1.0 / d->ewt[j] : 1.0 / (d->ewt[j] * fabs(h));
-                double inc = sqrt_uround * fmax(fabs(x[j]), scale);
-                inc = (x[j] + inc) - x[j];
-                if (inc == 0.0)
-                    inc = sqrt_uround;
-                it->del[c] = inc;
-                it->saved[c] = x[j];
-                x[j] += inc;
-            }
-            int status = hy_eval_res(&d->dae, &d->head, d->t, d->y, d->yp, d->res_pert);
-            for (size_t c = 0; c < count; c++)
-                x[cols[c]] = it->saved[c];
-            if (status != HY_EVAL_OK)
-                return status;
-            for (size_t c = 0; c < count; c++)
-                hy_matrix_set_column_diff(target, it->pattern, (size_t)cols[c], d->res_pert,
-                                          d->res0, 1.0 / it->del[c]);
-        }
-    }
-    if (d->dae.rhs != NULL)
-        hy_matrix_axpi(&d->jac_yp, 0.0, &it->jac, 1.0);
-    return HY_EVAL_OK;
-}
-
-/* J_y and J_yp at (t_n, y_n, y'_n): analytic (J with cj = 0 and 1) or by
-** differences. res0 must hold F(t_n, y_n, y'_n). */
-static int eval_jacobian(radau_mem *d, double h)
-{
-    d->head.stats.n_jac_evals++;
-    d->jac_current = 1;
-    d->jac_valid = 1;
-    d->h_lu = 0.0;
-    if (d->dae.jac == NULL && d->dae.jac_matrix == NULL)
-        return fd_jacobian(d, h);
-    hy_matrix *a = hy_linsol_matrix(d->iter.ls);
-    int status = hy_itmat_eval_jac(&d->iter, &d->dae, d->t, 0.0, d->y, d->yp);
-    if (status != HY_EVAL_OK)
-        return status;
-    hy_matrix_axpi(&d->iter.jac, 1.0, a, 0.0);
-    if (d->dae.rhs != NULL) {
-        hy_matrix_axpi(&d->jac_yp, 0.0, &d->iter.jac, 1.0);
-        return HY_EVAL_OK;
-    }
-    status = hy_itmat_eval_jac(&d->iter, &d->dae, d->t, 1.0, d->y, d->yp);
-    if (status != HY_EVAL_OK)
-        return status;
-    hy_matrix_axpi(&d->jac_yp, 1.0, a, 0.0);
-    size_t count = hy_matrix_n_values(&d->jac_yp);
-    for (size_t k = 0; k < count; k++)
-        d->jac_yp.values[k] -= d->iter.jac.values[k];
-    return HY_EVAL_OK;
-}
-
-/* E1 = gamma/h J_yp + J_y and E2.. = (alpha_k + i beta_k)/h J_yp + J_y,
-** one per complex pair of the method d->k, for step h, factored.
-** HY_EVAL_OK, HY_EVAL_SINGULAR or HY_EVAL_NOMEM. */
-static int factor_matrices(radau_mem *d, double h)
-{
-    size_t count = hy_matrix_n_values(&d->jac_yp);
-    const double *jy = d->iter.jac.values, *jyp = d->jac_yp.values;
-    double c1 = d->k->gamma / h;
-    hy_matrix *e1 = hy_linsol_matrix(d->iter.ls);
-    /* Dense and csc share the layout of J's copies; a band LU has fill-in
-    ** rows on top, so E1 goes through e1_values. */
-    double *to = e1->kind == HY_MAT_BAND ? d->e1_values.values : e1->values;
-    for (size_t k = 0; k < count; k++)
-        to[k] = jy[k] + c1 * jyp[k];
-    if (e1->kind == HY_MAT_BAND)
-        hy_matrix_axpi(e1, 1.0, &d->e1_values, 0.0);
-    d->h_lu = 0.0;
-    int status = hy_itmat_factor(&d->iter, &d->head);
-    if (status != HY_EVAL_OK)
-        return status;
-    for (int p = 0; p < d->k->n_pairs; p++) {
-        int col = hy_zlinsol_factor(d->e2[p], &d->iter.jac, &d->jac_yp, d->k->alpha[p] / h,
-                                    d->k->beta[p] / h);
-        if (col < 0)
-            return HY_EVAL_NOMEM;
-        if (col > 0) {
-            d->head.worst = col - 1;
-            return HY_EVAL_SINGULAR;
-        }
-    }
-    d->h_lu = h;
-    return HY_EVAL_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -545,7 +356,7 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
     if (d->dae.rhs != NULL)
         memcpy(d->err_rhs, d->stage_yp, (size_t)n * sizeof(double));
     else
-        matrix_times(&d->jac_yp, d->stage_yp, d->err_rhs);
+        hy_radau_matrix_times(&d->jac_yp, d->stage_yp, d->err_rhs);
     for (int i = 0; i < n; i++)
         d->err[i] = d->err_rhs[i] - d->res0[i];
     hy_itmat_solve(&d->iter, d->err);
@@ -717,12 +528,12 @@ static int prepare_attempt(radau_mem *d, double h)
         d->res0_valid = 1;
     }
     if (d->want_jac || !d->jac_valid) {
-        int status = eval_jacobian(d, h);
+        int status = hy_radau_eval_jacobian(d, h);
         if (status != HY_EVAL_OK)
             return status;
         d->want_jac = 0;
     }
-    return d->h_lu == h ? HY_EVAL_OK : factor_matrices(d, h);
+    return d->h_lu == h ? HY_EVAL_OK : hy_radau_factor_matrices(d, h);
 }
 
 static int radau_step(void *mem, double t_stop, double *t_new)
@@ -894,33 +705,6 @@ static void radau_destroy(void *mem)
     hy_free(d);
 }
 
-/* The storage of J_yp, E1's values and E2.. (one per complex pair of the
-** largest method of the run) for the solver itmat chose; kept across
-** init() when nothing changed. 0 or HYDAE_ERR_NOMEM. */
-static int setup_matrices(radau_mem *d)
-{
-    const hy_matrix *jy = &d->iter.jac;
-    hy_matrix *old = &d->jac_yp;
-    if (!old->values || old->kind != jy->kind || old->ml != jy->ml || old->mu != jy->mu
-        || old->pattern != jy->pattern) {
-        hy_matrix_free(&d->jac_yp);
-        hy_matrix_free(&d->e1_values);
-        if (hy_matrix_alloc(&d->jac_yp, jy->kind, jy->n, jy->ml, jy->mu, jy->pattern)
-            || hy_matrix_alloc(&d->e1_values, jy->kind, jy->n, jy->ml, jy->mu, jy->pattern))
-            return HYDAE_ERR_NOMEM;
-    }
-    size_t n = (size_t)d->n;
-    for (int p = 0; p < (d->ns_max - 1) / 2; p++) {
-        if (hy_zlinsol_fits(d->e2[p], d->iter.kind, n, d->iter.pattern))
-            continue;
-        hy_zlinsol_free(d->e2[p]);
-        d->e2[p] = hy_zlinsol_create(d->iter.kind, n, d->iter.pattern);
-        if (d->e2[p] == NULL)
-            return HYDAE_ERR_NOMEM;
-    }
-    return 0;
-}
-
 /* The tolerances of opt as given, and fnewt from the smallest rtol
 ** transformed as [HW-doc]: rtol' = 0.1 rtol^(2/3) for s = 3, and with the
 ** exponent (s + 1)/(2 s) for s stages (our generalisation: the estimate's
@@ -997,7 +781,7 @@ static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     int status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
     if (status != 0)
         return status;
-    status = setup_matrices(d);
+    status = hy_radau_setup_matrices(d);
     if (status != 0)
         return status;
     if (set_weights(d, y0, 0) != 0)
