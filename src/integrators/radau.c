@@ -732,8 +732,8 @@ static int set_tolerances(radau_mem *d, const hy_options *opt)
 
 /* The stages the run may use for opt->radau_order (0: automatic, 5, 9,
 ** 13), and the coefficients of the first method (the others when
-** select_order first takes them: about 10^5 instructions each, kept in
-** the memory across init()). 0, or -1 for another order. */
+** select_order first takes them; kept across init()). 0, or -1 for
+** another order. */
 static int select_methods(radau_mem *d, int order)
 {
     if (order != 0 && order != 5 && order != 9 && order != 13)
