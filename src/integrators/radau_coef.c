@@ -380,6 +380,17 @@ static int computed(radau_coef *k, int ns)
     return 0;
 }
 
+static void set_basis_denominators(radau_coef *k)
+{
+    for (int i = 0; i < k->ns; i++) {
+        double denom = k->c[i];
+        for (int j = 0; j < k->ns; j++)
+            if (j != i)
+                denom *= k->c[i] - k->c[j];
+        k->basis_den[i] = denom;
+    }
+}
+
 static void clear(radau_coef *k, int ns)
 {
     memset(k, 0, sizeof *k);
@@ -393,7 +404,10 @@ int hy_radau_coef_compute(radau_coef *k, int ns)
     if (k == NULL || (ns != 3 && ns != 5 && ns != 7))
         return -1;
     clear(k, ns);
-    return computed(k, ns);
+    if (computed(k, ns) != 0)
+        return -1;
+    set_basis_denominators(k);
+    return 0;
 }
 
 int hy_radau_coef_init(radau_coef *k, int ns)
@@ -408,21 +422,21 @@ int hy_radau_coef_init(radau_coef *k, int ns)
         clear(k, ns);
         published_order5(k);
     }
+    set_basis_denominators(k);
     return 0;
 }
 
 void hy_radau_basis(const radau_coef *k, double s, double *l, double *dl)
 {
     for (int i = 0; i < k->ns; i++) {
-        double denom = k->c[i], value = s, deriv = 1.0;
+        double value = s, deriv = 1.0;
         for (int j = 0; j < k->ns; j++) {
             if (j == i)
                 continue;
-            denom *= k->c[i] - k->c[j];
             deriv = deriv * (s - k->c[j]) + value;
             value *= s - k->c[j];
         }
-        l[i] = value / denom;
-        dl[i] = deriv / denom;
+        l[i] = value / k->basis_den[i];
+        dl[i] = deriv / k->basis_den[i];
     }
 }

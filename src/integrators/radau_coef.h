@@ -27,6 +27,8 @@ typedef struct radau_coef {
     /* The error estimate's e_j = gamma sum_i (bhat_i - b_i) w_ij (Hairer
     ** & Wanner IV.8's e_j times gamma, radau.c). */
     double e[RADAU_MAX_NS];
+    /* c_i prod_{j != i} (c_i - c_j): hy_radau_basis's denominators. */
+    double basis_den[RADAU_MAX_NS];
 } radau_coef;
 
 /* The coefficients RADAU runs for ns = 3, 5 or 7 stages into k: the
