@@ -57,4 +57,22 @@ check "order 13: last impact at DSTIFF's time (|dt| <= 1e-7): $t_r13 vs $t_dstif
 check "--radau_order 7 refused: exit 2" \
     test "$(status_of "$hydae" run --example bouncing_ball --solver RADAU --radau_order 7)" = 2
 check "--radau_order 7: the allowed values named" err_has "radau_order: '7' is not auto, 5, 9 or 13"
+# In a model's experiment block: radau_order = 9 (a number) or "auto" (a
+# string) gives the rows of the command-line option; 7 is refused at its
+# line and column.
+sed 's/integrator_type = "RADAU";/integrator_type = "RADAU", radau_order = 9;/' \
+    "$here/examples/vdpol_radau.hym" >vdp9.hym
+sed 's/integrator_type = "RADAU";/integrator_type = "RADAU", radau_order = "auto";/' \
+    "$here/examples/vdpol_radau.hym" >vdp_auto.hym
+sed 's/integrator_type = "RADAU";/integrator_type = "RADAU", radau_order = 7;/' \
+    "$here/examples/vdpol_radau.hym" >vdp7.hym
+check "experiment radau_order = 9" "$hydae" run vdp9.hym -o vdp9.csv --quiet
+check "  = --radau_order 9" "$hydae" run "$here/examples/vdpol_radau.hym" --radau_order 9 -o opt9.csv --quiet
+check "  the same rows" cmp vdp9.csv opt9.csv
+check "experiment radau_order = \"auto\"" "$hydae" run vdp_auto.hym -o vdp_auto.csv --quiet
+check "  = the default" "$hydae" run "$here/examples/vdpol_radau.hym" -o default.csv --quiet
+check "  the same rows" cmp vdp_auto.csv default.csv
+check "  order 9 is not auto's run" test -n "$(cmp vdp9.csv vdp_auto.csv 2>&1)"
+check "experiment radau_order = 7: exit 2" test "$(status_of "$hydae" run vdp7.hym)" = 2
+check "  at its line" err_has "line 15, column"
 finish
