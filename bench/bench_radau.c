@@ -68,10 +68,35 @@ int radau_bench_run(const bench_solver *solver, const bench_run *run, bench_resu
     return bench_hydae_solve(solver, run, out);
 }
 
+/* RADAU5, RADAU9, RADAU13: RADAU with radau_order fixed (hy_options
+** radau_order), through a copy of its descriptor whose init sets it;
+** RADAU chooses its order. */
+static int fixed_radau_order;
+static hy_integrator_ops radau_fixed;
+
+static int radau_fixed_init(void *mem, const hy_dae *dae, double t0, const double *y0,
+                            const double *yp0, const hy_options *opt)
+{
+    hy_options at_order = *opt;
+    at_order.radau_order = fixed_radau_order;
+    return hy_radau.init(mem, dae, t0, y0, yp0, &at_order);
+}
+
+static const hy_integrator_ops *find_solver(const char *name)
+{
+    if (strncmp(name, "RADAU", 5) != 0 || name[5] == '\0')
+        return hy_integrator_find(name);
+    fixed_radau_order = atoi(name + 5);
+    radau_fixed = hy_radau;
+    radau_fixed.name = name;
+    radau_fixed.init = radau_fixed_init;
+    return &radau_fixed;
+}
+
 static int one_run(const char *problem, const char *solver_name, double rtol)
 {
     const bench_case *bc = find_case(problem);
-    const hy_integrator_ops *ops = hy_integrator_find(solver_name);
+    const hy_integrator_ops *ops = find_solver(solver_name);
     if (!bc || !ops) {
         fprintf(stderr, "bench_radau: unknown problem %s or solver %s\n", problem, solver_name);
         return 1;

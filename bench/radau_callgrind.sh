@@ -6,7 +6,10 @@
 # --ratios prints the equal-scd ratios (no extrapolation).
 #
 # With SOLVER BASE (e.g. MSTIFF VSTIFF) the same for that pair, into
-# bench/results/SOLVER_BASE_callgrind.txt (lower case).
+# bench/results/SOLVER_BASE_callgrind.txt (lower case). RADAU5, RADAU9 and
+# RADAU13 are RADAU at that fixed order (radau_order), RADAU its automatic
+# order: `RADAU RADAU5` measures the order selection. The measured solver
+# runs rtol 1e-4 .. 1e-12, the base down to 1e-14 to cover its accuracy.
 #
 # Usage: bash bench/radau_callgrind.sh BUILD_DIR [SOLVER BASE]
 #        (BUILD_DIR configured with -DHYDAE_BENCH=ON)
@@ -22,8 +25,8 @@ fi
 : > "$out"
 for problem in ROBER HIRES OREGO E5; do
   for solver in $solver_b $solver_a; do
-    rtols="1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10"
-    [ $solver = $solver_b ] && rtols="$rtols 1e-11 1e-12 1e-13 1e-14"
+    rtols="1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10 1e-11 1e-12"
+    [ $solver = $solver_b ] && rtols="$rtols 1e-13 1e-14"
     for rtol in $rtols; do
       log=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
               --toggle-collect=radau_bench_run "$bin" --one $problem $solver $rtol 2>&1)

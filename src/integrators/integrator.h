@@ -99,6 +99,8 @@ typedef struct hy_options {
     /* The linear solver of the iteration matrix (hy_ls_kind of
     ** linalg/linsol.h: 0 auto, dense, band, klu). */
     int linear_solver;
+    /* RADAU's order: 5, 9 or 13 (3, 5, 7 stages), or 0 chosen per step. */
+    int radau_order;
 } hy_options;
 
 typedef struct hy_stats {

@@ -1,8 +1,9 @@
 /*
-** RADAU: the 3-stage Radau IIA collocation method (order 5, stage order
-** 3, L-stable) with variable step size, for fully implicit DAEs
-** F(t, y, y') = 0 of index <= 1 and for ODEs, written from the published
-** description:
+** RADAU: the Radau IIA collocation methods with s = 3, 5, 7 stages
+** (orders 5, 9, 13, stage order s, L-stable; coefficients in
+** radau_coef.c) with variable step size and order, for fully implicit
+** DAEs F(t, y, y') = 0 of index <= 1 and for ODEs, written from the
+** published description:
 **
 **   [HW] E. Hairer, G. Wanner, "Solving Ordinary Differential Equations
 **        II", 2nd ed., Springer 1996, IV.5 (the Radau IIA tableau of
@@ -26,19 +27,27 @@
 **        transformation of the error test's tolerances is not used (see
 **        set_tolerances). No code of RADAU5 or of any other implementation was
 **        used; this file is written from the equations.
+**   [HW99] E. Hairer, G. Wanner, "Stiff differential equations solved by
+**        Radau methods", J. Comput. Appl. Math. 111 (1999) 93-111: the
+**        variable order 5/9/13 of their code RADAU and its selection from
+**        the Newton contraction (select_order).
 **
 ** Formulation. hydae's modes are F(t, y, y') = 0. With W = A^-1 and
 ** Z_i = Y_i - y_n, the collocation polynomial u of the step has
 ** u'(t_n + c_i h) = Y'_i = (1/h) sum_j w_ij Z_j, and the stage system is
 **
-**     G_i(Z) = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) = 0, i = 1..3.
+**     G_i(Z) = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) = 0, i = 1..s.
 **
-** (For M y' = f(t, y) this is [HW]'s stage system in Z times A^-1 (x) I.) Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at
-** (t_n, y_n, y'_n): the matrix of the 3n system is I (x) J_y + (W/h) (x)
-** J_yp; with Z = (T (x) I) V and T^-1 W T = Lambda it splits into
+** (For M y' = f(t, y) this is [HW]'s stage system in Z times A^-1 (x) I.)
+** Simplified Newton freezes J_y = dF/dy and J_yp = dF/dy' at (t_n, y_n,
+** y'_n): the matrix of the sn system is I (x) J_y + (W/h) (x) J_yp; with
+** Z = (T (x) I) V and T^-1 W T = Lambda it splits into
 **
 **     E1 = gamma/h J_yp + J_y                 (real, n x n)
 **     E2 = (alpha + i beta)/h J_yp + J_y      (complex, n x n)
+**
+** and for s = 5, 7 one more complex system E3, E4 per pair alpha_k +-
+** i beta_k (radau_matrices.c).
 **
 ** J_y and J_yp come from the interface's J with cj = 0 and cj = 1 (J_yp =
 ** J(1) - J(0)), or from finite differences in y and y'; for an explicit
@@ -46,9 +55,9 @@
 ** fast (theta <= thet), as [HW-doc].
 **
 ** Error estimate ([HW] IV.8). For y' = f Hairer's filtered
-** estimate is err = (gamma/h I - J)^-1 [f(y_n) + (e_1 Z_1 + e_2 Z_2 +
-** e_3 Z_3)/h] with e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (HW's e_i
-** times gamma = 1/gamma0), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
+** estimate is err = (gamma/h I - J)^-1 [f(y_n) + sum_i e_i Z_i / h] with,
+** for s = 3, e = (-13 - 7 sqrt 6, -13 + 7 sqrt 6, -1)/3 (HW's e_i times
+** gamma = 1/gamma0; radau_coef.c for s = 5, 7), and for M y' = f: (gamma/h M - J)^-1 [f(y_n) + M
 ** sum e_i Z_i / h]. Linearising F(t, y, y') = J_yp y' + J_y y + ... maps
 ** M to J_yp and -J to J_y, and f(y_n) = M y'_n - F(t_n, y_n, y'_n) when F
 ** = M y' - f. So here
@@ -74,22 +83,18 @@
 ** of size 2n through the same real solver (twice the flops of a complex
 ** band LU; no complex band or sparse code).
 **
-** Statistics: n_lu counts factorisations of the pair (E1, E2); n_res_evals
-** counts every F, finite differences included; order_last is 5.
+** Statistics: n_lu counts factorisations of the set (E1, E2..);
+** n_res_evals counts every F, finite differences included; order_last is
+** the order of the last step (5, 9 or 13).
 */
-#include "integrators/common.h"
+#include "integrators/radau_impl.h"
 
-#include "integrators/itmat.h"
-#include "linalg/zlinsol.h"
 #include "core/core.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RADAU_ORDER 5
-#define NS 3                            /* stages */
 
 /* [HW-doc] strategy parameters. */
 #define RADAU_SAFE 0.9                  /* safety factor of the step rule */
@@ -102,164 +107,33 @@
 #define RADAU_MAX_SINGULAR 5            /* singular E1/E2 in a row */
 #define RADAU_MAX_REJECTS 50            /* failed attempts within a step */
 
-/* Radau IIA, s = 3 ([HW] IV.5): c = ((4 - sqrt 6)/10,
-** (4 + sqrt 6)/10, 1) and A. */
-#define SQRT6 2.449489742783178098197284
-static const double radau_c[NS] = {(4.0 - SQRT6) / 10.0, (4.0 + SQRT6) / 10.0, 1.0};
-static const double radau_a[NS][NS] = {
-    {(88.0 - 7.0 * SQRT6) / 360.0, (296.0 - 169.0 * SQRT6) / 1800.0, (-2.0 + 3.0 * SQRT6) / 225.0},
-    {(296.0 + 169.0 * SQRT6) / 1800.0, (88.0 + 7.0 * SQRT6) / 360.0, (-2.0 - 3.0 * SQRT6) / 225.0},
-    {(16.0 - SQRT6) / 36.0, (16.0 + SQRT6) / 36.0, 1.0 / 9.0},
-};
-/* Eigenvalues of A^-1: gamma = 30 / (6 + 81^(1/3) - 9^(1/3)) and alpha +-
-** i beta, and the real transformation T with its inverse, as published
-** with [HW] IV.8 and in [HW-doc]. tests/test_radau.c checks
-** T^-1 A^-1 T = diag(gamma, [alpha -beta; beta alpha]). */
-static const double radau_gamma = 3.637834252744495732;
-static const double radau_alpha = 2.681082873627752134;
-static const double radau_beta = 3.050430199247410570;
-static const double radau_t[NS][NS] = {
-    {9.1232394870892942792e-02, -0.14125529502095420843, -3.0029194105147424492e-02},
-    {0.24171793270710701896, 0.20412935229379993199, 0.38294211275726193779},
-    {0.96604818261509293619, 1.0, 0.0},
-};
-static const double radau_ti[NS][NS] = {
-    {4.3255798900631553510, 0.33919925181580986954, 0.54177053993587487119},
-    {-4.1787185915519047273, -0.32768282076106238708, 0.47662355450055045196},
-    {-0.50287263494578687595, 2.5719269498556054292, -0.59603920482822492497},
-};
-/* e_i of the error estimate ([HW] IV.8's e_i times gamma). */
-static const double radau_e[NS] = {-(13.0 + 7.0 * SQRT6) / 3.0, (-13.0 + 7.0 * SQRT6) / 3.0,
-                                   -1.0 / 3.0};
+/* Order selection ([HW99], the defaults of RADAU's documented order
+** parameters): up when the smoothed theta <= vitu and h_new / h in (hhod,
+** hhou), down when it is >= vitd or after an unexpected failure; at least
+** RADAU_KEEP_ORDER steps between changes. */
+#define RADAU_VITU 0.002
+#define RADAU_VITD 0.8
+#define RADAU_HHOU 1.2
+#define RADAU_HHOD 0.8
+#define RADAU_KEEP_ORDER 10
 
-typedef struct radau_mem {
-    hy_mem_head head;           /* first: statistics, worst component */
-    int n;
-    int initialized;
-
-    /* Problem and options, copied at init(). */
-    hy_dae dae;
-    double *rtol, *atol;        /* per component */
-    unsigned char *in_err_test;
-    double h_user, h0_max, h_min, h_max;
-    int max_newton_iters;
-    double fnewt;               /* Newton stopping tolerance kappa Tol */
-    void (*newton_debug)(void *debug_ctx, const hy_newton_info *info);
-    void *debug_ctx;
-    double w[NS][NS];           /* W = A^-1 */
-
-    /* Integration state. */
-    double t, t_prev;           /* t_n and the start of the last step */
-    double h;                   /* step to try next */
-    double h_step;              /* size of the last accepted step */
-    double h_acc, err_acc;      /* Gustafsson's memory (8.25) */
-    int h_chosen;
-    long n_steps_since_init;
-    int last_rejected;          /* the last attempt failed */
-    double theta;               /* last Newton contraction estimate */
-    double faccon;              /* eta = theta / (1 - theta), kept */
-    int jac_current;            /* J_y, J_yp were formed at (t_n, y_n) */
-    int want_jac;               /* form J_y, J_yp before the next attempt */
-    int jac_valid;              /* J_y, J_yp exist (maybe from an older t) */
-    double h_lu;                /* h of the factored E1, E2; 0 none */
-    int res0_valid;             /* res0 = F(t_n, y_n, y'_n) */
-
-    /* Vectors: n, or 3n for the stage quantities. */
-    double *y, *yp;             /* y_n, y'_n */
-    double *y_prev;             /* y at the start of the last step */
-    double *z_acc;              /* Z of the last accepted step (dense output) */
-    double *z, *v, *g;          /* stage iterate, transformed, residuals (3n) */
-    double *stage_y, *stage_yp; /* y_n + Z_i, Y'_i */
-    double *res0, *res_pert;
-    double *ewt, *ewt_test;     /* 1/(rtol|y| + atol), and 0 where excluded */
-    double *w_newton, *w_err;   /* the same times h^(index - 1) (scale_weights) */
-    unsigned char *var_index;   /* 1, 2 or 3 per component */
-    int has_index;              /* some component has index 2 or 3 */
-    double *err, *err_rhs;
-
-    /* J_y is iter.jac; J_yp and E1's values before the copy into iter. */
-    hy_itmat iter;
-    hy_matrix jac_yp, e1_values;
-    hy_zlinsol *e2;             /* E2 (linalg/zlinsol.h) */
-} radau_mem;
-
-#define STAGE(v, i, n) ((v) + (size_t)(i) * (size_t)(n))
 
 /* ------------------------------------------------------------------------
 ** Coefficients and small helpers
 */
 
-/* W = A^-1 by cofactors (3 x 3). */
-static void invert_a(double w[NS][NS])
-{
-    const double (*a)[NS] = radau_a;
-    double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
-                 - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                 + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    for (int i = 0; i < NS; i++)
-        for (int j = 0; j < NS; j++) {
-            int r1 = (j + 1) % NS, r2 = (j + 2) % NS, c1 = (i + 1) % NS, c2 = (i + 2) % NS;
-            w[i][j] = (a[r1][c1] * a[r2][c2] - a[r1][c2] * a[r2][c1]) / det;
-        }
-}
-
-/* The collocation polynomial of a step in Lagrange form on the nodes
-** 0, c_1, c_2, c_3 with value 0 at 0: u(t_n + s h) = y_n + sum_i l_i(s) Z_i,
-** l_i(s) = s / c_i prod_{j != i} (s - c_j) / (c_i - c_j), and l_i'(s). */
-static void collocation_basis(double s, double l[NS], double dl[NS])
-{
-    for (int i = 0; i < NS; i++) {
-        double denom = radau_c[i], value = s, deriv = 1.0;
-        for (int j = 0; j < NS; j++) {
-            if (j == i)
-                continue;
-            denom *= radau_c[i] - radau_c[j];
-            deriv = deriv * (s - radau_c[j]) + value;
-            value *= s - radau_c[j];
-        }
-        l[i] = value / denom;
-        dl[i] = deriv / denom;
-    }
-}
-
-/* Weighted RMS norm of the 3n vector v. */
-static double stage_norm(int n, const double *v, const double *w)
+/* Weighted RMS norm of the ns n vector v. */
+static double stage_norm(int ns, int n, const double *v, const double *w)
 {
     double sum = 0.0;
-    for (int k = 0; k < NS; k++) {
+    for (int k = 0; k < ns; k++) {
         const double *vk = STAGE(v, k, n);
         for (int i = 0; i < n; i++) {
             double s = vk[i] * w[i];
             sum += s * s;
         }
     }
-    return sqrt(sum / (NS * n));
-}
-
-/* out = m x for a matrix without fill-in rows (dense, band or csc). */
-static void matrix_times(const hy_matrix *m, const double *x, double *out)
-{
-    size_t n = m->n;
-    memset(out, 0, n * sizeof(double));
-    for (size_t j = 0; j < n; j++) {
-        double xj = x[j];
-        if (xj == 0.0)
-            continue;
-        if (m->kind == HY_MAT_DENSE) {
-            const double *col = m->values + j * n;
-            for (size_t i = 0; i < n; i++)
-                out[i] += col[i] * xj;
-        } else if (m->kind == HY_MAT_BAND) {
-            size_t i_lo = j > m->mu ? j - m->mu : 0, i_hi = j + m->ml < n - 1 ? j + m->ml : n - 1;
-            const double *col = m->values + j * m->ld + m->mu - j;
-            for (size_t i = i_lo; i <= i_hi; i++)
-                out[i] += col[i] * xj;
-        } else {
-            const hy_pattern *p = m->pattern;
-            for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++)
-                out[p->row[k]] += m->values[k] * xj;
-        }
-    }
+    return sqrt(sum / (ns * n));
 }
 
 /* The error weights 1 / (rtol |y| + atol) and their copy for the error
@@ -293,157 +167,81 @@ static void scale_weights(radau_mem *d, double h)
 }
 
 /* ------------------------------------------------------------------------
-** J_y, J_yp and the factored E1, E2
-*/
-
-/* Forward differences by column groups (itmat.h), in y for J_y and in y'
-** for J_yp, around res0 = F(t, y, y'): increments sqrt(uround) max(|y_j|,
-** 1/w_j) and sqrt(uround) max(|y'_j|, 1/(w_j |h|)). */
-static int fd_jacobian(radau_mem *d, double h)
-{
-    double sqrt_uround = sqrt(DBL_EPSILON);
-    hy_itmat *it = &d->iter;
-    hy_matrix_zero(&it->jac);
-    hy_matrix_zero(&d->jac_yp);
-    int n_parts = d->dae.rhs != NULL ? 1 : 2;
-    for (int part = 0; part < n_parts; part++) {
-        double *x = part == 0 ? d->y : d->yp;
-        hy_matrix *target = part == 0 ? &it->jac : &d->jac_yp;
-        for (size_t g = 0; g < hy_itmat_n_groups(it); g++) {
-            size_t count;
-            const int64_t *cols = hy_itmat_group(it, g, &count);
-            for (size_t c = 0; c < count; c++) {
-                int64_t j = cols[c];
-                double scale = part == 0 ? 1.0 / d->ewt[j] : 1.0 / (d->ewt[j] * fabs(h));
-                double inc = sqrt_uround * fmax(fabs(x[j]), scale);
-                inc = (x[j] + inc) - x[j];
-                if (inc == 0.0)
-                    inc = sqrt_uround;
-                it->del[c] = inc;
-                it->saved[c] = x[j];
-                x[j] += inc;
-            }
-            int status = hy_eval_res(&d->dae, &d->head, d->t, d->y, d->yp, d->res_pert);
-            for (size_t c = 0; c < count; c++)
-                x[cols[c]] = it->saved[c];
-            if (status != HY_EVAL_OK)
-                return status;
-            for (size_t c = 0; c < count; c++)
-                hy_matrix_set_column_diff(target, it->pattern, (size_t)cols[c], d->res_pert,
-                                          d->res0, 1.0 / it->del[c]);
-        }
-    }
-    if (d->dae.rhs != NULL)
-        hy_matrix_axpi(&d->jac_yp, 0.0, &it->jac, 1.0);
-    return HY_EVAL_OK;
-}
-
-/* J_y and J_yp at (t_n, y_n, y'_n): analytic (J with cj = 0 and 1) or by
-** differences. res0 must hold F(t_n, y_n, y'_n). */
-static int eval_jacobian(radau_mem *d, double h)
-{
-    d->head.stats.n_jac_evals++;
-    d->jac_current = 1;
-    d->jac_valid = 1;
-    d->h_lu = 0.0;
-    if (d->dae.jac == NULL && d->dae.jac_matrix == NULL)
-        return fd_jacobian(d, h);
-    hy_matrix *a = hy_linsol_matrix(d->iter.ls);
-    int status = hy_itmat_eval_jac(&d->iter, &d->dae, d->t, 0.0, d->y, d->yp);
-    if (status != HY_EVAL_OK)
-        return status;
-    hy_matrix_axpi(&d->iter.jac, 1.0, a, 0.0);
-    if (d->dae.rhs != NULL) {
-        hy_matrix_axpi(&d->jac_yp, 0.0, &d->iter.jac, 1.0);
-        return HY_EVAL_OK;
-    }
-    status = hy_itmat_eval_jac(&d->iter, &d->dae, d->t, 1.0, d->y, d->yp);
-    if (status != HY_EVAL_OK)
-        return status;
-    hy_matrix_axpi(&d->jac_yp, 1.0, a, 0.0);
-    size_t count = hy_matrix_n_values(&d->jac_yp);
-    for (size_t k = 0; k < count; k++)
-        d->jac_yp.values[k] -= d->iter.jac.values[k];
-    return HY_EVAL_OK;
-}
-
-/* E1 = gamma/h J_yp + J_y and E2 = (alpha + i beta)/h J_yp + J_y for step
-** h, factored. HY_EVAL_OK, HY_EVAL_SINGULAR or HY_EVAL_NOMEM. */
-static int factor_matrices(radau_mem *d, double h)
-{
-    size_t count = hy_matrix_n_values(&d->jac_yp);
-    const double *jy = d->iter.jac.values, *jyp = d->jac_yp.values;
-    double c1 = radau_gamma / h;
-    hy_matrix *e1 = hy_linsol_matrix(d->iter.ls);
-    /* Dense and csc share the layout of J's copies; a band LU has fill-in
-    ** rows on top, so E1 goes through e1_values. */
-    double *to = e1->kind == HY_MAT_BAND ? d->e1_values.values : e1->values;
-    for (size_t k = 0; k < count; k++)
-        to[k] = jy[k] + c1 * jyp[k];
-    if (e1->kind == HY_MAT_BAND)
-        hy_matrix_axpi(e1, 1.0, &d->e1_values, 0.0);
-    d->h_lu = 0.0;
-    int status = hy_itmat_factor(&d->iter, &d->head);
-    if (status != HY_EVAL_OK)
-        return status;
-    int col = hy_zlinsol_factor(d->e2, &d->iter.jac, &d->jac_yp, radau_alpha / h,
-                                radau_beta / h);
-    if (col < 0)
-        return HY_EVAL_NOMEM;
-    if (col > 0) {
-        d->head.worst = col - 1;
-        return HY_EVAL_SINGULAR;
-    }
-    d->h_lu = h;
-    return HY_EVAL_OK;
-}
-
-/* ------------------------------------------------------------------------
 ** One attempt: starting values, simplified Newton, error estimate
 */
 
+/* out_k = sum_m coef[k][m] in_m for the stage vectors (k, m < ns, each
+** of length n): the transformations by T, T^-1 and W, the most of RADAU's
+** own work. Called with a constant ns (stage_transform) so that the
+** compiler unrolls the loops over the stages. */
+static inline void transform_stages(const int ns, int n,
+                                    const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                                    const double *in, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        double x[RADAU_MAX_NS];
+        for (int m = 0; m < ns; m++)
+            x[m] = in[(size_t)m * (size_t)n + (size_t)i];
+        for (int k = 0; k < ns; k++) {
+            double sum = coef[k][0] * x[0];
+            for (int m = 1; m < ns; m++)
+                sum += coef[k][m] * x[m];
+            out[(size_t)k * (size_t)n + (size_t)i] = sum;
+        }
+    }
+}
+
+static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                            const double *in, double *out)
+{
+    if (ns == 3)
+        transform_stages(3, n, coef, in, out);
+    else if (ns == 5)
+        transform_stages(5, n, coef, in, out);
+    else
+        transform_stages(RADAU_MAX_NS, n, coef, in, out);
+}
+
 /* Z^0: the last step's collocation polynomial extrapolated to
-** t_n + c_i h ([HW] IV.8, starting values), or 0 on the first step and after a rejection.
-** V^0 = (T^-1 (x) I) Z^0. */
+** t_n + c_i h ([HW] IV.8, starting values; after a change of order the
+** old method's polynomial on the new nodes), or 0 on the first step and
+** after a rejection. V^0 = (T^-1 (x) I) Z^0. */
 static void starting_values(radau_mem *d, double h)
 {
-    int n = d->n;
+    int n = d->n, ns = d->k->ns, ns_acc = d->k_acc->ns;
     if (d->n_steps_since_init == 0 || d->last_rejected) {
-        memset(d->z, 0, (size_t)(NS * n) * sizeof(double));
-        memset(d->v, 0, (size_t)(NS * n) * sizeof(double));
+        memset(d->z, 0, (size_t)ns * (size_t)n * sizeof(double));
+        memset(d->v, 0, (size_t)ns * (size_t)n * sizeof(double));
         return;
     }
-    for (int k = 0; k < NS; k++) {
-        double l[NS], dl[NS];
-        collocation_basis(1.0 + radau_c[k] * h / d->h_step, l, dl);
+    const double *z_last = STAGE(d->z_acc, ns_acc - 1, n);
+    for (int k = 0; k < ns; k++) {
+        double l[RADAU_MAX_NS], dl[RADAU_MAX_NS];
+        hy_radau_basis(d->k_acc, 1.0 + d->k->c[k] * h / d->h_step, l, dl);
         double *zk = STAGE(d->z, k, n);
-        const double *z3 = STAGE(d->z_acc, NS - 1, n);
         for (int i = 0; i < n; i++) {
-            double u = -z3[i];   /* u(s) - y_n with y_n = y_{n-1} + Z_3 */
-            for (int m = 0; m < NS; m++)
+            double u = -z_last[i];   /* u(s) - y_n with y_n = y_{n-1} + Z_s */
+            for (int m = 0; m < ns_acc; m++)
                 u += l[m] * STAGE(d->z_acc, m, n)[i];
             zk[i] = u;
         }
     }
-    for (int k = 0; k < NS; k++) {
-        double *vk = STAGE(d->v, k, n);
-        for (int i = 0; i < n; i++)
-            vk[i] = radau_ti[k][0] * d->z[i] + radau_ti[k][1] * d->z[n + i]
-                    + radau_ti[k][2] * d->z[2 * n + i];
-    }
+    stage_transform(ns, n, d->k->ti, d->z, d->v);
 }
 
-/* G_i = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) into g. */
+/* G_i = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) into g (W Z in
+** dv, free until newton_update). */
 static int stage_residuals(radau_mem *d, double h)
 {
-    int n = d->n;
-    for (int k = 0; k < NS; k++) {
+    int n = d->n, ns = d->k->ns;
+    stage_transform(ns, n, d->k->w, d->z, d->dv);
+    for (int k = 0; k < ns; k++) {
+        const double *zk = STAGE(d->z, k, n), *wz = STAGE(d->dv, k, n);
         for (int i = 0; i < n; i++) {
-            d->stage_y[i] = d->y[i] + STAGE(d->z, k, n)[i];
-            d->stage_yp[i] = (d->w[k][0] * d->z[i] + d->w[k][1] * d->z[n + i]
-                              + d->w[k][2] * d->z[2 * n + i]) / h;
+            d->stage_y[i] = d->y[i] + zk[i];
+            d->stage_yp[i] = wz[i] / h;
         }
-        int status = hy_eval_res(&d->dae, &d->head, d->t + radau_c[k] * h, d->stage_y,
+        int status = hy_eval_res(&d->dae, &d->head, d->t + d->k->c[k] * h, d->stage_y,
                                  d->stage_yp, STAGE(d->g, k, n));
         if (status != HY_EVAL_OK)
             return status;
@@ -451,21 +249,18 @@ static int stage_residuals(radau_mem *d, double h)
     return HY_EVAL_OK;
 }
 
-/* Delta V = (I (x) J_y + (Lambda/h) (x) J_yp)^-1 (-(T^-1 (x) I) G), in g. */
-static void newton_update(radau_mem *d)
+/* Delta V = (I (x) J_y + (Lambda/h) (x) J_yp)^-1 (-(T^-1 (x) I) G): the
+** transformed residuals into v_new, solved there: E1 for the first
+** block, E_(p+2) for the pair of blocks 2p + 1, 2p + 2. */
+static void newton_update(radau_mem *d, double *v_new)
 {
-    int n = d->n;
-    double *g1 = d->g, *g2 = d->g + n, *g3 = d->g + 2 * n;
-    for (int i = 0; i < n; i++) {
-        double r1 = -(radau_ti[0][0] * g1[i] + radau_ti[0][1] * g2[i] + radau_ti[0][2] * g3[i]);
-        double r2 = -(radau_ti[1][0] * g1[i] + radau_ti[1][1] * g2[i] + radau_ti[1][2] * g3[i]);
-        double r3 = -(radau_ti[2][0] * g1[i] + radau_ti[2][1] * g2[i] + radau_ti[2][2] * g3[i]);
-        g1[i] = r1;
-        g2[i] = r2;
-        g3[i] = r3;
-    }
-    hy_itmat_solve(&d->iter, g1);
-    hy_zlinsol_solve(d->e2, g2, g3);
+    int n = d->n, ns = d->k->ns;
+    stage_transform(ns, n, d->k->ti, d->g, v_new);
+    for (size_t m = 0; m < (size_t)ns * (size_t)n; m++)
+        v_new[m] = -v_new[m];
+    hy_itmat_solve(&d->iter, v_new);
+    for (int p = 0; p < d->k->n_pairs; p++)
+        hy_zlinsol_solve(d->e2[p], STAGE(v_new, 2 * p + 1, n), STAGE(v_new, 2 * p + 2, n));
 }
 
 /* Newton's outcome besides the HY_EVAL codes: the step must shrink by
@@ -486,7 +281,8 @@ typedef struct newton_result {
 ** increments are measured in the transformed variables V. */
 static newton_result solve_stages(radau_mem *d, double h)
 {
-    int n = d->n, nit = d->max_newton_iters;
+    int n = d->n, ns = d->k->ns, nit = d->max_newton_iters;
+    double fnewt = d->fnewt[(ns - 3) / 2];
     newton_result r = {HY_EVAL_OK, 0, 0.5};
     d->faccon = pow(fmax(d->faccon, DBL_EPSILON), 0.8);
     d->theta = RADAU_THET;
@@ -501,10 +297,10 @@ static newton_result solve_stages(radau_mem *d, double h)
             r.status = status == HY_EVAL_RES_FAIL ? HY_EVAL_NO_CONV : status;
             return r;
         }
-        newton_update(d);
+        newton_update(d, d->dv);
         d->head.stats.n_newton_iters++;
         r.n_iters = k + 1;
-        double dyno = stage_norm(n, d->g, d->w_newton);
+        double dyno = stage_norm(ns, n, d->dv, d->w_newton);
         if (!isfinite(dyno)) {
             r.status = HY_EVAL_NO_CONV;
             return r;
@@ -515,31 +311,28 @@ static newton_result solve_stages(radau_mem *d, double h)
             thq_old = thq;
             if (d->theta >= 0.99) {
                 r.status = HY_EVAL_NO_CONV;
-                d->head.worst = hy_argmax_weighted(n, d->g, d->w_newton);
+                d->head.worst = hy_argmax_weighted(n, d->dv, d->w_newton);
                 return r;
             }
             d->faccon = d->theta / (1.0 - d->theta);
-            double remaining = d->faccon * dyno / d->fnewt;
+            double remaining = d->faccon * dyno / fnewt;
             for (int m = k + 1; m < nit; m++)
                 remaining *= d->theta;  /* Theta^(nit - 1 - k) */
             if (remaining >= 1.0) {
                 double q = fmax(1e-4, fmin(20.0, remaining));
-                r.h_factor = 0.8 * pow(q, -1.0 / (4.0 + nit - 1 - k));
+                r.h_factor = 0.8 * pow(q, -1.0 / (ns + 1.0 + nit - 1 - k));
                 r.status = HY_EVAL_NO_CONV;
-                d->head.worst = hy_argmax_weighted(n, d->g, d->w_newton);
+                d->head.worst = hy_argmax_weighted(n, d->dv, d->w_newton);
                 return r;
             }
         }
         dyno_old = fmax(dyno, DBL_EPSILON);
-        for (size_t m = 0; m < (size_t)(NS * n); m++)
-            d->v[m] += d->g[m];
-        for (int i = 0; i < n; i++)
-            for (int s = 0; s < NS; s++)
-                STAGE(d->z, s, n)[i] = radau_t[s][0] * d->v[i] + radau_t[s][1] * d->v[n + i]
-                                       + radau_t[s][2] * d->v[2 * n + i];
-        int converged = d->faccon * dyno <= d->fnewt;
+        for (size_t m = 0; m < (size_t)ns * (size_t)n; m++)
+            d->v[m] += d->dv[m];
+        stage_transform(ns, n, d->k->t, d->v, d->z);
+        int converged = d->faccon * dyno <= fnewt;
         if (d->newton_debug) {
-            hy_newton_info info = {d->t + h, h, RADAU_ORDER, k, dyno, k >= 1 ? d->theta : 0.0,
+            hy_newton_info info = {d->t + h, h, d->k->order, k, dyno, k >= 1 ? d->theta : 0.0,
                                    k == 0 && d->jac_current, converged};
             d->newton_debug(d->debug_ctx, &info);
         }
@@ -552,15 +345,18 @@ static newton_result solve_stages(radau_mem *d, double h)
 ** its norm over the components of the error test (at least 1e-10). */
 static int estimate_error(radau_mem *d, double h, double *err_norm)
 {
-    int n = d->n;
-    const double *z1 = d->z, *z2 = d->z + n, *z3 = d->z + 2 * n;
-    for (int i = 0; i < n; i++)
-        d->stage_yp[i] = d->yp[i] + (radau_e[0] * z1[i] + radau_e[1] * z2[i]
-                                     + radau_e[2] * z3[i]) / h;
+    int n = d->n, ns = d->k->ns;
+    const double *e = d->k->e;
+    for (int i = 0; i < n; i++) {
+        double sum = e[0] * d->z[i];
+        for (int m = 1; m < ns; m++)
+            sum += e[m] * STAGE(d->z, m, n)[i];
+        d->stage_yp[i] = d->yp[i] + sum / h;
+    }
     if (d->dae.rhs != NULL)
         memcpy(d->err_rhs, d->stage_yp, (size_t)n * sizeof(double));
     else
-        matrix_times(&d->jac_yp, d->stage_yp, d->err_rhs);
+        hy_radau_matrix_times(&d->jac_yp, d->stage_yp, d->err_rhs);
     for (int i = 0; i < n; i++)
         d->err[i] = d->err_rhs[i] - d->res0[i];
     hy_itmat_solve(&d->iter, d->err);
@@ -586,24 +382,33 @@ static int estimate_error(radau_mem *d, double h, double *err_norm)
 ** Step size control and the step
 */
 
+/* x^(1/(ns + 1)), the root of the step rule for an estimate of order ns
+** (sqrt(sqrt(x)) for ns = 3, as before there was more than one order). */
+static double error_root(const radau_coef *k, double x)
+{
+    return k->ns == 3 ? sqrt(sqrt(x)) : pow(x, 1.0 / (k->ns + 1));
+}
+
 /* h_new after an attempt with error err and n_iters Newton iterations
 ** ([HW] IV.8 and (8.25), [HW-doc]): fac = min(safe, safe (2 nit + 1) /
-** (n_iters + 2 nit)), h_new = h / quot, quot = err^(1/4) / fac in
-** [facr, facl]; on an accepted step after the first, Gustafsson's
-** prediction (h_acc / h) (err^2 / err_acc)^(1/4) / safe may shrink it. */
+** (n_iters + 2 nit)), h_new = h / quot, quot = err^(1/(s+1)) / fac in
+** [facr, facl]; on an accepted step after the first of this order,
+** Gustafsson's prediction (h_acc / h) (err^2 / err_acc)^(1/(s+1)) / safe
+** may shrink it. */
 static double next_step_size(radau_mem *d, double h, double err, int n_iters, int accepted)
 {
     int nit = d->max_newton_iters;
     double fac = fmin(RADAU_SAFE, RADAU_SAFE * (2 * nit + 1) / (double)(n_iters + 2 * nit));
-    double quot = fmax(RADAU_FACR, fmin(RADAU_FACL, sqrt(sqrt(err)) / fac));
+    double quot = fmax(RADAU_FACR, fmin(RADAU_FACL, error_root(d->k, err) / fac));
     if (accepted) {
-        if (d->n_steps_since_init > 0) {
-            double facgus = d->h_acc / h * sqrt(sqrt(err * err / d->err_acc)) / RADAU_SAFE;
+        if (d->n_steps_since_init > 0 && d->gustafsson_valid) {
+            double facgus = d->h_acc / h * error_root(d->k, err * err / d->err_acc) / RADAU_SAFE;
             facgus = fmax(RADAU_FACR, fmin(RADAU_FACL, facgus));
             quot = fmax(quot, facgus);
         }
         d->h_acc = h;
         d->err_acc = fmax(1e-2, err);
+        d->gustafsson_valid = 1;
     }
     return h / quot;
 }
@@ -613,14 +418,17 @@ static double next_step_size(radau_mem *d, double h, double err, int n_iters, in
 ** too when h_new / h lies in [quot1, quot2], and h stays). */
 static void accept_step(radau_mem *d, double h, double h_new, double t_new)
 {
-    int n = d->n;
-    const double *z3 = STAGE(d->z, NS - 1, n);
+    int n = d->n, ns = d->k->ns;
+    const double *z_last = STAGE(d->z, ns - 1, n), *w_last = d->k->w[ns - 1];
     memcpy(d->y_prev, d->y, (size_t)n * sizeof(double));
-    memcpy(d->z_acc, d->z, (size_t)(NS * n) * sizeof(double));
+    memcpy(d->z_acc, d->z, (size_t)ns * (size_t)n * sizeof(double));
+    d->k_acc = d->k;
     for (int i = 0; i < n; i++) {
-        d->y[i] += z3[i];
-        d->yp[i] = (d->w[NS - 1][0] * d->z[i] + d->w[NS - 1][1] * d->z[n + i]
-                    + d->w[NS - 1][2] * d->z[2 * n + i]) / h;
+        double sum = w_last[0] * d->z[i];
+        for (int m = 1; m < ns; m++)
+            sum += w_last[m] * STAGE(d->z, m, n)[i];
+        d->y[i] += z_last[i];
+        d->yp[i] = sum / h;
     }
     d->t_prev = d->t;
     d->t = t_new;
@@ -629,7 +437,7 @@ static void accept_step(radau_mem *d, double h, double h_new, double t_new)
     d->res0_valid = 0;
     d->head.stats.n_steps++;
     d->head.stats.h_last = h;
-    d->head.stats.order_last = RADAU_ORDER;
+    d->head.stats.order_last = d->k->order;
     d->n_steps_since_init++;
     set_weights(d, d->y, 1);
     if (d->last_rejected)
@@ -670,8 +478,44 @@ static void after_failure(radau_mem *d, double factor)
 {
     d->h *= factor;
     d->last_rejected = 1;
+    d->unexpected_failure |= d->n_steps_since_init > 0;
     if (!d->jac_current)
         d->want_jac = 1;
+}
+
+/* The order of the next step after an accepted one of size h ([HW99]'s
+** strategy, as RADAU's documentation states its parameters): the Newton
+** contraction, smoothed as max(theta, theta_old / 2) so that one slow
+** iteration weighs for a few steps, decides. Fast convergence (<= vitu,
+** measured: at least two iterations, not the bound thet of one)
+** over RADAU_KEEP_ORDER steps at an unchanged step size (h_new / h in
+** (hhod, hhou)) means the stages are cheap to solve: 2 more stages, order
+** + 4. Slow convergence (>= vitd) or a failed attempt in this step after
+** the first step: 2 fewer. The new method starts from the old one's
+** collocation polynomial (starting_values), with new factorisations and
+** without Gustafsson's memory (its error is of another order). */
+static void select_order(radau_mem *d, double h, int n_iters)
+{
+    d->n_at_order++;
+    if (d->ns_min == d->ns_max)
+        return;
+    d->theta_smooth = fmin(10.0, fmax(d->theta, 0.5 * d->theta_smooth));
+    int ns = d->k->ns, ns_new = ns;
+    double h_ratio = d->h / h;
+    if (d->unexpected_failure || d->theta_smooth >= RADAU_VITD)
+        ns_new = ns - 2;
+    else if (n_iters >= 2 && d->theta_smooth <= RADAU_VITU && h_ratio > RADAU_HHOD
+             && h_ratio < RADAU_HHOU && d->n_at_order >= RADAU_KEEP_ORDER)
+        ns_new = ns + 2;
+    if (ns_new == ns || ns_new < d->ns_min || ns_new > d->ns_max)
+        return;
+    radau_coef *k_new = &d->methods[(ns_new - 3) / 2];
+    if (k_new->ns != ns_new && hy_radau_coef_init(k_new, ns_new) != 0)
+        return;
+    d->k = k_new;
+    d->n_at_order = 0;
+    d->h_lu = 0.0;
+    d->gustafsson_valid = 0;
 }
 
 /* F(t_n, y_n, y'_n), J and the factors for step h, as needed. */
@@ -684,12 +528,12 @@ static int prepare_attempt(radau_mem *d, double h)
         d->res0_valid = 1;
     }
     if (d->want_jac || !d->jac_valid) {
-        int status = eval_jacobian(d, h);
+        int status = hy_radau_eval_jacobian(d, h);
         if (status != HY_EVAL_OK)
             return status;
         d->want_jac = 0;
     }
-    return d->h_lu == h ? HY_EVAL_OK : factor_matrices(d, h);
+    return d->h_lu == h ? HY_EVAL_OK : hy_radau_factor_matrices(d, h);
 }
 
 static int radau_step(void *mem, double t_stop, double *t_new)
@@ -707,6 +551,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
     }
     if (!d->h_chosen)
         choose_initial_step(d, t_stop);
+    d->unexpected_failure = 0;
     int n_singular = 0, last_failure = HYDAE_ERR_ERRTEST;
     for (int attempt = 0; attempt < RADAU_MAX_REJECTS; attempt++) {
         d->h = fmin(d->h, d->h_max);
@@ -747,6 +592,7 @@ static int radau_step(void *mem, double t_stop, double *t_new)
         double h_new = next_step_size(d, h, err, nr.n_iters, accepted);
         if (accepted) {
             accept_step(d, h, h_new, lands ? t_stop : d->t + h);
+            select_order(d, h, nr.n_iters);
             *t_new = d->t;
             return lands ? HY_TSTOP : HYDAE_OK;
         }
@@ -775,14 +621,19 @@ static int radau_dense(void *mem, double t, double *y, double *yp)
             memcpy(yp, d->yp, (size_t)n * sizeof(double));
         return HYDAE_OK;
     }
-    double l[NS], dl[NS];
-    collocation_basis(1.0 + (t - d->t) / d->h_step, l, dl);
-    const double *z1 = d->z_acc, *z2 = d->z_acc + n, *z3 = d->z_acc + 2 * n;
+    int ns = d->k_acc->ns;
+    double l[RADAU_MAX_NS], dl[RADAU_MAX_NS];
+    hy_radau_basis(d->k_acc, 1.0 + (t - d->t) / d->h_step, l, dl);
     for (int i = 0; i < n; i++) {
+        double value = d->y_prev[i], deriv = dl[0] * d->z_acc[i];
+        for (int m = 0; m < ns; m++)
+            value += l[m] * STAGE(d->z_acc, m, n)[i];
+        for (int m = 1; m < ns; m++)
+            deriv += dl[m] * STAGE(d->z_acc, m, n)[i];
         if (y)
-            y[i] = d->y_prev[i] + l[0] * z1[i] + l[1] * z2[i] + l[2] * z3[i];
+            y[i] = value;
         if (yp)
-            yp[i] = (dl[0] * z1[i] + dl[1] * z2[i] + dl[2] * z3[i]) / d->h_step;
+            yp[i] = deriv / d->h_step;
     }
     return HYDAE_OK;
 }
@@ -800,7 +651,7 @@ static void *radau_create(int n)
     radau_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    size_t len = (size_t)n, len3 = NS * len;
+    size_t len = (size_t)n, len3 = RADAU_MAX_NS * len;
     d->n = n;
     d->rtol = hy_malloc(len * sizeof(double));
     d->atol = hy_malloc(len * sizeof(double));
@@ -812,6 +663,7 @@ static void *radau_create(int n)
     d->z = hy_calloc(len3, sizeof(double));
     d->v = hy_calloc(len3, sizeof(double));
     d->g = hy_malloc(len3 * sizeof(double));
+    d->dv = hy_malloc(len3 * sizeof(double));
     d->stage_y = hy_malloc(len * sizeof(double));
     d->stage_yp = hy_malloc(len * sizeof(double));
     d->res0 = hy_malloc(len * sizeof(double));
@@ -824,12 +676,11 @@ static void *radau_create(int n)
     d->w_err = hy_malloc(len * sizeof(double));
     d->var_index = hy_malloc(len);
     if (!d->w_newton || !d->w_err || !d->var_index || !d->rtol || !d->atol || !d->in_err_test || !d->y || !d->yp || !d->y_prev || !d->z_acc
-        || !d->z || !d->v || !d->g || !d->stage_y || !d->stage_yp || !d->res0 || !d->res_pert
+        || !d->z || !d->v || !d->g || !d->dv || !d->stage_y || !d->stage_yp || !d->res0 || !d->res_pert
         || !d->ewt || !d->ewt_test || !d->err || !d->err_rhs) {
         radau_destroy(d);
         return NULL;
     }
-    invert_a(d->w);
     d->head.worst = -1;
     return d;
 }
@@ -840,43 +691,24 @@ static void radau_destroy(void *mem)
     if (d == NULL)
         return;
     double *vectors[] = {d->rtol, d->atol, d->y, d->yp, d->y_prev, d->z_acc, d->z, d->v,
-                         d->g, d->stage_y, d->stage_yp, d->res0, d->res_pert, d->ewt,
+                         d->g, d->dv, d->stage_y, d->stage_yp, d->res0, d->res_pert, d->ewt,
                          d->ewt_test, d->err, d->err_rhs, d->w_newton, d->w_err};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
         hy_free(vectors[k]);
     hy_free(d->in_err_test);
     hy_free(d->var_index);
-    hy_zlinsol_free(d->e2);
+    for (int p = 0; p < RADAU_MAX_PAIRS; p++)
+        hy_zlinsol_free(d->e2[p]);
     hy_matrix_free(&d->jac_yp);
     hy_matrix_free(&d->e1_values);
     hy_itmat_free(&d->iter);
     hy_free(d);
 }
 
-/* The storage of J_yp, E1's values and E2 for the solver itmat chose;
-** kept across init() when nothing changed. 0 or HYDAE_ERR_NOMEM. */
-static int setup_matrices(radau_mem *d)
-{
-    const hy_matrix *jy = &d->iter.jac;
-    hy_matrix *old = &d->jac_yp;
-    if (!old->values || old->kind != jy->kind || old->ml != jy->ml || old->mu != jy->mu
-        || old->pattern != jy->pattern) {
-        hy_matrix_free(&d->jac_yp);
-        hy_matrix_free(&d->e1_values);
-        if (hy_matrix_alloc(&d->jac_yp, jy->kind, jy->n, jy->ml, jy->mu, jy->pattern)
-            || hy_matrix_alloc(&d->e1_values, jy->kind, jy->n, jy->ml, jy->mu, jy->pattern))
-            return HYDAE_ERR_NOMEM;
-    }
-    size_t n = (size_t)d->n;
-    if (hy_zlinsol_fits(d->e2, d->iter.kind, n, d->iter.pattern))
-        return 0;
-    hy_zlinsol_free(d->e2);
-    d->e2 = hy_zlinsol_create(d->iter.kind, n, d->iter.pattern);
-    return d->e2 ? 0 : HYDAE_ERR_NOMEM;
-}
-
 /* The tolerances of opt as given, and fnewt from the smallest rtol
-** transformed as [HW-doc]: rtol' = 0.1 rtol^(2/3). (RADAU5 also runs its
+** transformed as [HW-doc]: rtol' = 0.1 rtol^(2/3) for s = 3, and with the
+** exponent (s + 1)/(2 s) for s stages (our generalisation: the estimate's
+** order s + 1 over that of the method, 2 s). (RADAU5 also runs its
 ** error test at rtol' and atol' = atol rtol' / rtol, looser than asked
 ** below rtol = 1e-3, by a factor 46 at 1e-8; here the test uses the
 ** tolerances as given, like every other integrator of hydae, so that one
@@ -888,11 +720,28 @@ static int set_tolerances(radau_mem *d, const hy_options *opt)
     double rtol_min = INFINITY;
     for (int i = 0; i < d->n; i++)
         rtol_min = fmin(rtol_min, d->rtol[i]);
-    double rtol_newton = 0.1 * pow(rtol_min, 2.0 / 3.0);
-    d->fnewt = rtol_newton > 0.0
-                   ? fmax(10.0 * DBL_EPSILON / rtol_newton, fmin(0.03, sqrt(rtol_newton)))
-                   : 0.03;
+    for (int m = 0; m < RADAU_N_METHODS; m++) {
+        int ns = 2 * m + 3;
+        double rtol_newton = 0.1 * pow(rtol_min, (ns + 1.0) / (2.0 * ns));
+        d->fnewt[m] = rtol_newton > 0.0 ? fmax(10.0 * DBL_EPSILON / rtol_newton,
+                                               fmin(0.03, sqrt(rtol_newton)))
+                                        : 0.03;
+    }
     return 0;
+}
+
+/* The stages the run may use for opt->radau_order (0: automatic, 5, 9,
+** 13), and the coefficients of the first method (the others when
+** select_order first takes them; kept across init()). 0, or -1 for
+** another order. */
+static int select_methods(radau_mem *d, int order)
+{
+    if (order != 0 && order != 5 && order != 9 && order != 13)
+        return -1;
+    d->ns_min = order == 0 ? 3 : (order + 1) / 2;
+    d->ns_max = order == 0 ? RADAU_MAX_NS : d->ns_min;
+    radau_coef *k = &d->methods[(d->ns_min - 3) / 2];
+    return k->ns == d->ns_min ? 0 : hy_radau_coef_init(k, d->ns_min);
 }
 
 static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
@@ -925,12 +774,14 @@ static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->h_user = opt->h0;
     d->h0_max = opt->h0_max;
     d->max_newton_iters = opt->corrector_maxit > 0 ? opt->corrector_maxit : RADAU_NIT;
+    if (select_methods(d, opt->radau_order) != 0)
+        return HYDAE_ERR_ARG;
     d->newton_debug = opt->newton_debug;
     d->debug_ctx = opt->debug_ctx;
     int status = hy_itmat_setup(&d->iter, dae, opt->linear_solver, 1);
     if (status != 0)
         return status;
-    status = setup_matrices(d);
+    status = hy_radau_setup_matrices(d);
     if (status != 0)
         return status;
     if (set_weights(d, y0, 0) != 0)
@@ -946,6 +797,11 @@ static int radau_init(void *mem, const hy_dae *dae, double t0, const double *y0,
     d->last_rejected = 0;
     d->theta = 1.0;
     d->faccon = 1.0;
+    d->k = d->k_acc = &d->methods[(d->ns_min - 3) / 2];
+    d->theta_smooth = 0.0;
+    d->n_at_order = 0;
+    d->unexpected_failure = 0;
+    d->gustafsson_valid = 0;
     d->jac_current = d->jac_valid = 0;
     d->want_jac = 1;
     d->h_lu = 0.0;

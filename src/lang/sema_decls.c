@@ -111,7 +111,8 @@ void sema_declare_globals(sema *s)
     }
 }
 
-typedef enum setting_type { SET_NUMBER, SET_STRING, SET_BOOL } setting_type;
+/* SET_WORD: a number or a string (radau_order = 9 or "auto"). */
+typedef enum setting_type { SET_NUMBER, SET_STRING, SET_BOOL, SET_WORD } setting_type;
 
 static const struct {
     const char *name;
@@ -128,6 +129,7 @@ static const struct {
     { "dae_eval_expiry", SET_NUMBER }, { "dae_jacob_init", SET_NUMBER },
     { "dae_interpolation", SET_BOOL },
     { "zeno_policy", SET_STRING }, { "zeno_events", SET_NUMBER }, { "zeno_window", SET_NUMBER },
+    { "radau_order", SET_WORD },
 };
 
 /* The index of `name` in known_settings, or -1. */
@@ -152,7 +154,7 @@ static int setting_value(sema *s, const hy_setting_syn *st, const char *name, se
         *text = NAME(s, st->string_value);
         if (type == SET_BOOL && (strcmp(*text, "TRUE") == 0 || strcmp(*text, "FALSE") == 0)) {
             *value = (*text)[0] == 'T';
-        } else if (type != SET_STRING) {
+        } else if (type != SET_STRING && type != SET_WORD) {
             sema_error(s, NULL, st->line, st->column, "experiment setting '%s' takes a %s, not a string",
                        name, type == SET_BOOL ? "truth value (true, false)" : "number");
             return -1;
@@ -250,8 +252,9 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
         if (known < 0) {
             sema_error(s, NULL, st->line, st->column,
                        "unknown experiment setting '%s' (known: t0, t_end, dt, rtol, atol, "
-                       "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, zeno_policy, "
-                       "zeno_events, zeno_window, and the Param_Transient dae_* settings)", name);
+                       "integrator_type, integr_tol, h_max, h_min, h0, h0_max, max_order, radau_order, "
+                       "zeno_policy, zeno_events, zeno_window, and the Param_Transient dae_* settings)",
+                       name);
             continue;
         }
         int duplicate = 0;
@@ -271,11 +274,11 @@ void sema_read_experiment(sema *s, hy_lang_experiment *ex)
             continue;
         hy_lang_setting *out = &ex->settings[ex->n_settings++];
         snprintf(out->name, sizeof out->name, "%s", name);
-        if (text && type == SET_STRING)
+        if (text && (type == SET_STRING || type == SET_WORD))
             snprintf(out->value, sizeof out->value, "%s", text);
         else
             snprintf(out->value, sizeof out->value, "%.17g", value);
-        out->is_string = type == SET_STRING;
+        out->is_string = type == SET_STRING || (type == SET_WORD && text);
         out->line = st->line;
         out->column = st->column;
         apply_setting(s, ex, st, name, value, text, &integr_tol);

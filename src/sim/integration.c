@@ -241,6 +241,7 @@ int hy_restart_integrator(hydae_sim *s)
     opt.eval_expiry = s->set.eval_expiry;
     opt.var_index = s->has_var_index ? s->var_index : NULL;
     opt.linear_solver = s->set.linear_solver;
+    opt.radau_order = s->set.radau_order;
     if (s->set.newton_debug) {
         opt.newton_debug = print_newton_iteration;
         opt.debug_ctx = s;

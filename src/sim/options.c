@@ -245,6 +245,18 @@ static int set_linear_solver(hydae_sim *s, const char *name, const char *text)
     return bad_value(s, name, text, "auto, dense, band or klu");
 }
 
+static int set_radau_order(hydae_sim *s, const char *name, const char *text)
+{
+    static const char *const names[] = { "auto", "5", "9", "13" };
+    static const int orders[] = { 0, 5, 9, 13 };
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++)
+        if (strcmp(text, names[k]) == 0) {
+            s->set.radau_order = orders[k];
+            return 0;
+        }
+    return bad_value(s, name, text, "auto, 5, 9 or 13");
+}
+
 static const hy_option options[] = {
     /* Param_Transient (seed 002). */
     { "integrator_type", "string", "DSTIFF",
@@ -327,6 +339,9 @@ static const hy_option options[] = {
     { "dt_min", "real", "(off)",
       "a step that would fall below it is a jump of a variable that is no event variable: "
       "restart at t + dt_min with new consistent values (seed 000, sec. 4.3)", set_dt_min },
+    { "radau_order", "auto|5|9|13", "auto",
+      "RADAU's order: 5, 9 or 13 (Radau IIA with 3, 5, 7 stages) throughout, or auto: "
+      "chosen per step from the Newton contraction (Hairer & Wanner 1999)", set_radau_order },
 };
 
 enum { N_OPTIONS = (int)(sizeof options / sizeof options[0]) };

@@ -32,6 +32,7 @@ typedef struct hy_settings {
     FILE *newton_debug;         /* --debug-newton output, or NULL */
     int output_steps;           /* rows at every step instead of the grid */
     int linear_solver;          /* hy_ls_kind, setting linear_solver */
+    int radau_order;            /* 5, 9, 13; 0: automatic (setting radau_order) */
 } hy_settings;
 
 /* The defaults of a new simulator. */
