@@ -97,8 +97,7 @@ static void check_version(const char *version)
           diagnostics ? diagnostics : "");
     hydae_string_free(diagnostics);
     hydae_model *hand = hydae_model_load_string(fmu_test_vdp_hand, strlen(fmu_test_vdp_hand),
-                                                "hand.hym",
-                                                NULL, NULL);
+                                                "hand.hym", NULL, NULL);
     CHECK(hand != NULL, "hand.hym compiles");
     table one, two, ref;
     if (m && hand && sweep(m, "final(vdp.x0),final(vdp.x1)", 1, &one) == 0
