@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char fmu_test_vdp_hand[] =
     "model hand\n"
@@ -38,6 +39,22 @@ static inline int fmu_test_write(const char *path, const char *text)
         return -1;
     int status = fputs(text, f) < 0 ? -1 : 0;
     return fclose(f) || status ? -1 : 0;
+}
+
+/* text as work/NAME.hym (its path into path) beside a link work/FMU.fmu
+** to the test FMU version/FMU.fmu. 0, or -1 with path the file that could not be made. */
+static inline int fmu_test_beside(const char *work, const char *version, const char *fmu,
+                                  const char *name, const char *text, char *path,
+                                  size_t size)
+{
+    char target[1200];
+    snprintf(path, size, "%s/%s.fmu", work, fmu);
+    snprintf(target, sizeof target, "%s/%s/%s.fmu", HYDAE_FMU_DIR, version, fmu);
+    unlink(path);
+    if (symlink(target, path) != 0)
+        return -1; /* path names the link */
+    snprintf(path, size, "%s/%s.hym", work, name);
+    return fmu_test_write(path, text);
 }
 
 /* 0 with work (a mkdtemp template) made, 77 when the test FMU probe

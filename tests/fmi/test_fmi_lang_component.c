@@ -161,13 +161,8 @@ static void check_switching(const char *version, const char *file, int fmu_first
 static hydae_model *run_beside(const char *version, const char *fmu, const char *name,
                                const char *text, double rtol, double atol, test_rows *rows)
 {
-    char path[1200], target[1200], diagnostics[4096];
-    snprintf(path, sizeof path, "%s/%s.fmu", work, fmu);
-    snprintf(target, sizeof target, "%s/%s/%s.fmu", HYDAE_FMU_DIR, version, fmu);
-    unlink(path);
-    CHECK(symlink(target, path) == 0, "link %s", target);
-    snprintf(path, sizeof path, "%s/%s.hym", work, name);
-    CHECK(fmu_test_write(path, text) == 0, "write %s", path);
+    char path[1200], diagnostics[4096];
+    CHECK(fmu_test_beside(work, version, fmu, name, text, path, sizeof path) == 0, "%s", path);
     hydae_model *m = compile(path, diagnostics, sizeof diagnostics);
     CHECK(m != NULL, "%s.hym: %s", name, diagnostics);
     if (m && test_run(m, NULL, 2.0, 0.1, rtol, atol, rows) == 0)

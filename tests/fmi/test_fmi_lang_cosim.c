@@ -43,13 +43,8 @@ static char work[] = "/tmp/hydae-fmu-cosim-XXXXXX";
 static hydae_model *load_beside(const char *version, const char *fmu, const char *name,
                                 const char *text, char **diagnostics)
 {
-    char path[1200], target[1200];
-    snprintf(path, sizeof path, "%s/%s.fmu", work, fmu);
-    snprintf(target, sizeof target, "%s/%s/%s.fmu", HYDAE_FMU_DIR, version, fmu);
-    unlink(path);
-    CHECK(symlink(target, path) == 0, "link %s", target);
-    snprintf(path, sizeof path, "%s/%s.hym", work, name);
-    CHECK(fmu_test_write(path, text) == 0, "write %s", path);
+    char path[1200];
+    CHECK(fmu_test_beside(work, version, fmu, name, text, path, sizeof path) == 0, "%s", path);
     return hydae_model_load_file(path, diagnostics, NULL);
 }
 
