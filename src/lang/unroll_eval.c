@@ -224,7 +224,7 @@ int unroll_eval_integer_of(unroller *u, hy_expr_ref e, int line, int column, con
     }
     /* the message is composed only here: an index is evaluated once per
     ** element of a big model */
-    char named[200];
+    char named[160]; /* as long as the messages were before */
     if (name >= 0) {
         snprintf(named, sizeof named, "%s '%s'", what, name_of(u, name));
         what = named;
