@@ -45,10 +45,16 @@ void hy_strtab_init(hy_strtab *t)
     memset(t, 0, sizeof *t);
 }
 
+enum { HY_STRTAB_CHUNK = 64 * 1024 };
+
 void hy_strtab_free(hy_strtab *t)
 {
-    for (int i = 0; i < t->n_strings; i++)
-        hy_free(t->strings[i]);
+    for (char *chunk = t->chunk; chunk;) {
+        char *before;
+        memcpy(&before, chunk, sizeof before);
+        hy_free(chunk);
+        chunk = before;
+    }
     hy_free(t->strings);
     hy_free(t->lengths);
     hy_free(t->slots);
@@ -89,24 +95,47 @@ static int lookup(const hy_strtab *t, const char *text, size_t len, uint32_t *sl
     return -1;
 }
 
+/* Room for `bytes` bytes of text that never moves, or NULL. */
+static char *text_room(hy_strtab *t, size_t bytes)
+{
+    if (bytes > t->chunk_left) {
+        size_t head = sizeof(char *), size = HY_STRTAB_CHUNK;
+        if (bytes > size - head)
+            size = bytes + head; /* a long text: a chunk of its own */
+        char *chunk = hy_malloc(size);
+        if (!chunk)
+            return NULL;
+        memcpy(chunk, &t->chunk, sizeof t->chunk);
+        t->chunk = chunk;
+        t->chunk_free = chunk + head;
+        t->chunk_left = size - head;
+    }
+    char *room = t->chunk_free;
+    t->chunk_free += bytes;
+    t->chunk_left -= bytes;
+    return room;
+}
+
 int hy_strtab_intern(hy_strtab *t, const char *text, size_t len)
 {
-    int id = lookup(t, text, len, NULL);
+    uint32_t slot = 0;
+    int id = lookup(t, text, len, &slot);
     if (id >= 0)
         return id;
-    if (2 * (t->n_strings + 1) > t->n_slots && rehash(t) != 0)
-        return -1;
+    if (2 * (t->n_strings + 1) > t->n_slots) {
+        if (rehash(t) != 0)
+            return -1;
+        (void)lookup(t, text, len, &slot); /* its slot in the new table */
+    }
     if (hy_grow((void **)&t->strings, &t->cap_strings, t->n_strings + 1, sizeof *t->strings)
         || hy_grow((void **)&t->lengths, &t->cap_lengths, t->n_strings + 1, sizeof *t->lengths)
         || len == SIZE_MAX)
         return -1;
-    char *copy = hy_malloc(len + 1);
+    char *copy = text_room(t, len + 1);
     if (!copy)
         return -1;
     memcpy(copy, text, len);
     copy[len] = '\0';
-    uint32_t slot = 0;
-    (void)lookup(t, text, len, &slot);
     t->strings[t->n_strings] = copy;
     t->lengths[t->n_strings] = len;
     t->slots[slot] = t->n_strings + 1;

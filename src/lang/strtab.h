@@ -16,6 +16,12 @@ typedef struct hy_strtab {
     int cap_lengths;
     int *slots;          /* hash slot -> id + 1 (0: empty) */
     int n_slots;         /* a power of two */
+    /* The texts live in chunks of at least HY_STRTAB_CHUNK bytes, each
+    ** starting with a pointer to the one before (an array model interns a
+    ** name per element: one malloc each cost 32 bytes and a call) */
+    char *chunk;         /* the newest chunk, NULL: none */
+    char *chunk_free;    /* its first free byte */
+    size_t chunk_left;   /* bytes free from there */
 } hy_strtab;
 
 void hy_strtab_init(hy_strtab *t);

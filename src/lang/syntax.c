@@ -22,7 +22,11 @@ int hy_syntax_add_node(hy_syntax *s, hy_syn_op op, int line, int column, int a, 
     n->a = a;
     n->b = b;
     n->c = c;
-    n->name = n->first = n->var = -1;
+    n->name = -1;
+    if (op == SYN_NUM)
+        n->value = 0.0; /* its bytes are first's and var's */
+    else
+        n->first = n->var = -1;
     return s->n_nodes++;
 }
 
@@ -32,7 +36,7 @@ void hy_syn_move_operands(hy_syn *n, int first, int base)
     n->a = n->a >= 0 ? MOVED(n->a) : -1;
     n->b = n->b >= 0 ? MOVED(n->b) : -1;
     n->c = n->c >= 0 ? MOVED(n->c) : -1;
-    if (n->first >= 0)
+    if (n->op >= SYN_INDEX && n->first >= 0) /* first shares value's bytes */
         n->first = MOVED(n->first);
 #undef MOVED
 }

@@ -31,20 +31,28 @@ typedef enum hy_syn_op {
 
 enum { HY_SYN_MAX_ARGS = 3 };
 
+/* 40 bytes (48 before value shared its bytes with first and var): an
+** unrolled array model holds tens of millions of these at its peak. Read
+** value only of SYN_NUM, first and var only of the array constructs
+** (op >= SYN_INDEX). */
 typedef struct hy_syn {
     unsigned char op;
     unsigned char n_args;    /* SYN_CALL: arguments given, up to 255 counted */
     int line, column;
     int a, b, c;             /* operand node indices, -1 if none */
     int name;                /* SYN_NAME, SYN_CALL, SYN_EVENT */
-    double value;            /* SYN_NUM */
-    int first;               /* array constructs: first node of a's range (b's
+    union {
+        double value;        /* SYN_NUM */
+        struct {
+            int first;       /* array constructs: first node of a's range (b's
                                 starts at a + 1, c's at b + 1) */
-    int var;                 /* SYN_REDUCE, SYN_COMPREH: the loop variable;
+            int var;         /* SYN_REDUCE, SYN_COMPREH: the loop variable;
                                 SYN_INDEX: the member after it ("w" of J[i].w), or -1;
                                 SYN_ARRAY: the elements from this link on (the
                                 links are consecutive nodes, the last
                                 element's first) */
+        };
+    };
 } hy_syn;
 
 /* An expression: nodes [first, root]; root -1 if absent. */

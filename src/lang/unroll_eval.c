@@ -209,14 +209,28 @@ static int eval_constant(unroller *u, int first, int root, double *value)
 int unroll_eval_integer(unroller *u, hy_expr_ref e, int line, int column, const char *what,
                         long lo, long hi, long *out)
 {
+    return unroll_eval_integer_of(u, e, line, column, what, -1, lo, hi, out);
+}
+
+int unroll_eval_integer_of(unroller *u, hy_expr_ref e, int line, int column, const char *what,
+                           int name, long lo, long hi, long *out)
+{
     double value;
     if (eval_constant(u, e.first, e.root, &value))
         return -1;
+    if (value == floor(value) && value >= (double)lo && value <= (double)hi) {
+        *out = (long)value;
+        return 0;
+    }
+    /* the message is composed only here: an index is evaluated once per
+    ** element of a big model */
+    char named[160]; /* as long as the messages were before */
+    if (name >= 0) {
+        snprintf(named, sizeof named, "%s '%s'", what, name_of(u, name));
+        what = named;
+    }
     if (!(value == floor(value)))
         return unroll_error_at(u, line, column, "the %s is %.17g, not a whole number", what, value);
-    if (value < (double)lo || value > (double)hi)
-        return unroll_error_at(u, line, column, "the %s is %.17g, outside %ld .. %ld", what, value,
-                               lo, hi);
-    *out = (long)value;
-    return 0;
+    return unroll_error_at(u, line, column, "the %s is %.17g, outside %ld .. %ld", what, value,
+                           lo, hi);
 }

@@ -28,12 +28,11 @@ static int copy_range(unroller *u, int first, int root);
 static int slice_bounds(unroller *u, const hy_syn *n, const array_info *a, long *lo, long *hi)
 {
     hy_expr_ref from = { n->first, n->a }, to = { n->a + 1, n->b };
-    char what[160];
-    snprintf(what, sizeof what, "start of the slice of '%s'", name_of(u, n->name));
-    if (unroll_eval_integer(u, from, n->line, n->column, what, 1, a->size, lo))
+    if (unroll_eval_integer_of(u, from, n->line, n->column, "start of the slice of", n->name, 1,
+                               a->size, lo))
         return -1;
-    snprintf(what, sizeof what, "end of the slice of '%s'", name_of(u, n->name));
-    if (unroll_eval_integer(u, to, n->line, n->column, what, *lo, a->size, hi))
+    if (unroll_eval_integer_of(u, to, n->line, n->column, "end of the slice of", n->name, *lo,
+                               a->size, hi))
         return -1;
     return 0;
 }
@@ -58,9 +57,8 @@ static int copy_index(unroller *u, const hy_syn *n)
     } else {
         hy_expr_ref index = { n->first, n->a };
         const hy_syn *at = &u->in->nodes[n->first];
-        char what[160];
-        snprintf(what, sizeof what, "index of '%s'", name_of(u, n->name));
-        if (unroll_eval_integer(u, index, at->line, at->column, what, 1, a->size, &k))
+        if (unroll_eval_integer_of(u, index, at->line, at->column, "index of", n->name, 1,
+                                   a->size, &k))
             return -1;
     }
     int node = add_out(u, n, SYN_NAME, -1, -1, -1);

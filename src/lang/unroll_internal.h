@@ -87,6 +87,10 @@ int unroll_push_ints(unroller *u, size_t size);
 ** with *out, or -1 after reporting. */
 int unroll_eval_integer(unroller *u, hy_expr_ref e, int line, int column, const char *what,
                         long lo, long hi, long *out);
+/* The same, the thing named "WHAT 'NAME'" in a message (name: a string
+** id, -1: none), the text composed only for the message. */
+int unroll_eval_integer_of(unroller *u, hy_expr_ref e, int line, int column, const char *what,
+                           int name, long lo, long hi, long *out);
 
 /* ---------------------------------------------------------------- */
 /* Expressions (unroll_expr.c)                                      */
