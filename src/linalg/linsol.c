@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Below this order a dense matrix is cheaper than any bookkeeping. */
 #define SMALL_DENSE 64
@@ -140,8 +141,13 @@ static const hy_band_ordering *band_ordering(const hy_pattern *p, hy_band_orderi
     if (p->ml + p->mu <= NARROW_BAND)
         return NULL;
     const hy_band_ordering *o = hy_band_ordering_get(p, owned);
-    if (o && band_cost(o->ml, o->mu) < 0.9 * band_cost(p->ml, p->mu))
+    if (o && band_cost(o->ml, o->mu) < 0.9 * band_cost(p->ml, p->mu)) {
+        if (!o->counted) { /* an ordering taken: once per pattern that keeps it */
+            ((hy_pattern *)p)->n_band_orderings++;
+            ((hy_band_ordering *)o)->counted = 1;
+        }
         return o;
+    }
     hy_band_ordering_free(*owned);
     *owned = NULL;
     return NULL;
@@ -269,14 +275,16 @@ const char *hy_linsol_name(const hy_linsol *ls)
 }
 
 /* P A P^T into the band storage, from A's csc values: entry (i, j) of A to
-** (new_of_old[i], new_of_old[j]). The rows outside the pattern stay 0. */
+** (new_of_old[i], new_of_old[j]); the band's other entries 0 (the fill-in
+** rows on top are the factorisation's to clear, as band.c says). */
 static void fill_permuted_band(hy_linsol *ls)
 {
     const hy_pattern *p = ls->pattern;
     const int64_t *new_of_old = ls->order->new_of_old;
     hy_matrix *band = &ls->band;
     const size_t ld = band->ld, diagonal_row = band->ml + band->mu;
-    hy_matrix_zero(band);
+    for (size_t j = 0; j < p->n; j++)
+        memset(band->values + j * ld + band->ml, 0, (band->ml + band->mu + 1) * sizeof(double));
     for (size_t j = 0; j < p->n; j++) {
         int64_t pj = new_of_old[j];
         double *diagonal = band->values + (size_t)pj * ld + diagonal_row;

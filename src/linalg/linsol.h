@@ -42,12 +42,11 @@
 **
 ** The symbolic work done on a pattern, the colouring of
 ** hy_coloring_create, KLU's analysis (BTF and AMD ordering) and the band
-** solver's reverse Cuthill-McKee ordering, depends on
-** nothing else; once hy_pattern_keep_symbolic is called it is done once
-** and kept with the pattern (in memo) until the pattern is freed, so a
-** solver or colouring created again on it (a configuration entered again,
-** sim/assembly.c) reuses it. n_colorings, n_analyses and n_band_orderings
-** count the work
+** solver's reverse Cuthill-McKee ordering, depends on nothing else; once
+** hy_pattern_keep_symbolic is called it is done once and kept with the
+** pattern (in memo) until the pattern is freed, so a solver or colouring
+** created again on it (a configuration entered again, sim/assembly.c)
+** reuses it. n_colorings, n_analyses and n_band_orderings count the work
 ** done on it, kept or not (the run's statistics). Like refs, these are
 ** written through const pointers: a pattern is used by one thread. */
 struct hy_pattern_memo;
@@ -60,7 +59,8 @@ typedef struct hy_pattern {
     int refs;
     long n_colorings;        /* hy_coloring_create computations on it */
     long n_analyses;         /* sparse LU symbolic analyses of it */
-    long n_band_orderings;   /* band orderings (reverse Cuthill-McKee) of it */
+    long n_band_orderings;   /* band orderings (reverse Cuthill-McKee) of it
+                                that the band solver took */
     struct hy_pattern_memo *memo; /* the kept symbolic work, or NULL */
 } hy_pattern;
 

@@ -269,7 +269,6 @@ static hy_band_ordering *compute_ordering(const hy_pattern *p)
         hy_band_ordering_free(o);
         return NULL;
     }
-    ((hy_pattern *)p)->n_band_orderings++;
     return o;
 }
 
