@@ -29,7 +29,8 @@ typedef struct hy_band_ordering {
     int64_t *old_of_new;     /* n */
     int64_t *new_of_old;     /* n */
     size_t ml, mu;
-    int counted;             /* in the pattern's n_band_orderings (linsol.c) */
+    int counted;             /* in the pattern's n_band_orderings: a band
+                                solver took it (linsol.c) */
 } hy_band_ordering;
 
 /* The ordering of p: the one it keeps, else computed (and given to p to

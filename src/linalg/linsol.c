@@ -141,13 +141,8 @@ static const hy_band_ordering *band_ordering(const hy_pattern *p, hy_band_orderi
     if (p->ml + p->mu <= NARROW_BAND)
         return NULL;
     const hy_band_ordering *o = hy_band_ordering_get(p, owned);
-    if (o && band_cost(o->ml, o->mu) < 0.9 * band_cost(p->ml, p->mu)) {
-        if (!o->counted) { /* an ordering taken: once per pattern that keeps it */
-            ((hy_pattern *)p)->n_band_orderings++;
-            ((hy_band_ordering *)o)->counted = 1;
-        }
+    if (o && band_cost(o->ml, o->mu) < 0.9 * band_cost(p->ml, p->mu))
         return o;
-    }
     hy_band_ordering_free(*owned);
     *owned = NULL;
     return NULL;
@@ -169,11 +164,12 @@ int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_
     if (why_size > 0)
         why[0] = '\0';
     hy_ls_kind chosen = wanted;
+    int dense = !pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4);
     size_t ml = 0, mu = 0; /* the band solver's, permuted or not */
-    if (pattern && (wanted == HY_LS_AUTO || wanted == HY_LS_BAND))
+    if (pattern && (wanted == HY_LS_BAND || (wanted == HY_LS_AUTO && !dense)))
         band_widths(pattern, &ml, &mu);
     if (wanted == HY_LS_AUTO) {
-        if (!pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4))
+        if (dense)
             chosen = HY_LS_DENSE;
         else if (klu_cost(n, pattern->nnz) < 0.9 * band_cost(ml, mu)
                  && hy_ls_available(HY_LS_KLU))
@@ -232,6 +228,10 @@ hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern
         failed = hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
             || !(ls->band_pivot = hy_malloc(pivot_bytes));
         ls->order = band_ordering(pattern, &ls->owned_order);
+        if (ls->order && !ls->order->counted) { /* once per pattern that keeps it */
+            ((hy_pattern *)pattern)->n_band_orderings++;
+            ((hy_band_ordering *)ls->order)->counted = 1;
+        }
         if (!ls->order)
             failed = failed
                 || hy_matrix_alloc_for_lu(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL);
