@@ -1,7 +1,9 @@
 /*
 ** Unit tests of the linear-solver backends of src/linalg (issue 12): the
-** band LU (own and LAPACK dgbtrf), the dense LAPACK path and KLU (the
-** colouring and the automatic choice: test_linsol_choice.c). Every solve is checked against a
+** band LU (own and LAPACK dgbtrf), the band solver on the reverse
+** Cuthill-McKee permutation of a scrambled band, the dense LAPACK path and
+** KLU (the colouring and the automatic choice: test_linsol_choice.c).
+** Every solve is checked against a
 ** plain dense Gaussian elimination written here: the scaled residual
 ** ||A x - b|| / (||A|| ||x||) (infinity norms) below 1e2 eps, and, for the
 ** sizes where the exact condition number is affordable, the distance to the

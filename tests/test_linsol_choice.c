@@ -3,7 +3,8 @@
 ** Curtis-Powell-Reid column colouring (coloring.c) checked for validity
 ** and against the greedy colouring computed from its definition, and the
 ** automatic choice between dense, band and KLU (linsol.c) on shapes whose
-** faster solver was measured (bench/rule.sh).
+** faster solver was measured (bench/rule.sh), and the band solver's
+** permutation of the u/v-ordered Brusselator.
 */
 #include "check.h"
 #include "linsol_patterns.h"

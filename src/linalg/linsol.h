@@ -18,7 +18,9 @@
 **          values in pattern order; the pattern always holds the diagonal
 **
 ** A hy_linsol owns its matrix; the caller fills hy_linsol_matrix(ls), then
-** factors and solves. Which storage (and which factorisation: own dense
+** factors and solves (a band solver on a wide band may factor P A P^T, P a
+** reverse Cuthill-McKee ordering: its matrix is then csc, see
+** hy_linsol_name). Which storage (and which factorisation: own dense
 ** LU, LAPACK dgetrf for large dense, own or LAPACK band LU, KLU for csc)
 ** is chosen by hy_linsol_choose from size and pattern, or by the setting
 ** linear_solver. Every size product is checked (core.h's hy_mul_size); n and the
