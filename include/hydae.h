@@ -436,6 +436,9 @@ typedef struct hydae_stats {
     ** DSTIFF, RADAU) would take fewer steps there. */
     long n_stiff_detections;
     double t_first_stiff;
+    long n_band_orderings; /* reverse Cuthill-McKee orderings the band solver
+                              took (a wide band it factors permuted,
+                              docs/solver.md), counted as n_colorings */
 } hydae_stats;
 
 /* Result columns after time: the discrete variables, then every distinct

@@ -60,6 +60,7 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         { "symbolic_analyses", st.n_symbolic_analyses },
         { "coordinate_partitions", st.n_partitions },
         { "stiffness_detections", st.n_stiff_detections },
+        { "band_orderings", st.n_band_orderings },
     };
     fputs("{\n", out);
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)

@@ -21,12 +21,32 @@ size_t hy_dense_lapack_crossover(void);
 int hy_dense_lapack_factor(hy_matrix *m, int *pivot);
 void hy_dense_lapack_solve(const hy_matrix *m, const int *pivot, double *b);
 
+/* A symmetric permutation that narrows the band (rcm.c: reverse
+** Cuthill-McKee): row and column i of A are row and column new_of_old[i]
+** of P A P^T, whose bandwidths are ml, mu. */
+typedef struct hy_band_ordering {
+    size_t n;
+    int64_t *old_of_new;     /* n */
+    int64_t *new_of_old;     /* n */
+    size_t ml, mu;
+    int counted;             /* in the pattern's n_band_orderings: a band
+                                solver took it (linsol.c) */
+} hy_band_ordering;
+
+/* The ordering of p: the one it keeps, else computed (and given to p to
+** keep if it keeps its symbolic work, else returned in *owned for the
+** caller to free). NULL out of memory. */
+const hy_band_ordering *hy_band_ordering_get(const hy_pattern *p, hy_band_ordering **owned);
+void hy_band_ordering_free(hy_band_ordering *o);
+
 /* The symbolic work a pattern keeps (hy_pattern_keep_symbolic): its
-** column groups (color_start NULL until made) and KLU's analysis (a
-** klu_l_symbolic, NULL until made), both read only once made. */
+** column groups (color_start NULL until made), KLU's analysis (a
+** klu_l_symbolic, NULL until made) and its band ordering (NULL until
+** made), all read only once made. */
 struct hy_pattern_memo {
     hy_coloring coloring;
     void *klu_symbolic;
+    hy_band_ordering *band_ordering;
 };
 
 /* KLU (SuiteSparse, HYDAE_HAVE_KLU): the symbolic analysis once per

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Below this order a dense matrix is cheaper than any bookkeeping. */
 #define SMALL_DENSE 64
@@ -28,6 +29,11 @@ struct hy_linsol {
     int use_lapack;        /* dense: factor with LAPACK (n above crossover) */
     int64_t *band_pivot;
     hy_klu *klu;
+    /* band on a permuted pattern: a is csc, band holds P A P^T */
+    const hy_band_ordering *order;  /* NULL: band in the given order */
+    hy_band_ordering *owned_order;  /* order, when the pattern does not keep it */
+    hy_matrix band;
+    double *permuted_rhs;           /* n */
 };
 
 const char *hy_ls_kind_name(hy_ls_kind kind)
@@ -120,9 +126,36 @@ static double klu_cost(size_t n, size_t nnz)
     return 110.0 * per_column + SOLVES_PER_FACTOR * 20.0 * per_column;
 }
 
-static int klu_pays(size_t n, const hy_pattern *p)
+/* A band wider than this (ml + mu) is worth trying to narrow: below it
+** the narrow kernels of band.c serve it. */
+#define NARROW_BAND 8
+
+/* The symmetric permutation to factor p's band with, or NULL: the reverse
+** Cuthill-McKee ordering (rcm.c) when it cuts the band's estimated cost
+** (band_cost) by 10 % or more. Its band is measured once per pattern (kept
+** with the pattern's symbolic work, if it keeps it; else *owned is set for
+** the caller to free). Out of memory: NULL, the given order. */
+static const hy_band_ordering *band_ordering(const hy_pattern *p, hy_band_ordering **owned)
 {
-    return klu_cost(n, p->nnz) < 0.9 * band_cost(p->ml, p->mu);
+    *owned = NULL;
+    if (p->ml + p->mu <= NARROW_BAND)
+        return NULL;
+    const hy_band_ordering *o = hy_band_ordering_get(p, owned);
+    if (o && band_cost(o->ml, o->mu) < 0.9 * band_cost(p->ml, p->mu))
+        return o;
+    hy_band_ordering_free(*owned);
+    *owned = NULL;
+    return NULL;
+}
+
+/* The band solver's bandwidths for p: permuted when band_ordering says. */
+static void band_widths(const hy_pattern *p, size_t *ml, size_t *mu)
+{
+    hy_band_ordering *owned;
+    const hy_band_ordering *o = band_ordering(p, &owned);
+    *ml = o ? o->ml : p->ml;
+    *mu = o ? o->mu : p->mu;
+    hy_band_ordering_free(owned);
 }
 
 int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_ls_kind *kind,
@@ -131,10 +164,15 @@ int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_
     if (why_size > 0)
         why[0] = '\0';
     hy_ls_kind chosen = wanted;
+    int dense = !pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4);
+    size_t ml = 0, mu = 0; /* the band solver's, permuted or not */
+    if (pattern && (wanted == HY_LS_BAND || (wanted == HY_LS_AUTO && !dense)))
+        band_widths(pattern, &ml, &mu);
     if (wanted == HY_LS_AUTO) {
-        if (!pattern || n <= SMALL_DENSE || pattern->nnz >= n * (n / 4))
+        if (dense)
             chosen = HY_LS_DENSE;
-        else if (klu_pays(n, pattern) && hy_ls_available(HY_LS_KLU))
+        else if (klu_cost(n, pattern->nnz) < 0.9 * band_cost(ml, mu)
+                 && hy_ls_available(HY_LS_KLU))
             chosen = HY_LS_KLU;
         else
             chosen = HY_LS_BAND;
@@ -160,7 +198,7 @@ int hy_linsol_choose(hy_ls_kind wanted, size_t n, const hy_pattern *pattern, hy_
             return refuse_size(n, bytes, "dense", why, why_size);
     }
     if (chosen == HY_LS_BAND) {
-        size_t bytes = storage_bytes(n, 2 * pattern->ml + pattern->mu + 1);
+        size_t bytes = storage_bytes(n, 2 * ml + mu + 1);
         if (bytes > MAX_MATRIX_BYTES)
             return refuse_size(n, bytes, "band", why, why_size);
     }
@@ -187,9 +225,21 @@ hy_linsol *hy_linsol_create(hy_ls_kind kind, size_t n, const hy_pattern *pattern
         break;
     case HY_LS_BAND:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
-        failed = hy_matrix_alloc_for_lu(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL)
-            || hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
+        failed = hy_mul_size(n > 0 ? n : 1, sizeof(int64_t), &pivot_bytes)
             || !(ls->band_pivot = hy_malloc(pivot_bytes));
+        ls->order = band_ordering(pattern, &ls->owned_order);
+        if (ls->order && !ls->order->counted) { /* once per pattern that keeps it */
+            ((hy_pattern *)pattern)->n_band_orderings++;
+            ((hy_band_ordering *)ls->order)->counted = 1;
+        }
+        if (!ls->order)
+            failed = failed
+                || hy_matrix_alloc_for_lu(&ls->a, HY_MAT_BAND, n, pattern->ml, pattern->mu, NULL);
+        else /* pivot_bytes: n doubles fit as well */
+            failed = failed || hy_matrix_alloc(&ls->a, HY_MAT_CSC, n, 0, 0, pattern)
+                || hy_matrix_alloc_for_lu(&ls->band, HY_MAT_BAND, n, ls->order->ml,
+                                          ls->order->mu, NULL)
+                || !(ls->permuted_rhs = hy_malloc(pivot_bytes));
         break;
     case HY_LS_KLU:
         ls->pattern = hy_pattern_ref((hy_pattern *)pattern);
@@ -219,6 +269,55 @@ hy_ls_kind hy_linsol_kind(const hy_linsol *ls)
     return ls->kind;
 }
 
+const char *hy_linsol_name(const hy_linsol *ls)
+{
+    return ls->order ? "band (RCM)" : hy_ls_kind_name(ls->kind);
+}
+
+/* P A P^T into the band storage, from A's csc values: entry (i, j) of A to
+** (new_of_old[i], new_of_old[j]); the band's other entries 0 (the fill-in
+** rows on top are the factorisation's to clear, as band.c says). */
+static void fill_permuted_band(hy_linsol *ls)
+{
+    const hy_pattern *p = ls->pattern;
+    const int64_t *new_of_old = ls->order->new_of_old;
+    hy_matrix *band = &ls->band;
+    const size_t ld = band->ld, diagonal_row = band->ml + band->mu;
+    for (size_t j = 0; j < p->n; j++)
+        memset(band->values + j * ld + band->ml, 0, (band->ml + band->mu + 1) * sizeof(double));
+    for (size_t j = 0; j < p->n; j++) {
+        int64_t pj = new_of_old[j];
+        double *diagonal = band->values + (size_t)pj * ld + diagonal_row;
+        for (int64_t k = p->col_start[j]; k < p->col_start[j + 1]; k++)
+            diagonal[new_of_old[p->row[k]] - pj] = ls->a.values[k];
+    }
+}
+
+/* The permuted band's factorisation; a zero pivot is named by the column
+** of A (the unknown) it belongs to. */
+static int factor_permuted_band(hy_linsol *ls)
+{
+    fill_permuted_band(ls);
+    int column = hy_band_factor(&ls->band, ls->band_pivot);
+    if (column <= 0)
+        return column;
+    int64_t original = ls->order->old_of_new[column - 1];
+    return original < INT_MAX ? (int)original + 1 : INT_MAX;
+}
+
+/* A x = b as (P A P^T)(P x) = P b. */
+static void solve_permuted_band(hy_linsol *ls, double *b)
+{
+    const int64_t *new_of_old = ls->order->new_of_old;
+    double *pb = ls->permuted_rhs;
+    const size_t n = ls->a.n;
+    for (size_t i = 0; i < n; i++)
+        pb[new_of_old[i]] = b[i];
+    hy_band_solve(&ls->band, ls->band_pivot, pb);
+    for (size_t i = 0; i < n; i++)
+        b[i] = pb[new_of_old[i]];
+}
+
 int hy_linsol_factor(hy_linsol *ls)
 {
     switch (ls->kind) {
@@ -228,6 +327,8 @@ int hy_linsol_factor(hy_linsol *ls)
             return hy_dense_lapack_factor(&ls->a, ls->dense_pivot);
         return hy_lu_factor((int)ls->a.n, ls->a.values, ls->dense_pivot);
     case HY_LS_BAND:
+        if (ls->order)
+            return factor_permuted_band(ls);
         return hy_band_factor(&ls->a, ls->band_pivot);
     case HY_LS_KLU:
 #ifdef HYDAE_HAVE_KLU
@@ -250,7 +351,10 @@ int hy_linsol_solve(hy_linsol *ls, double *b)
             hy_lu_solve((int)ls->a.n, ls->a.values, ls->dense_pivot, b);
         return 0;
     case HY_LS_BAND:
-        hy_band_solve(&ls->a, ls->band_pivot, b);
+        if (ls->order)
+            solve_permuted_band(ls, b);
+        else
+            hy_band_solve(&ls->a, ls->band_pivot, b);
         return 0;
     case HY_LS_KLU:
 #ifdef HYDAE_HAVE_KLU
@@ -269,6 +373,9 @@ void hy_linsol_free(hy_linsol *ls)
     hy_matrix_free(&ls->a);
     hy_free(ls->dense_pivot);
     hy_free(ls->band_pivot);
+    hy_matrix_free(&ls->band);
+    hy_free(ls->permuted_rhs);
+    hy_band_ordering_free(ls->owned_order);
 #ifdef HYDAE_HAVE_KLU
     hy_klu_free(ls->klu);
 #endif

@@ -18,7 +18,9 @@
 **          values in pattern order; the pattern always holds the diagonal
 **
 ** A hy_linsol owns its matrix; the caller fills hy_linsol_matrix(ls), then
-** factors and solves. Which storage (and which factorisation: own dense
+** factors and solves (a band solver on a wide band may factor P A P^T, P a
+** reverse Cuthill-McKee ordering: its matrix is then csc, see
+** hy_linsol_name). Which storage (and which factorisation: own dense
 ** LU, LAPACK dgetrf for large dense, own or LAPACK band LU, KLU for csc)
 ** is chosen by hy_linsol_choose from size and pattern, or by the setting
 ** linear_solver. Every size product is checked (core.h's hy_mul_size); n and the
@@ -41,11 +43,12 @@
 ** the finite-difference colouring and the integrators.
 **
 ** The symbolic work done on a pattern, the colouring of
-** hy_coloring_create and KLU's analysis (BTF and AMD ordering), depends on
-** nothing else; once hy_pattern_keep_symbolic is called it is done once
-** and kept with the pattern (in memo) until the pattern is freed, so a
-** solver or colouring created again on it (a configuration entered again,
-** sim/assembly.c) reuses it. n_colorings and n_analyses count the work
+** hy_coloring_create, KLU's analysis (BTF and AMD ordering) and the band
+** solver's reverse Cuthill-McKee ordering, depends on nothing else; once
+** hy_pattern_keep_symbolic is called it is done once and kept with the
+** pattern (in memo) until the pattern is freed, so a solver or colouring
+** created again on it (a configuration entered again, sim/assembly.c)
+** reuses it. n_colorings, n_analyses and n_band_orderings count the work
 ** done on it, kept or not (the run's statistics). Like refs, these are
 ** written through const pointers: a pattern is used by one thread. */
 struct hy_pattern_memo;
@@ -58,6 +61,8 @@ typedef struct hy_pattern {
     int refs;
     long n_colorings;        /* hy_coloring_create computations on it */
     long n_analyses;         /* sparse LU symbolic analyses of it */
+    long n_band_orderings;   /* band orderings (reverse Cuthill-McKee) of it
+                                that the band solver took */
     struct hy_pattern_memo *memo; /* the kept symbolic work, or NULL */
 } hy_pattern;
 
@@ -153,6 +158,12 @@ int hy_linsol_factor(hy_linsol *ls);
 /* Solve A x = b with the last factors; b is overwritten by x. 0 or -1. */
 int hy_linsol_solve(hy_linsol *ls, double *b);
 void hy_linsol_free(hy_linsol *ls);
+/* The solver's name: hy_ls_kind_name's, or "band (RCM)" for a band solver
+** that factors P A P^T, P the reverse Cuthill-McKee ordering of the
+** pattern (taken where it narrows a wide band enough to pay; its matrix
+** is then csc on the pattern, as KLU's, and permuted into the band storage
+** at each factorisation). */
+const char *hy_linsol_name(const hy_linsol *ls);
 /* "dense", "band", "klu" ("auto" for HY_LS_AUTO). */
 const char *hy_ls_kind_name(hy_ls_kind kind);
 /* 1 when the build has the solver (KLU and LAPACK are optional). */

@@ -196,6 +196,7 @@ static void memo_free(struct hy_pattern_memo *memo)
 #ifdef HYDAE_HAVE_KLU
     hy_klu_symbolic_free(memo->klu_symbolic);
 #endif
+    hy_band_ordering_free(memo->band_ordering);
     hy_free(memo);
 }
 

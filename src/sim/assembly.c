@@ -536,7 +536,8 @@ hy_pattern *hy_config_init_pattern(hydae_sim *s, const int64_t *unknowns, size_t
 
 hy_symbolic_mark hy_symbolic_mark_of(const hy_pattern *p)
 {
-    hy_symbolic_mark mark = { p, p ? p->n_colorings : 0, p ? p->n_analyses : 0 };
+    hy_symbolic_mark mark = { p, p ? p->n_colorings : 0, p ? p->n_analyses : 0,
+                              p ? p->n_band_orderings : 0 };
     return mark;
 }
 
@@ -546,4 +547,5 @@ void hy_symbolic_count(hydae_sim *s, hy_symbolic_mark mark)
         return;
     s->stats.n_colorings += mark.pattern->n_colorings - mark.n_colorings;
     s->stats.n_symbolic_analyses += mark.pattern->n_analyses - mark.n_analyses;
+    s->stats.n_band_orderings += mark.pattern->n_band_orderings - mark.n_band_orderings;
 }

@@ -264,12 +264,12 @@ static int init_matrix_setup(hydae_sim *s, double t)
         goto nomem;
     hy_ls_kind kind;
     char why[256];
+    hy_symbolic_mark mark = hy_symbolic_mark_of(im->pattern); /* the choice may order its band */
     if (hy_linsol_choose((hy_ls_kind)s->set.linear_solver, n, im->pattern, &kind, why, sizeof why)) {
         init_matrix_free(&s->init);
         hy_sim_fail(s, "no consistent initial values at t = %.17g: %s", t, why);
         return HYDAE_ERR_ARG;
     }
-    hy_symbolic_mark mark = hy_symbolic_mark_of(im->pattern);
     int made = (im->ls = hy_linsol_create(kind, n, im->pattern)) != NULL
                && !(im->pattern ? hy_coloring_create(&im->groups, im->pattern)
                                 : hy_coloring_identity(&im->groups, n));

@@ -204,6 +204,7 @@ int hy_restart_integrator(hydae_sim *s)
     }
     hy_ls_kind ls_kind;
     char why[256];
+    hy_symbolic_mark mark = hy_symbolic_mark_of(s->jac.pattern); /* the choice may order its band */
     if (method->uses_matrix && hy_linsol_choose((hy_ls_kind)s->set.linear_solver, (size_t)s->n,
                                                 s->jac.pattern, &ls_kind, why, sizeof why)) {
         hy_sim_fail(s, "%s cannot solve the configuration of mode '%s' at t = %.17g: %s",
@@ -253,7 +254,6 @@ int hy_restart_integrator(hydae_sim *s)
     opt.max_order = s->set.max_order;
     hy_dae dae = config_dae(s);
     s->bad_chart = -1;
-    hy_symbolic_mark mark = hy_symbolic_mark_of(s->jac.pattern);
     int status = s->integ_method->init(s->integ, &dae, s->t, s->y, s->yp, &opt);
     hy_symbolic_count(s, mark);
     return status ? start_failure(s, status) : 0;

@@ -931,6 +931,8 @@ void hydae_sim_print_stats(const hydae_sim *s, FILE *out)
     fprintf(out, "%-24s %12ld\n", "configuration cache hits", st->n_config_cache_hits);
     fprintf(out, "%-24s %12ld\n", "column colourings", st->n_colorings);
     fprintf(out, "%-24s %12ld\n", "sparse LU analyses", st->n_symbolic_analyses);
+    if (st->n_band_orderings > 0)
+        fprintf(out, "%-24s %12ld\n", "band orderings (RCM)", st->n_band_orderings);
     if (model_has_mechanics(s->model)) {
         fprintf(out, "%-24s %12.3e\n", "max constraint violation", st->max_constraint_violation);
         fprintf(out, "%-24s %12ld\n", "coordinate partitions", st->n_partitions);

@@ -137,11 +137,13 @@ void hy_config_cache_free(struct hydae_sim *s);
 ** reference, or NULL out of memory. */
 struct hy_pattern *hy_config_init_pattern(struct hydae_sim *s, const int64_t *unknowns, size_t n);
 /* Symbolic work on a pattern before a call that may do some, and its
-** addition to the run's statistics (n_colorings, n_symbolic_analyses)
+** addition to the run's statistics (n_colorings, n_symbolic_analyses,
+** n_band_orderings)
 ** after it. */
 typedef struct hy_symbolic_mark {
     const struct hy_pattern *pattern;
     long n_colorings, n_analyses;
+    long n_band_orderings;
 } hy_symbolic_mark;
 hy_symbolic_mark hy_symbolic_mark_of(const struct hy_pattern *p);
 void hy_symbolic_count(struct hydae_sim *s, hy_symbolic_mark mark);
