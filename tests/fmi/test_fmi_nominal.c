@@ -4,7 +4,8 @@
 ** nominalsOfContinuousStatesChanged at its time event t = 1 and gives x
 ** the nominal value 1e-6 from then on. With rtol = 1e-6, atol = 1e-3 the
 ** absolute tolerance decides the steps: atol * nominal is 1e-3 before
-** t = 1 and 1e-9 after. Against the closed form x = 1e-5 exp(-t):
+** t = 1 and 1e-9 after. Against the closed form from the event on,
+** x = x(1) exp(1 - t) with x(1) the right limit there:
 **   - fmi2GetNominalsOfContinuousStates was called once (the FMU's own
 **     count, an output), and not at all when the FMU (parameter change =
 **     0) reports no change;
@@ -14,6 +15,8 @@
 **     steps;
 **   - two sims of the model on two threads (change 1 and 0) give the same
 **     rows as the two runs one after the other.
+** The same for the FMU run as a whole model (RK45) and as a component of
+** a model file (`Fmu f(...)`, DSTIFF: its mode is a residual).
 */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
@@ -79,7 +82,8 @@ typedef struct run {
     int status;
 } run;
 
-static int setup(run *r, hydae_model *m, double change)
+static int setup(run *r, hydae_model *m, const char *integrator, const char *change_name,
+                 double change)
 {
     memset(r, 0, sizeof *r);
     r->change = change;
@@ -90,14 +94,14 @@ static int setup(run *r, hydae_model *m, double change)
     r->status = hydae_sim_set_time(r->sim, 0.0, 4.0);
     if (!r->status)
         r->status = hydae_sim_set_tolerances(r->sim, 1e-6, 1e-3);
-    if (!r->status)
-        r->status = hydae_sim_set_integrator(r->sim, "RK45");
+    if (!r->status && integrator)
+        r->status = hydae_sim_set_integrator(r->sim, integrator);
     if (!r->status)
         r->status = hydae_sim_set_output_steps(r->sim, 1);
     if (!r->status)
         r->status = hydae_sim_add_row_sink(r->sim, test_rows_sink, &r->rows);
     if (!r->status)
-        r->status = hydae_sim_set_param(r->sim, "change", change);
+        r->status = hydae_sim_set_param(r->sim, change_name, change);
     return r->status;
 }
 
@@ -110,18 +114,21 @@ static void *execute(void *arg)
     return NULL;
 }
 
-/* Largest |x - 1e-5 exp(-t)| over the rows after t = 1, their count. */
+/* Largest |x - x(1) exp(1 - t)| over the rows after t = 1 (x(1) the
+** right limit at the event), their count. */
 static double error_after_event(const run *r, int x, int *n_rows)
 {
-    double worst = 0.0;
+    double worst = 0.0, x1 = NAN;
     *n_rows = 0;
     for (int i = 0; i < r->rows.n_rows; i++) {
+        if (r->rows.kind[i] == HYDAE_ROW_EVENT_RIGHT && r->rows.t[i] == 1.0)
+            x1 = test_value(&r->rows, i, x);
         if (!(r->rows.t[i] > 1.0))
             continue;
         (*n_rows)++;
-        worst = fmax(worst, fabs(test_value(&r->rows, i, x) - 1e-5 * exp(-r->rows.t[i])));
+        worst = fmax(worst, fabs(test_value(&r->rows, i, x) - x1 * exp(1.0 - r->rows.t[i])));
     }
-    return worst;
+    return isnan(x1) ? INFINITY : worst;
 }
 
 /* Rows [0, n) of a and b the same, bit for bit (n < 0: all, and as many). */
@@ -146,14 +153,22 @@ static int rows_before_event(const run *r)
     return i;
 }
 
-static void check_runs(hydae_model *m)
+/* The model m with the FMU's columns and parameter under prefix ("" or
+** "f."), by integrator (NULL: the default). */
+static void check_runs(hydae_model *m, const char *prefix, const char *integrator)
 {
-    int x = test_column(m, "x"), count = test_column(m, "n_nominals");
-    CHECK(x >= 0 && count >= 0, "columns x and n_nominals");
+    char x_name[64], count_name[64], change[64];
+    snprintf(x_name, sizeof x_name, "%sx", prefix);
+    snprintf(count_name, sizeof count_name, "%sn_nominals", prefix);
+    snprintf(change, sizeof change, "%schange", prefix);
+    int x = test_column(m, x_name), count = test_column(m, count_name);
+    CHECK(x >= 0 && count >= 0, "columns %s and %s", x_name, count_name);
     run changed, kept, par_changed, par_kept;
-    int ok = x >= 0 && count >= 0 && !setup(&changed, m, 1.0) && !setup(&kept, m, 0.0)
-             && !setup(&par_changed, m, 1.0) && !setup(&par_kept, m, 0.0);
-    CHECK(ok, "sims");
+    int ok = x >= 0 && count >= 0 && !setup(&changed, m, integrator, change, 1.0)
+             && !setup(&kept, m, integrator, change, 0.0)
+             && !setup(&par_changed, m, integrator, change, 1.0)
+             && !setup(&par_kept, m, integrator, change, 0.0);
+    CHECK(ok, "sims (%s)", prefix);
     if (!ok)
         return;
     execute(&changed);
@@ -175,8 +190,9 @@ static void check_runs(hydae_model *m)
         int n_changed, n_kept;
         double err_changed = error_after_event(&changed, x, &n_changed);
         double err_kept = error_after_event(&kept, x, &n_kept);
-        printf("after t = 1: nominal 1e-6 from the FMU: %d steps, max error %.3g; nominal 1: "
-               "%d steps, max error %.3g\n", n_changed, err_changed, n_kept, err_kept);
+        printf("%s: after t = 1: nominal 1e-6 from the FMU: %d steps, max error %.3g; "
+               "nominal 1: %d steps, max error %.3g\n", prefix[0] ? "component" : "model",
+               n_changed, err_changed, n_kept, err_kept);
         CHECK(err_changed < 1e-8, "error with atol 1e-9 after t = 1: %.3g", err_changed);
         CHECK(err_kept > 10.0 * err_changed, "the run with nominal 1 is as accurate (%.3g, %.3g)",
               err_kept, err_changed);
@@ -214,8 +230,23 @@ int main(void)
     hydae_model *m = hy_fmu_open_model(path, &fmu, err, sizeof err);
     CHECK(m != NULL && hydae_model_check(m) == 0, "open: %s", m ? hydae_model_errmsg(m) : err);
     if (m)
-        check_runs(m);
+        check_runs(m, "", "RK45");
     hydae_model_free(m);
+    /* The FMU as a component of a model file beside it. */
+    char model[1200], *diagnostics = NULL;
+    snprintf(model, sizeof model, "%s/comp.hym", work);
+    FILE *out = fopen(model, "w");
+    int written = out && fputs("model comp\n  Fmu f(file = \"Nominal.fmu\");\nend comp;\n",
+                               out) >= 0;
+    written = out && !fclose(out) && written;
+    int n_errors = 0;
+    m = written ? hydae_model_load_file(model, &diagnostics, &n_errors) : NULL;
+    CHECK(m != NULL, "comp.hym: %s", diagnostics ? diagnostics : "not written");
+    if (m)
+        check_runs(m, "f.", NULL);
+    hydae_model_free(m);
+    hydae_string_free(diagnostics);
+    unlink(model);
     unlink(path);
     rmdir(work);
     return CHECK_DONE();
