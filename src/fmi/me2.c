@@ -213,7 +213,8 @@ static int get_nominals2(hy_fmu *f, double *nominal)
 {
     if (!f->f2.get_nominals) {
         hy_format(f->errmsg, sizeof f->errmsg, "%s: the FMU reports "
-                  "nominalsOfContinuousStatesChanged but does not export fmi2GetNominalsOfContinuousStates", f->path);
+                  "nominalsOfContinuousStatesChanged but does not export "
+                  "fmi2GetNominalsOfContinuousStates", f->path);
         return -1;
     }
     return hy_fmu_check(f, f->f2.get_nominals(f->instance, nominal, (size_t)f->desc.n_states),
