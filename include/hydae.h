@@ -742,6 +742,14 @@ int hydae_action_schedule(hydae_action *a, const hydae_chart *chart, double t);
 ** variable's nominal attribute). An atol given with
 ** hydae_mode_set_tolerances is absolute and not scaled. */
 HYDAE_NODISCARD int hydae_mode_set_nominal(hydae_mode *mode, int var, double nominal);
+/* From an action: the nominal value (> 0, finite) of the variable name
+** (of any mode that has it) for the rest of this sim's run, in place of
+** the model's (as an FMU's nominals that change at an event, FMI 2.0.4
+** section 3.2.2). The tolerances are rebuilt when the instant's event
+** settles and the integrator restarts with them; the model and its
+** other sims are unchanged; the next run starts from the model's.
+** 0, or HYDAE_ERR_ACTION (the run's message says why). */
+int hydae_action_set_nominal(hydae_action *a, const char *name, double nominal);
 
 /* End the run successfully at this instant: the instant completes (the
 ** other transitions firing now fire, raised events are handled), the

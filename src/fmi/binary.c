@@ -205,6 +205,7 @@ int hy_fmi2_resolve(void *handle, hy_fmi2_functions *f, int cosim, const char *f
                             err, err_size)))
         return -1;
     resolve_optional(handle, &f->get_directional_derivative, "fmi2GetDirectionalDerivative");
+    resolve_optional(handle, &f->get_nominals, "fmi2GetNominalsOfContinuousStates");
     return 0;
 }
 
@@ -219,6 +220,7 @@ int hy_fmi3_resolve(void *handle, hy_fmi3_functions *f, int cosim, const char *f
                             err, err_size)))
         return -1;
     resolve_optional(handle, &f->get_directional_derivative, "fmi3GetDirectionalDerivative");
+    resolve_optional(handle, &f->get_nominals, "fmi3GetNominalsOfContinuousStates");
     return 0;
 }
 

@@ -82,6 +82,9 @@ typedef struct hy_fmi2_functions {
                                       size_t n_unknown, const hy_fmi2_vr known[],
                                       size_t n_known, const double seed[],
                                       double sensitivity[]);
+    /* Optional here too: needed when an event reports
+    ** nominalsOfContinuousStatesChanged (2.0.4 section 3.2.2). */
+    int (*get_nominals)(hy_fmi2_component c, double x_nominal[], size_t n);
 } hy_fmi2_functions;
 
 /* ---- FMI 3.0 ---- */
@@ -159,6 +162,9 @@ typedef struct hy_fmi3_functions {
                                       size_t n_unknown, const hy_fmi3_vr known[],
                                       size_t n_known, const double seed[], size_t n_seed,
                                       double sensitivity[], size_t n_sensitivity);
+    /* Optional here: needed when fmi3UpdateDiscreteStates reports
+    ** nominalsOfContinuousStatesChanged (3.0 section 3.2.3). */
+    int (*get_nominals)(hy_fmi3_instance c, double nominals[], size_t n);
 } hy_fmi3_functions;
 
 #undef HY_FMI3_GETTER

@@ -36,6 +36,7 @@ typedef enum hy_fmu_interface {
 typedef struct hy_fmi_event {
     int need_update, terminate, values_changed, next_time_defined;
     double next_time;
+    int nominals_changed; /* nominalsOfContinuousStatesChanged */
 } hy_fmi_event;
 
 /* The calls of the Model Exchange calling sequence, one table per FMI
@@ -70,6 +71,9 @@ typedef struct hy_fmi_instance_ops {
     /* Co-Simulation: DoStep from t over h; *terminate: the FMU ended the
     ** run (terminateSimulation). */
     int (*do_step)(hy_fmu *f, double t, double h, int *terminate);
+    /* GetNominalsOfContinuousStates into nominal[0..n_states); -1 with
+    ** the message when the FMU does not export it. */
+    int (*get_nominals)(hy_fmu *f, double *nominal);
 } hy_fmi_instance_ops;
 
 extern const hy_fmi_instance_ops hy_fmi2_ops;

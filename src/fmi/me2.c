@@ -120,6 +120,7 @@ static int update_discrete2(hy_fmu *f, hy_fmi_event *event)
     event->values_changed = info.values_changed != 0;
     event->next_time_defined = info.next_event_time_defined != 0;
     event->next_time = info.next_event_time;
+    event->nominals_changed = info.nominals_changed != 0;
     return status;
 }
 
@@ -207,10 +208,23 @@ static void terminate2(hy_fmu *f)
     (void)hy_fmu_check(f, f->f2.terminate(f->instance), "fmi2Terminate");
 }
 
+/* The states' nominal values after an event that changed them. */
+static int get_nominals2(hy_fmu *f, double *nominal)
+{
+    if (!f->f2.get_nominals) {
+        hy_format(f->errmsg, sizeof f->errmsg, "%s: the FMU reports "
+                  "nominalsOfContinuousStatesChanged but does not export "
+                  "fmi2GetNominalsOfContinuousStates", f->path);
+        return -1;
+    }
+    return hy_fmu_check(f, f->f2.get_nominals(f->instance, nominal, (size_t)f->desc.n_states),
+                        "fmi2GetNominalsOfContinuousStates");
+}
+
 const hy_fmi_instance_ops hy_fmi2_ops = {
     resolve2,           instantiate2,     free2,           enter_initialization2,
     exit_initialization2, set_time2,      set_states2,     get_derivatives2,
     get_indicators2,    get_states2,      enter_event_mode2, update_discrete2,
     enter_continuous2,  get_value2,       directional2,    set_value2,
-    terminate2,         completed_step2,  do_step2,
+    terminate2,         completed_step2,  do_step2,         get_nominals2,
 };

@@ -109,6 +109,7 @@ static int update_discrete3(hy_fmu *f, hy_fmi_event *event)
     event->values_changed = values;
     event->next_time_defined = defined;
     event->next_time = next;
+    event->nominals_changed = nominals;
     return status;
 }
 
@@ -228,10 +229,23 @@ static void terminate3(hy_fmu *f)
     (void)hy_fmu_check(f, f->f3.terminate(f->instance), "fmi3Terminate");
 }
 
+/* The states' nominal values after an event that changed them. */
+static int get_nominals3(hy_fmu *f, double *nominal)
+{
+    if (!f->f3.get_nominals) {
+        hy_format(f->errmsg, sizeof f->errmsg, "%s: the FMU reports "
+                  "nominalsOfContinuousStatesChanged but does not export "
+                  "fmi3GetNominalsOfContinuousStates", f->path);
+        return -1;
+    }
+    return hy_fmu_check(f, f->f3.get_nominals(f->instance, nominal, (size_t)f->desc.n_states),
+                        "fmi3GetNominalsOfContinuousStates");
+}
+
 const hy_fmi_instance_ops hy_fmi3_ops = {
     resolve3,           instantiate3,     free3,           enter_initialization3,
     exit_initialization3, set_time3,      set_states3,     get_derivatives3,
     get_indicators3,    get_states3,      enter_event_mode3, update_discrete3,
     enter_continuous3,  get_value3,       directional3,    set_value3,
-    terminate3,         completed_step3,  do_step3,
+    terminate3,         completed_step3,  do_step3,         get_nominals3,
 };

@@ -176,13 +176,37 @@ static int schedule_next(hy_fmu *f, hydae_action *a, double t, const hy_fmi_even
     return hydae_action_schedule(a, f->chart, event->next_time);
 }
 
+/* nominalsOfContinuousStatesChanged: the states' new nominal values
+** (2.0.4 section 3.2.2, 3.0 section 3.2.3) scale their absolute
+** tolerances from this event on, in this sim's run only. */
+static int take_nominals(hy_fmu *f, hydae_action *a, double t)
+{
+    if (f->desc.n_states == 0)
+        return 0;
+    if (f->ops->get_nominals(f, f->scratch))
+        return -1;
+    for (int k = 0; k < f->desc.n_states; k++) {
+        const char *name = hy_fmu_var_name(f, f->desc.state_var[k]);
+        double nominal = f->scratch[k];
+        if (!(nominal > 0.0) || !isfinite(nominal)) {
+            hy_format(f->errmsg, sizeof f->errmsg, "%s: at t = %.17g the FMU gives state %s "
+                      "the nominal value %.17g; a nominal value must be positive", f->path, t,
+                      name, nominal);
+            return -1;
+        }
+        if (hydae_action_set_nominal(a, name, nominal))
+            return -1;
+    }
+    return 0;
+}
+
 /* New discrete states until the FMU needs no more (event mode), then the
 ** next time event and continuous-time mode, or the end of the run; the
-** states are read back into states_set. */
+** states are read back into states_set, new nominal values taken. */
 static int event_iteration(hy_fmu *f, hydae_action *a, double t)
 {
-    hy_fmi_event event = { 1, 0, 0, 0, 0.0 };
-    int status = 0, rounds = 0;
+    hy_fmi_event event = { 1, 0, 0, 0, 0.0, 0 };
+    int status = 0, rounds = 0, nominals_changed = 0;
     while (event.need_update && !event.terminate && !status) {
         if (++rounds > MAX_EVENT_ITERATIONS) {
             hy_format(f->errmsg, sizeof f->errmsg, "%s: the event iteration at t = %.17g did "
@@ -190,12 +214,14 @@ static int event_iteration(hy_fmu *f, hydae_action *a, double t)
             return -1;
         }
         status = f->ops->update_discrete(f, &event);
+        nominals_changed |= event.nominals_changed;
     }
     if (status)
         return -1;
     if (event.terminate)
         return end_run(f, a, t);
-    if (schedule_next(f, a, t, &event) || f->ops->enter_continuous(f))
+    if ((nominals_changed && take_nominals(f, a, t)) || schedule_next(f, a, t, &event)
+        || f->ops->enter_continuous(f))
         return -1;
     return read_states(f, t);
 }

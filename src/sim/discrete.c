@@ -125,6 +125,7 @@ void hy_seams_reset(hydae_sim *s)
     }
     s->stop_requested = 0;
     s->stop_reason[0] = '\0';
+    hy_nominal_reset(s);
 }
 
 double hy_scheduled_after(const hydae_sim *s, int c, double t)

@@ -556,8 +556,9 @@ void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i)
     double var_rtol = hy_var_rtol(s->model, var), var_atol = hy_var_atol(s->model, var);
     rtol = var_rtol > 0.0 ? var_rtol : rtol;
     /* A nominal value scales the run's atol (FMI 2.0.4 section 2.2.7,
-    ** `nominal`); a variable's own atol is absolute. */
-    atol = var_atol > 0.0 ? var_atol : atol * hy_var_nominal(s->model, var);
+    ** `nominal`; an action may change it, hydae_action_set_nominal); a
+    ** variable's own atol is absolute. */
+    atol = var_atol > 0.0 ? var_atol : atol * hy_sim_nominal(s, var);
     /* The first component's pair stands for all while the others have it
     ** too (bit for bit); the vectors are written from the first that
     ** differs (build_config starts with tol_uniform = -1). */

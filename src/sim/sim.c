@@ -93,7 +93,7 @@ void hydae_sim_free(hydae_sim *s)
                        s->var_index, s->out_work, s->store, s->active, s->var_offset,
                        s->guard_offset, s->event_active, s->event_waiting, s->fired_log,
                        s->scheduled, s->schedule_due, s->step_event, s->param_value,
-                       s->param_is_set };
+                       s->param_is_set, s->nominal_value };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hy_free(arrays[i]);
     hy_free(s);

@@ -227,6 +227,9 @@ struct hydae_sim {
     unsigned char *schedule_due, *step_event;
     int stop_requested;
     char stop_reason[512];
+    /* hydae_action_set_nominal (nominal.c): per slot, the nominal value
+    ** set for this sim's run (0: the model's), NULL until the first call. */
+    double *nominal_value;
     int n_fired_log, cap_fired_log;
     /* Last bad residual seen (for failure messages). */
     int bad_chart, bad_equation;
@@ -259,6 +262,12 @@ double hy_base_atol(const hydae_sim *s);
 /* Tolerances of component i from the variable it stands for (seed 002,
 ** Table 1 with integr_tol). */
 void hy_set_component_tolerances(hydae_sim *s, const hy_var *var, int i);
+/* nominal.c */
+/* The nominal value of var in this sim's run: set by an action, else the
+** model's. */
+double hy_sim_nominal(const hydae_sim *s, const hy_var *var);
+/* A new run starts from the model's nominal values. */
+void hy_nominal_reset(hydae_sim *s);
 /* integration.c */
 /* The method for the active configuration: the one its modes prefer
 ** (hydae_mode_set_integrator), if they agree, else the run's. */
