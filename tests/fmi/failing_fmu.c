@@ -42,6 +42,8 @@ typedef struct instance {
     int stepped;           /* the step event happened */
 } instance;
 
+#include "fmu2_common.h"
+
 EXPORT void *fmi2Instantiate(const char *name, int type, const char *guid,
                              const char *resources, const callbacks *cb, int visible,
                              int logging_on)
@@ -62,40 +64,6 @@ EXPORT void *fmi2Instantiate(const char *name, int type, const char *guid,
     return c;
 }
 
-EXPORT void fmi2FreeInstance(void *c)
-{
-    free(c);
-}
-
-EXPORT int fmi2SetupExperiment(void *c, int tol_defined, double tol, double start,
-                               int stop_defined, double stop)
-{
-    (void)tol_defined;
-    (void)tol;
-    (void)stop_defined;
-    (void)stop;
-    ((instance *)c)->t = start;
-    return OK;
-}
-
-EXPORT int fmi2EnterInitializationMode(void *c)
-{
-    (void)c;
-    return OK;
-}
-
-EXPORT int fmi2ExitInitializationMode(void *c)
-{
-    (void)c;
-    return OK;
-}
-
-EXPORT int fmi2Terminate(void *c)
-{
-    (void)c;
-    return OK;
-}
-
 EXPORT int fmi2GetReal(void *c, const unsigned vr[], size_t n, double v[])
 {
     instance *inst = c;
@@ -103,19 +71,6 @@ EXPORT int fmi2GetReal(void *c, const unsigned vr[], size_t n, double v[])
         v[i] = vr[i] == 0 ? inst->x : vr[i] == 1 ? -inst->x : vr[i] == 2 ? inst->t_fail
                : vr[i] == 3 ? inst->t_step : inst->t_stop;
     return OK;
-}
-
-EXPORT int fmi2GetInteger(void *c, const unsigned vr[], size_t n, int v[])
-{
-    (void)c;
-    (void)vr;
-    memset(v, 0, n * sizeof *v);
-    return OK;
-}
-
-EXPORT int fmi2GetBoolean(void *c, const unsigned vr[], size_t n, int v[])
-{
-    return fmi2GetInteger(c, vr, n, v);
 }
 
 EXPORT int fmi2SetReal(void *c, const unsigned vr[], size_t n, const double v[])
@@ -134,26 +89,6 @@ EXPORT int fmi2SetReal(void *c, const unsigned vr[], size_t n, const double v[])
     return OK;
 }
 
-EXPORT int fmi2SetInteger(void *c, const unsigned vr[], size_t n, const int v[])
-{
-    (void)c;
-    (void)vr;
-    (void)n;
-    (void)v;
-    return OK;
-}
-
-EXPORT int fmi2SetBoolean(void *c, const unsigned vr[], size_t n, const int v[])
-{
-    return fmi2SetInteger(c, vr, n, v);
-}
-
-EXPORT int fmi2EnterEventMode(void *c)
-{
-    (void)c;
-    return OK;
-}
-
 EXPORT int fmi2NewDiscreteStates(void *c, event_info *info)
 {
     instance *inst = c;
@@ -166,31 +101,12 @@ EXPORT int fmi2NewDiscreteStates(void *c, event_info *info)
     return OK;
 }
 
-EXPORT int fmi2EnterContinuousTimeMode(void *c)
-{
-    (void)c;
-    return OK;
-}
-
 EXPORT int fmi2CompletedIntegratorStep(void *c, int no_prior, int *enter_event, int *terminate)
 {
     instance *inst = c;
     (void)no_prior;
     *enter_event = inst->t >= inst->t_step && !inst->stepped;
     *terminate = inst->t >= inst->t_stop;
-    return OK;
-}
-
-EXPORT int fmi2SetTime(void *c, double t)
-{
-    ((instance *)c)->t = t;
-    return OK;
-}
-
-EXPORT int fmi2SetContinuousStates(void *c, const double x[], size_t n)
-{
-    if (n == 1)
-        ((instance *)c)->x = x[0];
     return OK;
 }
 
@@ -207,17 +123,3 @@ EXPORT int fmi2GetDerivatives(void *c, double dx[], size_t n)
     return OK;
 }
 
-EXPORT int fmi2GetEventIndicators(void *c, double z[], size_t n)
-{
-    (void)c;
-    (void)z;
-    (void)n;
-    return OK;
-}
-
-EXPORT int fmi2GetContinuousStates(void *c, double x[], size_t n)
-{
-    if (n == 1)
-        x[0] = ((instance *)c)->x;
-    return OK;
-}
