@@ -29,6 +29,32 @@ check "first run" test "$(status_of "$hydae" run "$pendulum" --backend native --
 check "first run compiles" grep -q "^backend: native.* compiled in" "$work/err"
 check "second run" test "$(status_of "$hydae" run "$pendulum" --backend native --stats -o p.csv)" = 0
 check "second run from the cache" grep -q "^backend: native.* loaded from the cache" "$work/err"
+# --stats-json: the backend, the compile time (the --stats line's, to
+# its 0.1 ms), whether the cache had it.
+check "stats-json, cached run" test "$(status_of "$hydae" run "$pendulum" --backend native --stats --stats-json s.json -o p.csv)" = 0
+check "stats-json: backend native from the cache" python3 -c '
+import json, re, sys
+j = json.load(open("s.json"))
+ms = float(re.search(r"loaded from the cache in ([0-9.]+) ms", open(sys.argv[1]).read()).group(1))
+assert j["backend"] == "native" and j["native_cache_hit"] is True and j["native_compiler_runs"] == 0, j
+assert abs(1e3 * j["native_compile_seconds"] - ms) <= 0.051, (j, ms)
+assert j["native_compiler"].startswith("cc ") and j["native_programs"] > 0 and j["native_source_bytes"] > 0, j
+' "$work/err"
+check "stats-json, fresh compile" test "$(status_of "$hydae" run "$pendulum" --backend native --no-cache --stats-json s.json -o p.csv)" = 0
+check "stats-json: compiled, not cached" python3 -c '
+import json
+j = json.load(open("s.json"))
+assert j["backend"] == "native" and j["native_cache_hit"] is False and j["native_compiler_runs"] == 1, j
+assert j["native_compile_seconds"] > 0, j
+'
+check "stats-json, the VM" test "$(status_of "$hydae" run "$pendulum" --backend vm --stats-json s.json -o p.csv)" = 0
+check "stats-json: backend bytecode" python3 -c '
+import json
+j = json.load(open("s.json"))
+assert j["backend"] == "bytecode" and "native_compile_seconds" not in j, j
+'
+check "stats-json, a built-in example" test "$(status_of "$hydae" run --example bouncing_ball --stats-json s.json -o p.csv)" = 0
+check "stats-json: no backend" python3 -c 'import json; assert json.load(open("s.json"))["backend"] is None'
 check "the environment chooses too" test "$(HYDAE_BACKEND=native status_of "$hydae" run "$pendulum" --stats -o p.csv)" = 0
 check "HYDAE_BACKEND=native" grep -q "^backend: native" "$work/err"
 check "the VM by default" test "$(status_of "$hydae" run "$pendulum" --stats -o p.csv)" = 0

@@ -1,10 +1,15 @@
 /*
 ** Run statistics as JSON (hydae_sim_write_stats_json), for scripts: the
 ** counters of hydae_stats, the wall time, the time reached and the error
-** message of the last run (null when it succeeded). RFC 8259 syntax:
+** message of the last run (null when it succeeded), and for a model file
+** its backend (docs/language.md, "Backends": native or bytecode, the
+** compile or cache-lookup time, whether the cache had it). RFC 8259 syntax:
 ** strings escaped, non-finite numbers written as null.
 */
 #include "hydae.h"
+
+#include "lang/lang.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +36,29 @@ static void write_number(FILE *out, double value)
         fprintf(out, "%.17g", value);
     else
         fputs("null", out);
+}
+
+/* "backend": null for a model not from a model file, else "bytecode" or
+** "native" with the native code's figures. */
+static void write_backend(FILE *out, const hydae_model *model)
+{
+    const hy_lang_native_stats *native = hy_lang_model_native(model);
+    fputs(",\n  \"backend\": ", out);
+    if (!native) {
+        fputs("null", out);
+        return;
+    }
+    write_string(out, native->is_native ? "native" : "bytecode");
+    if (!native->is_native)
+        return;
+    fputs(",\n  \"native_compile_seconds\": ", out);
+    write_number(out, native->seconds);
+    fprintf(out, ",\n  \"native_cache_hit\": %s", native->cache_hit ? "true" : "false");
+    fprintf(out, ",\n  \"native_compiler_runs\": %d", native->n_compiler_runs);
+    fprintf(out, ",\n  \"native_programs\": %d", native->n_programs);
+    fprintf(out, ",\n  \"native_source_bytes\": %zu", native->source_bytes);
+    fputs(",\n  \"native_compiler\": ", out);
+    write_string(out, native->compiler);
 }
 
 int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
@@ -77,6 +105,7 @@ int hydae_sim_write_stats_json(const hydae_sim *s, FILE *out)
         write_string(out, message);
     else
         fputs("null", out);
+    write_backend(out, s->model);
     fputs("\n}\n", out);
     return ferror(out) ? HYDAE_ERR_IO : 0;
 }
