@@ -271,6 +271,44 @@ typedef struct newton_result {
     double h_factor;            /* on HY_EVAL_NO_CONV */
 } newton_result;
 
+/* A fixed sign +-1 for component i (a hash of i), uncorrelated with the
+** structure of J. */
+static double rounding_sign(int i)
+{
+    unsigned x = (unsigned)i * 2654435761u;
+    return (x >> 16) & 1u ? 1.0 : -1.0;
+}
+
+/* The Newton increment that the rounding of the stages alone causes, in
+** the norm of the iteration: ||E1^-1 (J_y (u s y_n) + J_yp (u s y'_n))||,
+** the first-order effect of rounding y_n + Z_i and W Z / h to double,
+** u the unit roundoff and s fixed signs (rounding_sign: errors of
+** independent components, so that structure such as ROBER's conserved
+** sum, columns of J summing to 0, is kept; |J| |y| would bound it at 250
+** tolerance units there). fnewt below it asks the iteration for digits
+** the residual does not hold: TRANSAMP's output stage amplifies the
+** rounding of y_5 - y_6 by alpha f2' / (2 / R) ~ 100 into y_7 + y_8
+** (Newton stalled at 1e-3..5e-3 tolerance units at rtol 1e-11, fnewt
+** 3e-5, until h fell below the rounding of t). Scratch: d->stage_y,
+** d->err and d->err_rhs (free until stage_residuals, estimate_error). */
+static double rounding_level(radau_mem *d)
+{
+    int n = d->n;
+    for (int i = 0; i < n; i++)
+        d->stage_y[i] = DBL_EPSILON * rounding_sign(i) * d->y[i];
+    hy_radau_matrix_times(&d->iter.jac, d->stage_y, d->err);
+    for (int i = 0; i < n; i++)
+        d->stage_y[i] = DBL_EPSILON * rounding_sign(i + n) * d->yp[i];
+    if (d->dae.rhs != NULL)
+        memcpy(d->err_rhs, d->stage_y, (size_t)n * sizeof(double));
+    else
+        hy_radau_matrix_times(&d->jac_yp, d->stage_y, d->err_rhs);
+    for (int i = 0; i < n; i++)
+        d->err[i] += d->err_rhs[i];
+    hy_itmat_solve(&d->iter, d->err);
+    return hy_wrms_norm(n, d->err, d->w_newton);
+}
+
 /* Simplified Newton on G(Z) = 0 ([HW] IV.8, stopping criterion): Theta_k =
 ** ||dV_k|| / ||dV_{k-1}|| (from the second on, the geometric mean of the
 ** last two quotients, as [HW-doc]), eta = Theta / (1 - Theta) with
@@ -290,7 +328,7 @@ typedef struct newton_result {
 static newton_result solve_stages(radau_mem *d, double h)
 {
     int n = d->n, ns = d->k->ns, nit = d->max_newton_iters;
-    double fnewt = d->fnewt[(ns - 3) / 2];
+    double fnewt = fmax(d->fnewt[(ns - 3) / 2], rounding_level(d));
     newton_result r = {HY_EVAL_OK, 0, 0.5};
     d->faccon = pow(fmax(d->faccon, RADAU_THET), 0.8);
     d->theta = RADAU_THET;

@@ -1,7 +1,8 @@
 /*
 ** RADAU (automatic order) on every Test Set problem the tree holds as an
 ** ODE or index-1 DAE (Mazzia & Magherini, release 2.4, 2008: testset.c's
-** HIRES, POLLU, VDPOL, OREGO, ROBER, E5; daeset.c's CHEMAKZO, TRANSAMP)
+** HIRES, POLLU, VDPOL, OREGO, ROBER, E5; daeset.c's CHEMAKZO, TRANSAMP;
+** nonstiff_problems.h's PLEIADES)
 ** at rtol = 1e-4, 1e-5, .., 1e-12 with the report's atol (testset_atol;
 ** atol = rtol for the DAEs), issue 17: scd (mescd for E5) within one
 ** digit of the requested -log10(rtol). Asserted, e = -log10(rtol):
@@ -26,9 +27,17 @@
 **    is ~1e-23 per evaluation: every code sits 1-3 digits short (DSTIFF:
 **    0.01 at 1e-4, 3.98 at 1e-8, 8.86 at 1e-12). test_radau.c holds E5 to
 **    DSTIFF's mescd less one digit at 1e-4, 1e-6, 1e-8.
-**  - TRANSAMP stops at 1e-10: at rtol 1e-11 and 1e-12 RADAU fails there
-**    (HYDAE_ERR_HMIN after ~4e4 Newton failures: fnewt asks for Newton
-**    increments near the rounding of y); open, docs/solver.md.
+**  - PLEIADES (non-stiff, 28 unknowns, nonstiff_problems.h; HNW I, II.10,
+**    Test Set PLEI, atol = rtol): md >= e - 1 everywhere and scd >= e - 1
+**    from rtol 1e-6 on; at 1e-4 and 1e-5 scd >= e - 1.5 (measured 2.58 and
+**    3.62, md 3.14 and 4.18): the largest relative error is in a component
+**    that the close encounters of the orbit amplify (test_nonstiff.c), and
+**    RADAU's error test, per step, bounds the local error only.
+**  - TRANSAMP runs to 1e-12 since solve_stages floors fnewt at the rounding
+**    level of the stages (radau.c, rounding_level): before, RADAU failed
+**    at rtol 1e-11 and 1e-12 (HYDAE_ERR_HMIN at t = 0.0124 after ~4e4
+**    Newton failures, the increments stalled at 1e-3..5e-3 tolerance units
+**    against fnewt 3e-5).
 */
 #include "integrators/integrator.h"
 
@@ -36,12 +45,14 @@
 #include "rows.h"
 #include "validation/testset.c"
 #include "validation/daeset.c"
+#include "validation/nonstiff_problems.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_STEPS 1000000L
+#define SWEEP_MAX_N 28 /* PLEIADES; the Test Set's stiff ones have <= TESTSET_MAX_N */
 
 /* One problem as the sweep runs it: the DAE, its start, its reference. */
 typedef struct sweep_problem {
@@ -49,7 +60,7 @@ typedef struct sweep_problem {
     hy_dae dae;
     double t_end;
     const double *y0, *yref;
-    double yp0[TESTSET_MAX_N];
+    double yp0[SWEEP_MAX_N];
     const testset_problem *testset; /* NULL for daeset's */
 } sweep_problem;
 
@@ -66,7 +77,7 @@ static double sweep_scd(const sweep_problem *p, double rtol, double atol_factor,
     opt.atol = atol;
     void *mem = hy_radau.create(p->dae.n);
     int status = hy_radau.init(mem, &p->dae, 0.0, p->y0, p->yp0, &opt);
-    double t = 0.0, y[TESTSET_MAX_N];
+    double t = 0.0, y[SWEEP_MAX_N];
     long n = 0;
     while (status == HYDAE_OK && n++ < MAX_STEPS)
         status = hy_radau.step(mem, p->t_end, &t);
@@ -89,7 +100,35 @@ static double sweep_scd(const sweep_problem *p, double rtol, double atol_factor,
 
 static int n_problems(void)
 {
-    return testset_n_problems + 2;
+    return testset_n_problems + 3;
+}
+
+/* PLEIADES (nonstiff_problems.h) as F = y' - f(t, y), its y(0) and y(3). */
+static ns_ctx pleiades_ctx;
+static double pleiades_y0[28], pleiades_yref[28];
+
+static int pleiades_res(double t, const double *y, const double *yp, double *res, void *ctx)
+{
+    int status = ns_pleiades(t, y, res, ctx);
+    for (int i = 0; i < 28; i++)
+        res[i] = yp[i] - res[i];
+    return status;
+}
+
+static sweep_problem pleiades_problem(void)
+{
+    sweep_problem p;
+    memset(&p, 0, sizeof p);
+    ns_ctx_init(&pleiades_ctx);
+    ns_pleiades_initial(pleiades_y0);
+    ns_pleiades_reference(pleiades_yref);
+    p.name = "PLEIADES";
+    p.dae = (hy_dae){28, pleiades_res, NULL, &pleiades_ctx, NULL, ns_pleiades, NULL, NULL};
+    p.t_end = 3.0;
+    p.y0 = pleiades_y0;
+    p.yref = pleiades_yref;
+    ns_pleiades(0.0, pleiades_y0, p.yp0, &pleiades_ctx);
+    return p;
 }
 
 static sweep_problem problem_at(int k)
@@ -107,6 +146,8 @@ static sweep_problem problem_at(int k)
         p.testset = tp;
         return p;
     }
+    if (k == testset_n_problems + 2)
+        return pleiades_problem();
     const dae_problem *dp = k == testset_n_problems ? &dae_chemakzo : &dae_transamp;
     p.name = dp->name;
     p.dae = (hy_dae){dp->n, dp->res, dp->jac, NULL, dp->is_algebraic, NULL, NULL, NULL};
@@ -127,8 +168,7 @@ static int is_named(const sweep_problem *p, const char *names)
 static void check_problem(const sweep_problem *p)
 {
     int degenerate = is_named(p, " HIRES POLLU ROBER "), is_e5 = is_named(p, " E5 ");
-    int e_max = is_named(p, " TRANSAMP ") ? 10 : 12;
-    for (int e = 4; e <= e_max; e++) {
+    for (int e = 4; e <= 12; e++) {
         double rtol = pow(10.0, -e), md, md_tight;
         long steps, steps_tight;
         double scd = sweep_scd(p, rtol, 1.0, &md, &steps);
@@ -141,7 +181,9 @@ static void check_problem(const sweep_problem *p)
         if (is_e5)
             continue;
         CHECK(md >= e - 1.0, "%s rtol %g: md %.2f", p->name, rtol, md);
-        CHECK(scd_tight >= e - 1.0, "%s rtol %g: scd %.2f%s", p->name, rtol, scd_tight,
+        /* PLEIADES at 1e-4, 1e-5: e - 1.5 (the head of the file). */
+        double slack = is_named(p, " PLEIADES ") && e <= 5 ? 1.5 : 1.0;
+        CHECK(scd_tight >= e - slack, "%s rtol %g: scd %.2f%s", p->name, rtol, scd_tight,
               degenerate ? " (atol x 1e-4)" : "");
     }
 }
