@@ -231,18 +231,11 @@ static void count_reads(emitter *em)
 ** when statements would be too many. */
 static int loop_limit(const hy_program *prog)
 {
-    const int *o = prog->operands;
     long n_statements = 0;
     for (int i = 0; i < prog->n_instr; i++) {
         const hy_instr *in = &prog->code[i];
-        int arity = hy_op_arity(in->op);
-        if (in->strided) {
-            o += 3 + 3 * arity;
-            continue;
-        }
-        if (in->count <= GATHER_LOOP)
+        if (!in->strided && in->count <= GATHER_LOOP)
             n_statements += in->count;
-        o += in->count * arity;
     }
     return n_statements > MAX_STATEMENTS ? 0 : GATHER_LOOP;
 }
