@@ -37,11 +37,13 @@
 ** counted) are evaluated as part of every attempt that passes the error
 ** test, as DOP853 does when dense output is requested (IOUT >= 2): their
 ** arguments reach further from the step's solution than the 12 stages do
-** (a_14..16 up to ~10), and f may fail there (e.g. a constrained system in
+** (|a_sj| up to 9.2 in stages 14-16), and f may fail there (e.g. a constrained system in
 ** coordinate partitioning whose dependent coordinates have no solution
 ** off the manifold). Evaluated lazily after the step was accepted, such a
 ** failure could only make dense() fail; within the attempt it rejects the
-** step like any failure of f (h / 4). y(t0 + s h) is the nested polynomial
+** step like any failure of f (h / 4). With opt->no_interpolation (dense()
+** only at the step's end) they are not evaluated. y(t0 + s h) is the
+** nested polynomial
 **   r1 + s (r2 + s1 (r3 + s (r4 + s1 (r5 + s (r6 + s1 (r7 + s r8))))))
 ** with s1 = 1 - s, r1 = y0, r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k13
 ** - r3, r5..r8 = h sum_i D_ji k_i.
@@ -180,6 +182,7 @@ static const double rk853_d[4][RK853_N_ALL] = {
 
 typedef struct rk853_mem {
     hy_erk r;                   /* first: state and step control (y at t) */
+    int no_interpolation;       /* opt->no_interpolation: no dense stages */
     double *err5, *err3;        /* error estimates per component */
 } rk853_mem;
 
@@ -218,6 +221,7 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
     rk853_mem *d = mem;
     if (d == NULL)
         return HYDAE_ERR_ARG;
+    d->no_interpolation = opt != NULL && opt->no_interpolation;
     return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
 }
 
@@ -349,7 +353,7 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
         return HY_EVAL_OK;
     int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_try, d->r.y_new,
                              work->k[RK853_FSAL]);
-    if (status != HY_EVAL_OK)
+    if (status != HY_EVAL_OK || d->no_interpolation)
         return status;
     return dense_stages(d, work, h);
 }
@@ -392,6 +396,8 @@ static int rk853_dense(void *mem, double t, double *y, double *yp)
         yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
+    if (d->no_interpolation)
+        return HYDAE_ERR_ARG;
     double h = d->r.e.t - d->r.e.t_prev;
     const hy_erk_bank *acc = &d->r.banks[d->r.cur];
     double s = (t - d->r.e.t_prev) / h, s1 = 1.0 - s;
