@@ -37,13 +37,13 @@
 ** counted) are evaluated as part of every attempt that passes the error
 ** test, as DOP853 does when dense output is requested (IOUT >= 2): their
 ** arguments reach further from the step's solution than the 12 stages do
-** (|a_sj| up to 9.2 in stages 14-16), and f may fail there (e.g. a constrained system in
-** coordinate partitioning whose dependent coordinates have no solution
-** off the manifold). Evaluated lazily after the step was accepted, such a
-** failure could only make dense() fail; within the attempt it rejects the
-** step like any failure of f (h / 4). With opt->no_interpolation (dense()
-** only at the step's end) they are not evaluated. y(t0 + s h) is the
-** nested polynomial
+** (|a_sj| up to 9.2 in stages 14-16), and f may fail there (e.g. a
+** constrained system in coordinate partitioning whose dependent
+** coordinates have no solution off the manifold). Evaluated lazily after
+** the step was accepted, such a failure could only make dense() fail;
+** within the attempt it rejects the step like any failure of f (h / 4).
+** With opt->no_interpolation (dense() only at the step's end) they are
+** not evaluated. y(t0 + s h) is the nested polynomial
 **   r1 + s (r2 + s1 (r3 + s (r4 + s1 (r5 + s (r6 + s1 (r7 + s r8))))))
 ** with s1 = 1 - s, r1 = y0, r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k13
 ** - r3, r5..r8 = h sum_i D_ji k_i.
