@@ -131,17 +131,74 @@ static void test_pleiades(void)
 }
 
 /* The counters on the relaxation problem of oc_check_relaxation(): 11
-** evaluations per attempt, 1 more per accepted step (FSAL), f(t0) and the
-** starting step's trial; dense() at t_end asks for no extra stages. */
+** evaluations per attempt, 1 more per accepted step (FSAL) and 3 for its
+** dense stages, f(t0) and the starting step's trial. */
 static void test_statistics(void)
 {
     hy_stats st = oc_check_relaxation(&hy_rk853);
-    CHECK(st.n_res_evals == 2 + 11 * (st.n_steps + st.n_err_fails) + st.n_steps,
-          "n_res_evals %ld != 2 + 11 (%ld steps + %ld rejected) + steps",
+    CHECK(st.n_res_evals
+              == 2 + 11 * (st.n_steps + st.n_err_fails) + 4 * st.n_steps,
+          "n_res_evals %ld != 2 + 11 (%ld steps + %ld rejected) + 4 steps",
           st.n_res_evals, st.n_steps, st.n_err_fails);
     oc_check_no_jacobian(&st);
     CHECK(st.order_last == 8 && st.h_last > 0.0, "order_last %d, h_last %g",
           st.order_last, st.h_last);
+}
+
+/* The oscillator to t = 1 at tol 1e-8, with opt->no_interpolation or
+** without; *mem_out: the memory after the run (the caller destroys it). */
+static ns_run oscillator_run(int no_interpolation, void **mem_out)
+{
+    ns_ctx ctx;
+    ns_ctx_init(&ctx);
+    hy_options opt = ns_options(1e-8, 1e-8);
+    opt.no_interpolation = no_interpolation;
+    double y0[2] = { 1.0, 0.0 }, yp0[2] = { 0.0, 0.0 };
+    hy_dae dae = { .n = 2, .rhs = ns_oscillator, .ctx = &ctx };
+    void *mem = hy_rk853.create(2);
+    ns_run run;
+    memset(&run, 0, sizeof run);
+    run.status = hy_rk853.init(mem, &dae, 0.0, y0, yp0, &opt);
+    double t = 0.0;
+    while (run.status == HYDAE_OK)
+        run.status = hy_rk853.step(mem, 1.0, &t);
+    hy_rk853.dense(mem, 1.0, run.y, NULL);
+    hy_rk853.get_stats(mem, &run.stats);
+    *mem_out = mem;
+    return run;
+}
+
+/* Without interpolation the dense stages are skipped (3 evaluations fewer
+** per step) and nothing else changes: the same steps and the same y to
+** the bit; dense() inside the last step then refuses (HYDAE_ERR_ARG), it
+** does not guess. */
+static void test_no_interpolation(void)
+{
+    void *mem_dense, *mem_plain;
+    ns_run dense = oscillator_run(0, &mem_dense);
+    ns_run plain = oscillator_run(1, &mem_plain);
+    CHECK(dense.status == HY_TSTOP && plain.status == HY_TSTOP,
+          "status %d, %d", dense.status, plain.status);
+    CHECK(plain.stats.n_steps == dense.stats.n_steps
+              && plain.stats.n_err_fails == dense.stats.n_err_fails,
+          "steps %ld/%ld, rejected %ld/%ld", plain.stats.n_steps,
+          dense.stats.n_steps, plain.stats.n_err_fails,
+          dense.stats.n_err_fails);
+    CHECK(plain.stats.n_res_evals
+              == dense.stats.n_res_evals - 3 * dense.stats.n_steps,
+          "evaluations %ld without, %ld with interpolation (%ld steps)",
+          plain.stats.n_res_evals, dense.stats.n_res_evals,
+          dense.stats.n_steps);
+    CHECK(memcmp(plain.y, dense.y, 2 * sizeof(double)) == 0,
+          "y(1) differs: %.17g %.17g", plain.y[0], dense.y[0]);
+    double t_inside = 1.0 - 0.5 * dense.stats.h_last, y[2];
+    CHECK(hy_rk853.dense(mem_dense, t_inside, y, NULL) == HYDAE_OK,
+          "dense inside the last step");
+    CHECK_NEAR(y[0], cos(t_inside), 1e-7, "dense y0 inside the last step");
+    CHECK(hy_rk853.dense(mem_plain, t_inside, y, NULL) == HYDAE_ERR_ARG,
+          "no_interpolation: dense inside the last step must refuse");
+    hy_rk853.destroy(mem_dense);
+    hy_rk853.destroy(mem_plain);
 }
 
 static void test_init_refusals(void)
@@ -165,6 +222,7 @@ int main(void)
     oc_check_restart(&hy_rk853, RK853_GLOBAL_FACTOR);
     oc_check_failures_of_f(&hy_rk853);
     test_statistics();
+    test_no_interpolation();
     oc_check_tolerance_vectors(&hy_rk853);
     oc_check_stiffness_detection(&hy_rk853, "RK853");
     return CHECK_DONE();

@@ -101,6 +101,11 @@ typedef struct hy_options {
     int linear_solver;
     /* RADAU's order: 5, 9 or 13 (3, 5, 7 stages), or 0 chosen per step. */
     int radau_order;
+    /* 1: the caller asks dense() only for the end of the last step, so a
+    ** method whose interpolant costs more evaluations of f (RK853's dense
+    ** stages) skips them, and dense() inside the step fails with
+    ** HYDAE_ERR_ARG; 0: dense output anywhere in the last step. */
+    int no_interpolation;
 } hy_options;
 
 typedef struct hy_stats {

@@ -33,9 +33,17 @@
 ** Stiffness detection as RK45's (DOP853: stages 12 and 13 both at t + h,
 ** h lambda > 6.1, the stability boundary on the negative real axis).
 **
-** Dense output ([HNW] II.10): on the first dense() of an accepted step
-** inside it, stages 14-16 are evaluated (3 more evaluations of f, counted)
-** and y(t0 + s h) is the nested polynomial
+** Dense output ([HNW] II.10): stages 14-16 (3 more evaluations of f,
+** counted) are evaluated as part of every attempt that passes the error
+** test, as DOP853 does when dense output is requested (IOUT >= 2): their
+** arguments reach further from the step's solution than the 12 stages do
+** (|a_sj| up to 9.2 in stages 14-16), and f may fail there (e.g. a
+** constrained system in coordinate partitioning whose dependent
+** coordinates have no solution off the manifold). Evaluated lazily after
+** the step was accepted, such a failure could only make dense() fail;
+** within the attempt it rejects the step like any failure of f (h / 4).
+** With opt->no_interpolation (dense() only at the step's end) they are
+** not evaluated. y(t0 + s h) is the nested polynomial
 **   r1 + s (r2 + s1 (r3 + s (r4 + s1 (r5 + s (r6 + s1 (r7 + s r8))))))
 ** with s1 = 1 - s, r1 = y0, r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k13
 ** - r3, r5..r8 = h sum_i D_ji k_i.
@@ -174,7 +182,7 @@ static const double rk853_d[4][RK853_N_ALL] = {
 
 typedef struct rk853_mem {
     hy_erk r;                   /* first: state and step control (y at t) */
-    int dense_ready;            /* stages 14-16 of the accepted step known */
+    int no_interpolation;       /* opt->no_interpolation: no dense stages */
     double *err5, *err3;        /* error estimates per component */
 } rk853_mem;
 
@@ -213,7 +221,7 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
     rk853_mem *d = mem;
     if (d == NULL)
         return HYDAE_ERR_ARG;
-    d->dense_ready = 0;
+    d->no_interpolation = opt != NULL && opt->no_interpolation;
     return hy_erk_init(&d->r, dae, t0, y0, yp0, opt);
 }
 
@@ -298,10 +306,27 @@ static double error_norm(rk853_mem *d, const hy_erk_bank *work, double h)
     return err;
 }
 
+/* Stages 14-16 of the dense output into bank, from (t, y) over h; their
+** arguments in err3 (free once the error norm is known: y_stage keeps
+** stage 12's argument for the stiffness test). */
+static int dense_stages(rk853_mem *d, hy_erk_bank *bank, double h)
+{
+    for (int s = RK853_FSAL + 1; s < RK853_N_ALL; s++) {
+        stage_argument(d->r.e.n, bank, s, d->r.e.y, h, d->err3);
+        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head,
+                                 d->r.e.t + rk853_c[s] * h, d->err3,
+                                 bank->k[s]);
+        if (status != HY_EVAL_OK)
+            return status;
+    }
+    return HY_EVAL_OK;
+}
+
 /* One attempt from (t, y) with step h to t_try: stages 2..12 into the
 ** working bank, y_new, the error norm, and when the step passes, the FSAL
-** stage f(t_try, y_new) (its failure rejects the step). HY_EVAL_OK with
-** *err_norm set, or the failure of f. */
+** stage f(t_try, y_new) and the dense stages 14-16 (a failure of either
+** rejects the step). HY_EVAL_OK with *err_norm set, or the failure of
+** f. */
 static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
     rk853_mem *d = mem;
@@ -326,13 +351,15 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
     *err_norm = error_norm(d, work, h);
     if (!(*err_norm <= 1.0))
         return HY_EVAL_OK;
-    return hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_try, d->r.y_new,
-                       work->k[RK853_FSAL]);
+    int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_try, d->r.y_new,
+                             work->k[RK853_FSAL]);
+    if (status != HY_EVAL_OK || d->no_interpolation)
+        return status;
+    return dense_stages(d, work, h);
 }
 
 /* The stiffness test on stages 12 and 13, both at t + h (y_stage still
-** holds the argument of stage 12); the dense stages of the step that
-** becomes the current one are not evaluated yet. */
+** holds the argument of stage 12). */
 static void accept(void *mem, double h)
 {
     rk853_mem *d = mem;
@@ -340,7 +367,6 @@ static void accept(void *mem, double h)
     hy_explicit_stiffness_test(&d->r.e, &d->r.stiff, h, RK853_STIFF_H_LAMBDA,
                                work->k[RK853_FSAL], work->k[11], d->r.y_new,
                                d->r.y_stage);
-    d->dense_ready = 0;
 }
 
 static const hy_erk_method rk853_method = {
@@ -360,22 +386,6 @@ static int rk853_step(void *mem, double t_stop, double *t_new)
     return hy_erk_step(mem, &rk853_method, t_stop, t_new);
 }
 
-/* Stages 14-16 of the accepted step (bank cur, from y_prev over h). */
-static int dense_stages(rk853_mem *d, double h)
-{
-    hy_erk_bank *acc = &d->r.banks[d->r.cur];
-    for (int s = RK853_FSAL + 1; s < RK853_N_ALL; s++) {
-        stage_argument(d->r.e.n, acc, s, d->r.y_prev, h, d->r.y_stage);
-        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head,
-                                 d->r.e.t_prev + rk853_c[s] * h, d->r.y_stage,
-                                 acc->k[s]);
-        if (status != HY_EVAL_OK)
-            return HYDAE_ERR_RESIDUAL;
-    }
-    d->dense_ready = 1;
-    return HYDAE_OK;
-}
-
 /* y and y' at t in [t_prev, t] from the continuous extension of order 7
 ** (see the header), the derivative by differentiating the nested form. */
 static int rk853_dense(void *mem, double t, double *y, double *yp)
@@ -386,9 +396,9 @@ static int rk853_dense(void *mem, double t, double *y, double *yp)
         yp);
     if (point != 0)
         return point < 0 ? point : HYDAE_OK;
+    if (d->no_interpolation)
+        return HYDAE_ERR_ARG;
     double h = d->r.e.t - d->r.e.t_prev;
-    if (!d->dense_ready && dense_stages(d, h) != HYDAE_OK)
-        return HYDAE_ERR_RESIDUAL;
     const hy_erk_bank *acc = &d->r.banks[d->r.cur];
     double s = (t - d->r.e.t_prev) / h, s1 = 1.0 - s;
     for (int i = 0; i < d->r.e.n; i++) {

@@ -185,6 +185,9 @@ int mech_accelerations(const mech_system *sys, double t, const double *q, const 
 ** error test (on q_i, u_i only) does not see: measured on the pendulum
 ** through the bottom of its swing (VSTIFF, integr_tol 1e-8), the energy
 ** error is 1.2e-5 with pivot_drop 0.1, 1.1e-6 with 0.3, 0.5 or 0.7.
+** Within a step, mech_ode_rhs fails recoverably (1) at a stage whose
+** quality is below pivot_drop^2 times the reference: the integrator cuts
+** the step, whose end re-partitions.
 */
 typedef struct mech_ode {
     const mech_system *sys;

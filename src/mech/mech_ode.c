@@ -442,6 +442,13 @@ int mech_ode_rhs(double t, const double *y, double *ydot, void *ctx)
     mech_ode *mo = ctx;
     mo->n_evals++;
     int status = solve_dependent(mo, t, y);
+    /* A stage where the partition has become poor (below pivot_drop^2
+    ** times its reference, while accepted points re-partition below
+    ** pivot_drop times it): the error test on q_i, u_i would not see the
+    ** amplified error of q_d (see mech.h), so the step is cut until its
+    ** end is a point where the partition can be re-chosen. */
+    if (status == 0 && mo->pivot_last < mo->pivot_drop * mo->pivot_drop * mo->pivot_ref)
+        status = 1;
     if (status == 0)
         status = mech_accelerations(mo->sys, t, mo->q, mo->u, mo->accel_work,
                                     mo->accel_iwork, mo->up, mo->lambda);
