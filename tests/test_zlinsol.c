@@ -117,30 +117,6 @@ static void check_against_dense(const char *what, hy_ls_kind kind, hy_pattern *p
     hy_zlinsol_free(z);
 }
 
-/* A band pattern under a random symmetric permutation: a band the
-** reverse Cuthill-McKee ordering narrows again. */
-static hy_pattern *pattern_scrambled_band(size_t n, size_t w)
-{
-    size_t *perm = xmalloc(n * sizeof *perm);
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
-    for (size_t i = n; i-- > 1;) {
-        size_t k = rng_below(i + 1), t = perm[i];
-        perm[i] = perm[k];
-        perm[k] = t;
-    }
-    unsigned char *mask = calloc(n * n, 1);
-    if (mask == NULL)
-        exit(2);
-    for (size_t j = 0; j < n; j++)
-        for (size_t i = j > w ? j - w : 0; i < n && i <= j + w; i++)
-            mask[perm[i] + perm[j] * n] = 1;
-    hy_pattern *p = pattern_from_mask(n, mask);
-    free(mask);
-    free(perm);
-    return p;
-}
-
 static void check_pattern(const char *what, hy_pattern *p, double diag)
 {
     char name[64];
@@ -214,7 +190,7 @@ int main(void)
         {"tridiagonal, no dominance", pattern_band(300, 1, 1), 0.0},
         {"band ml 3 mu 2, no dominance", pattern_band(257, 3, 2), 0.0},
         {"band ml 7 mu 11", pattern_band(200, 7, 11), 1.0},
-        {"scrambled band w 3 (RCM)", pattern_scrambled_band(150, 3), 2.0},
+        {"scrambled band w 3 (RCM)", pattern_scrambled_band(150, 3, 3), 2.0},
         {"2-D Laplacian 12 x 10", pattern_laplacian_2d(12, 10), 0.5},
         {"random, 4 a column", pattern_random(180, 4), 3.0},
         {"n 1", pattern_band(1, 0, 0), 1.0},
