@@ -165,4 +165,31 @@ static inline hy_pattern *pattern_random(size_t n, size_t per_col)
     return p;
 }
 
+/* Q B Q^T for a random banded pattern B (n, ml, mu: the diagonal and each
+** band entry with probability 1/2, the first sub- and superdiagonal full
+** so that the graph is one path), Q a random permutation: its band is
+** wide, the one RCM can find narrow. */
+static inline hy_pattern *pattern_scrambled_band(size_t n, size_t ml, size_t mu)
+{
+    size_t *q = xmalloc(n * sizeof *q);
+    for (size_t i = 0; i < n; i++)
+        q[i] = i;
+    for (size_t i = n; i-- > 1;) { /* Fisher-Yates */
+        size_t k = rng_below(i + 1), t = q[i];
+        q[i] = q[k];
+        q[k] = t;
+    }
+    unsigned char *mask = calloc(n * n, 1);
+    if (mask == NULL)
+        exit(2);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = j > mu ? j - mu : 0; i < n && i <= j + ml; i++)
+            if (i + 1 == j || j + 1 == i || rng_below(2))
+                mask[q[i] + q[j] * n] = 1;
+    hy_pattern *p = pattern_from_mask(n, mask);
+    free(mask);
+    free(q);
+    return p;
+}
+
 #endif

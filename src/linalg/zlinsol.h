@@ -2,13 +2,9 @@
 ** Complex linear systems (A + c B) x = b with A, B real n x n matrices of
 ** one storage (linsol.h, without fill-in rows: as hy_matrix_alloc makes
 ** them) and c = c_re + i c_im: RADAU's complex stage system
-** (integrators/radau.c). Dense: a complex LU (zdense.c). Band and csc:
-** the real form of size 2n, [Re -Im; Im Re] per entry with real and
-** imaginary parts interleaved (unknown 2i = Re x_i, 2i+1 = Im x_i), so
-** its pattern is the real one with each entry a 2 x 2 block, its
-** bandwidths 2 ml + 1, 2 mu + 1, and any real solver (band LU, KLU)
-** factors it; twice the flops of a complex band LU, no complex band or
-** sparse code.
+** (integrators/radau.c). Dense: a complex LU (zdense.c); band: a complex
+** band LU (zband.c), on the reverse Cuthill-McKee permuted band when that
+** is narrower; klu: KLU's complex LU (zklu.c, HYDAE_HAVE_KLU).
 */
 #ifndef HY_ZLINSOL_H
 #define HY_ZLINSOL_H

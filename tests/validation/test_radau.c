@@ -253,7 +253,7 @@ static void testset_runs(void)
 
 /* ------------------------------------------------------------------------
 ** The band and KLU solvers: the real system through them, the complex
-** one in its real 2n form. ROBER and HIRES with finite differences on a
+** ones through the complex band LU and KLU's complex LU (zlinsol.h). ROBER and HIRES with finite differences on a
 ** full pattern (an analytic Jacobian in dense storage serves only the
 ** dense solver) must give the dense solver's result to a fraction of the
 ** tolerance (the factorisations differ in rounding only).
@@ -273,7 +273,7 @@ static void check_solvers(void)
         double yp0[TESTSET_MAX_N];
         p->rhs(p->t0, p->y0, yp0, NULL);
         /* At 1e-10 (and on ROBER at 1e-6) the automatic order reaches 9 and
-        ** 13: their second and third complex systems in the real form. */
+        ** 13: their second and third complex systems. */
         for (int m = 0; m < 2; m++) {
             double rtol = m == 0 ? 1e-6 : 1e-10, atol = testset_atol(p, rtol);
             run_result dense = run(&dae, p->t0, p->t_end, p->y0, yp0, rtol, atol, HY_LS_DENSE);
