@@ -180,6 +180,10 @@ check "  named" err_has "has no column 'Q'"
 check "a failed run left out" "$hydae" plot fail.csv -o fail.svg --quiet
 check "  counted in the title" grep -q "(1 failed run left out)" fail.svg
 check "  a dot per run that ended well" test "$(grep -c 'class="point"' fail.svg)" -eq 2
+awk -F, 'NR == 1 || $4 != "ok"' fail.csv >only_failed.csv
+check "a table whose runs all failed: a plot without dots" "$hydae" plot only_failed.csv \
+    -o only_failed.svg --quiet
+check "  no dot" test "$(grep -c 'class="point"' only_failed.svg)" -eq 0
 
 # SIGINT: the runs going stop, the table ends with a comment line.
 cat >long.hym <<'EOF'

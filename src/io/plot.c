@@ -286,6 +286,8 @@ static int distinct_values(const hy_results *r, int var, const unsigned char *ke
 
 static long index_of(const double *sorted, long n, double value)
 {
+    if (!isfinite(value)) /* compare_doubles would call NaN equal to anything */
+        return -1;
     const double *hit = bsearch(&value, sorted, (size_t)n, sizeof(double), compare_doubles);
     return hit ? (long)(hit - sorted) : -1;
 }
@@ -373,6 +375,10 @@ static int choose_runs(sweep_plot *sp, const char *file, char *err, size_t err_s
     int status = distinct_values(r, sp->x_var, sp->keep, &sp->xs, &sp->n_x);
     if (!status)
         status = distinct_values(r, sp->by_var, sp->keep, &sp->bys, &sp->n_by);
+    if (!status && sp->n_by == 0) { /* no run ended well: one empty curve */
+        sp->bys[0] = 0.0;
+        sp->n_by = 1;
+    }
     if (!status && sp->n_by > MAX_CURVES) {
         hy_format(err, err_size, "%s: '%s' takes %ld values: at most %d curves (--by)", file,
                   r->vars[sp->by_var].name, sp->n_by, MAX_CURVES);
