@@ -6,7 +6,11 @@
 ** request gets the next run not yet started (dynamic balancing: runs
 ** differ in cost), a row is stored as if run locally. The other ranks'
 ** threads ask for runs and send their rows one at a time, their MPI calls
-** serialised by a lock (MPI_THREAD_SERIALIZED). Run i's parameters are
+** serialised by a lock (MPI_THREAD_SERIALIZED). A request is answered with
+** a chunk of consecutive runs, a quarter of the runs left per rank's share
+** (guided self-scheduling, Polychronopoulos & Kuck, IEEE Trans. Comput.
+** C-36 (1987) 1425-1439), at most MAX_CHUNK and at least 1: a rank does not
+** wait for rank 0's answer at every run, and the last runs still spread. Run i's parameters are
 ** computed on every rank from (plan, i) alone, so the table is the one a
 ** single process writes. MPI starts only when the process was launched by
 ** mpirun (its environment says so); without MPI, one rank.
@@ -21,10 +25,11 @@
 #ifdef HYDAE_HAVE_MPI
 #include <mpi.h>
 
-enum { TAG_ASK = 1, TAG_RUN, TAG_ROW, N_ROW_HEADER = 4 };
+enum { TAG_ASK = 1, TAG_RUN, TAG_ROW, N_ROW_HEADER = 4, MAX_CHUNK = 64 };
 
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 static int runs_exhausted; /* a rank > 0 was told there are no more */
+static long chunk_next, chunk_end; /* a rank > 0: the runs of its chunk not taken yet */
 
 static long sweep_mpi_take(hydae_sweep *sw);
 static void sweep_mpi_send_row(hydae_sweep *sw, long i);
@@ -78,11 +83,16 @@ static long sweep_mpi_take(hydae_sweep *sw)
     (void)sw;
     long i = -1;
     pthread_mutex_lock(&mpi_lock);
-    if (!runs_exhausted) {
+    if (chunk_next >= chunk_end && !runs_exhausted) {
+        long chunk[2] = { -1, 0 }; /* first run, count */
         MPI_Send(&i, 0, MPI_LONG, 0, TAG_ASK, MPI_COMM_WORLD);
-        MPI_Recv(&i, 1, MPI_LONG, 0, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        runs_exhausted = i < 0;
+        MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        runs_exhausted = chunk[0] < 0;
+        chunk_next = runs_exhausted ? 0 : chunk[0];
+        chunk_end = runs_exhausted ? 0 : chunk[0] + chunk[1];
     }
+    if (chunk_next < chunk_end)
+        i = chunk_next++;
     pthread_mutex_unlock(&mpi_lock);
     return i;
 }
@@ -155,11 +165,15 @@ static int sweep_mpi_serve(hydae_sweep *sw)
         long ask;
         MPI_Recv(&ask, 0, MPI_LONG, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-        long i = atomic_load(&sw->stopping) ? -1 : atomic_fetch_add(&sw->next_run, 1);
+        long left = sw->plan.n_runs - atomic_load(&sw->next_run);
+        long size = left / (4L * sw->n_ranks);
+        size = size < 1 ? 1 : size > MAX_CHUNK ? MAX_CHUNK : size;
+        long i = atomic_load(&sw->stopping) ? -1 : atomic_fetch_add(&sw->next_run, size);
         if (i >= sw->plan.n_runs)
             i = -1;
+        long chunk[2] = { i, i < 0 ? 0 : (i + size <= sw->plan.n_runs ? size : sw->plan.n_runs - i) };
         n_told += i < 0;
-        MPI_Send(&i, 1, MPI_LONG, status.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
+        MPI_Send(chunk, 2, MPI_LONG, status.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
     }
     return n_told;
 }
