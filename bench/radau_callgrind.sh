@@ -23,7 +23,7 @@ if [ "$solver_a/$solver_b" != RADAU/DSTIFF ]; then
   out=$(dirname "$0")/results/$(echo "${solver_a}_$solver_b" | tr A-Z a-z)_callgrind.txt
 fi
 : > "$out"
-for problem in ROBER HIRES OREGO E5; do
+for problem in ROBER HIRES OREGO E5 E5I; do
   for solver in $solver_b $solver_a; do
     rtols="1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10 1e-11 1e-12"
     [ $solver = $solver_b ] && rtols="$rtols 1e-13 1e-14"

@@ -204,12 +204,18 @@ static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU
 
 /* Z^0: the last step's collocation polynomial extrapolated to
 ** t_n + c_i h ([HW] IV.8, starting values; after a change of order the
-** old method's polynomial on the new nodes), or 0 on the first step and
-** after a rejection. V^0 = (T^-1 (x) I) Z^0. */
+** old method's polynomial on the new nodes), also after a rejection, as
+** [HW-doc]'s default startn; 0 on the first step after a (re)start, and
+** after a rejection with index-2/3 components, whose extrapolation is
+** O(h^(1 - index)) off (Cash's pendulum fails at rtol 1e-8 without).
+** Zero starts after rejections cost HIRES at rtol 1e-8 at order 9 36
+** Newton failures in 107 attempts: Newton's first increment was 1e7
+** tolerance units, and the step was halved until Newton converged. V^0 =
+** (T^-1 (x) I) Z^0. */
 static void starting_values(radau_mem *d, double h)
 {
     int n = d->n, ns = d->k->ns, ns_acc = d->k_acc->ns;
-    if (d->n_steps_since_init == 0 || d->last_rejected) {
+    if (d->n_steps_since_init == 0 || (d->last_rejected && d->has_index)) {
         memset(d->z, 0, (size_t)ns * (size_t)n * sizeof(double));
         memset(d->v, 0, (size_t)ns * (size_t)n * sizeof(double));
         return;
@@ -230,10 +236,23 @@ static void starting_values(radau_mem *d, double h)
 }
 
 /* G_i = F(t_n + c_i h, y_n + Z_i, (1/h) sum_j w_ij Z_j) into g (W Z in
-** dv, free until newton_update). */
+** dv, free until newton_update); for an explicit ODE (dae->rhs) f(t_n +
+** c_i h, y_n + Z_i) instead, which newton_update combines with V. */
 static int stage_residuals(radau_mem *d, double h)
 {
     int n = d->n, ns = d->k->ns;
+    if (d->dae.rhs != NULL) {
+        for (int k = 0; k < ns; k++) {
+            const double *zk = STAGE(d->z, k, n);
+            for (int i = 0; i < n; i++)
+                d->stage_y[i] = d->y[i] + zk[i];
+            int status = hy_eval_rhs(&d->dae, &d->head, d->t + d->k->c[k] * h, d->stage_y,
+                                     STAGE(d->g, k, n));
+            if (status != HY_EVAL_OK)
+                return status;
+        }
+        return HY_EVAL_OK;
+    }
     stage_transform(ns, n, d->k->w, d->z, d->dv);
     for (int k = 0; k < ns; k++) {
         const double *zk = STAGE(d->z, k, n), *wz = STAGE(d->dv, k, n);
@@ -249,15 +268,43 @@ static int stage_residuals(radau_mem *d, double h)
     return HY_EVAL_OK;
 }
 
+/* -(T^-1 (x) I) G for an explicit ODE, G_i = Y'_i - f_i, from the stage
+** derivatives f_i in g: T^-1 Y' = (1/h) T^-1 W T V = (1/h) Lambda V
+** (Lambda = diag(gamma, [alpha_p -beta_p; beta_p alpha_p])), so
+** -T^-1 G = T^-1 f - (1/h) Lambda V, one transformation where the
+** residual form takes two (W Z and T^-1 G) [HW IV.8, (8.16)]. */
+static void ode_transformed_residuals(radau_mem *d, double h, double *v_new)
+{
+    int n = d->n, ns = d->k->ns;
+    const radau_coef *k = d->k;
+    stage_transform(ns, n, k->ti, d->g, v_new);
+    double gamma_h = k->gamma / h;
+    for (int i = 0; i < n; i++)
+        v_new[i] -= gamma_h * d->v[i];
+    for (int p = 0; p < k->n_pairs; p++) {
+        double alpha_h = k->alpha[p] / h, beta_h = k->beta[p] / h;
+        double *re = STAGE(v_new, 2 * p + 1, n), *im = STAGE(v_new, 2 * p + 2, n);
+        const double *v_re = STAGE(d->v, 2 * p + 1, n), *v_im = STAGE(d->v, 2 * p + 2, n);
+        for (int i = 0; i < n; i++) {
+            re[i] -= alpha_h * v_re[i] - beta_h * v_im[i];
+            im[i] -= beta_h * v_re[i] + alpha_h * v_im[i];
+        }
+    }
+}
+
 /* Delta V = (I (x) J_y + (Lambda/h) (x) J_yp)^-1 (-(T^-1 (x) I) G): the
 ** transformed residuals into v_new, solved there: E1 for the first
 ** block, E_(p+2) for the pair of blocks 2p + 1, 2p + 2. */
-static void newton_update(radau_mem *d, double *v_new)
+static void newton_update(radau_mem *d, double h, double *v_new)
 {
     int n = d->n, ns = d->k->ns;
-    stage_transform(ns, n, d->k->ti, d->g, v_new);
-    for (size_t m = 0; m < (size_t)ns * (size_t)n; m++)
-        v_new[m] = -v_new[m];
+    if (d->dae.rhs != NULL) {
+        ode_transformed_residuals(d, h, v_new);
+    } else {
+        stage_transform(ns, n, d->k->ti, d->g, v_new);
+        for (size_t m = 0; m < (size_t)ns * (size_t)n; m++)
+            v_new[m] = -v_new[m];
+    }
     hy_itmat_solve(&d->iter, v_new);
     for (int p = 0; p < d->k->n_pairs; p++)
         hy_zlinsol_solve(d->e2[p], STAGE(v_new, 2 * p + 1, n), STAGE(v_new, 2 * p + 2, n));
@@ -343,7 +390,7 @@ static newton_result solve_stages(radau_mem *d, double h)
             r.status = status == HY_EVAL_RES_FAIL ? HY_EVAL_NO_CONV : status;
             return r;
         }
-        newton_update(d, d->dv);
+        newton_update(d, h, d->dv);
         d->head.stats.n_newton_iters++;
         r.n_iters = k + 1;
         double dyno = stage_norm(ns, n, d->dv, d->w_newton);
