@@ -116,6 +116,18 @@
 #define RADAU_HHOU 1.2
 #define RADAU_HHOD 0.8
 #define RADAU_KEEP_ORDER 10
+/* At rtol <= this the automatic order stays >= 9 once there (ns_floor):
+** a step of order p is limited by err ~ h^(s+1) = tol, so order 9's
+** steps are longer than order 5's by ~tol^(1/6 - 1/10) (3.4x at 1e-8),
+** for 5/3 the stages. The Newton contraction alone (theta) dropped HIRES
+** to order 5 after one Newton failure at t = 200 (rtol 1e-8) and never
+** raised it again (theta 0.01-0.1 > vitu there): 34 steps of h = 9 .. 1
+** to the end, where order 9 takes 12. Measured with callgrind, order 9
+** alone against order 5 alone: cheaper at equal scd on ROBER, HIRES,
+** OREGO and E5 from rtol 1e-6 on (bench/README.md, RADAU). Not with
+** index-2/3 components: Cash's pendulum (tests/validation/test_radau.c)
+** fails at rtol 1e-8 when held at order 9. */
+#define RADAU_ORDER9_RTOL 1e-6
 
 
 /* ------------------------------------------------------------------------
@@ -202,6 +214,18 @@ static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU
         transform_stages(RADAU_MAX_NS, n, coef, in, out);
 }
 
+/* hy_radau_basis's l_i(s) for s > 1 (beyond the nodes of k, which are
+** <= 1), values only: l_i(s) = s prod_j (s - c_j) / ((s - c_i) c_i
+** prod_{j != i} (c_i - c_j)), one product for all i. */
+static void extrapolation_basis(const radau_coef *k, double s, double *l)
+{
+    double product = s;
+    for (int j = 0; j < k->ns; j++)
+        product *= s - k->c[j];
+    for (int i = 0; i < k->ns; i++)
+        l[i] = product / ((s - k->c[i]) * k->basis_den[i]);
+}
+
 /* Z^0: the last step's collocation polynomial extrapolated to
 ** t_n + c_i h ([HW] IV.8, starting values; after a change of order the
 ** old method's polynomial on the new nodes), also after a rejection, as
@@ -222,8 +246,8 @@ static void starting_values(radau_mem *d, double h)
     }
     const double *z_last = STAGE(d->z_acc, ns_acc - 1, n);
     for (int k = 0; k < ns; k++) {
-        double l[RADAU_MAX_NS], dl[RADAU_MAX_NS];
-        hy_radau_basis(d->k_acc, 1.0 + d->k->c[k] * h / d->h_step, l, dl);
+        double l[RADAU_MAX_NS];
+        extrapolation_basis(d->k_acc, 1.0 + d->k->c[k] * h / d->h_step, l);
         double *zk = STAGE(d->z, k, n);
         for (int i = 0; i < n; i++) {
             double u = -z_last[i];   /* u(s) - y_n with y_n = y_{n-1} + Z_s */
@@ -584,7 +608,8 @@ static void after_failure(radau_mem *d, double factor)
 ** over RADAU_KEEP_ORDER steps at an unchanged step size (h_new / h in
 ** (hhod, hhou)) means the stages are cheap to solve: 2 more stages, order
 ** + 4. Slow convergence (>= vitd) or a failed attempt in this step after
-** the first step: 2 fewer. The new method starts from the old one's
+** the first step: 2 fewer, but not below ns_floor (select_methods: order
+** 9 at rtol <= 1e-6). The new method starts from the old one's
 ** collocation polynomial (starting_values), with new factorisations and
 ** without Gustafsson's memory (its error is of another order). */
 static void select_order(radau_mem *d, double h, int n_iters)
@@ -600,7 +625,7 @@ static void select_order(radau_mem *d, double h, int n_iters)
     else if (n_iters >= 2 && d->theta_smooth <= RADAU_VITU && h_ratio > RADAU_HHOD
              && h_ratio < RADAU_HHOU && d->n_at_order >= RADAU_KEEP_ORDER)
         ns_new = ns + 2;
-    if (ns_new == ns || ns_new < d->ns_min || ns_new > d->ns_max)
+    if (ns_new == ns || ns_new < d->ns_floor || ns_new > d->ns_max)
         return;
     radau_coef *k_new = &d->methods[(ns_new - 3) / 2];
     if (k_new->ns != ns_new && hy_radau_coef_init(k_new, ns_new) != 0)
@@ -833,6 +858,12 @@ static int select_methods(radau_mem *d, int order)
         return -1;
     d->ns_min = order == 0 ? 3 : (order + 1) / 2;
     d->ns_max = order == 0 ? RADAU_MAX_NS : d->ns_min;
+    d->ns_floor = d->ns_min;
+    double rtol_min = INFINITY;
+    for (int i = 0; i < d->n; i++)
+        rtol_min = fmin(rtol_min, d->rtol[i]);
+    if (order == 0 && rtol_min <= RADAU_ORDER9_RTOL && !d->has_index)
+        d->ns_floor = 5;
     radau_coef *k = &d->methods[(d->ns_min - 3) / 2];
     return k->ns == d->ns_min ? 0 : hy_radau_coef_init(k, d->ns_min);
 }

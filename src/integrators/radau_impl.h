@@ -28,6 +28,7 @@ typedef struct radau_mem {
     radau_coef methods[RADAU_N_METHODS];    /* s = 3, 5, 7 */
     double fnewt[RADAU_N_METHODS];          /* Newton stopping tolerance kappa Tol */
     int ns_min, ns_max;         /* the stages the run may use */
+    int ns_floor;               /* the order selection's lowest (select_methods) */
 
     /* Integration state. */
     double t, t_prev;           /* t_n and the start of the last step */
