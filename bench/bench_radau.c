@@ -2,7 +2,8 @@
 ** bench_radau: RADAU against DSTIFF at equal accuracy on the Test Set
 ** problems ROBER, HIRES, OREGO and E5 (tests/validation/testset.c, as
 ** bench_suite has them: residual form, analytic Jacobian, the report's
-** tolerances, scd or mescd at t_end): RADAU at rtol = 1e-4 .. 1e-10,
+** tolerances, scd or mescd at t_end), and E5I, E5 with its invariant kept
+** in floating point (e5i_rhs below): RADAU at rtol = 1e-4 .. 1e-10,
 ** DSTIFF at 1e-4 .. 1e-14 (by decades), so that DSTIFF's curve covers the
 ** accuracy RADAU reaches at its tight tolerances.
 **
