@@ -46,7 +46,7 @@ equation
 end blowup;
 EOF
 "$hydae" sweep blowup.hym --grid a=0.005:0.005:3 --measure "max(x)" --threads 1 -o fail1.csv --quiet
-check "failures over 2 ranks: exit status 1" test "$(mpirun --oversubscribe -n 2 "$hydae" sweep \
+check "failures over 2 ranks: exit status 1" test "$(timeout 120 mpirun --oversubscribe -n 2 "$hydae" sweep \
     blowup.hym --grid a=0.005:0.005:3 --measure "max(x)" --threads 1 -o failmpi.csv --quiet; echo $?)" -eq 1
 check "600 rows" test "$(grep -vc '^run' failmpi.csv)" -eq 600
 check "the failures with their message" test "$(grep -c 'step size fell below' failmpi.csv)" -ge 390

@@ -8,8 +8,9 @@
 ** self-scheduling, Polychronopoulos & Kuck, IEEE Trans. Comput. C-36
 ** (1987) 1425-1439), at most MAX_CHUNK and at least 1, so that it does not
 ** wait for rank 0's answer at every run and the last runs still spread.
-** Its rows travel with its next request (or, once every run is given out,
-** alone): one message per chunk, not per run. Its threads' MPI calls are
+** It asks as it starts the last run of a chunk, and its rows travel with
+** that request (or, once every run is given out, alone): one message per
+** chunk, not per run. Its threads' MPI calls are
 ** serialised by a lock (MPI_THREAD_SERIALIZED). Run i's parameters are
 ** computed on every rank from (plan, i) alone, so the table is the one a
 ** single process writes. MPI starts only when the process was launched by
@@ -145,23 +146,38 @@ static void send_rows(int tag)
     rows_out_len = 0;
 }
 
+/* A rank > 0 asks for its next chunk as it starts the last run of the
+** present one (the rows done so far travel with the request), so that the
+** answer is there when that run ends: rank 0's main thread looks for
+** requests once a millisecond. */
+static MPI_Request asked = MPI_REQUEST_NULL;
+static long asked_chunk[2]; /* first run, count; first < 0: none left */
+
+static void ask_for_chunk(void)
+{
+    send_rows(TAG_ASK);
+    MPI_Irecv(asked_chunk, 2, MPI_LONG, 0, TAG_RUN, MPI_COMM_WORLD, &asked);
+}
+
 static long sweep_mpi_take(hydae_sweep *sw)
 {
     (void)sw;
     long i = -1;
     pthread_mutex_lock(&mpi_lock);
     if (chunk_next >= chunk_end && !runs_exhausted) {
-        long chunk[2] = { -1, 0 }; /* first run, count */
-        send_rows(TAG_ASK);
-        MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_RUN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        runs_exhausted = chunk[0] < 0;
-        chunk_next = runs_exhausted ? 0 : chunk[0];
-        chunk_end = runs_exhausted ? 0 : chunk[0] + chunk[1];
-    } else if (runs_exhausted && rows_out_len > 0) {
-        send_rows(TAG_ROW);
+        if (asked == MPI_REQUEST_NULL)
+            ask_for_chunk();
+        MPI_Wait(&asked, MPI_STATUS_IGNORE);
+        runs_exhausted = asked_chunk[0] < 0;
+        chunk_next = runs_exhausted ? 0 : asked_chunk[0];
+        chunk_end = runs_exhausted ? 0 : asked_chunk[0] + asked_chunk[1];
     }
+    if (runs_exhausted && rows_out_len > 0)
+        send_rows(TAG_ROW);
     if (chunk_next < chunk_end)
         i = chunk_next++;
+    if (i >= 0 && chunk_next == chunk_end && asked == MPI_REQUEST_NULL)
+        ask_for_chunk();
     pthread_mutex_unlock(&mpi_lock);
     return i;
 }
