@@ -27,6 +27,7 @@ typedef struct dae_run_settings {
     double integr_tol;
     double vel_tol_factor, alg_tol_factor;
     int vel_ctrl;
+    double rel_abs_tol_ratio;   /* 0 taken as 1 */
 } dae_run_settings;
 
 dae_run_result run_dae_settings(const mech_system *sys, const dae_run_settings *set, double t0,
@@ -43,7 +44,8 @@ dae_run_result run_dae_settings(const mech_system *sys, const dae_run_settings *
     unsigned char *excl = malloc((size_t)n), *var_index = malloc((size_t)n);
     double *y = malloc(sizeof(double) * (size_t)n);
     CHECK(mech_consistent_start(&md, t0, q0, u0, y0, yp0) == 0, "consistent start");
-    mech_tolerances(&md, set->integr_tol, 1.0, set->vel_tol_factor, set->alg_tol_factor,
+    double ratio = set->rel_abs_tol_ratio > 0.0 ? set->rel_abs_tol_ratio : 1.0;
+    mech_tolerances(&md, set->integr_tol, ratio, set->vel_tol_factor, set->alg_tol_factor,
                     set->vel_ctrl, rtol, atol, excl);
     hy_dae dae;
     CHECK(mech_dae_problem_for(&md, m, &dae, var_index) == 0, "mech_dae_problem_for");
@@ -89,6 +91,6 @@ dae_run_result run_dae_formulation(const mech_system *sys, int dae_index, double
                                    double vel_tol_factor, int vel_ctrl)
 {
     dae_run_settings set = { &hy_dstiff, dae_index, integr_tol, vel_tol_factor, 1000.0,
-                             vel_ctrl };
+                             vel_ctrl, 1.0 };
     return run_dae_settings(sys, &set, t0, t_end, q0, u0);
 }
