@@ -252,8 +252,8 @@ static void update_violation(hydae_sim *s, double violation)
 static void set_block_flags(hydae_sim *s, hy_mech_block *b, int off)
 {
     if (b->form != HY_FORM_ODE) {
-        hy_dae dae;
-        mech_dae_problem_for(&b->md, b->method, &dae, s->var_index + off);
+        hy_dae dae; /* cannot fail: choose_form gives I3, SI1 to implicit methods only */
+        (void)mech_dae_problem_for(&b->md, b->method, &dae, s->var_index + off);
         b->exact_jacobian = dae.jac != NULL;
     }
     int n_q = b->mode->mech.n_q;

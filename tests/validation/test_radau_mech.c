@@ -225,6 +225,12 @@ static void check_jacobian(const mech_system *sys, int form)
         }
         worst = fmax(worst, err / col_max);
     }
+    hy_dae dae;
+    unsigned char var_index[32];
+    CHECK(mech_dae_problem_for(&md, &hy_vstiff, &dae, var_index) == HYDAE_ERR_ARG,
+          "an explicit ODE integrator refused for the DAE forms");
+    CHECK(mech_dae_problem_for(&md, &hy_radau, &dae, var_index) == 0 && dae.jac != NULL
+          && var_index[2 * sys->n_q] == (form == 3 ? 3 : 2), "RADAU's Jacobian and indices");
     const char *name = sys == &andrews ? "ANDREWS" : "CARAXIS";
     printf("mech_jacobian %s %s: max |J - central difference| / column max %.1e\n", name,
            form == 3 ? "I3" : "SI1", worst);
