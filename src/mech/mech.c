@@ -40,8 +40,9 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
     md->jac_y = hy_malloc(n * sizeof(double));
     md->jac_res0 = hy_malloc(n * sizeof(double));
     md->jac_res1 = hy_malloc(n * sizeof(double));
-    if (!md->jac_y || !md->jac_res0 || !md->jac_res1 || !md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
-        || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
+    if (!md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
+        || !md->phi_t || !md->gt_lambda || !md->gt_mu || !md->jac_y || !md->jac_res0
+        || !md->jac_res1) {
         mech_dae_free(md);
         return HYDAE_ERR_NOMEM;
     }
@@ -213,6 +214,7 @@ int mech_jacobian(double t, double cj, const double *y, const double *yp, double
     if (status != 0)
         return status;
     memset(jac + 2 * (size_t)n_q * ld, 0, (size_t)(n - 2 * n_q) * ld * sizeof(double));
+    /* Rows of Phi and (SI1) of Phi_q u + Phi_t; columns of lambda and mu. */
     int pos = 2 * n_q, vel = 2 * n_q + n_c, mu = 2 * n_q + n_c;
     for (int j = 0; j < n_q; j++) {
         double *col_q = jac + (size_t)j * ld, *col_u = jac + (size_t)(n_q + j) * ld;
