@@ -190,14 +190,15 @@ static void central_column(mech_dae *md, double t, double cj, const double *y,
 ** max(|y_j|, 1) (truncation ~1e-12, rounding ~1e-10 of the entries'
 ** scale) at a state off the start, every column, cj = 3.7: independent
 ** of its exact blocks and of its own increments. */
-static void check_jacobian(const mech_system *sys, int form)
+static void check_jacobian(const mech_system *sys, const char *name, const double *q0,
+                           int form)
 {
     mech_dae md;
     CHECK(mech_dae_init(&md, sys, form) == 0, "init");
     int n = md.n;
     double y[32], yp[32], jac[32 * 32], want[32];
     for (int i = 0; i < n; i++) {
-        y[i] = (sys == &andrews ? andrews_y0[i % 7] : car_y0[i % 4]) + 0.05 * sin(1.0 + i);
+        y[i] = q0[i % sys->n_q] + 0.05 * sin(1.0 + i);
         yp[i] = 0.3 * cos(2.0 + i);
     }
     const double t = 0.37, cj = 3.7;
@@ -218,18 +219,36 @@ static void check_jacobian(const mech_system *sys, int form)
           "an explicit ODE integrator refused for the DAE forms");
     CHECK(mech_dae_problem_for(&md, &hy_radau, &dae, var_index) == 0 && dae.jac != NULL
           && var_index[2 * sys->n_q] == (form == 3 ? 3 : 2), "RADAU's Jacobian and indices");
-    const char *name = sys == &andrews ? "ANDREWS" : "CARAXIS";
     printf("mech_jacobian %s %s: max |J - central difference| / column max %.1e\n", name,
            form == 3 ? "I3" : "SI1", worst);
     CHECK(worst <= 1e-5, "mech_jacobian %s form %d: error %.1e", name, form, worst);
     mech_dae_free(&md);
 }
 
+/* The pendulum with its own multiplier matrix: M u' = F - C lambda, C =
+** (x + y, y - x)^T (Phi_q M^-1 C = x^2 + y^2, invertible): the lambda
+** column of mech_jacobian is C, not Phi_q^T. */
+static int pend_c(double t, const double *q, double *c, void *user)
+{
+    (void)t, (void)user;
+    c[0] = q[0] + q[1];
+    c[1] = q[1] - q[0];
+    return 0;
+}
+
+static const mech_system pendulum_c = {
+    .n_q = 2, .n_c = 1, .user = NULL,
+    .mass = pend_mass, .force = pend_force, .constraint = pend_phi,
+    .constraint_jac = pend_g, .constraint_t = NULL, .accel_rhs = pend_gamma,
+    .multiplier_matrix = pend_c,
+};
+
 int main(void)
 {
     for (int f = 1; f <= 3; f += 2) {
-        check_jacobian(&andrews, f);
-        check_jacobian(&caraxis, f);
+        check_jacobian(&andrews, "ANDREWS", andrews_y0, f);
+        check_jacobian(&caraxis, "CARAXIS", car_y0, f);
+        check_jacobian(&pendulum_c, "pendulum with C", pend_y0, f);
     }
     make_andrews_reference();
     for (int k = 0; k < 2; k++)
