@@ -117,9 +117,10 @@
 #define RADAU_HHOD 0.8
 #define RADAU_KEEP_ORDER 10
 /* At rtol <= this the automatic order stays >= 9 once there (ns_floor):
-** a step of order p is limited by err ~ h^(s+1) = tol, so order 9's
-** steps are longer than order 5's by ~tol^(1/6 - 1/10) (3.4x at 1e-8),
-** for 5/3 the stages. The Newton contraction alone (theta) dropped HIRES
+** the step rule keeps the estimate err ~ C_s h^(s+1) at tol, so order 9's
+** steps (s = 5) outgrow order 5's (s = 3) like tol^(-1/12) as tol falls
+** (4.6x at 1e-8 for equal C_s), for 5/3 the stages and one complex
+** system more. The Newton contraction alone (theta) dropped HIRES
 ** to order 5 after one Newton failure at t = 200 (rtol 1e-8) and never
 ** raised it again (theta 0.01-0.1 > vitu there): 34 steps of h = 9 .. 1
 ** to the end, where order 9 takes 12. Measured with callgrind, order 9
