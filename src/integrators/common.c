@@ -45,10 +45,9 @@ int hy_copy_tolerances(int n, const hy_options *opt, int allow_both_zero,
 #define HY_EXP_FIELD 0x7FF0000000000000ULL
 #define HY_EXP_UNIT 0x0010000000000000ULL
 
-int hy_all_finite(int n, const double *v)
+HY_VECTOR_CLONES
+static int exponent_fields_finite(int n, const double *v)
 {
-    if (v == NULL)
-        return 1;
     uint64_t carry = 0;
     for (int i = 0; i < n; i++) {
         uint64_t bits;
@@ -56,6 +55,11 @@ int hy_all_finite(int n, const double *v)
         carry |= (bits & HY_EXP_FIELD) + HY_EXP_UNIT;
     }
     return (carry >> 63) == 0;
+}
+
+int hy_all_finite(int n, const double *v)
+{
+    return v == NULL || exponent_fields_finite(n, v);
 }
 
 int hy_dense_covers(double t, double t_prev, double t_now)

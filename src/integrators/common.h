@@ -25,6 +25,8 @@
 
 #include "integrators/integrator.h"
 
+#include <limits.h> /* (glibc: defines __GLIBC__ for HY_VECTOR_CLONES) */
+
 /* Outcome of a checked call into the problem (hy_eval_rhs, hy_eval_res,
 ** and itmat.h's Jacobians), of forming P (hy_itmat_form) and of
 ** the Newton correctors of DSTIFF, VSTIFF and MSTIFF, which add
@@ -60,6 +62,16 @@ int hy_copy_tolerances(int n, const hy_options *opt, int allow_both_zero,
 
 /* 1 if v is NULL or v_0 .. v_{n-1} are all finite, else 0. */
 int hy_all_finite(int n, const double *v);
+
+/* A function with loops over the components compiled twice, for AVX2 and
+** for the baseline, the copy chosen at load time (GCC's target_clones on
+** glibc x86-64; nothing elsewhere). No FMA: both copies round alike. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__GLIBC__) && !defined(HYDAE_NO_CLONES)
+#define HY_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HY_VECTOR_CLONES
+#endif
 
 /* 1 if t lies in [t_prev, t_now] up to 100 uround max(|t_prev|, |t_now|),
 ** the interval a dense output serves; else 0. */

@@ -180,7 +180,7 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 ** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
 ** the loop over the components vectorised. */
 RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
-                                const double *y, double h, double *arg)
+                                const double *y, double h, double *restrict arg)
 {
     const double *k[RK45_N_STAGES];
     for (int j = 0; j < s; j++)
@@ -201,14 +201,14 @@ RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
 ** where either is not finite), so that an estimate or a solution that
 ** left the floating-point range fails the test. Returns the norm sqrt(sum ratio_i^2 / n) ([HNW] (4.11)), summed
 ** in component order. */
-static double error_norm(rk45_mem *d, const hy_erk_bank *work, double h)
+RK45_KERNEL double error_norm(const rk45_mem *d, const hy_erk_bank *work,
+                              double h, double *restrict ratio)
 {
     int n = d->r.e.n;
     const double *k_1 = work->k[0], *k_3 = work->k[2], *k_4 = work->k[3];
     const double *k_5 = work->k[4], *k_6 = work->k[5], *k_7 = work->k[6];
     const double *y = d->r.e.y, *y_new = d->r.y_new;
     const double *atol = d->r.atol, *rtol = d->r.rtol;
-    double *ratio = d->ratio;
     for (int i = 0; i < n; i++) {
         double k1 = k_1[i];
         double err = rk45_e[2] * (k_3[i] - k1);
@@ -254,6 +254,7 @@ static int locate_failure(rk45_mem *d)
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
 ** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
 ** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
+HY_VECTOR_CLONES
 static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
     rk45_mem *d = mem;
@@ -280,7 +281,7 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
         if (status != HY_EVAL_OK)
             return status;
     }
-    *err_norm = error_norm(d, work, h);
+    *err_norm = error_norm(d, work, h, d->ratio);
     if (!(*err_norm <= 1.0))
         return locate_failure(d);
     return HY_EVAL_OK;
