@@ -9,7 +9,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 int hy_step_bounds(const hy_options *opt, double *h_min, double *h_max)
@@ -38,28 +37,26 @@ int hy_copy_tolerances(int n, const hy_options *opt, int allow_both_zero,
     return 0;
 }
 
-/* v_i is not finite exactly when its exponent field is all ones: adding
-** one unit of the exponent's last bit to the field then carries into the
-** sign bit. One OR over the components, which the compiler vectorises
-** (a loop of isfinite() tests it does not). */
-#define HY_EXP_FIELD 0x7FF0000000000000ULL
-#define HY_EXP_UNIT 0x0010000000000000ULL
-
 HY_VECTOR_CLONES
-static int exponent_fields_finite(int n, const double *v)
+static int all_finite(int n, const double *v)
 {
     uint64_t carry = 0;
-    for (int i = 0; i < n; i++) {
-        uint64_t bits;
-        memcpy(&bits, &v[i], sizeof bits);
-        carry |= (bits & HY_EXP_FIELD) + HY_EXP_UNIT;
-    }
-    return (carry >> 63) == 0;
+    for (int i = 0; i < n; i++)
+        carry |= hy_finite_carry(v[i]);
+    return hy_carry_finite(carry);
 }
 
 int hy_all_finite(int n, const double *v)
 {
-    return v == NULL || exponent_fields_finite(n, v);
+    return v == NULL || all_finite(n, v);
+}
+
+int hy_first_nonfinite(int n, const double *v)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return i;
+    return -1;
 }
 
 int hy_dense_covers(double t, double t_prev, double t_now)
@@ -133,11 +130,7 @@ static int checked_result(int n, int status, const double *out, int *worst)
         return HY_EVAL_RES_FAIL;
     if (hy_all_finite(n, out))
         return HY_EVAL_OK;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(out[i])) {
-            *worst = i;
-            break;
-        }
+    *worst = hy_first_nonfinite(n, out);
     return HY_EVAL_RES_FAIL;
 }
 
@@ -147,6 +140,14 @@ int hy_eval_rhs(const hy_dae *dae, hy_mem_head *head, double t,
     head->stats.n_res_evals++;
     int status = dae->rhs(t, y, ydot, dae->ctx);
     return checked_result(dae->n, status, ydot, &head->worst);
+}
+
+int hy_eval_rhs_unchecked(const hy_dae *dae, hy_mem_head *head, double t,
+                          const double *y, double *ydot)
+{
+    head->stats.n_res_evals++;
+    int status = dae->rhs(t, y, ydot, dae->ctx);
+    return checked_result(0, status, ydot, &head->worst);
 }
 
 int hy_eval_res(const hy_dae *dae, hy_mem_head *head, double t,

@@ -178,20 +178,26 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 
 /* arg = y + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant
 ** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
-** the loop over the components vectorised. */
-RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
-                                const double *y, double h, double *restrict arg)
+** the loop over the components vectorised. Returns the finiteness carry
+** (common.h) of k_s, the stage evaluated last: f's values are tested
+** here, where they are read anyway. */
+RK45_KERNEL uint64_t stage_argument(int n, int s, const hy_erk_bank *bank,
+                                    const double *y, double h,
+                                    double *restrict arg)
 {
     const double *k[RK45_N_STAGES];
     for (int j = 0; j < s; j++)
         k[j] = bank->k[j];
+    uint64_t carry = 0;
     for (int i = 0; i < n; i++) {
         double k_1 = k[0][i];
         double incr = rk45_c[s] * k_1;
         for (int j = 1; j < s; j++)
             incr += rk45_a[s][j] * (k[j][i] - k_1);
         arg[i] = y[i] + h * incr;
+        carry |= hy_finite_carry(k[s - 1][i]);
     }
+    return carry;
 }
 
 /* ratio_i = |err_i| / sc_i with err = h sum_s e_s (k_s - k_1) (sum_s e_s
@@ -231,17 +237,26 @@ RK45_KERNEL double error_norm(const rk45_mem *d, const hy_erk_bank *work,
     return sqrt(sum / n);
 }
 
-/* After a failed error test: a y_new that is not finite is a failure of
-** the step (HY_EVAL_RES_FAIL, its first component the worst); otherwise
-** the worst component is the one of the largest ratio (the last NaN). */
-static int locate_failure(rk45_mem *d)
+/* A value of f that is not finite in stage k: a failure of f as
+** hy_eval_rhs reports it. */
+static int nonfinite_stage(rk45_mem *d, const double *k)
+{
+    d->r.e.head.worst = hy_first_nonfinite(d->r.e.n, k);
+    return HY_EVAL_RES_FAIL;
+}
+
+/* After a failed error test: a k_7 or a y_new that is not finite is a
+** failure of the step (HY_EVAL_RES_FAIL, its first such component the
+** worst); otherwise the worst component is the one of the largest ratio
+** (the last NaN). */
+static int locate_failure(rk45_mem *d, const hy_erk_bank *work)
 {
     int n = d->r.e.n;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(d->r.y_new[i])) {
-            d->r.e.head.worst = i;
-            return HY_EVAL_RES_FAIL;
-        }
+    const double *k_7 = work->k[RK45_N_STAGES - 1];
+    if (!hy_all_finite(n, k_7))
+        return nonfinite_stage(d, k_7);
+    if (!hy_all_finite(n, d->r.y_new))
+        return nonfinite_stage(d, d->r.y_new);
     double worst_ratio = -1.0;
     for (int i = 0; i < n; i++)
         if (!(d->ratio[i] <= worst_ratio)) {
@@ -266,24 +281,29 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
         ** (sum_j a_sj = c_s): a constant f then gives y + c_s h f
         ** without rounding drift (a guard y - level meets its level
         ** exactly when t does). */
+        uint64_t carry;
         switch (s) {    /* a constant stage for the kernel */
-        case 1: stage_argument(n, 1, work, d->r.e.y, h, arg); break;
-        case 2: stage_argument(n, 2, work, d->r.e.y, h, arg); break;
-        case 3: stage_argument(n, 3, work, d->r.e.y, h, arg); break;
-        case 4: stage_argument(n, 4, work, d->r.e.y, h, arg); break;
-        case 5: stage_argument(n, 5, work, d->r.e.y, h, arg); break;
-        default: stage_argument(n, 6, work, d->r.e.y, h, arg); break;
+        case 1: carry = stage_argument(n, 1, work, d->r.e.y, h, arg); break;
+        case 2: carry = stage_argument(n, 2, work, d->r.e.y, h, arg); break;
+        case 3: carry = stage_argument(n, 3, work, d->r.e.y, h, arg); break;
+        case 4: carry = stage_argument(n, 4, work, d->r.e.y, h, arg); break;
+        case 5: carry = stage_argument(n, 5, work, d->r.e.y, h, arg); break;
+        default: carry = stage_argument(n, 6, work, d->r.e.y, h, arg); break;
         }
+        if (!hy_carry_finite(carry))
+            return nonfinite_stage(d, work->k[s - 1]);
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
         double t_stage = rk45_c[s] == 1.0 ? t_try : d->r.e.t + rk45_c[s] * h;
-        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_stage, arg, work->k[s]);
+        int status = hy_eval_rhs_unchecked(&d->r.e.dae, &d->r.e.head, t_stage,
+                                           arg, work->k[s]);
         if (status != HY_EVAL_OK)
             return status;
     }
+    /* k_7 is tested in the error norm (e_7 != 0). */
     *err_norm = error_norm(d, work, h, d->ratio);
     if (!(*err_norm <= 1.0))
-        return locate_failure(d);
+        return locate_failure(d, work);
     return HY_EVAL_OK;
 }
 

@@ -787,7 +787,7 @@ int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
     r->h_user = opt->h0;
     r->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     r->h = 0.0;
-    r->err_old = ERK_ERR_OLD_MIN;
+    r->log_err_old = log(ERK_ERR_OLD_MIN);
     r->stiff = (hy_stiffness_test){ 0, 0 };
     memcpy(r->y_prev, y0, (size_t)r->e.n * sizeof(double));
     return HYDAE_OK;
@@ -826,7 +826,10 @@ static void erk_swap_banks(hy_erk *r)
 static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
                        const hy_explicit_try *plan, double err, int rejected)
 {
-    double fac = m->safety * pow(err, -m->pi_alpha) * pow(r->err_old, m->pi_beta);
+    /* err^-alpha err_old^beta as one exp of logs (log(err) kept for the
+    ** next step): two of the three calls of two pow(). */
+    double log_err = log(err);
+    double fac = m->safety * exp(m->pi_beta * r->log_err_old - m->pi_alpha * log_err);
     fac = fmin(rejected ? 1.0 : m->fac_max, fmax(m->fac_min, fac));
     double h_next = plan->h_step * fac;
     /* A step shortened to land on t_stop says little about the step size
@@ -834,7 +837,7 @@ static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
     if (plan->lands && plan->h_step < plan->h && fac >= 1.0)
         h_next = fmax(h_next, plan->h);
     r->h = fmax(h_next, r->h_min);
-    r->err_old = fmax(err, ERK_ERR_OLD_MIN);
+    r->log_err_old = err > ERK_ERR_OLD_MIN ? log_err : log(ERK_ERR_OLD_MIN);
     m->accept(mem, plan->h_step);
     erk_swap_banks(r);
     double *old_prev = r->y_prev;

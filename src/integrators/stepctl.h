@@ -310,7 +310,8 @@ typedef struct hy_erk {
     double h0_max;              /* cap on the automatic first step (inf: none) */
     double h_min, h_max;        /* 0 / +inf = none */
     double h;                   /* step to try next; 0 = not chosen yet */
-    double err_old;             /* err of the last accepted step (PI) */
+    double log_err_old;         /* log of the err of the last accepted
+                                ** step, at least ERK_ERR_OLD_MIN (PI) */
     hy_stiffness_test stiff;
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's solution */
