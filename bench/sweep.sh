@@ -70,6 +70,7 @@ printf "speed-up of the medians, 2 threads: %.2f\n" "$(echo "$median_1 / $median
     "$(echo "$median_1 / $median_mpi" | bc -l)"
 
 command -v valgrind >/dev/null 2>&1 || { echo "no valgrind: no overhead figures"; exit 0; }
+[ -e "$build/libhydae.so" ] || { echo "no $build/libhydae.so (build the target hydae): no overhead figures"; exit 0; }
 cat > "$tmp/tiny.hym" <<'HYM'
 model tiny
   parameter Real a = 1;

@@ -32,4 +32,23 @@ sample="--sample 40 --dist kappa=normal(0.05,0.005) --dist L=uniform(0.9,1.1) --
 check "sample over 2 ranks" timeout 120 mpirun --oversubscribe -n 2 "$hydae" sweep "$pendulum" \
     $sample --measure "count(stretch)" --threads 2 -o mcmpi.csv --quiet
 check "sample: the table of one process" cmp <(without_wall mc1.csv) <(without_wall mcmpi.csv)
+# Failed runs over ranks: a rank's rows travel packed with its next request,
+# each status text at its own length. x' = a x^2 from 1 blows up at t = 1/a,
+# inside t_end = 1 for a > 1: 600 runs (several chunks per rank), two thirds
+# of them failing with a message, the rows equal to one process's.
+cat >blowup.hym <<'EOF'
+model blowup
+  parameter Real a = 1;
+  Real x(start = 1);
+equation
+  der(x) = a * x^2;
+  experiment t_end = 1, dt = 0.5;
+end blowup;
+EOF
+"$hydae" sweep blowup.hym --grid a=0.005:0.005:3 --measure "max(x)" --threads 1 -o fail1.csv --quiet
+check "failures over 2 ranks: exit status 1" test "$(timeout 120 mpirun --oversubscribe -n 2 "$hydae" sweep \
+    blowup.hym --grid a=0.005:0.005:3 --measure "max(x)" --threads 1 -o failmpi.csv --quiet; echo $?)" -eq 1
+check "600 rows" test "$(grep -vc '^run' failmpi.csv)" -eq 600
+check "the failures with their message" test "$(grep -c 'step size fell below' failmpi.csv)" -ge 390
+check "failures: the table of one process" cmp <(without_wall fail1.csv) <(without_wall failmpi.csv)
 finish

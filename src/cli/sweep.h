@@ -2,7 +2,8 @@
 ** `hydae sweep` across MPI ranks (sweep_mpi.c), over the library's sweep
 ** engine (src/sweep/): rank 0 hands out runs (its own threads take them
 ** from its counter directly) and writes the table; the other ranks'
-** threads ask it for their next run and send it their rows. Without MPI
+** threads ask it for chunks of runs and send it their rows with the
+** next request. Without MPI
 ** (or not launched by mpirun), one rank.
 */
 #ifndef HY_CLI_SWEEP_H

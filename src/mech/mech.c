@@ -9,6 +9,7 @@
 #include "linalg/dense.h"
 #include "core/core.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,12 @@ int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index)
     md->gt_lambda = hy_malloc(nq * sizeof(double));
     md->gt_mu = hy_malloc(nq * sizeof(double));
     md->c = hy_malloc((nq * nc + 1) * sizeof(double));
+    md->jac_y = hy_malloc(n * sizeof(double));
+    md->jac_res0 = hy_malloc(n * sizeof(double));
+    md->jac_res1 = hy_malloc(n * sizeof(double));
     if (!md->c || !md->kind || !md->is_algebraic || !md->mass || !md->force || !md->g || !md->phi
-        || !md->phi_t || !md->gt_lambda || !md->gt_mu) {
+        || !md->phi_t || !md->gt_lambda || !md->gt_mu || !md->jac_y || !md->jac_res0
+        || !md->jac_res1) {
         mech_dae_free(md);
         return HYDAE_ERR_NOMEM;
     }
@@ -62,6 +67,9 @@ void mech_dae_free(mech_dae *md)
     hy_free(md->gt_lambda);
     hy_free(md->gt_mu);
     hy_free(md->c);
+    hy_free(md->jac_y);
+    hy_free(md->jac_res0);
+    hy_free(md->jac_res1);
     memset(md, 0, sizeof *md);
 }
 
@@ -155,6 +163,87 @@ int mech_residual(double t, const double *y, const double *yp, double *res, void
     return 0;
 }
 
+/* sqrt(uround) times the largest |x_k| of n (1 when all are 0): the
+** difference increment's floor for a block of like coordinates. */
+static double increment_floor(const double *x, int n)
+{
+    double scale = 0.0;
+    for (int k = 0; k < n; k++)
+        scale = fmax(scale, fabs(x[k]));
+    return sqrt(DBL_EPSILON) * (scale > 0.0 ? scale : 1.0);
+}
+
+/* Columns [from, from + count) of J = dF/dy (y' fixed) by forward
+** differences around res0 = F(t, y, y'). */
+static int difference_columns(mech_dae *md, double t, const double *y, const double *yp,
+                              int from, int count, double *jac)
+{
+    int n = md->n;
+    double floor_inc = increment_floor(y + from, count);
+    memcpy(md->jac_y, y, (size_t)n * sizeof(double));
+    for (int j = from; j < from + count; j++) {
+        double inc = fmax(sqrt(DBL_EPSILON) * fabs(y[j]), floor_inc);
+        md->jac_y[j] = y[j] + inc;
+        inc = md->jac_y[j] - y[j];
+        int status = mech_residual(t, md->jac_y, yp, md->jac_res1, md);
+        md->jac_y[j] = y[j];
+        if (status != 0)
+            return status;
+        double *col = jac + (size_t)j * (size_t)n;
+        for (int i = 0; i < n; i++)
+            col[i] = (md->jac_res1[i] - md->jac_res0[i]) / inc;
+    }
+    return 0;
+}
+
+int mech_jacobian(double t, double cj, const double *y, const double *yp, double *jac,
+                  void *ctx)
+{
+    mech_dae *md = ctx;
+    const mech_system *sys = md->sys;
+    int n = md->n, n_q = sys->n_q, n_c = sys->n_c;
+    size_t ld = (size_t)n;
+    int status = mech_residual(t, y, yp, md->jac_res0, md);
+    if (status == 0)
+        status = difference_columns(md, t, y, yp, 0, n_q, jac);
+    if (status == 0)
+        status = difference_columns(md, t, y, yp, n_q, n_q, jac);
+    /* M, Phi_q and C at (t, q) itself (the differences moved them). */
+    if (status == 0)
+        status = mech_residual(t, y, yp, md->jac_res0, md);
+    if (status != 0)
+        return status;
+    memset(jac + 2 * (size_t)n_q * ld, 0, (size_t)(n - 2 * n_q) * ld * sizeof(double));
+    /* Rows of Phi and (SI1) of Phi_q u + Phi_t; columns of lambda and mu. */
+    int pos = 2 * n_q, vel = 2 * n_q + n_c, mu = 2 * n_q + n_c;
+    for (int j = 0; j < n_q; j++) {
+        double *col_q = jac + (size_t)j * ld, *col_u = jac + (size_t)(n_q + j) * ld;
+        for (int i = 0; i < n_q; i++) {
+            col_q[i] += i == j ? cj : 0.0;                       /* q' - u */
+            col_u[i] = i == j ? -1.0 : 0.0;
+            col_u[n_q + i] += cj * md->mass[i + (size_t)j * (size_t)n_q]; /* M u' */
+        }
+        for (int k = 0; k < n_c; k++) {
+            double g_kj = md->g[k + (size_t)j * (size_t)n_c];
+            col_q[pos + k] = g_kj;                               /* Phi */
+            if (md->dae_index == 1)
+                col_u[vel + k] = g_kj;                           /* Phi_q u + Phi_t */
+        }
+    }
+    for (int k = 0; k < n_c; k++) {
+        double *col_lambda = jac + (size_t)(pos + k) * ld;
+        for (int i = 0; i < n_q; i++) {
+            double g_ki = md->g[k + (size_t)i * (size_t)n_c];
+            col_lambda[n_q + i] = sys->multiplier_matrix != NULL
+                                      ? md->c[i + (size_t)k * (size_t)n_q]
+                                      : g_ki;                    /* C lambda */
+            if (md->dae_index == 1)
+                jac[(size_t)i + (size_t)(mu + k) * ld] = g_ki;   /* Phi_q^T mu */
+        }
+    }
+    return 0;
+}
+
 void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_ratio,
                      double vel_tol_factor, double alg_tol_factor, int vel_ctrl,
                      double *rtol, double *atol, unsigned char *err_test_exclude)
@@ -181,6 +270,28 @@ void mech_var_index(const mech_dae *md, unsigned char *var_index)
         else
             var_index[i] = (unsigned char)(i >= mu_start ? 2 : 1);
     }
+}
+
+void mech_var_index_hessenberg(const mech_dae *md, unsigned char *var_index)
+{
+    for (int i = 0; i < md->n; i++)
+        var_index[i] = md->dae_index == 3 ? (unsigned char)(md->kind[i] + 1)
+                       : md->kind[i] == MECH_MULTIPLIER ? 2 : 1;
+}
+
+int mech_dae_problem_for(mech_dae *md, const hy_integrator_ops *method, hy_dae *dae,
+                         unsigned char *var_index)
+{
+    if (method == NULL || method->needs_rhs)
+        return HYDAE_ERR_ARG;
+    *dae = mech_dae_problem(md);
+    if (method == &hy_dstiff) {
+        mech_var_index(md, var_index);
+        return 0;
+    }
+    mech_var_index_hessenberg(md, var_index);
+    dae->jac = mech_jacobian;
+    return 0;
 }
 
 size_t mech_accel_work_len(const mech_system *sys)

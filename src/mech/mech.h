@@ -73,6 +73,7 @@ typedef struct mech_dae {
     unsigned char *kind;        /* per component MECH_POSITION ... */
     unsigned char *is_algebraic;/* per component: lambda, mu */
     double *mass, *force, *g, *c, *phi, *phi_t, *gt_lambda, *gt_mu;
+    double *jac_y, *jac_res0, *jac_res1; /* mech_jacobian's scratch, n each */
     /* Largest |Phi_i| seen at an accepted point (mech_track_drift). */
     double max_drift;
 } mech_dae;
@@ -81,9 +82,26 @@ typedef struct mech_dae {
 int mech_dae_init(mech_dae *md, const mech_system *sys, int dae_index);
 void mech_dae_free(mech_dae *md);
 
-/* The residual of md's formulation as a hy_dae (finite-difference
-** Jacobian; ctx is md, which must outlive it). */
+/* The residual of md's formulation as a hy_dae, Jacobian by the
+** integrator's differences (ctx is md, which must outlive it);
+** mech_dae_problem_for adds mech_jacobian where it is used. */
 hy_dae mech_dae_problem(mech_dae *md);
+
+/* J = dF/dy + cj dF/dy' of mech_residual (hy_jac_fn, ctx a mech_dae,
+** dense column-major n x n). Exact where the callbacks give the
+** derivative: Phi_q in the constraint rows (position columns) and in the
+** velocity constraint's velocity columns, C (or Phi_q^T) in the lambda
+** and mu columns, M in the dynamics rows' u' part, I and -I in the
+** kinematics rows. Forward differences only for the q and u columns of
+** the remaining rows (d(M u' - F + C lambda)/dq, -dF/du, d(Phi_q^T mu)/dq,
+** d(Phi_q u + Phi_t)/dq), with increments sqrt(uround) max(|x_j|, max_k
+** |x_k|) over the positions or the velocities (1 when all are 0): scaled
+** by the coordinates, not by the tolerance. With the integrators'
+** difference quotients (increments sqrt(uround) times the tolerance
+** floor) the constraint rows of a coordinate starting at 0 were all
+** rounding noise: Andrews' theta at integr_tol 1e-9 (docs/mechanics.md). */
+int mech_jacobian(double t, double cj, const double *y, const double *yp, double *jac,
+                  void *ctx);
 
 /* The residual itself (hy_res_fn), ctx a mech_dae. */
 int mech_residual(double t, const double *y, const double *yp, double *res, void *ctx);
@@ -107,6 +125,24 @@ void mech_tolerances(const mech_dae *md, double integr_tol, double rel_abs_tol_r
 ** to 1 digit (measured), scaling neither was the first version. Array of
 ** md->n. */
 void mech_var_index(const mech_dae *md, unsigned char *var_index);
+
+/* The index of each component in the Hessenberg sense, Hairer & Wanner's
+** (Solving ODEs II, VII.8; [HLR] in radau.c) for Radau IIA: I3 q 1, u 2,
+** lambda 3; SI1 q and u 1, lambda and mu 2 (the GGL system is of index 2
+** in both). RADAU needs lambda scaled in SI1: unscaled, its Newton
+** updates are O(1/h) times the residual's rounding, and Andrews'
+** mechanism stopped with HYDAE_ERR_HMIN or HYDAE_ERR_CONV at integr_tol
+** 1e-6 .. 1e-12 (measured, docs/mechanics.md). Array of md->n. */
+void mech_var_index_hessenberg(const mech_dae *md, unsigned char *var_index);
+
+/* The DAE form of md for method, and var_index (md->n) for its options:
+** DSTIFF gets mech_var_index and the integrator's own difference
+** Jacobian (its scd floors in tests/validation were measured so); every
+** other method mech_var_index_hessenberg and mech_jacobian. 0, or
+** HYDAE_ERR_ARG when method solves explicit ODEs only (needs_rhs): the
+** I3 and SI1 forms are implicit DAEs, the ODE form is mech_ode's. */
+int mech_dae_problem_for(mech_dae *md, const hy_integrator_ops *method, hy_dae *dae,
+                         unsigned char *var_index);
 
 /* Consistent y0, yp0 at t0 from positions q0 and velocities u0 that
 ** satisfy Phi = 0 and Phi_q u + Phi_t = 0: u' and lambda from

@@ -8,10 +8,13 @@
 **       the ODE form by coordinate partitioning, y = (q_i, u_i)
 **       (mech/mech_ode.c; Wehage & Haug 1982); re-partitioned at accepted
 **       steps, which restarts the integrator;
-**   DSTIFF, dae_index = 3: I3, y = (q, u, lambda), error test on q only,
-**       u and lambda scaled by h and h^2 in the corrector (var_index);
-**   DSTIFF, dae_index = 1: SI1 (Gear, Gupta & Leimkuhler 1985),
+**   DSTIFF or RADAU, dae_index = 3: I3, y = (q, u, lambda), error test
+**       on q only, u and lambda scaled by h and h^2 in the corrector
+**       (var_index);
+**   DSTIFF or RADAU, dae_index = 1: SI1 (Gear, Gupta & Leimkuhler 1985),
 **       y = (q, u, lambda, mu), error test on q and, with dae_vel_ctrl, u.
+** The per-method choices (the index of each component, DSTIFF's own
+** difference Jacobian or mech_jacobian) are mech_dae_problem_for's.
 **
 ** On entering the mode the positions are projected onto Phi = 0 and the
 ** velocities M-orthogonally onto Phi_q u + Phi_t = 0 (mech_project: a
@@ -49,6 +52,9 @@ typedef struct hy_mech_block {
     double *work;               /* mech_accel_work_len */
     int *iwork;                 /* n_q + n_c */
     char **mu_names;            /* SI1: names of the mu components */
+    const hy_integrator_ops *method;
+    int exact_jacobian;         /* I3, SI1 with mech_jacobian (mech_dae_problem_for) */
+    double *jac_dense;          /* its n x n values */
 } hy_mech_block;
 
 /* ---- the mode's callbacks as a mech_system ---- */
@@ -143,6 +149,7 @@ static void block_free(hy_mech_block *b)
         for (int k = 0; k < b->mode->mech.n_c; k++)
             hy_free(b->mu_names[k]);
     hy_free(b->mu_names);
+    hy_free(b->jac_dense);
     hy_free(b->decl);
     hy_free(b->decl_p);
     hy_free(b->work);
@@ -244,8 +251,11 @@ static void update_violation(hydae_sim *s, double violation)
 ** index (for DSTIFF's scaling). */
 static void set_block_flags(hydae_sim *s, hy_mech_block *b, int off)
 {
-    if (b->form != HY_FORM_ODE)
-        mech_var_index(&b->md, s->var_index + off);
+    if (b->form != HY_FORM_ODE) {
+        hy_dae dae; /* cannot fail: choose_form gives I3, SI1 to implicit methods only */
+        (void)mech_dae_problem_for(&b->md, b->method, &dae, s->var_index + off);
+        b->exact_jacobian = dae.jac != NULL;
+    }
     int n_q = b->mode->mech.n_q;
     for (int i = 0; i < b->n; i++) {
         int v = declared_var(b, i);
@@ -280,6 +290,7 @@ static int op_enter(hy_block *block, int off, const hy_integrator_ops *method)
     if (!b)
         return HYDAE_ERR_NOMEM;
     block->data = b;
+    b->method = method;
     block->is_explicit = b->form == HY_FORM_ODE;
     block->uses_var_index = b->form != HY_FORM_ODE;
     double t = s->t;
@@ -347,8 +358,29 @@ static const hy_pattern *op_pattern(const hy_block *block)
 
 static int op_has_jacobian(const hy_block *block)
 {
-    (void)block;
-    return 0; /* finite differences */
+    const hy_mech_block *b = block->data;
+    return b != NULL && b->exact_jacobian;
+}
+
+/* mech_jacobian's dense values into the solver's matrix at (off, off);
+** entries without a place in its storage are dropped. */
+static int op_jacobian(hy_block *block, size_t off, double t, double cj, const double *y,
+                       const double *yp, hy_matrix *jac)
+{
+    hy_mech_block *b = block->data;
+    size_t n = (size_t)b->n;
+    if (b->jac_dense == NULL && !(b->jac_dense = hy_malloc(n * n * sizeof(double))))
+        return -1;
+    int status = mech_jacobian(t, cj, y, yp, b->jac_dense, &b->md);
+    if (status != 0)
+        return status;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double *place = hy_matrix_at(jac, off + i, off + j);
+            if (place)
+                *place = b->jac_dense[i + j * n];
+        }
+    return 0;
 }
 
 static int op_expand(hy_block *block, double t, const double *y, const double *yp,
@@ -449,7 +481,7 @@ const hy_block_ops hy_block_mechanical = {
     op_rhs,
     op_pattern,
     op_has_jacobian,
-    NULL,
+    op_jacobian,
     op_expand,
     hy_block_mode_guards,
     hy_block_mode_store,

@@ -8,6 +8,15 @@
 ** test_mechanics*.c, there driven directly; here through the engine's
 ** projection, formulation choice, tolerances and restarts.
 **
+** RADAU (integrator_type RADAU, dae_index 1 and 3) on Andrews' mechanism
+** and the car axis with the Test Set's rtol = atol (vel_tol_factor =
+** dae_alg_tol_factor = 1): the mechanical block hands RADAU mech_jacobian
+** and the Hessenberg indices (mech_dae_problem_for), and scd(q) is the
+** direct driver's of test_radau_mech.c, where the floors come from: SI1
+** within one digit of integr_tol, I3 its measured values less half a
+** digit. Before, RADAU stopped on Andrews at t = 0 from integr_tol 1e-9
+** on (the integrator's own difference quotients, docs/mechanics.md).
+**
 **   test_mechanics_engine          the asserted runs
 **   test_mechanics_engine sweep    every tolerance from 1e-4 to 1e-10
 */
@@ -101,8 +110,15 @@ typedef struct engine_result {
     hydae_stats st;
 } engine_result;
 
-static engine_result run_engine(const mech_system *sys, const double *q0, const double *u0,
-                                const double *ref, double t_end, int form, double integr_tol)
+/* RADAU's runs (above): the form's name, integrator and dae_index. */
+static const char *const radau_forms[2][3] = {
+    { "SI1/RADAU", "RADAU", "1" }, { "I3/RADAU", "RADAU", "3" },
+};
+
+static engine_result run_engine_form(const mech_system *sys, const double *q0,
+                                     const double *u0, const double *ref, double t_end,
+                                     const char *const form[3], int test_set_tols,
+                                     double integr_tol)
 {
     engine_result er;
     memset(&er, 0, sizeof er);
@@ -117,9 +133,13 @@ static engine_result run_engine(const mech_system *sys, const double *q0, const 
     if (s) {
         status |= hydae_sim_set_time(s, 0.0, t_end);
         status |= hydae_sim_set_output_interval(s, t_end);
-        status |= hydae_sim_set_integrator(s, forms[form][1]);
-        status |= hydae_sim_set_option(s, "dae_index", forms[form][2]);
+        status |= hydae_sim_set_integrator(s, form[1]);
+        status |= hydae_sim_set_option(s, "dae_index", form[2]);
         status |= hydae_sim_set_option(s, "integr_tol", tol);
+        if (test_set_tols) {
+            status |= hydae_sim_set_option(s, "vel_tol_factor", "1");
+            status |= hydae_sim_set_option(s, "dae_alg_tol_factor", "1");
+        }
         status |= hydae_sim_add_row_sink(s, test_rows_sink, &r);
         if (status == 0)
             status = hydae_sim_run(s);
@@ -127,7 +147,7 @@ static engine_result run_engine(const mech_system *sys, const double *q0, const 
     }
     er.ok = status == 0 && r.n_rows > 0 && r.t[r.n_rows - 1] == t_end;
     if (!er.ok)
-        fprintf(stderr, "%s at %g: %s\n", forms[form][0], integr_tol,
+        fprintf(stderr, "%s at %g: %s\n", form[0], integr_tol,
                 s ? hydae_sim_errmsg(s) : hydae_model_errmsg(m));
     if (er.ok) {
         double q[16];
@@ -139,6 +159,12 @@ static engine_result run_engine(const mech_system *sys, const double *q0, const 
     hydae_sim_free(s);
     hydae_model_free(m);
     return er;
+}
+
+static engine_result run_engine(const mech_system *sys, const double *q0, const double *u0,
+                                const double *ref, double t_end, int form, double integr_tol)
+{
+    return run_engine_form(sys, q0, u0, ref, t_end, forms[form], 0, integr_tol);
 }
 
 typedef struct problem {
@@ -175,6 +201,36 @@ static void sweep(void)
             }
 }
 
+static void check_radau(void)
+{
+    static const problem testset[2] = {
+        { "andrews", &andrews, andrews_y0, andrews_ref, 0.03 },
+        { "caraxis", &caraxis, car_y0, car_ref, 3.0 },
+    };
+    /* Andrews' yref holds 9.6 digits (test_radau_mech.c): SI1 to 1e-10. */
+    static const struct { int problem, form; double tol, floor; } cases[] = {
+        { 0, 0, 1e-5, 4.0 }, { 0, 0, 1e-8, 7.0 }, { 0, 0, 1e-10, 9.0 },
+        { 1, 0, 1e-6, 5.0 }, { 1, 0, 1e-9, 8.0 }, { 1, 0, 1e-12, 11.0 },
+        { 0, 1, 1e-6, 4.0 }, { 0, 1, 1e-9, 7.0 },
+        { 1, 1, 1e-6, 4.4 }, { 1, 1, 1e-9, 8.4 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const problem *pb = &testset[cases[k].problem];
+        const char *const *form = radau_forms[cases[k].form];
+        engine_result er = run_engine_form(pb->sys, pb->y0, pb->y0 + pb->sys->n_q, pb->ref,
+                                           pb->t_end, form, 1, cases[k].tol);
+        printf("| %s | %s | %g | %s | %.2f | %ld | %ld | %ld | %.1e |\n", pb->name, form[0],
+               cases[k].tol, er.ok ? "ok" : "FAIL", er.scd_q, er.st.n_steps,
+               er.st.n_rejected, er.st.n_res_evals, er.st.max_constraint_violation);
+        CHECK(er.ok, "%s %s at %g ran", pb->name, form[0], cases[k].tol);
+        CHECK(er.scd_q >= cases[k].floor, "%s %s at %g: scd(q) %.2f < %.2f", pb->name, form[0],
+              cases[k].tol, er.scd_q, cases[k].floor);
+        CHECK(er.st.max_constraint_violation <= 10.0 * cases[k].tol,
+              "%s %s at %g: max |Phi| %.3g", pb->name, form[0], cases[k].tol,
+              er.st.max_constraint_violation);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
@@ -202,5 +258,6 @@ int main(int argc, char **argv)
               "%s %s at %g: max |Phi| %.3g > %.3g", pb->name, forms[f][0], cases[k].tol,
               er.st.max_constraint_violation, drift_bound);
     }
+    check_radau();
     return CHECK_DONE();
 }
