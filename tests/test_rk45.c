@@ -137,6 +137,56 @@ static void test_statistics_and_worst_component(void)
           st.order_last, st.h_last);
 }
 
+/* y' = -y, n = 2, whose f returns +inf in component 1 at one call: each
+** stage's failure (the check of f's values is folded into the loops that
+** read them, k_7's into the error norm) must reject the attempt as a
+** failure of f, h / 4, and name component 1. */
+typedef struct inf_at_call {
+    long calls, inf_call;
+} inf_at_call;
+
+static int decay_inf_at_call(double t, const double *y, double *ydot, void *ctx)
+{
+    (void)t;
+    inf_at_call *c = ctx;
+    ydot[0] = -y[0];
+    ydot[1] = ++c->calls == c->inf_call ? INFINITY : -y[1];
+    return 0;
+}
+
+static void test_each_stage_not_finite(void)
+{
+    /* h0 given: call 1 is f(t0), calls 2..7 the stages 2..7 of the first
+    ** attempt, which stops at the failing one (f is not called on an
+    ** argument made of it); the retry takes 6 more. */
+    for (long stage = 2; stage <= 7; stage++) {
+        inf_at_call ctx = { 0, stage };
+        hy_dae dae = { .n = 2, .rhs = decay_inf_at_call, .ctx = &ctx };
+        double y0[2] = { 1.0, 1.0 }, y[2], t = 0.0;
+        hy_options opt = ns_options(1e-6, 1e-6);
+        opt.h0 = 0.1;
+        void *mem = hy_rk45.create(2);
+        hy_rk45.init(mem, &dae, 0.0, y0, NULL, &opt);
+        int code = hy_rk45.step(mem, 1.0, &t);
+        hy_stats st;
+        hy_rk45.get_stats(mem, &st);
+        CHECK(code == HYDAE_OK && st.n_err_fails == 1 && st.n_steps == 1
+                  && st.n_res_evals == stage + 6 && fabs(st.h_last - 0.025) < 1e-15,
+              "inf in stage %ld: code %d, %ld rejected, %ld steps, %ld f, h %g",
+              stage, code, st.n_err_fails, st.n_steps, st.n_res_evals,
+              st.h_last);
+        CHECK(hy_rk45.worst_component(mem) == 1,
+              "inf in stage %ld: worst component %d, expected 1", stage,
+              hy_rk45.worst_component(mem));
+        while (code == HYDAE_OK)
+            code = hy_rk45.step(mem, 1.0, &t);
+        hy_rk45.dense(mem, 1.0, y, NULL);
+        CHECK(code == HY_TSTOP && fabs(y[1] - exp(-1.0)) < 1e-5,
+              "inf in stage %ld: code %d, y(1) %.10g", stage, code, y[1]);
+        hy_rk45.destroy(mem);
+    }
+}
+
 int main(void)
 {
     oc_check_accuracy_against_closed_forms(&hy_rk45, "RK45", RK45_GLOBAL_FACTOR);
@@ -148,6 +198,7 @@ int main(void)
     test_init_refusals();
     oc_check_restart(&hy_rk45, RK45_GLOBAL_FACTOR);
     oc_check_failures_of_f(&hy_rk45);
+    test_each_stage_not_finite();
     test_statistics_and_worst_component();
     oc_check_tolerance_vectors(&hy_rk45);
     oc_check_stiffness_detection(&hy_rk45, "RK45");

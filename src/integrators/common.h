@@ -25,6 +25,10 @@
 
 #include "integrators/integrator.h"
 
+#include <limits.h> /* (glibc: defines __GLIBC__ for HY_VECTOR_CLONES) */
+#include <stdint.h>
+#include <string.h>
+
 /* Outcome of a checked call into the problem (hy_eval_rhs, hy_eval_res,
 ** and itmat.h's Jacobians), of forming P (hy_itmat_form) and of
 ** the Newton correctors of DSTIFF, VSTIFF and MSTIFF, which add
@@ -61,6 +65,36 @@ int hy_copy_tolerances(int n, const hy_options *opt, int allow_both_zero,
 /* 1 if v is NULL or v_0 .. v_{n-1} are all finite, else 0. */
 int hy_all_finite(int n, const double *v);
 
+/* Its test, for a loop of the caller's own that reads v anyway: OR
+** hy_finite_carry(v_i) over the components into carry; the components
+** are all finite iff hy_carry_finite(carry) (the exponent field of a
+** value that is not finite is all ones: one more unit carries into the
+** sign bit). A loop of these vectorises, one of isfinite() does not. */
+static inline uint64_t hy_finite_carry(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return (bits & 0x7FF0000000000000ULL) + 0x0010000000000000ULL;
+}
+
+static inline int hy_carry_finite(uint64_t carry)
+{
+    return (carry >> 63) == 0;
+}
+
+/* The index of the first component of v that is not finite, or -1. */
+int hy_first_nonfinite(int n, const double *v);
+
+/* A function with loops over the components compiled twice, for AVX2 and
+** for the baseline, the copy chosen at load time (GCC's target_clones on
+** glibc x86-64; nothing elsewhere). No FMA: both copies round alike. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__GLIBC__) && !defined(HYDAE_NO_CLONES)
+#define HY_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HY_VECTOR_CLONES
+#endif
+
 /* 1 if t lies in [t_prev, t_now] up to 100 uround max(|t_prev|, |t_now|),
 ** the interval a dense output serves; else 0. */
 int hy_dense_covers(double t, double t_prev, double t_now);
@@ -88,6 +122,12 @@ double hy_roundoff_floor(double t);
 ** head->worst is its index) or HY_EVAL_RES_FATAL (f returned < 0). */
 int hy_eval_rhs(const hy_dae *dae, hy_mem_head *head, double t,
                 const double *y, double *ydot);
+
+/* hy_eval_rhs without the test that ydot is finite, for a caller that
+** tests it in a loop of its own (hy_finite_carry) before it uses ydot and
+** treats a value that is not finite as hy_eval_rhs does. */
+int hy_eval_rhs_unchecked(const hy_dae *dae, hy_mem_head *head, double t,
+                          const double *y, double *ydot);
 
 /* F(t, y, yp) into res, the same way. */
 int hy_eval_res(const hy_dae *dae, hy_mem_head *head, double t,

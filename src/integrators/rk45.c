@@ -126,7 +126,7 @@ static const double rk45_dense_v[RK45_N_STAGES] = {
 
 typedef struct rk45_mem {
     hy_erk r;                   /* first: state and step control (y at t) */
-    double *err_est;            /* the attempt's local error estimate / h */
+    double *ratio;              /* |err_i| / sc_i of the attempt */
 } rk45_mem;
 
 /* ------------------------------------------------------------------------
@@ -138,7 +138,7 @@ static void rk45_destroy(void *mem)
     rk45_mem *d = mem;
     if (d == NULL)
         return;
-    double **const slots[1] = { &d->err_est };
+    double **const slots[1] = { &d->ratio };
     hy_free_vectors(slots, 1);
     hy_erk_free(&d->r);
     hy_free(d);
@@ -151,7 +151,7 @@ static void *rk45_create(int n)
     rk45_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    double **const slots[1] = { &d->err_est };
+    double **const slots[1] = { &d->ratio };
     int ok = hy_erk_alloc(&d->r, n, RK45_N_STAGES, RK45_N_STAGES - 1) == 0
              && hy_alloc_vectors(n, slots, 1) == 0;
     if (!ok) {
@@ -178,25 +178,98 @@ static int rk45_init(void *mem, const hy_dae *dae, double t0, const double *y0,
 
 /* arg = y + h (c_s k_1 + sum_{j<s} a_sj (k_j - k_1)) for a constant
 ** stage s, 1 <= s <= 6 (a case of attempt()'s switch): the sum unrolled,
-** the loop over the components vectorised. */
-RK45_KERNEL void stage_argument(int n, int s, const hy_erk_bank *bank,
-                                const double *y, double h, double *arg)
+** the loop over the components vectorised. Returns the finiteness carry
+** (common.h) of k_s, the stage evaluated last: f's values are tested
+** here, where they are read anyway. */
+RK45_KERNEL uint64_t stage_argument(int n, int s, const hy_erk_bank *bank,
+                                    const double *y, double h,
+                                    double *restrict arg)
 {
     const double *k[RK45_N_STAGES];
     for (int j = 0; j < s; j++)
         k[j] = bank->k[j];
+    uint64_t carry = 0;
     for (int i = 0; i < n; i++) {
         double k_1 = k[0][i];
         double incr = rk45_c[s] * k_1;
         for (int j = 1; j < s; j++)
             incr += rk45_a[s][j] * (k[j][i] - k_1);
         arg[i] = y[i] + h * incr;
+        carry |= hy_finite_carry(k[s - 1][i]);
     }
+    return carry;
+}
+
+/* ratio_i = |err_i| / sc_i with err = h sum_s e_s (k_s - k_1) (sum_s e_s
+** = 0; e_2 = 0 skipped) and sc_i = atol_i + rtol_i max(|y_i|, |y_new_i|)
+** ([HNW] (4.10)), 0 where err_i = 0, into d->ratio, in one loop that
+** vectorises; (err_i - err_i) + (y_new_i - y_new_i) added (0, or NaN
+** where either is not finite), so that an estimate or a solution that
+** left the floating-point range fails the test. Returns the norm sqrt(sum ratio_i^2 / n) ([HNW] (4.11)), summed
+** in component order. */
+RK45_KERNEL double error_norm(const rk45_mem *d, const hy_erk_bank *work,
+                              double h, double *restrict ratio)
+{
+    int n = d->r.e.n;
+    const double *k_1 = work->k[0], *k_3 = work->k[2], *k_4 = work->k[3];
+    const double *k_5 = work->k[4], *k_6 = work->k[5], *k_7 = work->k[6];
+    const double *y = d->r.e.y, *y_new = d->r.y_new;
+    const double *atol = d->r.atol, *rtol = d->r.rtol;
+    for (int i = 0; i < n; i++) {
+        double k1 = k_1[i];
+        double err = rk45_e[2] * (k_3[i] - k1);
+        err += rk45_e[3] * (k_4[i] - k1);
+        err += rk45_e[4] * (k_5[i] - k1);
+        err += rk45_e[5] * (k_6[i] - k1);
+        err += rk45_e[6] * (k_7[i] - k1);
+        err *= h;
+        double y_abs = fabs(y[i]), y_new_abs = fabs(y_new[i]);
+        double scale = atol[i] + rtol[i] * (y_abs > y_new_abs ? y_abs : y_new_abs);
+        double r = fabs(err) / scale;
+        /* 0/0 (err_i = 0 where sc_i = 0) counts 0; the select in this
+        ** form (max(r, 0)) keeps the loop vectorised. */
+        r = r > 0.0 ? r : 0.0;
+        ratio[i] = r + ((err - err) + (y_new[i] - y_new[i]));
+    }
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += ratio[i] * ratio[i];
+    return sqrt(sum / n);
+}
+
+/* A value of f that is not finite in stage k: a failure of f as
+** hy_eval_rhs reports it. */
+static int nonfinite_stage(rk45_mem *d, const double *k)
+{
+    d->r.e.head.worst = hy_first_nonfinite(d->r.e.n, k);
+    return HY_EVAL_RES_FAIL;
+}
+
+/* After a failed error test: a k_7 or a y_new that is not finite is a
+** failure of the step (HY_EVAL_RES_FAIL, its first such component the
+** worst); otherwise the worst component is the one of the largest ratio
+** (the last NaN). */
+static int locate_failure(rk45_mem *d, const hy_erk_bank *work)
+{
+    int n = d->r.e.n;
+    const double *k_7 = work->k[RK45_N_STAGES - 1];
+    if (!hy_all_finite(n, k_7))
+        return nonfinite_stage(d, k_7);
+    if (!hy_all_finite(n, d->r.y_new))
+        return nonfinite_stage(d, d->r.y_new);
+    double worst_ratio = -1.0;
+    for (int i = 0; i < n; i++)
+        if (!(d->ratio[i] <= worst_ratio)) {
+            worst_ratio = d->ratio[i];
+            d->r.e.head.worst = i;
+        }
+    return HY_EVAL_OK;
 }
 
 /* One attempt from (t, y) with step h to t_try: stages 2..7 into the
 ** working bank, y_new, and the error norm ([HNW] (4.10)-(4.11)).
 ** Returns HY_EVAL_OK with *err_norm set, or the failure of f. */
+HY_VECTOR_CLONES
 static int attempt(void *mem, double h, double t_try, double *err_norm)
 {
     rk45_mem *d = mem;
@@ -208,54 +281,29 @@ static int attempt(void *mem, double h, double t_try, double *err_norm)
         ** (sum_j a_sj = c_s): a constant f then gives y + c_s h f
         ** without rounding drift (a guard y - level meets its level
         ** exactly when t does). */
+        uint64_t carry;
         switch (s) {    /* a constant stage for the kernel */
-        case 1: stage_argument(n, 1, work, d->r.e.y, h, arg); break;
-        case 2: stage_argument(n, 2, work, d->r.e.y, h, arg); break;
-        case 3: stage_argument(n, 3, work, d->r.e.y, h, arg); break;
-        case 4: stage_argument(n, 4, work, d->r.e.y, h, arg); break;
-        case 5: stage_argument(n, 5, work, d->r.e.y, h, arg); break;
-        default: stage_argument(n, 6, work, d->r.e.y, h, arg); break;
+        case 1: carry = stage_argument(n, 1, work, d->r.e.y, h, arg); break;
+        case 2: carry = stage_argument(n, 2, work, d->r.e.y, h, arg); break;
+        case 3: carry = stage_argument(n, 3, work, d->r.e.y, h, arg); break;
+        case 4: carry = stage_argument(n, 4, work, d->r.e.y, h, arg); break;
+        case 5: carry = stage_argument(n, 5, work, d->r.e.y, h, arg); break;
+        default: carry = stage_argument(n, 6, work, d->r.e.y, h, arg); break;
         }
+        if (!hy_carry_finite(carry))
+            return nonfinite_stage(d, work->k[s - 1]);
         /* Stages with c = 1 are evaluated at t_try itself, so that a step
         ** landing on t_stop evaluates f exactly there. */
         double t_stage = rk45_c[s] == 1.0 ? t_try : d->r.e.t + rk45_c[s] * h;
-        int status = hy_eval_rhs(&d->r.e.dae, &d->r.e.head, t_stage, arg, work->k[s]);
+        int status = hy_eval_rhs_unchecked(&d->r.e.dae, &d->r.e.head, t_stage,
+                                           arg, work->k[s]);
         if (status != HY_EVAL_OK)
             return status;
     }
-    for (int i = 0; i < n; i++)
-        if (!isfinite(d->r.y_new[i])) {
-            d->r.e.head.worst = i;
-            return HY_EVAL_RES_FAIL;
-        }
-    /* err = h sum_s e_s (k_s - k_1) (sum_s e_s = 0), zero e_s skipped. */
-    const double *k_1 = work->k[0];
-    double *err_est = d->err_est;
-    memset(err_est, 0, (size_t)n * sizeof(double));
-    for (int s = 1; s < RK45_N_STAGES; s++) {
-        const double *k_s = work->k[s];
-        if (rk45_e[s] != 0.0)
-            for (int i = 0; i < n; i++)
-                err_est[i] += rk45_e[s] * (k_s[i] - k_1[i]);
-    }
-    double sum = 0.0, worst_ratio = -1.0;
-    int worst = -1;
-    for (int i = 0; i < n; i++) {
-        double err_i = err_est[i] * h;
-        /* y and y_new are finite here: no NaN case for the larger. */
-        double y_abs = fabs(d->r.e.y[i]), y_new_abs = fabs(d->r.y_new[i]);
-        double scale = d->r.atol[i]
-                       + d->r.rtol[i] * (y_abs > y_new_abs ? y_abs : y_new_abs);
-        double ratio = err_i == 0.0 ? 0.0 : fabs(err_i) / scale;
-        if (!(ratio <= worst_ratio)) {
-            worst_ratio = ratio;
-            worst = i;
-        }
-        sum += ratio * ratio;
-    }
-    *err_norm = sqrt(sum / n);
+    /* k_7 is tested in the error norm (e_7 != 0). */
+    *err_norm = error_norm(d, work, h, d->ratio);
     if (!(*err_norm <= 1.0))
-        d->r.e.head.worst = worst;
+        return locate_failure(d, work);
     return HY_EVAL_OK;
 }
 

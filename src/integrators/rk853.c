@@ -236,7 +236,7 @@ static int rk853_init(void *mem, const hy_dae *dae, double t0,
 ** zero a_sj, the loop over the components vectorised. sum_j a_sj = c_s: a
 ** constant f gives y0 + c_s h f without rounding drift, as in RK45. */
 RK853_KERNEL void stage_fixed(int n, int s, const hy_erk_bank *bank,
-                              const double *y0, double h, double *out)
+                              const double *y0, double h, double *restrict out)
 {
     const double *k[RK853_N_ALL];
     for (int j = 0; j < s; j++)
@@ -251,7 +251,9 @@ RK853_KERNEL void stage_fixed(int n, int s, const hy_erk_bank *bank,
     }
 }
 
-/* The argument of stage s, 1 <= s < RK853_N_ALL, of bank. */
+/* The argument of stage s, 1 <= s < RK853_N_ALL, of bank (compiled for
+** AVX2 too, common.h). */
+HY_VECTOR_CLONES
 static void stage_argument(int n, const hy_erk_bank *bank, int s,
                            const double *y0, double h, double *out)
 {

@@ -731,18 +731,23 @@ static void erk_bank_slots(hy_erk_bank *bank, int n_stages,
         slots[s] = &bank->k[s];
 }
 
+/* The working bank's k[0] is the current bank's FSAL stage (the same
+** vector, never written by an attempt): 2 n_stages - 1 stage vectors. */
 int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal)
 {
     double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
     r->n_stages = n_stages;
     r->fsal = fsal;
+    r->cur = 0;
     int ok = hy_explicit_alloc(&r->e, n) == 0
              && hy_alloc_vectors(n, slots, ERK_N_VECTORS) == 0;
     for (int b = 0; ok && b < 2; b++) {
         double **bank[HY_ERK_MAX_STAGES];
         erk_bank_slots(&r->banks[b], n_stages, bank);
-        ok = hy_alloc_vectors(n, (double **const *)bank, (size_t)n_stages) == 0;
+        ok = hy_alloc_vectors(n, (double **const *)bank + b, (size_t)(n_stages - b)) == 0;
     }
+    if (ok)
+        r->banks[1].k[0] = r->banks[0].k[fsal];
     return ok ? 0 : -1;
 }
 
@@ -751,9 +756,11 @@ void hy_erk_free(hy_erk *r)
     double **const slots[ERK_N_VECTORS] = ERK_VECTORS(r);
     hy_free_vectors(slots, ERK_N_VECTORS);
     for (int b = 0; b < 2; b++) {
+        /* The working bank's k[0] is not its own. */
+        int own = b == r->cur ? 0 : 1;
         double **bank[HY_ERK_MAX_STAGES];
         erk_bank_slots(&r->banks[b], r->n_stages, bank);
-        hy_free_vectors((double **const *)bank, (size_t)r->n_stages);
+        hy_free_vectors((double **const *)bank + own, (size_t)(r->n_stages - own));
     }
     hy_explicit_free(&r->e);
 }
@@ -780,9 +787,8 @@ int hy_erk_init(hy_erk *r, const hy_dae *dae, double t0, const double *y0,
     r->h_user = opt->h0;
     r->h0_max = opt->h0_max > 0.0 ? opt->h0_max : INFINITY;
     r->h = 0.0;
-    r->err_old = ERK_ERR_OLD_MIN;
+    r->log_err_old = log(ERK_ERR_OLD_MIN);
     r->stiff = (hy_stiffness_test){ 0, 0 };
-    r->cur = 0;
     memcpy(r->y_prev, y0, (size_t)r->e.n * sizeof(double));
     return HYDAE_OK;
 }
@@ -803,11 +809,27 @@ static int erk_first_step(hy_erk *r, const hy_erk_method *m, double t_stop)
     return HYDAE_OK;
 }
 
+/* The working bank becomes the current one. The old current bank becomes
+** the working bank: its k[0] the new FSAL stage, its other stages the
+** vectors the new current bank does not use (all of the old bank's but
+** its FSAL stage, which is the new current bank's k[0]: stages 0 ..
+** fsal - 1 move up by one), so that f(t, y) is never copied. */
+static void erk_swap_banks(hy_erk *r)
+{
+    hy_erk_bank *old = &r->banks[r->cur];
+    memmove(&old->k[1], &old->k[0], (size_t)r->fsal * sizeof old->k[0]);
+    old->k[0] = r->banks[1 - r->cur].k[r->fsal];
+    r->cur = 1 - r->cur;
+}
+
 /* The accepted attempt of plan with error err becomes the solution. */
 static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
                        const hy_explicit_try *plan, double err, int rejected)
 {
-    double fac = m->safety * pow(err, -m->pi_alpha) * pow(r->err_old, m->pi_beta);
+    /* err^-alpha err_old^beta as one exp of logs (log(err) kept for the
+    ** next step): two of the three calls of two pow(). */
+    double log_err = log(err);
+    double fac = m->safety * exp(m->pi_beta * r->log_err_old - m->pi_alpha * log_err);
     fac = fmin(rejected ? 1.0 : m->fac_max, fmax(m->fac_min, fac));
     double h_next = plan->h_step * fac;
     /* A step shortened to land on t_stop says little about the step size
@@ -815,9 +837,9 @@ static void erk_accept(hy_erk *r, void *mem, const hy_erk_method *m,
     if (plan->lands && plan->h_step < plan->h && fac >= 1.0)
         h_next = fmax(h_next, plan->h);
     r->h = fmax(h_next, r->h_min);
-    r->err_old = fmax(err, ERK_ERR_OLD_MIN);
+    r->log_err_old = err > ERK_ERR_OLD_MIN ? log_err : log(ERK_ERR_OLD_MIN);
     m->accept(mem, plan->h_step);
-    r->cur = 1 - r->cur;
+    erk_swap_banks(r);
     double *old_prev = r->y_prev;
     r->y_prev = r->e.y;
     r->e.y = r->y_new;
@@ -851,8 +873,6 @@ int hy_erk_step(void *mem, const hy_erk_method *m, double t_stop,
             != HYDAE_OK)
             return HYDAE_ERR_HMIN;
         double err = 0.0;
-        memcpy(r->banks[1 - r->cur].k[0], erk_f_current(r),
-               (size_t)r->e.n * sizeof(double));
         status = m->attempt(mem, plan.h_step, plan.t_try, &err);
         if (status == HY_EVAL_RES_FATAL)
             return HYDAE_ERR_RESIDUAL;

@@ -296,7 +296,8 @@ void hy_explicit_stiffness_test(hy_explicit *e, hy_stiffness_test *st,
 */
 
 /* Stages of one step, f at each: two banks, so that a rejected attempt
-** never spoils the dense output of the accepted step. */
+** never spoils the dense output of the accepted step. The working bank's
+** k[0] is the current bank's FSAL stage (one vector, not a copy). */
 #define HY_ERK_MAX_STAGES 16
 typedef struct hy_erk_bank {
     double *k[HY_ERK_MAX_STAGES];
@@ -309,7 +310,8 @@ typedef struct hy_erk {
     double h0_max;              /* cap on the automatic first step (inf: none) */
     double h_min, h_max;        /* 0 / +inf = none */
     double h;                   /* step to try next; 0 = not chosen yet */
-    double err_old;             /* err of the last accepted step (PI) */
+    double log_err_old;         /* log of the err of the last accepted
+                                ** step, at least ERK_ERR_OLD_MIN (PI) */
     hy_stiffness_test stiff;
     double *y_prev;             /* solution at t_prev */
     double *y_new;              /* the attempt's solution */
@@ -337,8 +339,9 @@ typedef struct hy_erk_method {
 } hy_erk_method;
 
 /* Allocate r->e, the vectors of r and two banks of n_stages (<=
-** HY_ERK_MAX_STAGES) stage vectors, stage fsal the FSAL one (r zeroed by
-** the caller). 0, or -1 (free with hy_erk_free). */
+** HY_ERK_MAX_STAGES) stage vectors, stage fsal the FSAL one, which is
+** also the other bank's k[0] (r zeroed by the caller). 0, or -1 (free
+** with hy_erk_free). */
 int hy_erk_alloc(hy_erk *r, int n, int n_stages, int fsal);
 void hy_erk_free(hy_erk *r);
 
