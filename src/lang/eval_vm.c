@@ -13,6 +13,7 @@
 #include "core/core.h"
 #include "lang/vm.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,119 @@ static int compile_equations(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int
     return ok ? 0 : -1;
 }
 
+/* The entries of a mode with lane equations (hy_ir_lane_entry), every lane
+** one entry of the matrix, as vm_sparse_build: the pattern in column order,
+** the program writing each lane's value at its place. */
+static int vm_sparse_build_lanes(hy_ir *ir, vm_sparse *m, const hy_ir_lane_entry *entries,
+                                 int n_lane_entries, int n_rows, int n_cols)
+{
+    long total = 0;
+    for (int k = 0; k < n_lane_entries; k++)
+        total += entries[k].lanes;
+    if (total > INT_MAX / 2)
+        return -1;
+    int n_entries = (int)total;
+    int *rows = hy_alloc_array((size_t)n_entries + 1, sizeof *rows);
+    int *cols = hy_alloc_array((size_t)n_entries + 1, sizeof *cols);
+    hy_lane_root *roots = hy_alloc_array((size_t)n_lane_entries + 1, sizeof *roots);
+    int status = rows && cols && roots ? 0 : -1;
+    for (int k = 0, t = 0; k < n_lane_entries && status == 0; k++)
+        for (int j = 0; j < entries[k].lanes; j++, t++) {
+            rows[t] = entries[k].row + j * entries[k].row_stride;
+            cols[t] = entries[k].col + j * entries[k].col_moves;
+        }
+    /* vm_sparse_build's pattern and positions, without its program */
+    m->n_entries = n_entries;
+    m->n_rows = n_rows;
+    if (status == 0 && hy_mul3_size((size_t)n_rows, (size_t)n_cols, sizeof(double), &m->dense_bytes))
+        status = -1;
+    m->rows = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->rows) : NULL;
+    m->cols = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->cols) : NULL;
+    m->csc.col_start = status == 0 ? hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start)
+                                   : NULL;
+    m->csc.row = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->csc.row) : NULL;
+    int *position = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *position) : NULL;
+    if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position)
+        status = -1;
+    if (status == 0) {
+        int64_t *start = m->csc.col_start;
+        memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
+        for (int k = 0; k < n_entries; k++)
+            start[cols[k] + 1]++;
+        for (int j = 0; j < n_cols; j++)
+            start[j + 1] += start[j];
+        for (int k = 0; k < n_entries; k++) {
+            int at = (int)start[cols[k]]++;
+            position[k] = at;
+            m->rows[at] = rows[k];
+            m->cols[at] = cols[k];
+            m->csc.row[at] = rows[k];
+        }
+        for (int j = n_cols; j > 0; j--)
+            start[j] = start[j - 1];
+        start[0] = 0;
+        m->csc.n = n_cols;
+        m->csc.nnz = n_entries;
+        for (int k = 0, t = 0; k < n_lane_entries; t += entries[k].lanes, k++) {
+            roots[k].node = entries[k].node;
+            roots[k].lanes = entries[k].lanes;
+            roots[k].out = position + t;
+        }
+        m->prog = hy_program_build_lanes(&ir->dag, roots, n_lane_entries);
+        if (!m->prog)
+            status = -1;
+        else
+            m->prog->n_scratch = n_entries;
+    }
+    hy_free(rows);
+    hy_free(cols);
+    hy_free(roots);
+    hy_free(position);
+    return status;
+}
+
+/* The residual (of_rhs 0: by row) or f (1: by state) of a mode with lane
+** equations. */
+static hy_program *lanes_program(hy_ir *ir, const hy_ir_mode *mode, int of_rhs)
+{
+    int n_out = of_rhs ? mode->n_vars : mode->n_rows;
+    int *out = hy_alloc_array((size_t)n_out + 1, sizeof *out);
+    hy_lane_root *roots = hy_alloc_array((size_t)mode->n_equations + 1, sizeof *roots);
+    hy_program *prog = NULL;
+    if (out && roots) {
+        int t = 0;
+        for (int i = 0; i < mode->n_equations; i++) {
+            const hy_ir_equation *eq = &mode->equations[i];
+            roots[i].node = of_rhs ? eq->explicit_rhs : eq->residual;
+            roots[i].lanes = eq->lanes;
+            roots[i].out = out + t;
+            for (int j = 0; j < eq->lanes; j++)
+                out[t++] = of_rhs ? eq->explicit_state + j : eq->row + j * eq->row_stride;
+        }
+        prog = hy_program_build_lanes(&ir->dag, roots, mode->n_equations);
+    }
+    hy_free(out);
+    hy_free(roots);
+    return prog;
+}
+
+/* The programs of a mode with lane equations (an explicit one). */
+static int compile_lanes(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int *roots)
+{
+    vm->residual = lanes_program(ir, mode, 0);
+    vm->rhs = lanes_program(ir, mode, 1);
+    vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
+    for (int k = 0; k < mode->n_outputs; k++)
+        roots[k] = mode->outputs[k].node;
+    vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
+    return vm->residual && vm->rhs && vm->guards && vm->outputs
+                   && vm_sparse_build_lanes(ir, &vm->jacobian, mode->lane_jac, mode->n_lane_jac,
+                                            mode->n_rows, mode->n_vars) == 0
+                   && vm_sparse_build_lanes(ir, &vm->rhs_jacobian, mode->lane_rhs_jac,
+                                            mode->n_lane_rhs_jac, mode->n_vars, mode->n_vars) == 0
+               ? 0 : -1;
+}
+
 static void *vm_compile_mode(hy_ir *ir, int m)
 {
     const hy_ir_mode *mode = &ir->modes[m];
@@ -252,6 +366,8 @@ static void *vm_compile_mode(hy_ir *ir, int m)
             roots[k] = mode->outputs[k].node;
         vm->outputs = ok ? hy_program_build(&ir->dag, roots, NULL, mode->n_outputs) : NULL;
         ok = ok && vm->guards && vm->outputs;
+    } else if (ok && mode->n_lane_equations > 0) {
+        ok = compile_lanes(ir, mode, vm, roots) == 0;
     } else if (ok) {
         ok = compile_equations(ir, mode, vm, roots) == 0;
     }

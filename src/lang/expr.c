@@ -280,6 +280,12 @@ int hy_x_leaf(hy_expr *e, hy_xop op, int index)
     return intern(e, &n);
 }
 
+int hy_x_lane_leaf(hy_expr *e, hy_xop op, int index)
+{
+    hy_xnode n = make(op, HY_LANE_LEAF, index, -1, -1);
+    return intern(e, &n);
+}
+
 static int is_num(const hy_expr *e, int i)
 {
     return e->node_array[i].op == X_NUM;

@@ -34,6 +34,7 @@ typedef struct ctx {
     const char *what;        /* for messages: "a constant expression" */
     int no_event;            /* inside noEvent(...): relations and abs, sign, min, max
                                 of unknowns are evaluated as they are, no events */
+    int lanes;               /* CTX_EQUATION of a lane equation: its lanes, else 0 */
 } ctx;
 
 typedef struct sema {

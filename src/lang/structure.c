@@ -560,6 +560,8 @@ int hy_structure_analyse(hy_ir *ir, hy_diag *diag)
 {
     int n_errors = 0;
     for (int m = 0; m < ir->n_modes; m++) {
+        if (ir->modes[m].n_lane_equations > 0)
+            continue; /* an explicit ODE (sema_expr.c): nothing to match */
         char what[300];
         snprintf(what, sizeof what, "mode '%s'", hy_strtab_get(ir->strings, ir->modes[m].name));
         n_errors += analyse_mode(ir, &ir->modes[m], diag, what, 0);

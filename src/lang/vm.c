@@ -125,7 +125,7 @@ static int compare_opfn_out(const void *x, const void *y)
 
 /* The opcode node runs as (whole powers become HY_OP_POWI, HY_OP_SQR or
 ** HY_OP_CUBE). */
-static int run_op(const hy_expr *e, hy_xnode node)
+int hy_program_run_op(const hy_expr *e, hy_xnode node)
 {
     if (node.op != X_POW)
         return node.op;
@@ -489,7 +489,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             if (node.op == X_IN && add_used(&prog->in_used, &prog->n_in_used, &cap_in, node.a))
                 goto nomem;
         } else if (node.op != X_T && node.op != X_CJ) {
-            sl[k].op = run_op(e, node);
+            sl[k].op = hy_program_run_op(e, node);
             const int operand[3] = { node.a, node.b, node.c };
             for (int j = 0; j < 3; j++) {
                 sl[k].operand[j] = operand[j] >= 0 ? e->scratch[operand[j]] : -1;
