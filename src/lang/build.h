@@ -35,6 +35,7 @@ struct hy_lang_unit {
     hy_lang_fmus fmus;       /* its FMU components (fmu_component.h) */
     void *native_library;    /* dlopen's handle of the native code, or NULL */
     hy_lang_native_stats native;
+    int n_kept_loops;        /* for-loops compiled as loops (unroll_lanes.c) */
 };
 
 /* Free the code and the unit, not the model (the model's attached free

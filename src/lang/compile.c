@@ -132,15 +132,6 @@ hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
                                        n_errors, fmu, NULL);
 }
 
-/* Does syntax hold an equation of a loop kept as a loop? */
-static int has_lanes(const hy_syntax *syntax)
-{
-    for (int i = 0; i < syntax->n_equations; i++)
-        if (syntax->equations[i].lanes > 1)
-            return 1;
-    return 0;
-}
-
 /* One compilation, with loops kept as loops (keep_loops) or unrolled;
 ** *kept: a loop was kept. */
 static hy_lang_unit *compile_once(const char *source, size_t length, const char *display_name,
@@ -168,7 +159,8 @@ static hy_lang_unit *compile_once(const char *source, size_t length, const char 
     hy_import_loader loader = hy_lang_imports_loader(&imports);
     hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &unit->fmus, &syntax,
                       keep_loops);
-    *kept = diag.n_errors == 0 && has_lanes(&syntax);
+    *kept = syntax.n_kept_loops > 0;
+    unit->n_kept_loops = syntax.n_kept_loops;
     unit->fmus.model_path = NULL; /* the caller's */
     int n_structural = syntax.n_structural, *structural = syntax.structural;
     syntax.structural = NULL;

@@ -269,14 +269,28 @@ static int vm_sparse_build_lanes(hy_ir *ir, vm_sparse *m, const hy_ir_lane_entry
     int *position = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *position) : NULL;
     if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position)
         status = -1;
+    int *by_row = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *by_row) : NULL;
+    int64_t *row_start = status == 0 ? hy_alloc_array((size_t)n_rows + 1, sizeof *row_start) : NULL;
+    if (!by_row || !row_start)
+        status = -1;
     if (status == 0) {
+        /* by row, then (stably) by column: the unrolled entries' order,
+        ** rows ascending in each column */
+        memset(row_start, 0, ((size_t)n_rows + 1) * sizeof *row_start);
+        for (int k = 0; k < n_entries; k++)
+            row_start[rows[k] + 1]++;
+        for (int i = 0; i < n_rows; i++)
+            row_start[i + 1] += row_start[i];
+        for (int k = 0; k < n_entries; k++)
+            by_row[row_start[rows[k]]++] = k;
         int64_t *start = m->csc.col_start;
         memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
         for (int k = 0; k < n_entries; k++)
             start[cols[k] + 1]++;
         for (int j = 0; j < n_cols; j++)
             start[j + 1] += start[j];
-        for (int k = 0; k < n_entries; k++) {
+        for (int r = 0; r < n_entries; r++) {
+            int k = by_row[r];
             int at = (int)start[cols[k]]++;
             position[k] = at;
             m->rows[at] = rows[k];
@@ -303,6 +317,8 @@ static int vm_sparse_build_lanes(hy_ir *ir, vm_sparse *m, const hy_ir_lane_entry
     hy_free(cols);
     hy_free(roots);
     hy_free(position);
+    hy_free(by_row);
+    hy_free(row_start);
     return status;
 }
 

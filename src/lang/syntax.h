@@ -242,6 +242,7 @@ typedef struct hy_syntax {
     int n_aliases;           /* alias equations removed (alias.c) */
     int n_trivial;           /* trivial equations x = number removed (alias.c) */
     int hierarchical;        /* modes with sub-modes were flattened (hierarchy.c) */
+    int n_kept_loops;        /* loops kept as loops (unroll_lanes.c), errors or not */
 } hy_syntax;
 
 /* Append a node (name, first, var -1; the rest zero): its index, or -1

@@ -173,6 +173,7 @@ int unroll_keep_loop(unroller *u, int first, int end, int loop, long lo, long hi
         return 1;
     u->lane_var = l->var;
     u->lane_n = hi - lo + 1;
+    u->out->n_kept_loops++;
     int n_errors = u->diag->n_errors;
     for (int i = first; i < end && !u->failed && u->diag->n_errors == n_errors; i++) {
         const hy_equation_syn *eq = &u->in->equations[i];
