@@ -75,17 +75,19 @@ static void vm_sparse_free(vm_sparse *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Entries (rows[k], cols[k]) = nodes[k] of an n_rows x n_cols matrix.
-** 0, or -1 when out of memory or when the dense matrix would not fit in a
-** size_t. */
-static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int *rows,
-                           const int *cols, int n_entries, int n_rows, int n_cols)
+/* The pattern of entries (rows[k], cols[k]) of an n_rows x n_cols matrix
+** into m, taken in the order `order` gives (NULL: k = 0, 1, ...): a
+** counting sort by column, stable. The place of entry k in it (position[k],
+** malloc'ed), or NULL when out of memory or when the dense matrix would
+** not fit in a size_t. */
+static int *vm_sparse_pattern(vm_sparse *m, const int *rows, const int *cols, const int *order,
+                              int n_entries, int n_rows, int n_cols)
 {
     size_t count = (size_t)(n_entries > 0 ? n_entries : 1);
     m->n_entries = n_entries;
     m->n_rows = n_rows;
     if (hy_mul3_size((size_t)n_rows, (size_t)n_cols, sizeof(double), &m->dense_bytes))
-        return -1;
+        return NULL;
     m->rows = hy_alloc_array(count, sizeof *m->rows);
     m->cols = hy_alloc_array(count, sizeof *m->cols);
     m->csc.col_start = hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start);
@@ -93,16 +95,16 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     int *position = hy_alloc_array(count, sizeof *position);
     if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position) {
         hy_free(position);
-        return -1;
+        return NULL;
     }
-    /* Counting sort by column: entry k goes to position[k]. */
     int64_t *start = m->csc.col_start;
     memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
     for (int k = 0; k < n_entries; k++)
         start[cols[k] + 1]++;
     for (int j = 0; j < n_cols; j++)
         start[j + 1] += start[j];
-    for (int k = 0; k < n_entries; k++) {
+    for (int r = 0; r < n_entries; r++) {
+        int k = order ? order[r] : r;
         int at = (int)start[cols[k]]++;
         position[k] = at;
         m->rows[at] = rows[k];
@@ -114,6 +116,18 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     start[0] = 0;
     m->csc.n = n_cols;
     m->csc.nnz = n_entries;
+    return position;
+}
+
+/* Entries (rows[k], cols[k]) = nodes[k] of an n_rows x n_cols matrix.
+** 0, or -1 when out of memory or when the dense matrix would not fit in a
+** size_t. */
+static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int *rows,
+                           const int *cols, int n_entries, int n_rows, int n_cols)
+{
+    int *position = vm_sparse_pattern(m, rows, cols, NULL, n_entries, n_rows, n_cols);
+    if (!position)
+        return -1;
     m->prog = hy_program_build(&ir->dag, nodes, position, n_entries);
     hy_free(position);
     if (!m->prog)
@@ -256,63 +270,32 @@ static int vm_sparse_build_lanes(hy_ir *ir, vm_sparse *m, const hy_ir_lane_entry
             rows[t] = entries[k].row + j * entries[k].row_stride;
             cols[t] = entries[k].col + j * entries[k].col_moves;
         }
-    /* vm_sparse_build's pattern and positions, without its program */
-    m->n_entries = n_entries;
-    m->n_rows = n_rows;
-    if (status == 0 && hy_mul3_size((size_t)n_rows, (size_t)n_cols, sizeof(double), &m->dense_bytes))
-        status = -1;
-    m->rows = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->rows) : NULL;
-    m->cols = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->cols) : NULL;
-    m->csc.col_start = status == 0 ? hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start)
-                                   : NULL;
-    m->csc.row = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *m->csc.row) : NULL;
-    int *position = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *position) : NULL;
-    if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position)
-        status = -1;
+    /* by row (a counting sort), then by column: the unrolled entries'
+    ** order, rows ascending in each column */
     int *by_row = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *by_row) : NULL;
-    int64_t *row_start = status == 0 ? hy_alloc_array((size_t)n_rows + 1, sizeof *row_start) : NULL;
-    if (!by_row || !row_start)
-        status = -1;
-    if (status == 0) {
-        /* by row, then (stably) by column: the unrolled entries' order,
-        ** rows ascending in each column */
-        memset(row_start, 0, ((size_t)n_rows + 1) * sizeof *row_start);
+    int *row_start = status == 0 ? hy_calloc((size_t)n_rows + 1, sizeof *row_start) : NULL;
+    int *position = NULL;
+    if (by_row && row_start) {
         for (int k = 0; k < n_entries; k++)
             row_start[rows[k] + 1]++;
         for (int i = 0; i < n_rows; i++)
             row_start[i + 1] += row_start[i];
         for (int k = 0; k < n_entries; k++)
             by_row[row_start[rows[k]]++] = k;
-        int64_t *start = m->csc.col_start;
-        memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
-        for (int k = 0; k < n_entries; k++)
-            start[cols[k] + 1]++;
-        for (int j = 0; j < n_cols; j++)
-            start[j + 1] += start[j];
-        for (int r = 0; r < n_entries; r++) {
-            int k = by_row[r];
-            int at = (int)start[cols[k]]++;
-            position[k] = at;
-            m->rows[at] = rows[k];
-            m->cols[at] = cols[k];
-            m->csc.row[at] = rows[k];
-        }
-        for (int j = n_cols; j > 0; j--)
-            start[j] = start[j - 1];
-        start[0] = 0;
-        m->csc.n = n_cols;
-        m->csc.nnz = n_entries;
-        for (int k = 0, t = 0; k < n_lane_entries; t += entries[k].lanes, k++) {
-            roots[k].node = entries[k].node;
-            roots[k].lanes = entries[k].lanes;
-            roots[k].out = position + t;
-        }
-        m->prog = hy_program_build_lanes(&ir->dag, roots, n_lane_entries);
-        if (!m->prog)
-            status = -1;
-        else
-            m->prog->n_scratch = n_entries;
+        position = vm_sparse_pattern(m, rows, cols, by_row, n_entries, n_rows, n_cols);
     }
+    status = position ? 0 : -1;
+    for (int k = 0, t = 0; k < n_lane_entries && status == 0; t += entries[k].lanes, k++) {
+        roots[k].node = entries[k].node;
+        roots[k].lanes = entries[k].lanes;
+        roots[k].out = position + t;
+    }
+    if (status == 0)
+        m->prog = hy_program_build_lanes(&ir->dag, roots, n_lane_entries);
+    if (status == 0 && !m->prog)
+        status = -1;
+    if (status == 0)
+        m->prog->n_scratch = n_entries;
     hy_free(rows);
     hy_free(cols);
     hy_free(roots);
