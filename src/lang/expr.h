@@ -121,6 +121,8 @@ static inline int hy_x_is_lane_leaf(hy_xop op, int fn)
 int hy_x_unary(hy_expr *e, hy_xop op, int a);      /* X_NEG X_NOT */
 int hy_x_binary(hy_expr *e, hy_xop op, int a, int b);
 int hy_x_fn(hy_expr *e, hy_function fn, int a, int b); /* b = -1 for unary */
+/* What hy_x_binary folds two numbers to (X_ADD ... X_OR). */
+double hy_x_fold(hy_xop op, double x, double y);
 int hy_x_if(hy_expr *e, int cond, int then_value, int else_value);
 
 /* A copy of node i, valid whatever is appended afterwards. */

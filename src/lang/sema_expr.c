@@ -580,6 +580,13 @@ int sema_lower_ref(sema *s, ctx *c, hy_expr_ref ref)
 double sema_const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
                              int *ok, int *param_node)
 {
+    double folded;
+    if (sema_fold_constant(s, ref, &folded)) { /* no DAG nodes for a plain number */
+        if (param_node)
+            *param_node = -1;
+        *ok = 1;
+        return folded;
+    }
     ctx c;
     memset(&c, 0, sizeof c);
     c.kind = CTX_CONST;
