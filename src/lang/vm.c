@@ -705,7 +705,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (prog->first_direct < 0)
         prog->first_direct = prog->n_instr;
     prog->n_regs = prog->first_result + n_inner + n_reg_left;
-    prog->constants = hy_calloc((size_t)prog->n_regs, sizeof *prog->constants);
+    prog->constants = hy_calloc((size_t)prog->first_result + 1, sizeof *prog->constants);
     if (!prog->constants)
         goto nomem;
     prog->id = hy_program_new_id();

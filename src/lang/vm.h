@@ -113,7 +113,8 @@ typedef struct hy_program {
     int first_direct;        /* the gathered instructions from here write out[direct_out...] */
     int direct_out;
     int n_regs;
-    double *constants;       /* n_regs: the initial register file (the constants set) */
+    double *constants;       /* first_result: the initial registers below the results
+                                (the constants set; the results need none) */
     int n_scratch;           /* doubles after the registers in a register file */
     unsigned long long id;   /* unique in the process: keys the threads' register files */
     hy_moves loads[HY_N_LOADS];

@@ -405,7 +405,7 @@ static int build(lane_builder *b)
     prog->first_direct = prog->n_instr;
     prog->direct_out = 0;
     prog->n_regs = b->d;
-    prog->constants = hy_calloc((size_t)prog->n_regs + 1, sizeof *prog->constants);
+    prog->constants = hy_calloc((size_t)prog->first_result + 1, sizeof *prog->constants);
     if (!prog->constants)
         return -1;
     for (int k = 0; k < b->n; k++)
