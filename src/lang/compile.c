@@ -69,13 +69,9 @@ void hy_lang_unit_free(hy_lang_unit *unit)
 ** stderr (how the front end's cost was measured, bench/README.md). */
 void hy_lang_phase_mark(const char *phase)
 {
-    static int enabled = -1;
-    static double last;
-    if (enabled < 0) {
-        const char *env = getenv("HYDAE_LANG_PHASES");
-        enabled = env && *env && *env != '0';
-    }
-    if (!enabled)
+    static double last; /* written only when asked for (one compile at a time) */
+    const char *env = getenv("HYDAE_LANG_PHASES");
+    if (!(env && *env && *env != '0'))
         return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -49,12 +49,14 @@ int unroll_element_name(unroller *u, array_info *a, long index)
         return *cached - 1;
     const char *base = name_of(u, a->name);
     size_t len = strlen(base);
-    char *text = hy_malloc(len + 24);
+    char local[128]; /* a short name (10^6 of them) without an allocation */
+    char *text = len + 24 <= sizeof local ? local : hy_malloc(len + 24);
     if (!text)
         return unroll_nomem(u);
     int n = snprintf(text, len + 24, "%s[%ld]", base, index);
     int id = hy_strtab_intern(u->strings, text, (size_t)n);
-    hy_free(text);
+    if (text != local)
+        hy_free(text);
     if (id < 0)
         return unroll_nomem(u);
     *cached = id + 1;

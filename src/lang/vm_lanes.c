@@ -324,24 +324,29 @@ static int emit_group(lane_builder *b, int lanes)
     return 0;
 }
 
-/* Every number of lanes a root that uses lane leaves has, a group each. */
+/* Every number of lanes a root that uses lane leaves has, a group each,
+** in the order the roots first have it. */
 static int emit_groups(lane_builder *b)
 {
-    for (int r = 0; r < b->n_roots; r++) {
-        int k = b->pos_of[b->roots[r].node];
+    int *counts = NULL, n_counts = 0, cap_counts = 0, status = 0;
+    for (int r = 0; r < b->n_roots && status == 0; r++) {
+        int k = b->pos_of[b->roots[r].node], lanes = b->roots[r].lanes;
         const hy_xnode node = hy_x_node(b->e, b->roots[r].node);
         if (!b->varying[k] || !is_operation(&node))
             continue;
-        int first = 1; /* the first root with this many lanes */
-        for (int q = 0; q < r && first; q++) {
-            const hy_xnode other = hy_x_node(b->e, b->roots[q].node);
-            first = !(b->roots[q].lanes == b->roots[r].lanes
-                      && b->varying[b->pos_of[b->roots[q].node]] && is_operation(&other));
-        }
-        if (first && emit_group(b, b->roots[r].lanes))
-            return -1;
+        int seen = 0;
+        for (int q = 0; q < n_counts && !seen; q++)
+            seen = counts[q] == lanes;
+        if (seen)
+            continue;
+        status = hy_grow((void **)&counts, &cap_counts, n_counts + 1, sizeof *counts);
+        if (status == 0)
+            counts[n_counts++] = lanes;
     }
-    return 0;
+    for (int q = 0; q < n_counts && status == 0; q++)
+        status = emit_group(b, counts[q]);
+    hy_free(counts);
+    return status;
 }
 
 /* ---------------------------------------------------------------- */
