@@ -239,10 +239,25 @@ static void check_starts(void)
     hy_lang_unit_free(unit);
 }
 
+/* An example file as it is (examples/NAME.hym). */
+static void check_example(const char *name, int want_kept)
+{
+    char dir[1024], path[1200];
+    lang_test_source_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/examples/%s.hym", dir, name);
+    char *text = lang_test_read(path, NULL);
+    CHECK(text != NULL, "cannot read %s", path);
+    if (text)
+        check_same(name, text, want_kept);
+    free(text);
+}
+
 int main(void)
 {
     check_starts();
-    check_same("brusselator", brusselator, 1);
+    check_example("heat_rod", 1);
+    check_example("brusselator", 1);
+    check_same("brusselator40", brusselator, 1);
     check_same("shapes", shapes, 2);
     check_same("refused", refused, 0);
     check_message();
