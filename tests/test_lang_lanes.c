@@ -135,7 +135,8 @@ static void compare_units(const char *name, hy_lang_unit *lanes, hy_lang_unit *u
         const hy_csc *pa = a->ops->jacobian_pattern(a->code, of_rhs);
         const hy_csc *pb = b->ops->jacobian_pattern(b->code, of_rhs);
         CHECK(pa->n == pb->n && pa->nnz == pb->nnz
-                  && memcmp(pa->col_start, pb->col_start, sizeof *pa->col_start * (size_t)(n + 1)) == 0
+                  && memcmp(pa->col_start, pb->col_start,
+                            sizeof *pa->col_start * (size_t)(n + 1)) == 0
                   && memcmp(pa->row, pb->row, sizeof *pa->row * (size_t)pa->nnz) == 0,
               "%s: Jacobian pattern %d differs (nnz %d, %d)", name, of_rhs, pa->nnz, pb->nnz);
     }
@@ -153,7 +154,8 @@ static void compare_units(const char *name, hy_lang_unit *lanes, hy_lang_unit *u
                   && b->ops->residual(b->code, t, y, yp, p, out_b) == 0, "%s: residual", name);
         CHECK(same_bits(out_a, out_b, (size_t)n), "%s: residuals differ at state %d", name, state);
         CHECK(a->ops->jacobian(a->code, t, cj, y, yp, p, dense_a) == 0
-                  && b->ops->jacobian(b->code, t, cj, y, yp, p, dense_b) == 0, "%s: jacobian", name);
+                  && b->ops->jacobian(b->code, t, cj, y, yp, p, dense_b) == 0,
+              "%s: jacobian", name);
         CHECK(same_bits(dense_a, dense_b, (size_t)n * (size_t)n), "%s: Jacobians differ", name);
         CHECK(a->ops->sparse_jacobian(a->code, t, cj, y, yp, p, values_a) == 0
                   && b->ops->sparse_jacobian(b->code, t, cj, y, yp, p, values_b) == 0,

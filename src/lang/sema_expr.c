@@ -735,7 +735,8 @@ static int mark_lane_states(sema *s, hy_ir_mode *mode, const hy_equation_syn *eq
 {
     mode->n_lane_equations++;
     if (state < 0 || state + eq->lanes > mode->n_vars) {
-        sema_error(s, NULL, eq->line, eq->column, "not an explicit equation (a loop kept as a loop)");
+        sema_error(s, NULL, eq->line, eq->column,
+                   "not an explicit equation (a loop kept as a loop)");
         return -1;
     }
     for (int j = 0; j < eq->lanes; j++)
@@ -762,7 +763,8 @@ static void find_explicit_lanes(sema *s, hy_ir_mode *mode)
     if (ok)
         mode->is_explicit = 1;
     else
-        sema_error(s, NULL, mode->line, mode->column, "not an explicit ODE (a loop kept as a loop)");
+        sema_error(s, NULL, mode->line, mode->column,
+                   "not an explicit ODE (a loop kept as a loop)");
 }
 
 /* An empty context of kind `kind` in mode m. */

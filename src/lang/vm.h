@@ -146,6 +146,16 @@ void hy_program_free(hy_program *prog);
 ** HY_OP_SQR, HY_OP_CUBE; else node.op). */
 int hy_program_run_op(const hy_expr *e, hy_xnode node);
 
+/* A program while its instructions are written (vm.c, vm_lanes.c). */
+typedef struct hy_program_writer {
+    hy_program *prog;
+    int cap_code, cap_operands, n_operands;
+} hy_program_writer;
+/* Append an instruction of count operations; append n ints to the
+** operand stream. 0, or -1 out of memory. */
+int hy_program_begin_instr(hy_program_writer *w, int op, int fn, int strided, int count);
+int hy_program_push(hy_program_writer *w, const int *v, int n);
+
 /* A root of a program with lanes (vm_lanes.c): the node of lane 0, its
 ** lanes (1: one value) and the out index of each lane. */
 typedef struct hy_lane_root {

@@ -23,7 +23,7 @@
 
 typedef struct lane_builder {
     hy_expr *e;
-    hy_program *prog;
+    hy_program_writer w;     /* w.prog: the program */
     const hy_lane_root *roots;
     int n_roots;
     const int *list;         /* the walk of every root (operands first) */
@@ -35,45 +35,21 @@ typedef struct lane_builder {
     int *uses;               /* per position: operand uses by this group's nodes */
     int *root_count, *root_of; /* per position: roots of this group naming it, the last */
     unsigned char *needed;   /* per position: this group computes it */
-    int cap_code, cap_operands, n_operands;
     int cap_store_dst, cap_store_src;
     int d;                   /* the next result register */
 } lane_builder;
 
-static int begin(lane_builder *b, int op, int fn, int strided, int count)
-{
-    hy_program *prog = b->prog;
-    if (hy_grow((void **)&prog->code, &b->cap_code, prog->n_instr + 1, sizeof *prog->code))
-        return -1;
-    hy_instr *in = &prog->code[prog->n_instr++];
-    in->op = (unsigned char)op;
-    in->fn = (unsigned char)fn;
-    in->strided = (unsigned char)strided;
-    in->count = count;
-    return 0;
-}
-
-static int push(lane_builder *b, const int *v, int n)
-{
-    if (hy_grow((void **)&b->prog->operands, &b->cap_operands, b->n_operands + n,
-                sizeof *b->prog->operands))
-        return -1;
-    memcpy(b->prog->operands + b->n_operands, v, sizeof *v * (size_t)n);
-    b->n_operands += n;
-    return 0;
-}
-
 static int store(lane_builder *b, int dst, int src)
 {
-    hy_moves *m = &b->prog->stores;
+    hy_moves *m = &b->w.prog->stores;
     if (hy_grow((void **)&m->dst, &b->cap_store_dst, m->n + 1, sizeof *m->dst)
         || hy_grow((void **)&m->src, &b->cap_store_src, m->n + 1, sizeof *m->src))
         return -1;
     m->dst[m->n] = dst;
     m->src[m->n] = src;
     m->n++;
-    if (dst + 1 > b->prog->n_outputs)
-        b->prog->n_outputs = dst + 1;
+    if (dst + 1 > b->w.prog->n_outputs)
+        b->w.prog->n_outputs = dst + 1;
     return 0;
 }
 
@@ -110,7 +86,7 @@ static int operands_of(const hy_xnode *node, int op, int *operand)
 ** one per lane), the constants, t and cj. 0 or -1. */
 static int place_leaves(lane_builder *b)
 {
-    hy_program *prog = b->prog;
+    hy_program *prog = b->w.prog;
     int count[HY_N_LOADS] = { 0 }, n_consts = 0;
     for (int k = 0; k < b->n; k++) {
         const hy_xnode node = hy_x_node(b->e, b->list[k]);
@@ -177,7 +153,8 @@ static int emit_once(lane_builder *b)
             rec[a] = b->reg[b->pos_of[operand[a]]];
         if (op == HY_OP_POWI)
             rec[arity++] = (int)hy_x_node(b->e, node.b).value;
-        if (begin(b, op, node.fn, 0, 1) || push(b, rec, arity))
+        if (hy_program_begin_instr(&b->w, op, node.fn, 0, 1)
+            || hy_program_push(&b->w, rec, arity))
             return -1;
         b->reg[k] = b->d++;
     }
@@ -197,7 +174,7 @@ static int store_plain_roots(lane_builder *b)
         for (int j = 0; j < root->lanes; j++) {
             int src = b->reg[k];
             if (is_leaf) { /* y[a + j] into a register of its own */
-                hy_moves *m = &b->prog->loads[load_kind(&node)];
+                hy_moves *m = &b->w.prog->loads[load_kind(&node)];
                 src = m->dst[m->n] = m->block_dst + m->n;
                 m->src[m->n++] = node.a + j;
             }
@@ -248,7 +225,8 @@ static int emit_strided(lane_builder *b, int k, int j0, int count, int dst_kind,
         s[1] = (int)hy_x_node(b->e, node.b).value;
         s[2] = 0;
     }
-    if (begin(b, op, node.fn, 1, count) || push(b, rec, 3 + 3 * arity))
+    if (hy_program_begin_instr(&b->w, op, node.fn, 1, count)
+        || hy_program_push(&b->w, rec, 3 + 3 * arity))
         return -1;
     return 0;
 }
@@ -263,10 +241,10 @@ static int emit_direct(lane_builder *b, int k, const hy_lane_root *root)
             ;
         if (emit_strided(b, k, j0, j1 - j0, HY_DST_OUT, root->out[j0], stride))
             return -1;
-        if (root->out[j1 - 1] + 1 > b->prog->n_outputs)
-            b->prog->n_outputs = root->out[j1 - 1] + 1;
-        if (root->out[j0] + 1 > b->prog->n_outputs)
-            b->prog->n_outputs = root->out[j0] + 1;
+        if (root->out[j1 - 1] + 1 > b->w.prog->n_outputs)
+            b->w.prog->n_outputs = root->out[j1 - 1] + 1;
+        if (root->out[j0] + 1 > b->w.prog->n_outputs)
+            b->w.prog->n_outputs = root->out[j0] + 1;
     }
     return 0;
 }
@@ -406,7 +384,7 @@ static int build(lane_builder *b)
     }
     if (place_leaves(b) || emit_once(b) || store_plain_roots(b) || emit_groups(b))
         return -1;
-    hy_program *prog = b->prog;
+    hy_program *prog = b->w.prog;
     prog->first_direct = prog->n_instr;
     prog->direct_out = 0;
     prog->n_regs = b->d;
@@ -431,14 +409,14 @@ hy_program *hy_program_build_lanes(hy_expr *e, const hy_lane_root *roots, int n_
     b.e = e;
     b.roots = roots;
     b.n_roots = n_roots;
-    b.prog = hy_calloc(1, sizeof *b.prog);
-    if (!b.prog)
+    b.w.prog = hy_calloc(1, sizeof *b.w.prog);
+    if (!b.w.prog)
         return NULL;
     int status = build(&b);
     free_builder(&b);
     if (status != 0) {
-        hy_program_free(b.prog);
+        hy_program_free(b.w.prog);
         return NULL;
     }
-    return b.prog;
+    return b.w.prog;
 }
