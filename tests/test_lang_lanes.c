@@ -4,9 +4,9 @@
 ** bit for bit, the residual, f, and both Jacobians (dense and sparse, with
 ** the same pattern) of the same model compiled unrolled
 ** (HYDAE_LANG_UNROLL=1, the path before loops were kept): the unrolled
-** compiler is the independent computation. Models the lanes refuse
-** compile unrolled with the same results, and a bad loop gets the
-** unrolled compiler's message at file:line:column. Runs on the backend
+** compiler is the independent computation. Explicit ODEs and a DAE keep
+** their loops; a loop with a relation is expanded; a bad loop and an
+** index-2 loop get the unrolled compiler's messages at file:line:column. Runs on the backend
 ** HYDAE_BACKEND names (the suite runs it with the VM and natively).
 */
 #define _POSIX_C_SOURCE 200809L /* setenv, open_memstream */
@@ -66,18 +66,42 @@ static const char *shapes =
     "  der(s) = -0.1 * s + w[3];\n"
     "end shapes;\n";
 
-/* A loop the lanes refuse (an algebraic equation: a DAE), compiled
-** unrolled. */
-static const char *refused =
-    "model refused\n"
+/* A DAE: algebraic equations in the loop, der() on either side. */
+static const char *dae =
+    "model dae\n"
     "  Real x[4](start = 1);\n"
     "  Real a[4](start = 1);\n"
+    "  Real z(start = 0.5);\n"
     "equation\n"
     "  for i in 1:4 loop\n"
-    "    der(x[i]) = -a[i];\n"
-    "    a[i] = x[i]^2;\n"
+    "    -a[i] * z = der(x[i]);\n"
+    "    a[i] + exp(a[i]) = x[i]^2 + 1;\n"
     "  end for;\n"
-    "end refused;\n";
+    "  z = 0.5 + 0.1 * sin(time);\n"
+    "end dae;\n";
+
+/* A loop the lanes never take (a relation), expanded. */
+static const char *unkept =
+    "model unkept\n"
+    "  Real x[5](start = {i - 3 for i in 1:5});\n"
+    "equation\n"
+    "  for i in 1:5 loop\n"
+    "    der(x[i]) = if x[i] > 0 then -1 else 1;\n"
+    "  end for;\n"
+    "end unkept;\n";
+
+/* Index 2 (x[i] given, y[i] its derivative): the lanes refuse it late,
+** and the unrolled compiler reports it. */
+static const char *index2 =
+    "model index2\n"
+    "  Real x[3](start = 0);\n"
+    "  Real y[3](start = 0);\n"
+    "equation\n"
+    "  for i in 1:3 loop\n"
+    "    der(x[i]) = y[i];\n"
+    "    x[i] = sin(time);\n"
+    "  end for;\n"
+    "end index2;\n";
 
 /* A subscript past the end. */
 static const char *bad =
@@ -205,15 +229,16 @@ static void check_same(const char *name, const char *text, int want_kept)
     hy_lang_unit_free(unrolled);
 }
 
-static void check_message(void)
+/* A model refused both ways, with the same messages at `where`. */
+static void check_message(const char *name, const char *text, const char *where)
 {
     char *with_lanes = NULL, *without = NULL;
-    hy_lang_unit *a = compile(bad, 0, &with_lanes), *b = compile(bad, 1, &without);
-    CHECK(!a && !b, "bad: refused both ways");
+    hy_lang_unit *a = compile(text, 0, &with_lanes), *b = compile(text, 1, &without);
+    CHECK(!a && !b, "%s: refused both ways", name);
     CHECK(with_lanes && without && strcmp(with_lanes, without) == 0,
-          "bad: messages differ:\n%s---\n%s", with_lanes ? with_lanes : "",
+          "%s: messages differ:\n%s---\n%s", name, with_lanes ? with_lanes : "",
           without ? without : "");
-    CHECK(with_lanes && strstr(with_lanes, "lanes.hym:6:") != NULL, "bad: no position in\n%s",
+    CHECK(with_lanes && strstr(with_lanes, where) != NULL, "%s: no %s in\n%s", name, where,
           with_lanes ? with_lanes : "");
     free(with_lanes);
     free(without);
@@ -261,7 +286,9 @@ int main(void)
     check_example("brusselator", 1);
     check_same("brusselator40", brusselator, 1);
     check_same("shapes", shapes, 2);
-    check_same("refused", refused, 0);
-    check_message();
+    check_same("dae", dae, 1);
+    check_same("unkept", unkept, 0);
+    check_message("bad", bad, "lanes.hym:6:");
+    check_message("index2", index2, "lanes.hym:");
     return CHECK_DONE();
 }

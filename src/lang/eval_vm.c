@@ -330,21 +330,24 @@ static hy_program *lanes_program(hy_ir *ir, const hy_ir_mode *mode, int of_rhs)
     return prog;
 }
 
-/* The programs of a mode with lane equations (an explicit one). */
+/* The programs of a mode with lane equations (f and df/dy if explicit). */
 static int compile_lanes(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int *roots)
 {
     vm->residual = lanes_program(ir, mode, 0);
-    vm->rhs = lanes_program(ir, mode, 1);
     vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
     for (int k = 0; k < mode->n_outputs; k++)
         roots[k] = mode->outputs[k].node;
     vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
-    return vm->residual && vm->rhs && vm->guards && vm->outputs
-                   && vm_sparse_build_lanes(ir, &vm->jacobian, mode->lane_jac, mode->n_lane_jac,
-                                            mode->n_rows, mode->n_vars) == 0
-                   && vm_sparse_build_lanes(ir, &vm->rhs_jacobian, mode->lane_rhs_jac,
-                                            mode->n_lane_rhs_jac, mode->n_vars, mode->n_vars) == 0
-               ? 0 : -1;
+    int ok = vm->residual && vm->guards && vm->outputs
+             && vm_sparse_build_lanes(ir, &vm->jacobian, mode->lane_jac, mode->n_lane_jac,
+                                      mode->n_rows, mode->n_vars) == 0;
+    if (ok && mode->is_explicit) {
+        vm->rhs = lanes_program(ir, mode, 1);
+        ok = vm->rhs
+             && vm_sparse_build_lanes(ir, &vm->rhs_jacobian, mode->lane_rhs_jac,
+                                      mode->n_lane_rhs_jac, mode->n_vars, mode->n_vars) == 0;
+    }
+    return ok ? 0 : -1;
 }
 
 static void *vm_compile_mode(hy_ir *ir, int m)

@@ -149,10 +149,11 @@ typedef struct hy_ir_mode {
     int *rhs_nodes;
     int n_rhs_jac_entries;
     int *rhs_jac_rows, *rhs_jac_cols, *rhs_jac_nodes;
-    /* Lane equations (n_lane_equations > 0; an explicit mode only): the
-    ** equations stand for n_rows rows, and the Jacobians are the entries
-    ** below instead of jac_* and rhs_jac_* (jacobian_lanes.c); structure
-    ** is not analysed (an explicit ODE has nothing to match). */
+    /* Lane equations (n_lane_equations > 0): the equations stand for
+    ** n_rows rows, and the Jacobians are the entries below instead of
+    ** jac_* and rhs_* (jacobian_lanes.c; rhs_nodes NULL: an explicit
+    ** mode's f is each equation's explicit_rhs); structure only says
+    ** whether both matchings are perfect (structure.c: no blocks). */
     int n_lane_equations, n_rows;
     int n_lane_jac, n_lane_rhs_jac;
     hy_ir_lane_entry *lane_jac, *lane_rhs_jac;

@@ -358,6 +358,8 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
         }
         hy_ir_var *var = &ir->modes[c->mode].vars[k];
         if (c->kind == CTX_EQUATION) {
+            for (int j = 1; arg->lane && j < c->lanes; j++) /* a's check: k + j are unknowns */
+                var[j].is_differential = 1;
             var->is_differential = 1;
         } else if (!var->is_differential) {
             sema_error(s, c, node->line, node->column,
@@ -367,7 +369,7 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
                        NAME(s, arg->name));
             return -1;
         }
-        if (arg->lane) /* every lane's unknown is marked by compile_equations */
+        if (arg->lane)
             return hy_x_lane_leaf(&ir->dag, X_YP, k);
         return hy_x_leaf(&ir->dag, X_YP, k);
     }
@@ -729,28 +731,24 @@ static void find_explicit_form(sema *s, hy_ir_mode *mode)
     }
 }
 
-/* A lane equation: der(x[i + c]) = f with f free of der() (else refused:
-** compile.c compiles the model unrolled); its states marked. 0 or -1. */
-static int mark_lane_states(sema *s, hy_ir_mode *mode, const hy_equation_syn *eq, int state)
-{
-    mode->n_lane_equations++;
-    if (state < 0 || state + eq->lanes > mode->n_vars) {
-        sema_error(s, NULL, eq->line, eq->column,
-                   "not an explicit equation (a loop kept as a loop)");
-        return -1;
-    }
-    for (int j = 0; j < eq->lanes; j++)
-        mode->vars[state + j].is_differential = 1;
-    return 0;
-}
-
-/* The explicit form of a mode with lane equations: every unknown the
-** state of exactly one row (else refused: compiled unrolled). */
+/* The explicit form of a mode with lane equations, as find_explicit_form
+** finds it in the unrolled mode: every row der(x_k) = f_k, each unknown the
+** state of one row. A count of rows that is not the unknowns' is refused
+** (compiled unrolled, which says so). */
 static void find_explicit_lanes(sema *s, hy_ir_mode *mode)
 {
     mode->is_explicit = 0;
+    if (mode->n_rows != mode->n_vars || mode->n_shared > 0) {
+        sema_error(s, NULL, mode->line, mode->column,
+                   "%d rows for %d unknowns (a loop kept as a loop)", mode->n_rows, mode->n_vars);
+        return;
+    }
     unsigned char *taken = hy_calloc((size_t)mode->n_vars + 1, 1);
-    int ok = taken && mode->n_rows == mode->n_vars && mode->n_shared == 0;
+    if (!taken) {
+        sema_nomem(s);
+        return;
+    }
+    int ok = mode->n_vars > 0;
     for (int i = 0; i < mode->n_equations && ok; i++) {
         const hy_ir_equation *eq = &mode->equations[i];
         ok = eq->explicit_state >= 0 && eq->explicit_state + eq->lanes <= mode->n_vars;
@@ -760,11 +758,7 @@ static void find_explicit_lanes(sema *s, hy_ir_mode *mode)
         }
     }
     hy_free(taken);
-    if (ok)
-        mode->is_explicit = 1;
-    else
-        sema_error(s, NULL, mode->line, mode->column,
-                   "not an explicit ODE (a loop kept as a loop)");
+    mode->is_explicit = ok;
 }
 
 /* An empty context of kind `kind` in mode m. */
@@ -802,12 +796,19 @@ static int compile_equations(sema *s, int m)
             continue;
         }
         /* der(x) = f or f = der(x), f free of der(): explicit. */
+        hy_expr_ref der_side = eq->lhs;
         int explicit_state = der_of_unknown(s, eq->lhs), explicit_rhs = rhs;
         if (explicit_state < 0) {
+            der_side = eq->rhs;
             explicit_state = der_of_unknown(s, eq->rhs);
             explicit_rhs = lhs;
         }
         if (explicit_state >= 0 && uses_derivative(s, explicit_rhs) != 0)
+            explicit_state = -1;
+        /* a lane equation of one state in every lane is not explicit, as
+        ** its unrolled copies are not (one state, many equations) */
+        if (explicit_state >= 0 && eq->lanes > 1
+            && !s->syn->nodes[s->syn->nodes[der_side.root].a].lane)
             explicit_state = -1;
         if (GROW(s, mode->equations, mode->n_equations, mode->cap_equations))
             return -1;
@@ -822,8 +823,7 @@ static int compile_equations(sema *s, int m)
                 run_row = next_row;
                 next_row += eq->lanes * eq->lane_body;
             }
-            if (mark_lane_states(s, mode, eq, explicit_state) != 0)
-                equation_errors = 1;
+            mode->n_lane_equations++;
         }
         hy_ir_equation *added = &mode->equations[mode->n_equations];
         added->lanes = eq->lanes > 1 ? eq->lanes : 1;

@@ -1,5 +1,5 @@
 /*
-** A for-loop of explicit equations kept as a loop (unroll.h,
+** A for-loop of equations kept as a loop (unroll.h,
 ** hy_unroll_keep_loops): instead of one copy of its body per value of the
 ** loop variable i, each body equation is written once, for the first
 ** value, and marked as standing for every value (hy_equation_syn.lanes);
@@ -11,14 +11,15 @@
 **
 ** Only where that is the same model: no modes, transitions or components
 ** (nothing that aliases or re-numbers the unknowns), the loop not nested,
-** every body equation der(A[i + c]) = f, f made of numbers, time, scalar
-** names, array elements A[i + c] or A[k] (k free of i, and not of an array
-** also subscripted with i in the same equation: the two could be one
-** unknown for some i), + - * / ^ and smooth functions. Whatever else (a
-** relation, an if, abs, i as a value, a slice, der() on the right, ...)
-** unrolls as before. The checker refuses the lanes where its own rules
-** differ (an element that is not an unknown, unknowns not consecutive);
-** compile.c then compiles the model again unrolled.
+** both sides of every body equation made of numbers, time, scalar names,
+** array elements A[i + c] or A[k] (k free of i, and not of an array also
+** subscripted with i in the same equation: the two could be one unknown
+** for some i), der() of those, + - * / ^ and smooth functions. Whatever
+** else (a relation, an if, abs, i as a value, a slice, ...) unrolls as
+** before. The checker refuses the lanes where its own rules differ (an
+** element that is not an unknown, unknowns not consecutive, a structure
+** that is singular or of index > 1, structure.c); compile.c then compiles
+** the model again unrolled.
 */
 #include "lang/unroll_internal.h"
 
@@ -81,8 +82,17 @@ static int note_array(unroller *u, subscripts *seen, int name, int how)
     return 0;
 }
 
+/* der(x) of one unknown: an element or a scalar name. */
+static int is_der_of_name(const unroller *u, const hy_syn *n)
+{
+    if (n->n_args != 1 || n->a < 0 || strcmp(name_of(u, n->name), "der") != 0)
+        return 0;
+    const hy_syn *arg = &u->in->nodes[n->a];
+    return arg->op == SYN_INDEX || arg->op == SYN_NAME;
+}
+
 /* Is node j (outside subscripts) of a body equation allowed? */
-static int node_allowed(unroller *u, const hy_syn *n, int var, int is_lhs_root)
+static int node_allowed(unroller *u, const hy_syn *n, int var)
 {
     switch ((hy_syn_op)n->op) {
     case SYN_NUM: case SYN_TIME:
@@ -91,8 +101,7 @@ static int node_allowed(unroller *u, const hy_syn *n, int var, int is_lhs_root)
     case SYN_NAME:
         return n->name != var && !unroll_find_array(u, n->name);
     case SYN_CALL:
-        return is_lhs_root ? strcmp(name_of(u, n->name), "der") == 0
-                           : is_smooth_function(name_of(u, n->name));
+        return is_der_of_name(u, n) || is_smooth_function(name_of(u, n->name));
     case SYN_INDEX:
         return n->b < 0 && n->var < 0 && unroll_find_array(u, n->name) != NULL;
     default:
@@ -101,7 +110,7 @@ static int node_allowed(unroller *u, const hy_syn *n, int var, int is_lhs_root)
 }
 
 /* Expression e of a body equation: allowed, its subscripts noted. */
-static int expr_allowed(unroller *u, hy_expr_ref e, int var, int is_lhs, subscripts *seen)
+static int expr_allowed(unroller *u, hy_expr_ref e, int var, subscripts *seen)
 {
     int first = e.first, root = e.root;
     if (root < 0)
@@ -125,13 +134,8 @@ static int expr_allowed(unroller *u, hy_expr_ref e, int var, int is_lhs, subscri
                            && j <= u->in->nodes[k].a;
         if (in_subscript)
             continue;
-        if (!node_allowed(u, n, var, is_lhs && j == root))
+        if (!node_allowed(u, n, var))
             return 0;
-    }
-    if (is_lhs) { /* der(A[subscript with i]) */
-        const hy_syn *der = &u->in->nodes[root];
-        const hy_syn *arg = der->n_args == 1 && der->a >= first ? &u->in->nodes[der->a] : NULL;
-        return arg && arg->op == SYN_INDEX && unroll_range_uses(u, arg->first, arg->a, var);
     }
     return 1;
 }
@@ -155,8 +159,7 @@ static int body_allowed(unroller *u, int first, int end, int loop)
         int base = u->n_ints;
         subscripts seen = { base, 0 };
         u->mode = -1;
-        int ok = expr_allowed(u, eq->lhs, l->var, 1, &seen)
-                 && expr_allowed(u, eq->rhs, l->var, 0, &seen);
+        int ok = expr_allowed(u, eq->lhs, l->var, &seen) && expr_allowed(u, eq->rhs, l->var, &seen);
         u->n_ints = base;
         if (!ok)
             return 0;
