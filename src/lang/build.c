@@ -267,7 +267,9 @@ int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_dia
             ok = hydae_mode_set_rhs(hm, rhs_trampoline, b) == 0
                  && set_sparse_jacobian(hm, b, 1) == 0;
         else if (ok && mode->n_vars > 0)
-            ok = hydae_mode_set_residual(hm, mode->n_equations, residual_trampoline, b) == 0
+            ok = hydae_mode_set_residual(hm, mode->n_lane_equations ? mode->n_rows
+                                                                     : mode->n_equations,
+                                         residual_trampoline, b) == 0
                  && set_sparse_jacobian(hm, b, 0) == 0;
         else if (ok && mode->n_equations == 0)
             ok = hydae_mode_set_residual(hm, 0, residual_trampoline, b) == 0;

@@ -35,6 +35,7 @@ struct hy_lang_unit {
     hy_lang_fmus fmus;       /* its FMU components (fmu_component.h) */
     void *native_library;    /* dlopen's handle of the native code, or NULL */
     hy_lang_native_stats native;
+    int n_kept_loops;        /* for-loops compiled as loops (unroll_lanes.c) */
 };
 
 /* Free the code and the unit, not the model (the model's attached free
@@ -47,10 +48,17 @@ void hy_lang_unit_free_code(void *unit);
 int hy_build_model(hy_lang_unit *unit, hy_ir *ir, const hy_eval_ops *ops, hy_diag *diag);
 
 /* Source to the syntax the checker takes: parse (with imports), flatten,
-** unroll, alias and trivial-equation elimination, structural parameters
-** frozen (compile.c; `hydae check` runs the same). */
+** unroll (keep_loops: loops of explicit equations kept as loops where
+** allowed, unroll.h), alias and trivial-equation elimination, structural
+** parameters frozen (compile.c; `hydae check` runs the same, unrolled). */
 void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
-                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax);
+                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax,
+                       int keep_loops);
+
+/* With HYDAE_LANG_PHASES=1 in the environment: the wall time since the
+** last mark and the peak RSS, "phase NAME ...", on stderr (NULL: start
+** the clock, print nothing). */
+void hy_lang_phase_mark(const char *phase);
 
 /* The whole file in a malloc'ed buffer (compile.c); NULL after printing
 ** "path: error: ..." to diagnostics (may be NULL). */

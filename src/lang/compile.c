@@ -3,7 +3,7 @@
 ** (names, modes, structure, Jacobians), build the hydae_model with the
 ** bytecode backend; apply an experiment block to a sim.
 */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, open_memstream */
 
 #include "lang/build.h"
 #include "lang/parse.h"
@@ -21,7 +21,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 enum { HY_LANG_MAX_FILE = 256 * 1024 * 1024 };
 
@@ -63,10 +65,32 @@ void hy_lang_unit_free(hy_lang_unit *unit)
         hy_lang_unit_free_code(unit);
 }
 
-void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
-                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax)
+/* HYDAE_LANG_PHASES=1: each phase's wall time and the peak RSS so far on
+** stderr (how the front end's cost was measured, bench/README.md). */
+void hy_lang_phase_mark(const char *phase)
 {
+    static double last; /* written only when asked for (one compile at a time) */
+    const char *env = getenv("HYDAE_LANG_PHASES");
+    if (!(env && *env && *env != '0'))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    if (phase)
+        fprintf(stderr, "phase %-10s %8.3f s  peak RSS %7.1f MB\n", phase, now - last,
+                (double)usage.ru_maxrss / 1024.0);
+    last = now;
+}
+
+void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strtab *strings,
+                       const hy_import_loader *loader, hy_lang_fmus *fmus, hy_syntax *syntax,
+                       int keep_loops)
+{
+    hy_lang_phase_mark(NULL);
     hy_parse_with_imports(source, length, diag, strings, loader, syntax);
+    hy_lang_phase_mark("parse");
     if (diag->n_errors == 0)
         hy_lang_fmus_expand(fmus, syntax, strings, diag);
     if (diag->n_errors == 0)
@@ -75,10 +99,13 @@ void hy_lang_front_end(const char *source, size_t length, hy_diag *diag, hy_strt
         hy_flatten(syntax, strings, diag);
     if (diag->n_errors == 0) /* components with modes declared in modes */
         hy_hierarchy_flatten(syntax, strings, diag);
+    hy_lang_phase_mark("flatten");
     if (diag->n_errors == 0)
-        hy_unroll(syntax, strings, diag);
+        hy_unroll_keep_loops(syntax, strings, diag, keep_loops);
+    hy_lang_phase_mark("unroll");
     if (diag->n_errors == 0 && syntax->flattened)
         hy_alias_eliminate(syntax, strings, diag);
+    hy_lang_phase_mark("alias");
     /* Parameters that size arrays or bound loops are fixed from here on:
     ** constants for the checker, names the model refuses to set. */
     hy_syntax_freeze_structural(syntax);
@@ -101,11 +128,12 @@ hy_lang_unit *hy_lang_compile_string_fmi(const char *source, size_t length,
                                        n_errors, fmu, NULL);
 }
 
-hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
-                                          const char *display_name, FILE *diagnostics,
-                                          hy_lang_experiment *experiment, int *n_errors,
-                                          const hy_lang_fmu_ops *fmu,
-                                          const hy_lang_options *options)
+/* One compilation, with loops kept as loops (keep_loops) or unrolled;
+** *kept: a loop was kept. */
+static hy_lang_unit *compile_once(const char *source, size_t length, const char *display_name,
+                                  FILE *diagnostics, hy_lang_experiment *experiment,
+                                  int *n_errors, const hy_lang_fmu_ops *fmu,
+                                  const hy_lang_options *options, int keep_loops, int *kept)
 {
     hy_diag diag;
     hy_diag_init(&diag, diagnostics, display_name, source, length);
@@ -125,7 +153,10 @@ hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
     hy_lang_imports imports;
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
-    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &unit->fmus, &syntax);
+    hy_lang_front_end(source, length, &diag, &unit->strings, &loader, &unit->fmus, &syntax,
+                      keep_loops);
+    *kept = syntax.n_kept_loops > 0;
+    unit->n_kept_loops = syntax.n_kept_loops;
     unit->fmus.model_path = NULL; /* the caller's */
     int n_structural = syntax.n_structural, *structural = syntax.structural;
     syntax.structural = NULL;
@@ -134,14 +165,19 @@ hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
         hy_ir ir;
         hy_sema(&syntax, &unit->strings, &diag, &ir, &unit->experiment);
         hy_syntax_free(&syntax); /* the largest part at the peak of a big model's build */
+        hy_lang_phase_mark("sema");
         if (diag.n_errors == 0)
             hy_structure_analyse(&ir, &diag);
+        hy_lang_phase_mark("structure");
         if (diag.n_errors == 0 && hy_jacobian_derive(&ir) != 0)
             hy_diag_nomem(&diag);
+        hy_lang_phase_mark("jacobian");
         if (diag.n_errors == 0)
             hy_build_model(unit, &ir, &hy_eval_vm, &diag);
+        hy_lang_phase_mark("build");
         if (diag.n_errors == 0)
             hy_native_attach(unit, options, &diag);
+        hy_lang_phase_mark("native");
         for (int i = 0; i < n_structural && diag.n_errors == 0 && unit->model; i++)
             if (hy_model_add_structural(unit->model,
                                         hy_strtab_get(&unit->strings, structural[i])))
@@ -161,6 +197,46 @@ hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
     if (experiment)
         *experiment = unit->experiment;
     return unit;
+}
+
+/* HYDAE_LANG_UNROLL=1: every loop unrolled (the path before loops were
+** kept, for comparing the two). */
+static int keep_loops_allowed(void)
+{
+    const char *env = getenv("HYDAE_LANG_UNROLL");
+    return !(env && *env && *env != '0');
+}
+
+hy_lang_unit *hy_lang_compile_string_opts(const char *source, size_t length,
+                                          const char *display_name, FILE *diagnostics,
+                                          hy_lang_experiment *experiment, int *n_errors,
+                                          const hy_lang_fmu_ops *fmu,
+                                          const hy_lang_options *options)
+{
+    /* Loops kept as loops first, the messages held back: if a loop was
+    ** kept and the checker or a later phase refuses it (its rules are
+    ** narrower than the language's, unroll_lanes.c), the model is
+    ** compiled again unrolled, and only that compilation speaks. */
+    int kept = 0;
+    if (keep_loops_allowed()) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *held = open_memstream(&text, &size);
+        hy_lang_unit *unit = held ? compile_once(source, length, display_name, held, experiment,
+                                                 n_errors, fmu, options, 1, &kept)
+                                  : NULL;
+        if (held)
+            fclose(held);
+        if (held && (unit || !kept)) {
+            if (diagnostics && size > 0)
+                fwrite(text, 1, size, diagnostics);
+            free(text);
+            return unit;
+        }
+        free(text);
+    }
+    return compile_once(source, length, display_name, diagnostics, experiment, n_errors, fmu,
+                        options, 0, &kept);
 }
 
 /* A model file that can be opened but is no file of text (a directory):

@@ -13,6 +13,7 @@
 #include "core/core.h"
 #include "lang/vm.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +75,19 @@ static void vm_sparse_free(vm_sparse *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Entries (rows[k], cols[k]) = nodes[k] of an n_rows x n_cols matrix.
-** 0, or -1 when out of memory or when the dense matrix would not fit in a
-** size_t. */
-static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int *rows,
-                           const int *cols, int n_entries, int n_rows, int n_cols)
+/* The pattern of entries (rows[k], cols[k]) of an n_rows x n_cols matrix
+** into m, taken in the order `order` gives (NULL: k = 0, 1, ...): a
+** counting sort by column, stable. The place of entry k in it (position[k],
+** malloc'ed), or NULL when out of memory or when the dense matrix would
+** not fit in a size_t. */
+static int *vm_sparse_pattern(vm_sparse *m, const int *rows, const int *cols, const int *order,
+                              int n_entries, int n_rows, int n_cols)
 {
     size_t count = (size_t)(n_entries > 0 ? n_entries : 1);
     m->n_entries = n_entries;
     m->n_rows = n_rows;
     if (hy_mul3_size((size_t)n_rows, (size_t)n_cols, sizeof(double), &m->dense_bytes))
-        return -1;
+        return NULL;
     m->rows = hy_alloc_array(count, sizeof *m->rows);
     m->cols = hy_alloc_array(count, sizeof *m->cols);
     m->csc.col_start = hy_alloc_array((size_t)n_cols + 1, sizeof *m->csc.col_start);
@@ -92,16 +95,16 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     int *position = hy_alloc_array(count, sizeof *position);
     if (!m->rows || !m->cols || !m->csc.col_start || !m->csc.row || !position) {
         hy_free(position);
-        return -1;
+        return NULL;
     }
-    /* Counting sort by column: entry k goes to position[k]. */
     int64_t *start = m->csc.col_start;
     memset(start, 0, ((size_t)n_cols + 1) * sizeof *start);
     for (int k = 0; k < n_entries; k++)
         start[cols[k] + 1]++;
     for (int j = 0; j < n_cols; j++)
         start[j + 1] += start[j];
-    for (int k = 0; k < n_entries; k++) {
+    for (int r = 0; r < n_entries; r++) {
+        int k = order ? order[r] : r;
         int at = (int)start[cols[k]]++;
         position[k] = at;
         m->rows[at] = rows[k];
@@ -113,6 +116,18 @@ static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int 
     start[0] = 0;
     m->csc.n = n_cols;
     m->csc.nnz = n_entries;
+    return position;
+}
+
+/* Entries (rows[k], cols[k]) = nodes[k] of an n_rows x n_cols matrix.
+** 0, or -1 when out of memory or when the dense matrix would not fit in a
+** size_t. */
+static int vm_sparse_build(hy_ir *ir, vm_sparse *m, const int *nodes, const int *rows,
+                           const int *cols, int n_entries, int n_rows, int n_cols)
+{
+    int *position = vm_sparse_pattern(m, rows, cols, NULL, n_entries, n_rows, n_cols);
+    if (!position)
+        return -1;
     m->prog = hy_program_build(&ir->dag, nodes, position, n_entries);
     hy_free(position);
     if (!m->prog)
@@ -234,6 +249,107 @@ static int compile_equations(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int
     return ok ? 0 : -1;
 }
 
+/* The entries of a mode with lane equations (hy_ir_lane_entry), every lane
+** one entry of the matrix, as vm_sparse_build: the pattern in column order,
+** the program writing each lane's value at its place. */
+static int vm_sparse_build_lanes(hy_ir *ir, vm_sparse *m, const hy_ir_lane_entry *entries,
+                                 int n_lane_entries, int n_rows, int n_cols)
+{
+    long total = 0;
+    for (int k = 0; k < n_lane_entries; k++)
+        total += entries[k].lanes;
+    if (total > INT_MAX / 2)
+        return -1;
+    int n_entries = (int)total;
+    int *rows = hy_alloc_array((size_t)n_entries + 1, sizeof *rows);
+    int *cols = hy_alloc_array((size_t)n_entries + 1, sizeof *cols);
+    hy_lane_root *roots = hy_alloc_array((size_t)n_lane_entries + 1, sizeof *roots);
+    int status = rows && cols && roots ? 0 : -1;
+    for (int k = 0, t = 0; k < n_lane_entries && status == 0; k++)
+        for (int j = 0; j < entries[k].lanes; j++, t++) {
+            rows[t] = entries[k].row + j * entries[k].row_stride;
+            cols[t] = entries[k].col + j * entries[k].col_moves;
+        }
+    /* by row (a counting sort), then by column: the unrolled entries'
+    ** order, rows ascending in each column */
+    int *by_row = status == 0 ? hy_alloc_array((size_t)n_entries + 1, sizeof *by_row) : NULL;
+    int *row_start = status == 0 ? hy_calloc((size_t)n_rows + 1, sizeof *row_start) : NULL;
+    int *position = NULL;
+    if (by_row && row_start) {
+        for (int k = 0; k < n_entries; k++)
+            row_start[rows[k] + 1]++;
+        for (int i = 0; i < n_rows; i++)
+            row_start[i + 1] += row_start[i];
+        for (int k = 0; k < n_entries; k++)
+            by_row[row_start[rows[k]]++] = k;
+        position = vm_sparse_pattern(m, rows, cols, by_row, n_entries, n_rows, n_cols);
+    }
+    status = position ? 0 : -1;
+    for (int k = 0, t = 0; k < n_lane_entries && status == 0; t += entries[k].lanes, k++) {
+        roots[k].node = entries[k].node;
+        roots[k].lanes = entries[k].lanes;
+        roots[k].out = position + t;
+    }
+    if (status == 0)
+        m->prog = hy_program_build_lanes(&ir->dag, roots, n_lane_entries);
+    if (status == 0 && !m->prog)
+        status = -1;
+    if (status == 0)
+        m->prog->n_scratch = n_entries;
+    hy_free(rows);
+    hy_free(cols);
+    hy_free(roots);
+    hy_free(position);
+    hy_free(by_row);
+    hy_free(row_start);
+    return status;
+}
+
+/* The residual (of_rhs 0: by row) or f (1: by state) of a mode with lane
+** equations. */
+static hy_program *lanes_program(hy_ir *ir, const hy_ir_mode *mode, int of_rhs)
+{
+    int n_out = of_rhs ? mode->n_vars : mode->n_rows;
+    int *out = hy_alloc_array((size_t)n_out + 1, sizeof *out);
+    hy_lane_root *roots = hy_alloc_array((size_t)mode->n_equations + 1, sizeof *roots);
+    hy_program *prog = NULL;
+    if (out && roots) {
+        int t = 0;
+        for (int i = 0; i < mode->n_equations; i++) {
+            const hy_ir_equation *eq = &mode->equations[i];
+            roots[i].node = of_rhs ? eq->explicit_rhs : eq->residual;
+            roots[i].lanes = eq->lanes;
+            roots[i].out = out + t;
+            for (int j = 0; j < eq->lanes; j++)
+                out[t++] = of_rhs ? eq->explicit_state + j : eq->row + j * eq->row_stride;
+        }
+        prog = hy_program_build_lanes(&ir->dag, roots, mode->n_equations);
+    }
+    hy_free(out);
+    hy_free(roots);
+    return prog;
+}
+
+/* The programs of a mode with lane equations (f and df/dy if explicit). */
+static int compile_lanes(hy_ir *ir, const hy_ir_mode *mode, vm_mode *vm, int *roots)
+{
+    vm->residual = lanes_program(ir, mode, 0);
+    vm->guards = hy_program_build(&ir->dag, mode->guards, NULL, mode->n_guards);
+    for (int k = 0; k < mode->n_outputs; k++)
+        roots[k] = mode->outputs[k].node;
+    vm->outputs = hy_program_build(&ir->dag, roots, NULL, mode->n_outputs);
+    int ok = vm->residual && vm->guards && vm->outputs
+             && vm_sparse_build_lanes(ir, &vm->jacobian, mode->lane_jac, mode->n_lane_jac,
+                                      mode->n_rows, mode->n_vars) == 0;
+    if (ok && mode->is_explicit) {
+        vm->rhs = lanes_program(ir, mode, 1);
+        ok = vm->rhs
+             && vm_sparse_build_lanes(ir, &vm->rhs_jacobian, mode->lane_rhs_jac,
+                                      mode->n_lane_rhs_jac, mode->n_vars, mode->n_vars) == 0;
+    }
+    return ok ? 0 : -1;
+}
+
 static void *vm_compile_mode(hy_ir *ir, int m)
 {
     const hy_ir_mode *mode = &ir->modes[m];
@@ -252,6 +368,8 @@ static void *vm_compile_mode(hy_ir *ir, int m)
             roots[k] = mode->outputs[k].node;
         vm->outputs = ok ? hy_program_build(&ir->dag, roots, NULL, mode->n_outputs) : NULL;
         ok = ok && vm->guards && vm->outputs;
+    } else if (ok && mode->n_lane_equations > 0) {
+        ok = compile_lanes(ir, mode, vm, roots) == 0;
     } else if (ok) {
         ok = compile_equations(ir, mode, vm, roots) == 0;
     }

@@ -280,6 +280,12 @@ int hy_x_leaf(hy_expr *e, hy_xop op, int index)
     return intern(e, &n);
 }
 
+int hy_x_lane_leaf(hy_expr *e, hy_xop op, int index)
+{
+    hy_xnode n = make(op, HY_LANE_LEAF, index, -1, -1);
+    return intern(e, &n);
+}
+
 static int is_num(const hy_expr *e, int i)
 {
     return e->node_array[i].op == X_NUM;
@@ -304,7 +310,7 @@ int hy_x_unary(hy_expr *e, hy_xop op, int a)
     return intern(e, &n);
 }
 
-static double fold_binary(hy_xop op, double x, double y)
+double hy_x_fold(hy_xop op, double x, double y)
 {
     switch (op) {
     case X_ADD: return x + y;
@@ -329,7 +335,7 @@ int hy_x_binary(hy_expr *e, hy_xop op, int a, int b)
     if (a < 0 || b < 0)
         return -1;
     if (is_num(e, a) && is_num(e, b))
-        return hy_x_num(e, fold_binary(op, num(e, a), num(e, b)));
+        return hy_x_num(e, hy_x_fold(op, num(e, a), num(e, b)));
     switch (op) {
     case X_ADD:
         if (hy_x_is_num(e, a, 0.0))

@@ -109,9 +109,20 @@ void hy_expr_drop_table(hy_expr *e);
 ** x ^ 1, ...) and order the operands of + and * canonically. */
 int hy_x_num(hy_expr *e, double value);
 int hy_x_leaf(hy_expr *e, hy_xop op, int index);   /* X_Y X_YP X_P X_T X_CJ X_IN */
+/* A leaf of a loop kept as a loop (X_Y, X_YP): y[index + j] in its lane j
+** (fn HY_LANE_LEAF); a node that uses one is computed once per lane
+** (vm_lanes.c). Other passes must not meet them (they read y[index]). */
+enum { HY_LANE_LEAF = 1 };
+int hy_x_lane_leaf(hy_expr *e, hy_xop op, int index);
+static inline int hy_x_is_lane_leaf(hy_xop op, int fn)
+{
+    return (op == X_Y || op == X_YP) && fn == HY_LANE_LEAF;
+}
 int hy_x_unary(hy_expr *e, hy_xop op, int a);      /* X_NEG X_NOT */
 int hy_x_binary(hy_expr *e, hy_xop op, int a, int b);
 int hy_x_fn(hy_expr *e, hy_function fn, int a, int b); /* b = -1 for unary */
+/* What hy_x_binary folds two numbers to (X_ADD ... X_OR). */
+double hy_x_fold(hy_xop op, double x, double y);
 int hy_x_if(hy_expr *e, int cond, int then_value, int else_value);
 
 /* A copy of node i, valid whatever is appended afterwards. */

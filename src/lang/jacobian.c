@@ -169,6 +169,11 @@ int hy_jacobian_derive(hy_ir *ir)
     for (int m = 0; m < ir->n_modes; m++) {
         if (ir->modes[m].is_mechanical)
             continue; /* its matrices come from mechanics.c; no residual */
+        if (ir->modes[m].n_lane_equations > 0) {
+            if (hy_jacobian_derive_lanes(ir, &ir->modes[m]) != 0)
+                return -1;
+            continue;
+        }
         if (derive_mode(ir, &ir->modes[m]) != 0)
             return -1;
         if (ir->modes[m].is_explicit && derive_rhs(ir, &ir->modes[m]) != 0)

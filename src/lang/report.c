@@ -239,7 +239,7 @@ static int check_report_string(const char *source, size_t length, const char *di
     hy_lang_imports_init(&imports, display_name);
     hy_import_loader loader = hy_lang_imports_loader(&imports);
     hy_lang_fmus fmus = { fmu, display_name, NULL, 0, 0 };
-    hy_lang_front_end(source, length, &diag, &strings, &loader, &fmus, &syntax);
+    hy_lang_front_end(source, length, &diag, &strings, &loader, &fmus, &syntax, 0);
     hy_lang_fmus_free(&fmus);
     if (diag.n_errors == 0) {
         hy_ir ir;

@@ -181,6 +181,8 @@ void hy_ir_free(hy_ir *ir)
         hy_free(mode->rhs_jac_rows);
         hy_free(mode->rhs_jac_cols);
         hy_free(mode->rhs_jac_nodes);
+        hy_free(mode->lane_jac);
+        hy_free(mode->lane_rhs_jac);
     }
     hy_free(ir->initial.reads);
     hy_free(ir->initial.stmts);

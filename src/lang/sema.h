@@ -36,7 +36,18 @@ typedef struct hy_ir_equation {
     int explicit_state;      /* der(x) = f with f free of der(): x's index, else -1 */
     int explicit_rhs;        /* that f (DAG node), else -1 */
     int line, column;        /* of the '=' */
+    /* An equation of a loop kept as a loop (unroll_lanes.c): lanes > 1
+    ** equations, lane j's unknowns those of lane 0 (its leaves
+    ** hy_x_lane_leaf) moved by j, its row row + j row_stride, its state
+    ** explicit_state + j. lanes 0 or 1: one equation, row its index. */
+    int lanes, row, row_stride;
 } hy_ir_equation;
+
+/* A Jacobian entry of a mode with lane equations: lanes entries, lane j's
+** at (row + j row_stride, col + j col_moves), the node lane 0's. */
+typedef struct hy_ir_lane_entry {
+    int row, col, node, lanes, row_stride, col_moves;
+} hy_ir_lane_entry;
 
 typedef struct hy_ir_output {
     int name, node, line, column;
@@ -138,6 +149,14 @@ typedef struct hy_ir_mode {
     int *rhs_nodes;
     int n_rhs_jac_entries;
     int *rhs_jac_rows, *rhs_jac_cols, *rhs_jac_nodes;
+    /* Lane equations (n_lane_equations > 0): the equations stand for
+    ** n_rows rows, and the Jacobians are the entries below instead of
+    ** jac_* and rhs_* (jacobian_lanes.c; rhs_nodes NULL: an explicit
+    ** mode's f is each equation's explicit_rhs); structure only says
+    ** whether both matchings are perfect (structure.c: no blocks). */
+    int n_lane_equations, n_rows;
+    int n_lane_jac, n_lane_rhs_jac;
+    hy_ir_lane_entry *lane_jac, *lane_rhs_jac;
     /* Index > 1 reduced as a mechanical system (no residual, no Jacobian). */
     int is_mechanical;
     hy_ir_mechanics mech;
@@ -236,6 +255,10 @@ void hy_ir_mechanics_free(hy_ir_mechanics *mech);
 /* For hints: an equation of mode that constrains positions only (no der(),
 ** every unknown it uses has an equation der(q) = u), or -1. */
 int hy_mechanics_position_constraint(hy_ir *ir, const hy_ir_mode *mode);
+
+/* The Jacobians of a mode with lane equations (jacobian_lanes.c): each
+** equation derived once. 0 or -1 out of memory. */
+int hy_jacobian_derive_lanes(hy_ir *ir, hy_ir_mode *mode);
 
 /* The Jacobian entries of every mode (jacobian.c): symbolic derivatives
 ** dF/dy + cj dF/dy' and the sparsity pattern; for an explicit mode also

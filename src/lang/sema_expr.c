@@ -160,6 +160,22 @@ static int resolve_name(sema *s, ctx *c, int name, int line, int column)
     return -1;
 }
 
+/* A name of a loop kept as a loop (hy_syn.lane): the unknown of its first
+** lane, the others following it one by one (else refused: compile.c
+** compiles the model unrolled). */
+static int resolve_lane_name(sema *s, ctx *c, const hy_syn *node)
+{
+    int first = c->kind == CTX_EQUATION && c->lanes > 1 && valid_name(s, node->name)
+                    ? s->var_of[node->name] : -1;
+    int last = first >= 0 && valid_name(s, node->var) ? s->var_of[node->var] : -1;
+    if (first < 0 || last - first != c->lanes - 1) {
+        sema_error(s, c, node->line, node->column, "'%s' is not one of %d consecutive unknowns "
+                   "(a loop kept as a loop)", NAME(s, node->name), c->lanes);
+        return -1;
+    }
+    return hy_x_lane_leaf(&s->ir->dag, X_Y, first);
+}
+
 /* ---------------------------------------------------------------- */
 /* Expressions                                                      */
 
@@ -342,6 +358,8 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
         }
         hy_ir_var *var = &ir->modes[c->mode].vars[k];
         if (c->kind == CTX_EQUATION) {
+            for (int j = 1; arg->lane && j < c->lanes; j++) /* a's check: k + j are unknowns */
+                var[j].is_differential = 1;
             var->is_differential = 1;
         } else if (!var->is_differential) {
             sema_error(s, c, node->line, node->column,
@@ -351,6 +369,8 @@ static int lower_call(sema *s, ctx *c, const hy_syn *node, int first, const int 
                        NAME(s, arg->name));
             return -1;
         }
+        if (arg->lane)
+            return hy_x_lane_leaf(&ir->dag, X_YP, k);
         return hy_x_leaf(&ir->dag, X_YP, k);
     }
     if (strcmp(fname, "sample") == 0) {
@@ -492,7 +512,8 @@ int sema_lower(sema *s, ctx *c, int first, int root)
             r = hy_x_num(&ir->dag, node->value);
             break;
         case SYN_NAME:
-            r = resolve_name(s, c, node->name, node->line, node->column);
+            r = node->lane ? resolve_lane_name(s, c, node)
+                           : resolve_name(s, c, node->name, node->line, node->column);
             break;
         case SYN_TIME:
             if (c->kind == CTX_CONST)
@@ -561,6 +582,13 @@ int sema_lower_ref(sema *s, ctx *c, hy_expr_ref ref)
 double sema_const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
                              int *ok, int *param_node)
 {
+    double folded;
+    if (sema_fold_constant(s, ref, &folded)) { /* no DAG nodes for a plain number */
+        if (param_node)
+            *param_node = -1;
+        *ok = 1;
+        return folded;
+    }
     ctx c;
     memset(&c, 0, sizeof c);
     c.kind = CTX_CONST;
@@ -703,6 +731,36 @@ static void find_explicit_form(sema *s, hy_ir_mode *mode)
     }
 }
 
+/* The explicit form of a mode with lane equations, as find_explicit_form
+** finds it in the unrolled mode: every row der(x_k) = f_k, each unknown the
+** state of one row. A count of rows that is not the unknowns' is refused
+** (compiled unrolled, which says so). */
+static void find_explicit_lanes(sema *s, hy_ir_mode *mode)
+{
+    mode->is_explicit = 0;
+    if (mode->n_rows != mode->n_vars || mode->n_shared > 0) {
+        sema_error(s, NULL, mode->line, mode->column,
+                   "%d rows for %d unknowns (a loop kept as a loop)", mode->n_rows, mode->n_vars);
+        return;
+    }
+    unsigned char *taken = hy_calloc((size_t)mode->n_vars + 1, 1);
+    if (!taken) {
+        sema_nomem(s);
+        return;
+    }
+    int ok = mode->n_vars > 0;
+    for (int i = 0; i < mode->n_equations && ok; i++) {
+        const hy_ir_equation *eq = &mode->equations[i];
+        ok = eq->explicit_state >= 0 && eq->explicit_state + eq->lanes <= mode->n_vars;
+        for (int j = 0; ok && j < eq->lanes; j++) {
+            ok = !taken[eq->explicit_state + j];
+            taken[eq->explicit_state + j] = 1;
+        }
+    }
+    hy_free(taken);
+    mode->is_explicit = ok;
+}
+
 /* An empty context of kind `kind` in mode m. */
 static ctx mode_ctx(int m, ctx_kind kind)
 {
@@ -722,12 +780,13 @@ static int compile_equations(sema *s, int m)
     hy_ir *ir = s->ir;
     hy_ir_mode *mode = &ir->modes[m];
     ctx c = mode_ctx(m, CTX_EQUATION);
-    int equation_errors = 0;
+    int equation_errors = 0, next_row = 0, run_row = 0;
     for (int i = 0; i < syn->n_equations; i++) {
         const hy_equation_syn *eq = &syn->equations[i];
         if (eq->output_name >= 0 || !sema_scope_in_mode(s, eq->mode, m))
             continue;
         int before = s->n_errors;
+        c.lanes = eq->lanes > 1 ? eq->lanes : 0;
         int lhs = sema_lower_ref(s, &c, eq->lhs);
         int rhs = sema_lower_ref(s, &c, eq->rhs);
         int residual = hy_x_binary(&ir->dag, X_SUB, lhs, rhs);
@@ -737,12 +796,19 @@ static int compile_equations(sema *s, int m)
             continue;
         }
         /* der(x) = f or f = der(x), f free of der(): explicit. */
+        hy_expr_ref der_side = eq->lhs;
         int explicit_state = der_of_unknown(s, eq->lhs), explicit_rhs = rhs;
         if (explicit_state < 0) {
+            der_side = eq->rhs;
             explicit_state = der_of_unknown(s, eq->rhs);
             explicit_rhs = lhs;
         }
         if (explicit_state >= 0 && uses_derivative(s, explicit_rhs) != 0)
+            explicit_state = -1;
+        /* a lane equation of one state in every lane is not explicit, as
+        ** its unrolled copies are not (one state, many equations) */
+        if (explicit_state >= 0 && eq->lanes > 1
+            && !s->syn->nodes[s->syn->nodes[der_side.root].a].lane)
             explicit_state = -1;
         if (GROW(s, mode->equations, mode->n_equations, mode->cap_equations))
             return -1;
@@ -751,8 +817,21 @@ static int compile_equations(sema *s, int m)
         mode->equations[mode->n_equations].residual = residual;
         mode->equations[mode->n_equations].line = eq->line;
         mode->equations[mode->n_equations].column = eq->column;
+        if (eq->lanes > 1) {
+            /* rows as the unrolled loop's: body by body */
+            if (eq->lane_pos == 0) {
+                run_row = next_row;
+                next_row += eq->lanes * eq->lane_body;
+            }
+            mode->n_lane_equations++;
+        }
+        hy_ir_equation *added = &mode->equations[mode->n_equations];
+        added->lanes = eq->lanes > 1 ? eq->lanes : 1;
+        added->row = eq->lanes > 1 ? run_row + eq->lane_pos : next_row++;
+        added->row_stride = eq->lanes > 1 ? eq->lane_body : 0;
         mode->n_equations++;
     }
+    mode->n_rows = next_row;
     return equation_errors;
 }
 
@@ -836,10 +915,15 @@ void sema_compile_mode(sema *s, int m)
     if (equation_errors < 0)
         return;
     mode = &ir->modes[m];
-    if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0)
-        report_equation_count(s, mode);
-    if (!equation_errors)
-        find_explicit_form(s, mode);
+    if (mode->n_lane_equations > 0) {
+        if (!equation_errors)
+            find_explicit_lanes(s, mode);
+    } else {
+        if (!equation_errors && mode->n_equations != mode->n_vars && mode->n_shared == 0)
+            report_equation_count(s, mode);
+        if (!equation_errors)
+            find_explicit_form(s, mode);
+    }
     if (compile_outputs(s, m) != 0)
         return;
     /* The triggers of the transitions leaving this mode. */

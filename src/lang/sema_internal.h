@@ -34,6 +34,7 @@ typedef struct ctx {
     const char *what;        /* for messages: "a constant expression" */
     int no_event;            /* inside noEvent(...): relations and abs, sign, min, max
                                 of unknowns are evaluated as they are, no events */
+    int lanes;               /* CTX_EQUATION of a lane equation: its lanes, else 0 */
 } ctx;
 
 typedef struct sema {
@@ -110,6 +111,10 @@ int sema_lower_ref(sema *s, ctx *c, hy_expr_ref ref);
 double sema_const_value_node(sema *s, hy_expr_ref ref, int allow_params, const char *what,
                              int *ok, int *param_node);
 double sema_const_value(sema *s, hy_expr_ref ref, int allow_params, const char *what, int *ok);
+/* A constant expression of numbers, constants, + - * / ^ and built-in
+** functions with a finite value: 1 and *value, as lowering would fold it
+** (sema_fold.c); else 0 (lower it). */
+int sema_fold_constant(const sema *s, hy_expr_ref ref, double *value);
 /* A new global (parameter or discrete variable): its index, -1 out of memory. */
 int sema_add_global(sema *s, int name, int is_discrete, double value, int line, int column);
 /* The index of guard node in mode's guards, added if new; -1 out of memory. */

@@ -556,10 +556,113 @@ static int analyse_initial_configuration(hy_ir *ir, hy_diag *diag)
     return n_errors;
 }
 
+/* The incidence of a mode with lane equations (a loop kept as a loop),
+** row by row: lane j of an equation has the unknowns of its lane 0, those
+** of lane leaves moved by j, the graph build_incidence makes of the
+** unrolled mode. */
+static int build_lane_incidence(hy_ir *ir, const hy_ir_mode *mode, int index1, incidence *g)
+{
+    int n_rows = mode->n_rows, n_eqs = mode->n_equations, cap_leaves = 0, n_leaves = 0;
+    int cap = 0, count = 0, status = 0;
+    int *row_eq = hy_malloc(sizeof *row_eq * ((size_t)n_rows + 1));
+    int *row_lane = hy_malloc(sizeof *row_lane * ((size_t)n_rows + 1));
+    int *leaf_start = hy_malloc(sizeof *leaf_start * ((size_t)n_eqs + 1));
+    int *leaves = NULL;      /* per leaf: 4 * unknown + 2 * moves + is y' */
+    unsigned char *seen = hy_calloc((size_t)mode->n_vars + 1, 1);
+    g->n = n_rows;
+    g->start = hy_malloc(sizeof *g->start * ((size_t)n_rows + 1));
+    g->adj = NULL;
+    if (!row_eq || !row_lane || !leaf_start || !seen || !g->start)
+        status = -1;
+    for (int i = 0; i < n_eqs && status == 0; i++) {
+        const hy_ir_equation *eq = &mode->equations[i];
+        for (int j = 0; j < eq->lanes; j++) {
+            row_eq[eq->row + j * eq->row_stride] = i;
+            row_lane[eq->row + j * eq->row_stride] = j;
+        }
+        leaf_start[i] = n_leaves;
+        const int *list = NULL;
+        int n_list = hy_x_walk(&ir->dag, &eq->residual, 1, &list);
+        status = n_list < 0 ? -1 : 0;
+        for (int k = 0; k < n_list && status == 0; k++) {
+            const hy_xnode leaf = hy_x_node(&ir->dag, list[k]);
+            if (leaf.op != X_Y && leaf.op != X_YP)
+                continue;
+            status = hy_grow((void **)&leaves, &cap_leaves, n_leaves + 1, sizeof *leaves);
+            if (status == 0)
+                leaves[n_leaves++] = 4 * leaf.a + 2 * hy_x_is_lane_leaf((hy_xop)leaf.op, leaf.fn)
+                                     + (leaf.op == X_YP);
+        }
+    }
+    if (status == 0)
+        leaf_start[n_eqs] = n_leaves;
+    for (int r = 0; r < n_rows && status == 0; r++) {
+        g->start[r] = count;
+        int i = row_eq[r];
+        for (int l = leaf_start[i]; l < leaf_start[i + 1] && status == 0; l++) {
+            int j = leaves[l] / 4 + ((leaves[l] & 2) ? row_lane[r] : 0), is_yp = leaves[l] & 1;
+            if ((index1 && is_yp != (mode->vars[j].is_differential != 0)) || seen[j])
+                continue;
+            seen[j] = 1;
+            status = hy_grow((void **)&g->adj, &cap, count + 1, sizeof *g->adj);
+            if (status == 0)
+                g->adj[count++] = j;
+        }
+        for (int k = g->start[r]; k < count; k++)
+            seen[g->adj[k]] = 0;
+    }
+    if (status == 0)
+        g->start[n_rows] = count;
+    hy_free(row_eq);
+    hy_free(row_lane);
+    hy_free(leaf_start);
+    hy_free(leaves);
+    hy_free(seen);
+    if (status != 0)
+        incidence_free(g);
+    return status;
+}
+
+/* A mode with lane equations: matched as analyse_mode matches the
+** unrolled mode, on the same graph. Both matchings perfect (structurally
+** nonsingular, index <= 1): nothing to report, as for the unrolled mode;
+** else refused, and compile.c compiles the model unrolled, which reports.
+** (An explicit ODE always matches: its equation der(x_k) = f_k to x_k.) */
+static int analyse_lane_mode(hy_ir *ir, hy_ir_mode *mode, hy_diag *diag)
+{
+    int n = mode->n_vars;
+    if (mode->is_explicit || n == 0)
+        return 0;
+    int *row_match = hy_malloc(sizeof *row_match * ((size_t)mode->n_rows + 1));
+    int *col_match = hy_malloc(sizeof *col_match * ((size_t)n + 1));
+    int matched = row_match && col_match && mode->n_rows == n ? n : -1;
+    for (int index1 = 0; index1 < 2 && matched == n; index1++) {
+        incidence g;
+        matched = build_lane_incidence(ir, mode, index1, &g) == 0
+                      ? maximum_matching(&g, n, row_match, col_match) : -1;
+        if (matched >= 0)
+            incidence_free(&g);
+    }
+    hy_free(row_match);
+    hy_free(col_match);
+    if (matched == n) {
+        mode->structure.analysed = 1;
+        mode->structure.index_ok = 1;
+        return 0;
+    }
+    hy_diag_error(diag, mode->line, mode->column, "mode '%s' is singular or of index > 1 "
+                  "(a loop kept as a loop)", hy_strtab_get(ir->strings, mode->name));
+    return 1;
+}
+
 int hy_structure_analyse(hy_ir *ir, hy_diag *diag)
 {
     int n_errors = 0;
     for (int m = 0; m < ir->n_modes; m++) {
+        if (ir->modes[m].n_lane_equations > 0) {
+            n_errors += analyse_lane_mode(ir, &ir->modes[m], diag);
+            continue;
+        }
         char what[300];
         snprintf(what, sizeof what, "mode '%s'", hy_strtab_get(ir->strings, ir->modes[m].name));
         n_errors += analyse_mode(ir, &ir->modes[m], diag, what, 0);

@@ -38,6 +38,9 @@ enum { HY_SYN_MAX_ARGS = 3 };
 typedef struct hy_syn {
     unsigned char op;
     unsigned char n_args;    /* SYN_CALL: arguments given, up to 255 counted */
+    unsigned char lane;      /* SYN_NAME of a loop kept as a loop (unroll_lanes.c):
+                                the element at the first value of the loop variable,
+                                the next one at the next; var: the element at the last */
     int line, column;
     int a, b, c;             /* operand node indices, -1 if none */
     int name;                /* SYN_NAME, SYN_CALL, SYN_EVENT */
@@ -50,7 +53,8 @@ typedef struct hy_syn {
                                 SYN_INDEX: the member after it ("w" of J[i].w), or -1;
                                 SYN_ARRAY: the elements from this link on (the
                                 links are consecutive nodes, the last
-                                element's first) */
+                                element's first); SYN_NAME with lane set:
+                                the name of the element at the last lane */
         };
     };
 } hy_syn;
@@ -110,6 +114,11 @@ typedef struct hy_equation_syn {
     hy_expr_ref connect_a_index, connect_b_index;
     int connect_a_member, connect_b_member;
     int b_line, b_column;    /* of connect's second argument */
+    /* An equation of a for-loop kept as a loop (unroll_lanes.c): written
+    ** for the loop variable's first value, it stands for `lanes` equations
+    ** (0: one); it is equation lane_pos of the lane_body the loop holds,
+    ** which the unrolled model would number body by body. */
+    int lanes, lane_body, lane_pos;
 } hy_equation_syn;
 
 typedef struct hy_stmt_syn {
@@ -233,6 +242,7 @@ typedef struct hy_syntax {
     int n_aliases;           /* alias equations removed (alias.c) */
     int n_trivial;           /* trivial equations x = number removed (alias.c) */
     int hierarchical;        /* modes with sub-modes were flattened (hierarchy.c) */
+    int n_kept_loops;        /* loops kept as loops (unroll_lanes.c), errors or not */
 } hy_syntax;
 
 /* Append a node (name, first, var -1; the rest zero): its index, or -1

@@ -237,7 +237,7 @@ static int indexed_name(unroller *u, int name, hy_expr_ref index, int line, int 
     return unroll_element_name(u, a, k);
 }
 
-static void push_equation(unroller *u, const hy_equation_syn *out)
+void unroll_push_equation(unroller *u, const hy_equation_syn *out)
 {
     hy_syntax *s = u->out;
     if (hy_grow((void **)&s->equations, &s->cap_equations, s->n_equations + 1,
@@ -262,7 +262,7 @@ static void emit_array_equation(unroller *u, const hy_equation_syn *eq, long len
         u->elem = 0;
         if (u->diag->n_errors > n_errors || u->failed || unroll_count_item(u, eq->line, eq->column))
             return;
-        push_equation(u, &out);
+        unroll_push_equation(u, &out);
     }
     u->elem = 0;
 }
@@ -305,7 +305,7 @@ static void emit_equation(unroller *u, const hy_equation_syn *eq)
     out.rhs = unroll_copy_expr(u, eq->rhs);
     if (u->diag->n_errors > n_errors || u->failed || unroll_count_item(u, eq->line, eq->column))
         return;
-    push_equation(u, &out);
+    unroll_push_equation(u, &out);
 }
 
 static void push_statement(unroller *u, const hy_stmt_syn *out)
@@ -396,7 +396,8 @@ static void unroll_items(unroller *u, const item_list *list, int first, int coun
         if (unroll_eval_integer(u, l->from, l->line, l->column, "start of the loop range",
                                 -HY_UNROLL_MAX_ITEMS, HY_UNROLL_MAX_ITEMS, &lo) == 0
             && unroll_eval_integer(u, l->to, l->line, l->column, "end of the loop range",
-                                   -HY_UNROLL_MAX_ITEMS, HY_UNROLL_MAX_ITEMS, &hi) == 0) {
+                                   -HY_UNROLL_MAX_ITEMS, HY_UNROLL_MAX_ITEMS, &hi) == 0
+            && !(list->is_equation && unroll_keep_loop(u, i, run_end, loop, lo, hi))) {
             for (long v = lo; v <= hi && !u->failed; v++) {
                 int n_errors = u->diag->n_errors;
                 if (unroll_bind(u, l->var, (double)v))
@@ -491,6 +492,11 @@ static int copy_rest(unroller *u)
 
 int hy_unroll(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
 {
+    return hy_unroll_keep_loops(syntax, strings, diag, 0);
+}
+
+int hy_unroll_keep_loops(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, int keep_loops)
+{
     if (!has_arrays(syntax))
         return 0;
     hy_syntax out;
@@ -502,6 +508,8 @@ int hy_unroll(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag)
     u.strings = strings;
     u.diag = diag;
     u.mode = -1;
+    u.keep_loops = keep_loops;
+    u.lane_var = -1;
     int n_errors = diag->n_errors;
     if (register_arrays(&u) == 0) {
         unroll_decls(&u);

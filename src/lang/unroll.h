@@ -28,5 +28,10 @@ extern long hy_unroll_max_items;
 /* Expand *syntax in place (nothing to do, and nothing copied, for a model
 ** without arrays or loops). Errors go to diag; returns their number. */
 int hy_unroll(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag);
+/* The same; keep_loops: a for-loop of equations whose subscripts are the
+** loop variable plus a constant stays one equation per body equation,
+** written for the first value (hy_equation_syn.lanes, unroll_lanes.c),
+** where the model has no modes, transitions or components. */
+int hy_unroll_keep_loops(hy_syntax *syntax, hy_strtab *strings, hy_diag *diag, int keep_loops);
 
 #endif

@@ -73,6 +73,18 @@ static int copy_index(unroller *u, const hy_syn *n)
     if (id < 0)
         return -1;
     u->out->nodes[node].name = id;
+    if (u->lane_var >= 0 && n->b < 0 && unroll_range_uses(u, n->first, n->a, u->lane_var)) {
+        /* a loop kept as a loop (unroll_lanes.c): the element moves with i */
+        long last = k + u->lane_n - 1;
+        if (last > a->size)
+            return unroll_error_at(u, n->line, n->column, "index %ld of '%s' out of range 1..%ld",
+                                   last, name_of(u, n->name), a->size);
+        int last_id = unroll_element_name(u, a, last);
+        if (last_id < 0)
+            return -1;
+        u->out->nodes[node].lane = 1;
+        u->out->nodes[node].var = last_id;
+    }
     return node;
 }
 

@@ -43,6 +43,9 @@ typedef struct unroller {
     int const_depth;         /* constants evaluated through constants */
     long n_items;
     int failed;              /* out of memory or over the limits: stop */
+    int keep_loops;          /* hy_unroll_keep_loops */
+    int lane_var;            /* a loop kept as a loop being written: its variable, else -1 */
+    long lane_n;             /* and its number of values */
     /* Scratch stacks of copy_range and eval_constant (they nest through
     ** reductions and constants): a frame is [base, base + size), reached by
     ** index because a nested frame may move the array. */
@@ -91,6 +94,17 @@ int unroll_eval_integer(unroller *u, hy_expr_ref e, int line, int column, const 
 ** id, -1: none), the text composed only for the message. */
 int unroll_eval_integer_of(unroller *u, hy_expr_ref e, int line, int column, const char *what,
                            int name, long lo, long hi, long *out);
+
+/* ---------------------------------------------------------------- */
+/* Loops kept as loops (unroll_lanes.c)                             */
+
+/* Equations [first, end) of the input, the whole body of loop `loop`:
+** written once as lanes equations (1), or not eligible (0: expand them). */
+int unroll_keep_loop(unroller *u, int first, int end, int loop, long lo, long hi);
+/* Append an equation to the output (unroll.c). */
+void unroll_push_equation(unroller *u, const hy_equation_syn *out);
+/* Does the input range [first, root] use variable var? */
+int unroll_range_uses(const unroller *u, int first, int root, int var);
 
 /* ---------------------------------------------------------------- */
 /* Expressions (unroll_expr.c)                                      */

@@ -125,7 +125,7 @@ static int compare_opfn_out(const void *x, const void *y)
 
 /* The opcode node runs as (whole powers become HY_OP_POWI, HY_OP_SQR or
 ** HY_OP_CUBE). */
-static int run_op(const hy_expr *e, hy_xnode node)
+int hy_program_run_op(const hy_expr *e, hy_xnode node)
 {
     if (node.op != X_POW)
         return node.op;
@@ -228,32 +228,39 @@ static int schedule_inner(int *inner, int n_inner, const slot *sl, const hy_expr
 ** (HY_OP_POWI: the exponent second). */
 enum { LANE_INTS = 4 };
 
-typedef struct builder {
-    hy_program *prog;
-    int cap_code, cap_operands, n_operands;
-} builder;
+typedef hy_program_writer builder;
 
-static int begin_instr(builder *b, int op, int fn, int strided)
+int hy_program_begin_instr(hy_program_writer *w, int op, int fn, int strided, int count)
 {
-    hy_program *prog = b->prog;
-    if (hy_grow((void **)&prog->code, &b->cap_code, prog->n_instr + 1, sizeof *prog->code))
+    hy_program *prog = w->prog;
+    if (hy_grow((void **)&prog->code, &w->cap_code, prog->n_instr + 1, sizeof *prog->code))
         return -1;
     hy_instr *in = &prog->code[prog->n_instr++];
     in->op = (unsigned char)op;
     in->fn = (unsigned char)fn;
     in->strided = (unsigned char)strided;
-    in->count = 0;
+    in->count = count;
     return 0;
+}
+
+int hy_program_push(hy_program_writer *w, const int *v, int n)
+{
+    if (hy_grow((void **)&w->prog->operands, &w->cap_operands, w->n_operands + n,
+                sizeof *w->prog->operands))
+        return -1;
+    memcpy(w->prog->operands + w->n_operands, v, sizeof *v * (size_t)n);
+    w->n_operands += n;
+    return 0;
+}
+
+static int begin_instr(builder *b, int op, int fn, int strided)
+{
+    return hy_program_begin_instr(b, op, fn, strided, 0);
 }
 
 static int push_ints(builder *b, const int *v, int n)
 {
-    if (hy_grow((void **)&b->prog->operands, &b->cap_operands, b->n_operands + n,
-                sizeof *b->prog->operands))
-        return -1;
-    memcpy(b->prog->operands + b->n_operands, v, sizeof *v * (size_t)n);
-    b->n_operands += n;
-    return 0;
+    return hy_program_push(b, v, n);
 }
 
 /* Where registers lo..hi (either order) can be read from: the input block
@@ -489,7 +496,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
             if (node.op == X_IN && add_used(&prog->in_used, &prog->n_in_used, &cap_in, node.a))
                 goto nomem;
         } else if (node.op != X_T && node.op != X_CJ) {
-            sl[k].op = run_op(e, node);
+            sl[k].op = hy_program_run_op(e, node);
             const int operand[3] = { node.a, node.b, node.c };
             for (int j = 0; j < 3; j++) {
                 sl[k].operand[j] = operand[j] >= 0 ? e->scratch[operand[j]] : -1;
@@ -705,7 +712,7 @@ hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index,
     if (prog->first_direct < 0)
         prog->first_direct = prog->n_instr;
     prog->n_regs = prog->first_result + n_inner + n_reg_left;
-    prog->constants = hy_calloc((size_t)prog->n_regs, sizeof *prog->constants);
+    prog->constants = hy_calloc((size_t)prog->first_result + 1, sizeof *prog->constants);
     if (!prog->constants)
         goto nomem;
     prog->id = hy_program_new_id();

@@ -113,7 +113,8 @@ typedef struct hy_program {
     int first_direct;        /* the gathered instructions from here write out[direct_out...] */
     int direct_out;
     int n_regs;
-    double *constants;       /* n_regs: the initial register file (the constants set) */
+    double *constants;       /* first_result: the initial registers below the results
+                                (the constants set; the results need none) */
     int n_scratch;           /* doubles after the registers in a register file */
     unsigned long long id;   /* unique in the process: keys the threads' register files */
     hy_moves loads[HY_N_LOADS];
@@ -141,6 +142,34 @@ typedef struct hy_vm_input {
 ** out of memory. */
 hy_program *hy_program_build(hy_expr *e, const int *roots, const int *out_index, int n_roots);
 void hy_program_free(hy_program *prog);
+/* The opcode node runs as (X_POW with a whole exponent: HY_OP_POWI,
+** HY_OP_SQR, HY_OP_CUBE; else node.op). */
+int hy_program_run_op(const hy_expr *e, hy_xnode node);
+
+/* A program while its instructions are written (vm.c, vm_lanes.c). */
+typedef struct hy_program_writer {
+    hy_program *prog;
+    int cap_code, cap_operands, n_operands;
+} hy_program_writer;
+/* Append an instruction of count operations; append n ints to the
+** operand stream. 0, or -1 out of memory. */
+int hy_program_begin_instr(hy_program_writer *w, int op, int fn, int strided, int count);
+int hy_program_push(hy_program_writer *w, const int *v, int n);
+
+/* A root of a program with lanes (vm_lanes.c): the node of lane 0, its
+** lanes (1: one value) and the out index of each lane. */
+typedef struct hy_lane_root {
+    int node, lanes;
+    const int *out;
+} hy_lane_root;
+/* Compile out[root.out[j]] = root's value in lane j, lane j reading the
+** lane leaves (hy_x_lane_leaf) moved by j: the nodes of lane leaves as
+** strided instructions over the lanes (a root used by nothing else writes
+** out[] directly, a strided instruction per affine run of its out
+** indices), the others once each; the same operations as
+** hy_program_build's on the unrolled roots, so the same results to the
+** bit. NULL when out of memory. */
+hy_program *hy_program_build_lanes(hy_expr *e, const hy_lane_root *roots, int n_roots);
 /* Run prog on this thread's register file: 0, or -1 when there is no
 ** memory for the file (the first run of prog on a thread allocates). */
 HYDAE_NODISCARD int hy_program_run_regs(const hy_program *prog, const hy_vm_input *input,

@@ -88,7 +88,9 @@ double *hy_program_refill(const hy_program *prog)
         f->capacity = need;
     }
     f->program_id = prog->id;
-    memcpy(f->regs, prog->constants, (size_t)prog->n_regs * sizeof *f->regs);
+    /* the registers below the first result; every result is written
+    ** before it is read */
+    memcpy(f->regs, prog->constants, (size_t)prog->first_result * sizeof *f->regs);
     memset(f->regs + prog->n_regs, 0, (size_t)prog->n_scratch * sizeof *f->regs);
     return f->regs;
 }
