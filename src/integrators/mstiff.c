@@ -167,6 +167,16 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
 ** 0.16). */
 #define MSTIFF_CRATE_DOWN 0.95
 #define MSTIFF_DIVERGE_RATIO 2.0
+/* At a change of h (or k) the iteration matrix is re-formed with a new
+** Jacobian when the one it has is at least this many steps old (VSTIFF's
+** rules, stepctl.c, keep it 50 steps). The stages' modified Newton then
+** contracts faster, and the accepted values carry less iteration error
+** into the backward differences that estimate the error and choose h:
+** at rtol 1e-8, E5I 1902 -> ~1450 steps, ROBER 1177 -> ~1000 (callgrind,
+** bench/README.md, "MSTIFF vs VSTIFF"). 0 (a Jacobian at every change of
+** h) was as fast but moved E5's roundoff-dominated mescd at rtol 1e-4
+** from -1.0 to -2.1; 6 leaves it at -1.2. */
+#define MSTIFF_JAC_AGE_NEW_H 8
 /* STIFF's step ratio rules ([CC92]): safety factors and addends of the
 ** divisors pr for orders k-1, k, k+1, the largest increase, the ratio
 ** below which h stays (while the Jacobian is young) and for how long. */
@@ -477,7 +487,11 @@ static int solve_step(mstiff_mem *d, double t_new, double h, double *err)
         }
         if (status != HY_EVAL_OK)
             return status;
-        status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac);
+        /* A new h: a Jacobian older than MSTIFF_JAC_AGE_NEW_H steps is
+        ** re-evaluated with the matrix (see MSTIFF_JAC_AGE_NEW_H). */
+        int jac_old = c->have_matrix && gamma != c->gamma_matrix
+            && c->steps_since_jac >= MSTIFF_JAC_AGE_NEW_H;
+        status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac || jac_old);
         if (status != HY_EVAL_OK)
             return status;
         status = solve_stage(d, t_new, gamma, 1);
