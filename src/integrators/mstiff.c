@@ -72,6 +72,9 @@
 ** rate estimate max(0.95 rate, ||delta_m|| / ||delta_{m-1}||) decays
 ** slowly across iterations, stages and steps, as STIFF's CRATE (0.9 on
 ** squared norms) does, and is 0.7 with a new iteration matrix.
+** The iteration matrix is re-formed as in VSTIFF ([BBH89]: gamma changed
+** by 30 %, 20 steps) and, besides, with a new Jacobian when h changes and
+** the Jacobian is at least 8 steps old (MSTIFF_JAC_AGE_NEW_H).
 ** When a step was accepted and the next one keeps h and k, the next
 ** step's stage 1 (BDF_k at t_{n+2}) starts from this step's stage 2
 ** solution y_bar2 with its implied derivative f_bar2 as f, as STIFF does
@@ -169,13 +172,15 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
 #define MSTIFF_DIVERGE_RATIO 2.0
 /* At a change of h (or k) the iteration matrix is re-formed with a new
 ** Jacobian when the one it has is at least this many steps old (VSTIFF's
-** rules, stepctl.c, keep it 50 steps). The stages' modified Newton then
-** contracts faster, and the accepted values carry less iteration error
-** into the backward differences that estimate the error and choose h:
-** at rtol 1e-8, E5I 1902 -> ~1450 steps, ROBER 1177 -> ~1000 (callgrind,
+** rules, stepctl.c, keep it 50 steps; STIFF of [CC92] until the rate of
+** convergence degrades). The stages' modified Newton then contracts
+** faster (stage 2: 1.3-1.9 iterations instead of 1.8-2.1 at rtol 1e-8),
+** and the accepted values carry less iteration error into the backward
+** differences that estimate the error and choose h: E5 1940 -> 1510
+** steps, ROBER 1177 -> 1036, for 36 -> 126 Jacobians on E5 (callgrind,
 ** bench/README.md, "MSTIFF vs VSTIFF"). 0 (a Jacobian at every change of
 ** h) was as fast but moved E5's roundoff-dominated mescd at rtol 1e-4
-** from -1.0 to -2.1; 6 leaves it at -1.2. */
+** from -1.0 to -2.1; 8 leaves it at -1.4. */
 #define MSTIFF_JAC_AGE_NEW_H 8
 /* STIFF's step ratio rules ([CC92]): safety factors and addends of the
 ** divisors pr for orders k-1, k, k+1, the largest increase, the ratio
