@@ -176,11 +176,11 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
 ** convergence degrades). The stages' modified Newton then contracts
 ** faster (stage 2: 1.3-1.9 iterations instead of 1.8-2.1 at rtol 1e-8),
 ** and the accepted values carry less iteration error into the backward
-** differences that estimate the error and choose h: E5 1940 -> 1510
-** steps, ROBER 1177 -> 1036, for 36 -> 126 Jacobians on E5 (callgrind,
+** differences that estimate the error and choose h: E5 1940 -> 1458
+** steps, ROBER 1177 -> 1040, for 36 -> ~125 Jacobians on E5 (callgrind,
 ** bench/README.md, "MSTIFF vs VSTIFF"). 0 (a Jacobian at every change of
 ** h) was as fast but moved E5's roundoff-dominated mescd at rtol 1e-4
-** from -1.0 to -2.1; 8 leaves it at -1.4. */
+** from -1.0 to -2.1; with 8 it is -1.2. */
 #define MSTIFF_JAC_AGE_NEW_H 8
 /* STIFF's step ratio rules ([CC92]): safety factors and addends of the
 ** divisors pr for orders k-1, k, k+1, the largest increase, the ratio
@@ -210,7 +210,7 @@ typedef struct mstiff_mem {
     double newton_bound;                /* the corrector's bound */
 
     double *psi;                /* right-hand side of a stage */
-    double *psi3;               /* stage 3's, its history part first */
+    double *psi2, *psi3;        /* history parts of stage 2's and 3's */
     double *p1;                 /* P(1), stage 2's start before e1 */
     double *y_bar1, *f_bar1, *f_bar2;
     double *y_bar2;             /* stage 2's solution (at t_{n+2}) */
@@ -315,20 +315,23 @@ static void order_constants(mstiff_mem *d)
 }
 
 /* The history sums that do not depend on the stages, in one pass over the
-** history: psi (stage 1), psi3 (stage 3's history part) and p1 = P(1). */
+** history: psi (stage 1), psi2 and psi3 (the history parts of stages 2
+** and 3) and p1 = P(1). */
 static void step_history_sums(mstiff_mem *d)
 {
     order_constants(d);
     int n = d->c.n, deg = d->c.order + 1;
     for (int i = 0; i < n; i++) {
-        double psi1 = 0.0, psi3 = 0.0, p1 = 0.0;
+        double psi1 = 0.0, psi2 = 0.0, psi3 = 0.0, p1 = 0.0;
         for (int j = 0; j <= deg; j++) {
             double z = ZCOL(d, j)[i];
             psi1 += d->w_psi1[j] * z;
+            psi2 += d->w_psi2[j] * z;
             psi3 += d->w_psi3[j] * z;
             p1 += d->w_p1[j] * z;
         }
         d->psi[i] = psi1;
+        d->psi2[i] = psi2;
         d->psi3[i] = psi3;
         d->p1[i] = p1;
     }
@@ -514,11 +517,10 @@ static int solve_step(mstiff_mem *d, double t_new, double h, double *err)
                 return HY_EVAL_OK;
             /* Stage 2: BDF_k at t_{n+2}, from the interpolant through
             ** y_bar1 and the history: P(1) + (k+2) e1. */
-            for (int i = 0; i < n; i++)
-                d->psi[i] = -bdf->a[0] * d->y_bar1[i];
-            add_history_sum(d, d->w_psi2, d->psi);
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < n; i++) {
+                d->psi[i] = d->psi2[i] - bdf->a[0] * d->y_bar1[i];
                 c->y[i] = d->p1[i] + (k + 2) * c->corr[i];
+            }
             status = solve_stage(d, t_new + h, gamma, 0);
         }
         if (status == HY_EVAL_OK) {
@@ -666,7 +668,7 @@ static void mstiff_destroy(void *mem)
     if (d == NULL)
         return;
     hy_nsk_free(&d->c);
-    double **const slots[] = { &d->psi, &d->psi3, &d->p1, &d->y_bar1,
+    double **const slots[] = { &d->psi, &d->psi2, &d->psi3, &d->p1, &d->y_bar1,
                                &d->f_bar1, &d->f_bar2, &d->y_bar2,
                                &d->e_last, &d->work };
     hy_free_vectors(slots, sizeof slots / sizeof slots[0]);
@@ -680,7 +682,7 @@ static void *mstiff_create(int n)
     mstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    double **const slots[] = { &d->psi, &d->psi3, &d->p1, &d->y_bar1,
+    double **const slots[] = { &d->psi, &d->psi2, &d->psi3, &d->p1, &d->y_bar1,
                                &d->f_bar1, &d->f_bar2, &d->y_bar2,
                                &d->e_last, &d->work };
     if (hy_nsk_alloc(&d->c, n, MSTIFF_N_COLS, 1) != 0
