@@ -73,8 +73,9 @@
 ** slowly across iterations, stages and steps, as STIFF's CRATE (0.9 on
 ** squared norms) does, and is 0.7 with a new iteration matrix.
 ** The iteration matrix is re-formed as in VSTIFF ([BBH89]: gamma changed
-** by 30 %, 20 steps) and, besides, with a new Jacobian when h changes and
-** the Jacobian is at least 8 steps old (MSTIFF_JAC_AGE_NEW_H).
+** by 30 %, 20 steps) and, besides, with a new Jacobian when h or k
+** changed since it was formed and the Jacobian is at least 8 steps old
+** (MSTIFF_JAC_AGE_NEW_H).
 ** When a step was accepted and the next one keeps h and k, the next
 ** step's stage 1 (BDF_k at t_{n+2}) starts from this step's stage 2
 ** solution y_bar2 with its implied derivative f_bar2 as f, as STIFF does
@@ -170,8 +171,9 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
 ** 0.16). */
 #define MSTIFF_CRATE_DOWN 0.95
 #define MSTIFF_DIVERGE_RATIO 2.0
-/* At a change of h (or k) the iteration matrix is re-formed with a new
-** Jacobian when the one it has is at least this many steps old (VSTIFF's
+/* When h b_k differs from the gamma of the iteration matrix (h or k
+** changed since it was formed), the matrix is re-formed with a new
+** Jacobian once the one it has is at least this many steps old (VSTIFF's
 ** rules, stepctl.c, keep it 50 steps; STIFF of [CC92] until the rate of
 ** convergence degrades). The stages' modified Newton then contracts
 ** faster (stage 2: 1.3-1.9 iterations instead of 1.8-2.1 at rtol 1e-8),
@@ -495,8 +497,8 @@ static int solve_step(mstiff_mem *d, double t_new, double h, double *err)
         }
         if (status != HY_EVAL_OK)
             return status;
-        /* A new h: a Jacobian older than MSTIFF_JAC_AGE_NEW_H steps is
-        ** re-evaluated with the matrix (see MSTIFF_JAC_AGE_NEW_H). */
+        /* h or k changed since P was formed: a Jacobian at least
+        ** MSTIFF_JAC_AGE_NEW_H steps old is renewed with P (see there). */
         int jac_old = c->have_matrix && gamma != c->gamma_matrix
             && c->steps_since_jac >= MSTIFF_JAC_AGE_NEW_H;
         status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac || jac_old);
