@@ -72,6 +72,10 @@
 ** rate estimate max(0.95 rate, ||delta_m|| / ||delta_{m-1}||) decays
 ** slowly across iterations, stages and steps, as STIFF's CRATE (0.9 on
 ** squared norms) does, and is 0.7 with a new iteration matrix.
+** The iteration matrix is re-formed as in VSTIFF ([BBH89]: gamma changed
+** by 30 %, 20 steps) and, besides, with a new Jacobian when h or k
+** changed since it was formed and the Jacobian is at least 8 steps old
+** (MSTIFF_JAC_AGE_NEW_H).
 ** When a step was accepted and the next one keeps h and k, the next
 ** step's stage 1 (BDF_k at t_{n+2}) starts from this step's stage 2
 ** solution y_bar2 with its implied derivative f_bar2 as f, as STIFF does
@@ -167,6 +171,19 @@ static const ebdf_coefs ebdf_table[MSTIFF_MAX_ORDER] = {
 ** 0.16). */
 #define MSTIFF_CRATE_DOWN 0.95
 #define MSTIFF_DIVERGE_RATIO 2.0
+/* When h b_k differs from the gamma of the iteration matrix (h or k
+** changed since it was formed), the matrix is re-formed with a new
+** Jacobian once the one it has is at least this many steps old (VSTIFF's
+** rules, stepctl.c, keep it 50 steps; STIFF of [CC92] until the rate of
+** convergence degrades). The stages' modified Newton then contracts
+** faster (stage 2: 1.3-1.9 iterations instead of 1.8-2.1 at rtol 1e-8),
+** and the accepted values carry less iteration error into the backward
+** differences that estimate the error and choose h: E5 1940 -> 1458
+** steps, ROBER 1177 -> 1040, for 36 -> ~125 Jacobians on E5 (callgrind,
+** bench/README.md, "MSTIFF vs VSTIFF"). 0 (a Jacobian at every change of
+** h) was as fast but moved E5's roundoff-dominated mescd at rtol 1e-4
+** from -1.0 to -2.1; with 8 it is -1.2. */
+#define MSTIFF_JAC_AGE_NEW_H 8
 /* STIFF's step ratio rules ([CC92]): safety factors and addends of the
 ** divisors pr for orders k-1, k, k+1, the largest increase, the ratio
 ** below which h stays (while the Jacobian is young) and for how long. */
@@ -195,7 +212,7 @@ typedef struct mstiff_mem {
     double newton_bound;                /* the corrector's bound */
 
     double *psi;                /* right-hand side of a stage */
-    double *psi3;               /* stage 3's, its history part first */
+    double *psi2, *psi3;        /* history parts of stage 2's and 3's */
     double *p1;                 /* P(1), stage 2's start before e1 */
     double *y_bar1, *f_bar1, *f_bar2;
     double *y_bar2;             /* stage 2's solution (at t_{n+2}) */
@@ -300,20 +317,23 @@ static void order_constants(mstiff_mem *d)
 }
 
 /* The history sums that do not depend on the stages, in one pass over the
-** history: psi (stage 1), psi3 (stage 3's history part) and p1 = P(1). */
+** history: psi (stage 1), psi2 and psi3 (the history parts of stages 2
+** and 3) and p1 = P(1). */
 static void step_history_sums(mstiff_mem *d)
 {
     order_constants(d);
     int n = d->c.n, deg = d->c.order + 1;
     for (int i = 0; i < n; i++) {
-        double psi1 = 0.0, psi3 = 0.0, p1 = 0.0;
+        double psi1 = 0.0, psi2 = 0.0, psi3 = 0.0, p1 = 0.0;
         for (int j = 0; j <= deg; j++) {
             double z = ZCOL(d, j)[i];
             psi1 += d->w_psi1[j] * z;
+            psi2 += d->w_psi2[j] * z;
             psi3 += d->w_psi3[j] * z;
             p1 += d->w_p1[j] * z;
         }
         d->psi[i] = psi1;
+        d->psi2[i] = psi2;
         d->psi3[i] = psi3;
         d->p1[i] = p1;
     }
@@ -477,7 +497,11 @@ static int solve_step(mstiff_mem *d, double t_new, double h, double *err)
         }
         if (status != HY_EVAL_OK)
             return status;
-        status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac);
+        /* h or k changed since P was formed: a Jacobian at least
+        ** MSTIFF_JAC_AGE_NEW_H steps old is renewed with P (see there). */
+        int jac_old = c->have_matrix && gamma != c->gamma_matrix
+            && c->steps_since_jac >= MSTIFF_JAC_AGE_NEW_H;
+        status = hy_nsk_newton_matrix(c, t_new, h, gamma, force_jac || jac_old);
         if (status != HY_EVAL_OK)
             return status;
         status = solve_stage(d, t_new, gamma, 1);
@@ -495,11 +519,10 @@ static int solve_step(mstiff_mem *d, double t_new, double h, double *err)
                 return HY_EVAL_OK;
             /* Stage 2: BDF_k at t_{n+2}, from the interpolant through
             ** y_bar1 and the history: P(1) + (k+2) e1. */
-            for (int i = 0; i < n; i++)
-                d->psi[i] = -bdf->a[0] * d->y_bar1[i];
-            add_history_sum(d, d->w_psi2, d->psi);
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < n; i++) {
+                d->psi[i] = d->psi2[i] - bdf->a[0] * d->y_bar1[i];
                 c->y[i] = d->p1[i] + (k + 2) * c->corr[i];
+            }
             status = solve_stage(d, t_new + h, gamma, 0);
         }
         if (status == HY_EVAL_OK) {
@@ -647,7 +670,7 @@ static void mstiff_destroy(void *mem)
     if (d == NULL)
         return;
     hy_nsk_free(&d->c);
-    double **const slots[] = { &d->psi, &d->psi3, &d->p1, &d->y_bar1,
+    double **const slots[] = { &d->psi, &d->psi2, &d->psi3, &d->p1, &d->y_bar1,
                                &d->f_bar1, &d->f_bar2, &d->y_bar2,
                                &d->e_last, &d->work };
     hy_free_vectors(slots, sizeof slots / sizeof slots[0]);
@@ -661,7 +684,7 @@ static void *mstiff_create(int n)
     mstiff_mem *d = hy_calloc(1, sizeof *d);
     if (d == NULL)
         return NULL;
-    double **const slots[] = { &d->psi, &d->psi3, &d->p1, &d->y_bar1,
+    double **const slots[] = { &d->psi, &d->psi2, &d->psi3, &d->p1, &d->y_bar1,
                                &d->f_bar1, &d->f_bar2, &d->y_bar2,
                                &d->e_last, &d->work };
     if (hy_nsk_alloc(&d->c, n, MSTIFF_N_COLS, 1) != 0

@@ -41,14 +41,18 @@ static const double rtols[N_TOLS] = {1e-6, 1e-9};
 ** 0.9, 1, 1.1, 1.25 gave scd 5.75, 6.51, 4.88, 5.19; with the starting
 ** step of HNW II.4 it is 5.34, and its floor is the lowest of those minus
 ** a tenth (4.7) rather than 6.51 minus half a digit. MSTIFF's floors are
-** those of its error control as Cash's code has it (issue 17). */
+** those of its error control as Cash's code has it (issue 17); E5's at
+** 1e-6 is 2.09 - 0.5 since MSTIFF renews an old Jacobian when h changes
+** (3.02 before: E5's mescd there is the roundoff drift of y2 - y3 - y4,
+** bench/README.md, RADAU, and moves with any change of rounding; E5 with
+** y3' = y2' - y4' gives 5.0). */
 static const double scd_floor[6][N_SOLVERS][N_TOLS] = {
     /* HIRES */ {{2.0, 5.2}, {2.0, 4.7}, {2.5, 6.1}},
     /* POLLU */ {{3.1, 4.7}, {2.0, 5.4}, {2.8, 5.2}},
     /* VDPOL */ {{4.2, 7.2}, {4.1, 6.9}, {5.1, 7.9}},
     /* OREGO */ {{3.9, 7.0}, {3.4, 5.9}, {4.7, 8.0}},
     /* ROBER */ {{2.0, 4.5}, {2.7, 5.4}, {1.8, 4.7}},
-    /* E5    */ {{1.1, 4.0}, {1.2, 4.6}, {2.6, 4.6}},
+    /* E5    */ {{1.1, 4.0}, {1.2, 4.6}, {1.5, 4.6}},
 };
 
 /* Analytic Jacobian against central differences of f, column by column,
