@@ -200,55 +200,81 @@ typedef double radau_pair __attribute__((vector_size(2 * sizeof(double))));
 #define RADAU_KERNEL static inline
 #endif
 
-RADAU_KERNEL void transform_stages(const int ns, int n,
-                                    const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
-                                    const double *restrict in, double *restrict out)
-{
-    int i = 0;
-#if defined(__GNUC__)
-#define RADAU_TRANSFORM_LANES(type)                                                   \
+/* The term that ode_transformed_residuals subtracts: (Lambda / h) V,
+** Lambda = diag(gamma, [alpha_p -beta_p; beta_p alpha_p]). */
+typedef struct lambda_term {
+    double gamma_h, alpha_h[RADAU_MAX_PAIRS], beta_h[RADAU_MAX_PAIRS];
+    const double *v;
+} lambda_term;
+
+/* transform_stages's outputs of one block of components (sum[k] at
+** offset i), less (Lambda / h) V when lam is not NULL. */
+#define RADAU_STORE_BLOCK(type)                                                       \
     do {                                                                              \
-        type x[RADAU_MAX_NS];                                                         \
+        if (lam) {                                                                    \
+            type vk[RADAU_MAX_NS];                                                    \
+            for (int k = 0; k < ns; k++)                                              \
+                memcpy(&vk[k], lam->v + (size_t)k * (size_t)n + (size_t)i, sizeof vk[k]); \
+            sum[0] -= lam->gamma_h * vk[0];                                           \
+            for (int p = 0; 2 * p + 2 < ns; p++) {                                    \
+                type re = vk[2 * p + 1], im = vk[2 * p + 2];                          \
+                sum[2 * p + 1] -= lam->alpha_h[p] * re - lam->beta_h[p] * im;         \
+                sum[2 * p + 2] -= lam->beta_h[p] * re + lam->alpha_h[p] * im;         \
+            }                                                                         \
+        }                                                                             \
+        for (int k = 0; k < ns; k++)                                                  \
+            memcpy(out + (size_t)k * (size_t)n + (size_t)i, &sum[k], sizeof sum[k]);  \
+    } while (0)
+
+/* One block of components (type: a vector of them, or double). */
+#define RADAU_TRANSFORM_BLOCK(type)                                                   \
+    do {                                                                              \
+        type x[RADAU_MAX_NS], sum[RADAU_MAX_NS];                                      \
         for (int m = 0; m < ns; m++)                                                  \
             memcpy(&x[m], in + (size_t)m * (size_t)n + (size_t)i, sizeof x[m]);       \
         for (int k = 0; k < ns; k++) {                                                \
-            type sum = coef[k][0] * x[0];                                             \
+            sum[k] = coef[k][0] * x[0];                                               \
             for (int m = 1; m < ns; m++)                                              \
-                sum += coef[k][m] * x[m];                                             \
-            memcpy(out + (size_t)k * (size_t)n + (size_t)i, &sum, sizeof sum);        \
+                sum[k] += coef[k][m] * x[m];                                          \
         }                                                                             \
+        RADAU_STORE_BLOCK(type);                                                      \
     } while (0)
+
+RADAU_KERNEL void transform_stages(const int ns, int n,
+                                   const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                                   const double *restrict in, const lambda_term *lam,
+                                   double *restrict out)
+{
+    int i = 0;
+#if defined(__GNUC__)
     for (; i + RADAU_LANES <= n; i += RADAU_LANES)
-        RADAU_TRANSFORM_LANES(radau_lanes);
+        RADAU_TRANSFORM_BLOCK(radau_lanes);
     if (i + 2 <= n) {
-        RADAU_TRANSFORM_LANES(radau_pair);
+        RADAU_TRANSFORM_BLOCK(radau_pair);
         i += 2;
     }
-#undef RADAU_TRANSFORM_LANES
 #endif
-    for (; i < n; i++) {
-        double x[RADAU_MAX_NS];
-        for (int m = 0; m < ns; m++)
-            x[m] = in[(size_t)m * (size_t)n + (size_t)i];
-        for (int k = 0; k < ns; k++) {
-            double sum = coef[k][0] * x[0];
-            for (int m = 1; m < ns; m++)
-                sum += coef[k][m] * x[m];
-            out[(size_t)k * (size_t)n + (size_t)i] = sum;
-        }
-    }
+    for (; i < n; i++)
+        RADAU_TRANSFORM_BLOCK(double);
 }
 
+/* out = (coef (x) I) in, less (Lambda / h) V when lam is not NULL. */
 HY_VECTOR_CLONES
+static void stage_transform_less(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
+                                 const double *in, const lambda_term *lam, double *out)
+{
+    if (ns == 3)
+        transform_stages(3, n, coef, in, lam, out);
+    else if (ns == 5)
+        transform_stages(5, n, coef, in, lam, out);
+    else
+        transform_stages(RADAU_MAX_NS, n, coef, in, lam, out);
+}
+
 static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
                             const double *in, double *out)
 {
-    if (ns == 3)
-        transform_stages(3, n, coef, in, out);
-    else if (ns == 5)
-        transform_stages(5, n, coef, in, out);
-    else
-        transform_stages(RADAU_MAX_NS, n, coef, in, out);
+    stage_transform_less(ns, n, coef, in, NULL, out);
 }
 
 /* hy_radau_basis's l_i(s) for s > 1 (beyond the nodes of k, which are
@@ -336,21 +362,13 @@ static int stage_residuals(radau_mem *d, double h)
 ** residual form takes two (W Z and T^-1 G) [HW IV.8, (8.16)]. */
 static void ode_transformed_residuals(radau_mem *d, double h, double *v_new)
 {
-    int n = d->n, ns = d->k->ns;
     const radau_coef *k = d->k;
-    stage_transform(ns, n, k->ti, d->g, v_new);
-    double gamma_h = k->gamma / h;
-    for (int i = 0; i < n; i++)
-        v_new[i] -= gamma_h * d->v[i];
+    lambda_term lam = {k->gamma / h, {0.0}, {0.0}, d->v};
     for (int p = 0; p < k->n_pairs; p++) {
-        double alpha_h = k->alpha[p] / h, beta_h = k->beta[p] / h;
-        double *re = STAGE(v_new, 2 * p + 1, n), *im = STAGE(v_new, 2 * p + 2, n);
-        const double *v_re = STAGE(d->v, 2 * p + 1, n), *v_im = STAGE(d->v, 2 * p + 2, n);
-        for (int i = 0; i < n; i++) {
-            re[i] -= alpha_h * v_re[i] - beta_h * v_im[i];
-            im[i] -= beta_h * v_re[i] + alpha_h * v_im[i];
-        }
+        lam.alpha_h[p] = k->alpha[p] / h;
+        lam.beta_h[p] = k->beta[p] / h;
     }
+    stage_transform_less(k->ns, d->n, k->ti, d->g, &lam, v_new);
 }
 
 /* Delta V = (I (x) J_y + (Lambda/h) (x) J_yp)^-1 (-(T^-1 (x) I) G): the
