@@ -230,17 +230,17 @@ typedef struct lambda_term {
 #define RADAU_TRANSFORM_BLOCK(type)                                                   \
     do {                                                                              \
         type x[RADAU_MAX_NS], sum[RADAU_MAX_NS];                                      \
-        for (int m = 0; m < ns; m++)                                                  \
+        for (int m = 0; m < ns_in; m++)                                               \
             memcpy(&x[m], in + (size_t)m * (size_t)n + (size_t)i, sizeof x[m]);       \
         for (int k = 0; k < ns; k++) {                                                \
             sum[k] = coef[k][0] * x[0];                                               \
-            for (int m = 1; m < ns; m++)                                              \
+            for (int m = 1; m < ns_in; m++)                                           \
                 sum[k] += coef[k][m] * x[m];                                          \
         }                                                                             \
         RADAU_STORE_BLOCK(type);                                                      \
     } while (0)
 
-RADAU_KERNEL void transform_stages(const int ns, int n,
+RADAU_KERNEL void transform_stages(const int ns, const int ns_in, int n,
                                    const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
                                    const double *restrict in, const lambda_term *lam,
                                    double *restrict out)
@@ -258,23 +258,27 @@ RADAU_KERNEL void transform_stages(const int ns, int n,
         RADAU_TRANSFORM_BLOCK(double);
 }
 
-/* out = (coef (x) I) in, less (Lambda / h) V when lam is not NULL. */
+/* out = (coef (x) I) in, less (Lambda / h) V when lam is not NULL: ns
+** stage vectors out of ns_in. */
 HY_VECTOR_CLONES
-static void stage_transform_less(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
-                                 const double *in, const lambda_term *lam, double *out)
+static void stage_transform_less(int ns, int ns_in, int n,
+                                 const double coef[RADAU_MAX_NS][RADAU_MAX_NS], const double *in,
+                                 const lambda_term *lam, double *out)
 {
-    if (ns == 3)
-        transform_stages(3, n, coef, in, lam, out);
-    else if (ns == 5)
-        transform_stages(5, n, coef, in, lam, out);
+    if (ns == 3 && ns_in == 3)
+        transform_stages(3, 3, n, coef, in, lam, out);
+    else if (ns == 5 && ns_in == 5)
+        transform_stages(5, 5, n, coef, in, lam, out);
+    else if (ns == 7 && ns_in == 7)
+        transform_stages(7, 7, n, coef, in, lam, out);
     else
-        transform_stages(RADAU_MAX_NS, n, coef, in, lam, out);
+        transform_stages(ns, ns_in, n, coef, in, lam, out);
 }
 
 static void stage_transform(int ns, int n, const double coef[RADAU_MAX_NS][RADAU_MAX_NS],
                             const double *in, double *out)
 {
-    stage_transform_less(ns, n, coef, in, NULL, out);
+    stage_transform_less(ns, ns, n, coef, in, NULL, out);
 }
 
 /* hy_radau_basis's l_i(s) for s > 1 (beyond the nodes of k, which are
@@ -307,18 +311,13 @@ static void starting_values(radau_mem *d, double h)
         memset(d->v, 0, (size_t)ns * (size_t)n * sizeof(double));
         return;
     }
-    const double *z_last = STAGE(d->z_acc, ns_acc - 1, n);
+    /* Z^0_k = sum_m l_m(s_k) Z_m - Z_last (u(s) - y_n, y_n = y_{n-1} + Z_last). */
+    double extrapolate[RADAU_MAX_NS][RADAU_MAX_NS];
     for (int k = 0; k < ns; k++) {
-        double l[RADAU_MAX_NS];
-        extrapolation_basis(d->k_acc, 1.0 + d->k->c[k] * h / d->h_step, l);
-        double *zk = STAGE(d->z, k, n);
-        for (int i = 0; i < n; i++) {
-            double u = -z_last[i];   /* u(s) - y_n with y_n = y_{n-1} + Z_s */
-            for (int m = 0; m < ns_acc; m++)
-                u += l[m] * STAGE(d->z_acc, m, n)[i];
-            zk[i] = u;
-        }
+        extrapolation_basis(d->k_acc, 1.0 + d->k->c[k] * h / d->h_step, extrapolate[k]);
+        extrapolate[k][ns_acc - 1] -= 1.0;
     }
+    stage_transform_less(ns, ns_acc, n, extrapolate, d->z_acc, NULL, d->z);
     stage_transform(ns, n, d->k->ti, d->z, d->v);
 }
 
@@ -368,7 +367,7 @@ static void ode_transformed_residuals(radau_mem *d, double h, double *v_new)
         lam.alpha_h[p] = k->alpha[p] / h;
         lam.beta_h[p] = k->beta[p] / h;
     }
-    stage_transform_less(k->ns, d->n, k->ti, d->g, &lam, v_new);
+    stage_transform_less(k->ns, k->ns, d->n, k->ti, d->g, &lam, v_new);
 }
 
 /* Delta V = (I (x) J_y + (Lambda/h) (x) J_yp)^-1 (-(T^-1 (x) I) G): the
