@@ -3,13 +3,15 @@
 ** 4th ed., Algorithm 3.4.1, the column-oriented "gaxpy" kji form so the
 ** inner loops run down contiguous columns).
 **
-** For n <= 8 both are compiled once per n as a constant (unrolled, the
-** arrays restrict), the operations those for any n, so the results are
-** bit-identical: RADAU and the BDF codes solve once per Newton iteration,
-** and at n = 4 the loops' overhead was most of the 300 instructions of a
-** solve (now 110).
+** For n <= 8 both are compiled once per n as a constant
+** (HY_BY_SMALL_CONSTANT: unrolled, the arrays restrict), the operations
+** those for any n, so the results are bit-identical. RADAU and the BDF
+** codes solve once per Newton iteration, and at n = 4 the loops' overhead
+** was most of the 300 instructions of a solve (now 110).
 */
 #include "dense.h"
+
+#include "core/core.h"
 
 #include <math.h>
 
@@ -90,41 +92,16 @@ LU_INLINE void lu_solve(const int n, const double *restrict lu, const int *restr
 
 int hy_lu_factor(int n, double *a, int *pivot)
 {
-    switch (n) {
-#define LU_FACTOR_SMALL(m) \
-    case m:                \
-        return lu_factor(m, a, pivot);
-        LU_FACTOR_SMALL(1)
-        LU_FACTOR_SMALL(2)
-        LU_FACTOR_SMALL(3)
-        LU_FACTOR_SMALL(4)
-        LU_FACTOR_SMALL(5)
-        LU_FACTOR_SMALL(6)
-        LU_FACTOR_SMALL(7)
-        LU_FACTOR_SMALL(8)
-#undef LU_FACTOR_SMALL
-    default:
-        return lu_factor(n, a, pivot);
-    }
+    int status;
+#define LU_FACTOR(m) status = lu_factor((m), a, pivot)
+    HY_BY_SMALL_CONSTANT(n, LU_FACTOR, n)
+#undef LU_FACTOR
+    return status;
 }
 
 void hy_lu_solve(int n, const double *lu, const int *pivot, double *b)
 {
-    switch (n) {
-#define LU_SOLVE_SMALL(m)                   \
-    case m:                                 \
-        lu_solve(m, lu, pivot, b);          \
-        return;
-        LU_SOLVE_SMALL(1)
-        LU_SOLVE_SMALL(2)
-        LU_SOLVE_SMALL(3)
-        LU_SOLVE_SMALL(4)
-        LU_SOLVE_SMALL(5)
-        LU_SOLVE_SMALL(6)
-        LU_SOLVE_SMALL(7)
-        LU_SOLVE_SMALL(8)
-#undef LU_SOLVE_SMALL
-    default:
-        lu_solve(n, lu, pivot, b);
-    }
+#define LU_SOLVE(m) lu_solve((m), lu, pivot, b)
+    HY_BY_SMALL_CONSTANT(n, LU_SOLVE, n)
+#undef LU_SOLVE
 }
