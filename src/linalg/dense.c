@@ -4,8 +4,8 @@
 ** inner loops run down contiguous columns).
 **
 ** For n <= 8 both are compiled once per n as a constant
-** (HY_BY_SMALL_CONSTANT: unrolled, the arrays restrict), the operations
-** those for any n, so the results are bit-identical. RADAU and the BDF
+** (HY_BY_SMALL_CONSTANT: the outer loops unrolled, the arrays restrict),
+** the operations those for any n, so the results are bit-identical. RADAU and the BDF
 ** codes solve once per Newton iteration, and at n = 4 the loops' overhead
 ** was most of the 300 instructions of a solve (now 110).
 */
@@ -17,12 +17,15 @@
 
 #if defined(__GNUC__)
 #define LU_INLINE static inline __attribute__((always_inline))
+#define LU_UNROLL _Pragma("GCC unroll 8")
 #else
 #define LU_INLINE static inline
+#define LU_UNROLL
 #endif
 
 LU_INLINE int lu_factor(const int n, double *restrict a, int *restrict pivot)
 {
+    LU_UNROLL
     for (int k = 0; k < n; k++) {
         double *col_k = a + (long)k * n;
         int p = k;
@@ -72,6 +75,7 @@ LU_INLINE void lu_solve(const int n, const double *restrict lu, const int *restr
         }
     }
     /* L y = P b, unit lower triangular, column by column. */
+    LU_UNROLL
     for (int j = 0; j < n; j++) {
         const double *col = lu + (long)j * n;
         double y_j = b[j];
@@ -80,6 +84,7 @@ LU_INLINE void lu_solve(const int n, const double *restrict lu, const int *restr
                 b[i] -= col[i] * y_j;
     }
     /* U x = y, backward, column by column. */
+    LU_UNROLL
     for (int j = n - 1; j >= 0; j--) {
         const double *col = lu + (long)j * n;
         b[j] /= col[j];

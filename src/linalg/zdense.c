@@ -6,17 +6,19 @@
 ** modulus, as LAPACK's zgetrf with izamax).
 **
 ** Small systems. RADAU solves 1-3 complex systems of size n per Newton
-** iteration, and for n of a few the loops' overhead (bounds, run-time
-** alias checks of their vectorised forms, reloads after every store) cost
-** more than the flops: 650 instructions for a solve of size 4. For n <= 8
-** the kernels below are compiled once per n as a constant
-** (HY_BY_SMALL_CONSTANT), fully unrolled, on arrays declared restrict (the
-** matrix and the right-hand side never overlap), and without the tests
+** iteration, and for n of a few the loops' overhead (bounds, run-time alias
+** checks of their vectorised forms, reloads after every store) cost more
+** than the flops: 650 instructions for a solve of size 4. For n <= 8 the
+** kernels below are compiled once per n as a constant
+** (HY_BY_SMALL_CONSTANT), outer loops unrolled, on arrays declared restrict
+** (the matrix and the right-hand side never overlap), and without the tests
 ** that skip a zero multiplier (a compare and a branch each, where the
 ** skipped update costs little more). Those updates subtract +-0 and leave
 ** every nonzero entry as it was, so the results are those of the general
 ** kernels but for the sign of an exact zero. Size 4: 200 instructions a
-** solve, 350 a factorisation (AVX2 copy), from 650 and 870.
+** solve, 350 a factorisation (AVX2 copy), from 650 and 870; size 8: 540 and
+** 2300. (The factorisation's inner loops unrolled too: the same at size 4,
+** 50 % more at size 8; so only its outer loop is.)
 */
 #include "zdense.h"
 
@@ -42,7 +44,6 @@ ZLU_INLINE int zlu_factor(const int n, const int skip_zeros, double *restrict re
         double *cr = re + (long)k * n, *ci = im + (long)k * n;
         int p = k;
         double max_abs = fabs(cr[k]) + fabs(ci[k]);
-        ZLU_UNROLL
         for (int i = k + 1; i < n; i++) {
             double v = fabs(cr[i]) + fabs(ci[i]);
             if (v > max_abs) {
@@ -54,7 +55,6 @@ ZLU_INLINE int zlu_factor(const int n, const int skip_zeros, double *restrict re
         if (max_abs == 0.0)
             return k + 1;
         if (p != k) {
-            ZLU_UNROLL
             for (int j = 0; j < n; j++) {
                 long kj = k + (long)j * n, pj = p + (long)j * n;
                 double s = re[kj];
@@ -68,19 +68,16 @@ ZLU_INLINE int zlu_factor(const int n, const int skip_zeros, double *restrict re
         /* 1 / (a + i b) = (a - i b) / (a^2 + b^2) */
         double den = cr[k] * cr[k] + ci[k] * ci[k];
         double inv_r = cr[k] / den, inv_i = -ci[k] / den;
-        ZLU_UNROLL
         for (int i = k + 1; i < n; i++) {
             double r = cr[i], s = ci[i];
             cr[i] = r * inv_r - s * inv_i;
             ci[i] = r * inv_i + s * inv_r;
         }
-        ZLU_UNROLL
         for (int j = k + 1; j < n; j++) {
             double *jr = re + (long)j * n, *ji = im + (long)j * n;
             double ur = jr[k], ui = ji[k];
             if (skip_zeros && ur == 0.0 && ui == 0.0)
                 continue;
-            ZLU_UNROLL
             for (int i = k + 1; i < n; i++) {
                 jr[i] -= cr[i] * ur - ci[i] * ui;
                 ji[i] -= cr[i] * ui + ci[i] * ur;
@@ -107,6 +104,7 @@ ZLU_INLINE void zlu_solve(const int n, const int skip_zeros, const double *restr
         }
     }
     /* L y = P b, unit lower triangular. */
+    ZLU_UNROLL
     for (int j = 0; j < n; j++) {
         const double *cr = re + (long)j * n, *ci = im + (long)j * n;
         double yr = b_re[j], yi = b_im[j];
@@ -118,6 +116,7 @@ ZLU_INLINE void zlu_solve(const int n, const int skip_zeros, const double *restr
         }
     }
     /* U x = y, backward. */
+    ZLU_UNROLL
     for (int j = n - 1; j >= 0; j--) {
         const double *cr = re + (long)j * n, *ci = im + (long)j * n;
         double den = cr[j] * cr[j] + ci[j] * ci[j];
