@@ -144,8 +144,10 @@ ZLU_INLINE void zlu_solve(const int n, const int skip_zeros, const double *restr
 #define ZLU_CLONES
 #endif
 
+/* The kernels for n, in the AVX2 and baseline copies (static: the copies
+** and their resolver stay out of the library's exports). */
 ZLU_CLONES
-int hy_zlu_factor(int n, double *re, double *im, int *pivot)
+static int factor_by_size(int n, double *re, double *im, int *pivot)
 {
     int status;
 #define ZLU_FACTOR(m) status = zlu_factor((m), (m) > 8, re, im, pivot)
@@ -155,10 +157,21 @@ int hy_zlu_factor(int n, double *re, double *im, int *pivot)
 }
 
 ZLU_CLONES
-void hy_zlu_solve(int n, const double *re, const double *im, const int *pivot, double *b_re,
-                  double *b_im)
+static void solve_by_size(int n, const double *re, const double *im, const int *pivot,
+                          double *b_re, double *b_im)
 {
 #define ZLU_SOLVE(m) zlu_solve((m), (m) > 8, re, im, pivot, b_re, b_im)
     HY_BY_SMALL_CONSTANT(n, ZLU_SOLVE, n)
 #undef ZLU_SOLVE
+}
+
+int hy_zlu_factor(int n, double *re, double *im, int *pivot)
+{
+    return factor_by_size(n, re, im, pivot);
+}
+
+void hy_zlu_solve(int n, const double *re, const double *im, const int *pivot, double *b_re,
+                  double *b_im)
+{
+    solve_by_size(n, re, im, pivot, b_re, b_im);
 }
