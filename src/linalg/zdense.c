@@ -35,6 +35,17 @@
 #define ZLU_UNROLL
 #endif
 
+/* Exchange entries a and b of the complex vector (re, im). */
+ZLU_INLINE void swap_entries(double *re, double *im, long a, long b)
+{
+    double s = re[a];
+    re[a] = re[b];
+    re[b] = s;
+    s = im[a];
+    im[a] = im[b];
+    im[b] = s;
+}
+
 /* P A = L U in place; skip_zeros: no update by a zero multiplier. */
 ZLU_INLINE int zlu_factor(const int n, const int skip_zeros, double *restrict re,
                           double *restrict im, int *restrict pivot)
@@ -55,15 +66,8 @@ ZLU_INLINE int zlu_factor(const int n, const int skip_zeros, double *restrict re
         if (max_abs == 0.0)
             return k + 1;
         if (p != k) {
-            for (int j = 0; j < n; j++) {
-                long kj = k + (long)j * n, pj = p + (long)j * n;
-                double s = re[kj];
-                re[kj] = re[pj];
-                re[pj] = s;
-                s = im[kj];
-                im[kj] = im[pj];
-                im[pj] = s;
-            }
+            for (int j = 0; j < n; j++)
+                swap_entries(re, im, k + (long)j * n, p + (long)j * n);
         }
         /* 1 / (a + i b) = (a - i b) / (a^2 + b^2) */
         double den = cr[k] * cr[k] + ci[k] * ci[k];
@@ -93,15 +97,8 @@ ZLU_INLINE void zlu_solve(const int n, const int skip_zeros, const double *restr
                           double *restrict b_re, double *restrict b_im)
 {
     for (int k = 0; k < n; k++) {
-        int p = pivot[k];
-        if (p != k) {
-            double s = b_re[k];
-            b_re[k] = b_re[p];
-            b_re[p] = s;
-            s = b_im[k];
-            b_im[k] = b_im[p];
-            b_im[p] = s;
-        }
+        if (pivot[k] != k)
+            swap_entries(b_re, b_im, k, pivot[k]);
     }
     /* L y = P b, unit lower triangular. */
     ZLU_UNROLL
