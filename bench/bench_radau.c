@@ -21,7 +21,8 @@
 **       bench/radau_callgrind.sh, which counts its instructions with
 **       callgrind (collection only inside radau_bench_run, so start-up is
 **       not counted) and writes one line "PROBLEM SOLVER RTOL scd Ir" per
-**       run;
+**       run; with BENCH_RADAU_STATS set in the environment, the run's
+**       counters on stderr too;
 **   bench_radau --ratios FILE [SOLVER BASE]
 **       the equal-scd ratios RADAU/DSTIFF (or SOLVER/BASE: MSTIFF/VSTIFF)
 **       from such a file.
@@ -144,6 +145,10 @@ static int one_run(const char *problem, const char *solver_name, double rtol)
     int ok = radau_bench_run(&solver, &run, &r);
     double scd = ok ? bc->score(bc, r.y, rtol, run.atol) : NAN;
     printf("%s %s %g %.4f\n", problem, solver_name, rtol, scd);
+    if (getenv("BENCH_RADAU_STATS"))
+        fprintf(stderr, "steps %ld f %ld jac %ld lu %ld newton %ld err_fails %ld conv_fails %ld\n",
+                r.n_steps, r.n_f_evals, r.n_jac_evals, r.n_lu, r.n_nl_iters, r.n_err_fails,
+                r.n_conv_fails);
     return ok ? 0 : 1;
 }
 
