@@ -5,9 +5,24 @@
 #ifndef HY_CORE_H
 #define HY_CORE_H
 
-#include "core/core.h"
+#include <limits.h> /* (glibc: defines __GLIBC__ for HY_VECTOR_CLONES) */
 #include <stddef.h>
 #include <stdint.h>
+
+/* A function with loops over the components compiled twice, for AVX2 and
+** for the baseline, the copy chosen at load time (GCC's target_clones on
+** glibc x86-64; nothing elsewhere). No FMA: both copies round alike.
+** Only on static functions (an exported one puts its resolver among the
+** library's symbols). Not under ThreadSanitizer or AddressSanitizer: the
+** load-time resolver is instrumented too and runs before the sanitizer's
+** runtime is set up (a SIGSEGV at start in the TSan build). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__GLIBC__) && !defined(HYDAE_NO_CLONES) && !defined(__SANITIZE_THREAD__) \
+    && !defined(__SANITIZE_ADDRESS__)
+#define HY_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HY_VECTOR_CLONES
+#endif
 
 #if defined(__GNUC__)
 #define HY_PRINTF(fmt_index, first_arg) \

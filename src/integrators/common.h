@@ -23,9 +23,9 @@
 #ifndef HY_INTEGRATORS_COMMON_H
 #define HY_INTEGRATORS_COMMON_H
 
+#include "core/core.h" /* HY_VECTOR_CLONES */
 #include "integrators/integrator.h"
 
-#include <limits.h> /* (glibc: defines __GLIBC__ for HY_VECTOR_CLONES) */
 #include <stdint.h>
 #include <string.h>
 
@@ -85,19 +85,6 @@ static inline int hy_carry_finite(uint64_t carry)
 /* The index of the first component of v that is not finite, or -1. */
 int hy_first_nonfinite(int n, const double *v);
 
-/* A function with loops over the components compiled twice, for AVX2 and
-** for the baseline, the copy chosen at load time (GCC's target_clones on
-** glibc x86-64; nothing elsewhere). No FMA: both copies round alike.
-** Not under ThreadSanitizer or AddressSanitizer: the load-time resolver
-** is instrumented too and runs before the sanitizer's runtime is set up
-** (a SIGSEGV at start in the TSan build). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__GLIBC__) && !defined(HYDAE_NO_CLONES) && !defined(__SANITIZE_THREAD__) \
-    && !defined(__SANITIZE_ADDRESS__)
-#define HY_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define HY_VECTOR_CLONES
-#endif
 
 /* 1 if t lies in [t_prev, t_now] up to 100 uround max(|t_prev|, |t_now|),
 ** the interval a dense output serves; else 0. */

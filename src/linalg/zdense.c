@@ -24,7 +24,6 @@
 
 #include "core/core.h"
 
-#include <limits.h> /* (glibc: defines __GLIBC__ for ZLU_CLONES) */
 #include <math.h>
 
 #if defined(__GNUC__)
@@ -131,19 +130,9 @@ ZLU_INLINE void zlu_solve(const int n, const int skip_zeros, const double *restr
     }
 }
 
-/* AVX2 and baseline copies chosen at load time, as integrators/common.h's
-** HY_VECTOR_CLONES (linalg does not include the integrators' headers):
-** fewer instructions for the same operations, no FMA, the same results. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__GLIBC__) && !defined(HYDAE_NO_CLONES)
-#define ZLU_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define ZLU_CLONES
-#endif
-
 /* The kernels for n, in the AVX2 and baseline copies (static: the copies
 ** and their resolver stay out of the library's exports). */
-ZLU_CLONES
+HY_VECTOR_CLONES
 static int factor_by_size(int n, double *re, double *im, int *pivot)
 {
     int status;
@@ -153,7 +142,7 @@ static int factor_by_size(int n, double *re, double *im, int *pivot)
     return status;
 }
 
-ZLU_CLONES
+HY_VECTOR_CLONES
 static void solve_by_size(int n, const double *re, const double *im, const int *pivot,
                           double *b_re, double *b_im)
 {
