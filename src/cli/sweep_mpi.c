@@ -89,6 +89,9 @@ void sweep_mpi_end(hydae_sweep *sw, int abort_all)
     if (abort_all && sw->n_ranks > 1)
         MPI_Abort(MPI_COMM_WORLD, 130); /* the other ranks may wait for rank 0 */
     MPI_Finalize();
+    free(rows_out);
+    rows_out = NULL;
+    rows_out_len = rows_out_cap = 0;
 }
 
 /* A row as bytes: (i, failed, steps, wall, measures..., status length)
