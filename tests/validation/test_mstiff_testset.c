@@ -11,20 +11,14 @@
 **    above scd at 1e-4;
 **  - at rtol <= 1e-8 fewer than 2.8 evaluations of f per step (the first
 **    stage started from the last step's second stage).
-** One exception, E5 at rtol 1e-4, floor -1.5: its mescd there measures
-** the drift of the linear invariant y2 - y3 - y4 (0 in the exact
-** solution) against atol/rtol = 1.7e-20, and that drift is roundoff: the
-** corrector's solves with I - gamma J (entries of gamma B y1 ~ 1e6) and
-** y3' = A y1 - B y1 y3 - M C y2 y3 + C y4 (terms of 1e-7 cancelling to
-** 1e-12), summed over the thousands of solves of the transient t < 1e3
-** while y2, y4 ~ 1e-10. Measured: 2.7e-19 for MSTIFF (mescd -1.20; -1.00
-** before it renewed old Jacobians when h changes, -1.40 before its first
-** stage started from the last step's second stage),
-** 1.7e-20 for DSTIFF (0.01), 5.0e-21 for VSTIFF (0.54), IDA -0.24
-** (bench/results/suite.txt); every code sits at this noise there. For
-** MSTIFF most of it enters at the steps where h grows 4-10x and the
-** history of degree k+1 is rescaled: it drifts on E5I too (E5 with y3' =
-** y2' - y4', bench_radau: -1.31), where VSTIFF does not (docs/solver.md).
+** E5 (mescd) included: at rtol 1e-4 its mescd measures the drift of the
+** linear invariant y2 - y3 - y4 (0 in the exact solution) against
+** atol/rtol = 1.7e-20. MSTIFF let it drift by 2.7e-19 (mescd -1.20; DSTIFF
+** 0.01, VSTIFF 0.54, IDA -0.24, bench/results/suite.txt), most of it at
+** the steps where h grew 4-10x and the history of degree k+1 was rescaled
+** (on E5I too, E5 with y3' = y2' - y4': -1.31 where VSTIFF has 3.05). With
+** the largest increase 5 instead of STIFF's 10 (mstiff.c, MSTIFF_ETA_MAX)
+** it gives 1.55 (E5I 4.02), and this test no longer exempts it.
 */
 #include "integrators/integrator.h"
 
@@ -33,7 +27,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 extern const hy_integrator_ops hy_mstiff;
 
@@ -52,8 +45,7 @@ int main(void)
             printf("%-7s %6.0e %6.2f %7ld %8ld %6ld\n", p->name, rtol, scd, r.stats.n_steps,
                    r.stats.n_res_evals, r.stats.n_lu);
             CHECK(r.status == HY_TSTOP, "%s rtol %g: status %d", p->name, rtol, r.status);
-            double floor = strcmp(p->name, "E5") == 0 && e == 4 ? -1.5 : 0.0;
-            CHECK(scd >= floor, "%s rtol %g: scd %.2f < %g", p->name, rtol, scd, floor);
+            CHECK(scd >= 0.0, "%s rtol %g: scd %.2f < 0", p->name, rtol, scd);
             /* Stage 1 starts from the last step's stage 2 while h and k
             ** stay (Cash's STIFF): from rtol 1e-8 on, 2.1-2.7 evaluations
             ** of f per step were measured (2.9-3.8 from the predictor). */
