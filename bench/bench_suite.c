@@ -8,8 +8,9 @@
 **   MSTIFF vs CVODE BDF    the six Test Set ODEs
 **   ABAM   vs CVODE Adams  ARENSTORF PLEIADES
 **   RK45   vs ARKODE ERK   ARENSTORF PLEIADES (Dormand-Prince 5(4))
-**   RADAU  vs IDA          as DSTIFF (Radau IIA, order 5; bench_radau
+**   RADAU  vs IDA          as DSTIFF (Radau IIA, orders 5/9/13; bench_radau
 **                          compares it with DSTIFF itself)
+**   RADAU  vs CVODE BDF    the six Test Set ODEs
 **
 ** The Test Set problems are those of tests/validation/testset.c (compiled
 ** into this program), CHEMAKZO is bench/problems.c's, the non-stiff ones
@@ -67,6 +68,8 @@ static const pairing pairings[] = {
      {"ARENSTORF", "PLEIADES", NULL}},
     {"RADAU/IDA", "RADAU", &bench_ida, 0, 5, 0.7, "#8c564b",
      {"HIRES", "POLLU", "VDPOL", "OREGO", "ROBER", "E5", "CHEMAKZO", NULL}},
+    {"RADAU/CVODE-BDF", "RADAU", &bench_cvode_bdf, 0, 5, 0.7, "#e377c2",
+     {"HIRES", "POLLU", "VDPOL", "OREGO", "ROBER", "E5", NULL}},
 };
 #define N_PAIRINGS ((int)(sizeof pairings / sizeof pairings[0]))
 
