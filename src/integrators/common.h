@@ -85,7 +85,6 @@ static inline int hy_carry_finite(uint64_t carry)
 /* The index of the first component of v that is not finite, or -1. */
 int hy_first_nonfinite(int n, const double *v);
 
-
 /* 1 if t lies in [t_prev, t_now] up to 100 uround max(|t_prev|, |t_now|),
 ** the interval a dense output serves; else 0. */
 int hy_dense_covers(double t, double t_prev, double t_now);
